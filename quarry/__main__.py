@@ -1,0 +1,5 @@
+import sys
+
+from quarry.cli import main
+
+sys.exit(main())

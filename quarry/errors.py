@@ -1,0 +1,24 @@
+"""Errors that the CLI reports as one clear line (no traceback unless --debug)."""
+
+from __future__ import annotations
+
+
+class QuarryError(Exception):
+    """A user-facing error: bad input, bad config, missing file. Says what and where."""
+
+
+class RecordError(QuarryError):
+    """A corrupt record: names the file, the line and the byte offset where it starts."""
+
+    def __init__(self, path, line: int | None, offset: int | None, problem: str):
+        self.path, self.line, self.offset, self.problem = str(path), line, offset, problem
+        where = self.path
+        if line is not None:
+            where += f":{line}"
+        if offset is not None:
+            where += f" (byte {offset})"
+        super().__init__(f"{where}: {problem}")
+
+
+class ConfigError(QuarryError):
+    """A bad key or value in params.yaml or a recipe config."""

@@ -1,0 +1,22 @@
+"""Where the project lives: the folder holding params.yaml (or QUARRY_HOME)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def project_root(start: str | os.PathLike | None = None) -> Path:
+    """QUARRY_HOME if set, else the nearest folder at or above ``start`` (cwd) with params.yaml."""
+    if env := os.environ.get("QUARRY_HOME"):
+        return Path(env).resolve()
+    here = Path(start or os.getcwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "params.yaml").is_file() or (folder / "dvc.yaml").is_file():
+            return folder
+    return here
+
+
+def state_dir(root: Path | None = None) -> Path:
+    """Project-local state (Prefect home and results, caches): never the user's home."""
+    return (root or project_root()) / ".quarry"

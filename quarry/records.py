@@ -1,0 +1,336 @@
+"""Streaming record I/O for jsonl and jsonl.zst: one document per JSON line (DESIGN.md schema).
+
+Readers stream: they hold one decompressed chunk and one line at a time, never a whole file.
+Writers are atomic: they write a temporary file beside the target, fsync it and rename it into
+place, so a crash never leaves a file under the final name that looks complete.
+
+Corrupt input (a truncated zstd frame, a line that is not JSON, bytes that are not UTF-8) raises
+RecordError naming the file, line and byte offset when ``strict``; otherwise the line is
+quarantined into a rejects file and counted.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import orjson
+import zstandard
+
+from quarry.errors import RecordError
+
+READ_CHUNK = 1 << 20
+ZSTD_SUFFIXES = (".zst", ".zstd")
+
+
+def is_zstd(path: str | os.PathLike) -> bool:
+    return str(path).endswith(ZSTD_SUFFIXES)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading
+
+
+@dataclass
+class ReadStats:
+    lines: int = 0
+    records: int = 0
+    quarantined: int = 0
+    bytes: int = 0  # uncompressed bytes read
+
+
+def _zstd_chunks(fh: BinaryIO, path: str | os.PathLike) -> Iterator[bytes]:
+    """Decompressed chunks of a (multi-frame) zstd file; raises on a truncated last frame."""
+    dctx = zstandard.ZstdDecompressor()
+    decomp = dctx.decompressobj()
+    consumed = 0
+    pending = False  # input fed to the current frame that has not completed it yet
+    while True:
+        chunk = fh.read(READ_CHUNK)
+        if not chunk:
+            break
+        while chunk:
+            try:
+                out = decomp.decompress(chunk)
+            except zstandard.ZstdError as exc:
+                raise RecordError(path, None, consumed, f"corrupt zstd data: {exc}") from None
+            pending = True
+            if out:
+                yield out
+            if decomp.eof:
+                pending = False
+                chunk = decomp.unused_data
+                consumed += len(chunk)  # approximate position: start of next frame's data
+                decomp = dctx.decompressobj()
+            else:
+                consumed += len(chunk)
+                chunk = b""
+    if pending:
+        raise RecordError(path, None, consumed, "truncated zstd frame (file ends inside a frame)")
+
+
+def _raw_chunks(path: str | os.PathLike) -> Iterator[bytes]:
+    with open(path, "rb") as fh:
+        if is_zstd(path):
+            yield from _zstd_chunks(fh, path)
+        else:
+            while chunk := fh.read(READ_CHUNK):
+                yield chunk
+
+
+def iter_lines(path: str | os.PathLike) -> Iterator[tuple[int, int, bytes]]:
+    """(line number from 1, uncompressed byte offset, line bytes without newline)."""
+    buf = b""
+    line_no = 0
+    offset = 0
+    for chunk in _raw_chunks(path):
+        buf += chunk
+        start = 0
+        while (end := buf.find(b"\n", start)) >= 0:
+            line_no += 1
+            yield line_no, offset, buf[start:end]
+            offset += end + 1 - start
+            start = end + 1
+        buf = buf[start:]
+    if buf:
+        line_no += 1
+        yield line_no, offset, buf
+
+
+def _parse(line: bytes, require_text: bool = True) -> dict[str, Any]:
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"invalid UTF-8 at byte {exc.start} of the line") from None
+    try:
+        value = orjson.loads(line)
+    except orjson.JSONDecodeError as exc:
+        raise ValueError(f"invalid JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise ValueError(f"a record must be a JSON object, got {type(value).__name__}")
+    if require_text and not isinstance(value.get("text"), str):
+        raise ValueError('a record needs a string field "text"')
+    return value
+
+
+class RecordReader:
+    """Iterate the records of one jsonl / jsonl.zst file.
+
+    strict=True raises RecordError on the first corrupt line; strict=False writes each corrupt
+    line to ``rejects`` (a jsonl path, if given) with file, line, offset and reason, counts it in
+    ``stats.quarantined`` and goes on. A truncated zstd frame always ends the file: what was
+    decoded before it is yielded, then the error is raised (strict) or counted (not strict).
+    """
+
+    def __init__(self, path: str | os.PathLike, *, strict: bool = True, rejects: str | os.PathLike | None = None,
+                 require_text: bool = True):
+        self.path = Path(path)
+        self.require_text = require_text
+        self.strict = strict
+        self.rejects_path = Path(rejects) if rejects else None
+        self.stats = ReadStats()
+        self._rejects: RecordWriter | None = None
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        if not self.path.exists():
+            raise RecordError(self.path, None, None, "no such file")
+        try:
+            for line_no, offset, line in iter_lines(self.path):
+                self.stats.lines += 1
+                self.stats.bytes += len(line) + 1
+                if not line.strip():
+                    continue
+                try:
+                    record = _parse(line, self.require_text)
+                except ValueError as exc:
+                    self._reject(line_no, offset, str(exc), line)
+                    continue
+                self.stats.records += 1
+                yield record
+        except RecordError as exc:
+            if self.strict:
+                raise
+            self._reject(None, exc.offset, exc.problem, b"")
+        finally:
+            if self._rejects is not None:
+                self._rejects.close()
+                self._rejects = None
+
+    def _reject(self, line_no: int | None, offset: int | None, problem: str, raw: bytes) -> None:
+        if self.strict:
+            raise RecordError(self.path, line_no, offset, problem)
+        self.stats.quarantined += 1
+        if self.rejects_path is None:
+            return
+        if self._rejects is None:
+            self._rejects = RecordWriter(self.rejects_path, validate=False)
+        self._rejects.write({
+            "file": str(self.path), "line": line_no, "offset": offset, "reason": problem,
+            "raw_b64": base64.b64encode(raw).decode("ascii"),
+        })
+
+
+def read_records(path: str | os.PathLike, *, strict: bool = True, rejects: str | os.PathLike | None = None,
+                 require_text: bool = True) -> Iterator[dict[str, Any]]:
+    """Stream the records of one file (see RecordReader)."""
+    return iter(RecordReader(path, strict=strict, rejects=rejects, require_text=require_text))
+
+
+def shard_paths(folder: str | os.PathLike, pattern: str = "*.jsonl*") -> list[Path]:
+    """The shard files of a folder (recursively), in sorted order; temp files never match."""
+    folder = Path(folder)
+    if folder.is_file():
+        return [folder]
+    return sorted(p for p in folder.rglob(pattern)
+                  if p.is_file() and not p.name.startswith(".") and p.suffix in (".jsonl", ".zst", ".zstd"))
+
+
+def read_folder(folder: str | os.PathLike, *, strict: bool = True) -> Iterator[dict[str, Any]]:
+    """Stream every record of every shard below a folder, shards in sorted order."""
+    for path in shard_paths(folder):
+        yield from read_records(path, strict=strict)
+
+
+# ---------------------------------------------------------------------------------------------
+# Writing
+
+
+@dataclass
+class WriteStats:
+    records: int = 0
+    bytes: int = 0  # uncompressed
+    path: str = ""
+    extra: dict = field(default_factory=dict)
+
+
+def dumps(record: dict[str, Any]) -> bytes:
+    return orjson.dumps(record) + b"\n"
+
+
+class RecordWriter:
+    """Atomic writer of one jsonl / jsonl.zst file. Use as a context manager.
+
+    Bytes go to a hidden temporary file in the target's folder; ``close()`` flushes, fsyncs and
+    renames it to the final name (and fsyncs the folder). If the block raises, the temporary file
+    is removed and the target is left as it was. zstd output uses the multi-threaded compressor
+    with at least one worker so the bytes are the same for any ``threads`` value.
+    """
+
+    def __init__(self, path: str | os.PathLike, *, level: int = 3, threads: int = 1,
+                 validate: bool = True):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.validate = validate
+        self.stats = WriteStats(path=str(self.path))
+        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
+        self._tmp = Path(tmp)
+        self._fh = os.fdopen(fd, "wb")
+        self._closed = False
+        compress = is_zstd(self.path)
+        if compress:
+            cctx = zstandard.ZstdCompressor(level=level, threads=max(1, threads))
+            self._out = cctx.stream_writer(self._fh, closefd=False)
+        else:
+            self._out = self._fh
+
+    def write(self, record: dict[str, Any]) -> None:
+        if self.validate and not isinstance(record.get("text"), str):
+            raise ValueError(f'{self.path}: record without a string "text" field')
+        data = dumps(record)
+        self._out.write(data)
+        self.stats.records += 1
+        self.stats.bytes += len(data)
+
+    def write_all(self, records: Iterable[dict[str, Any]]) -> WriteStats:
+        for record in records:
+            self.write(record)
+        return self.stats
+
+    def close(self) -> WriteStats:
+        if self._closed:
+            return self.stats
+        self._closed = True
+        if self._out is not self._fh:
+            self._out.flush(zstandard.FLUSH_FRAME)
+            self._out.close()
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+        self._fh.close()
+        os.replace(self._tmp, self.path)
+        _fsync_dir(self.path.parent)
+        return self.stats
+
+    def abort(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self._fh.close()
+        finally:
+            self._tmp.unlink(missing_ok=True)
+
+    def __enter__(self) -> RecordWriter:
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.close()
+        else:
+            self.abort()
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_records(path: str | os.PathLike, records: Iterable[dict[str, Any]], *, level: int = 3,
+                  threads: int = 1, validate: bool = True) -> WriteStats:
+    """Write records atomically to one file; returns counts of records and uncompressed bytes."""
+    with RecordWriter(path, level=level, threads=threads, validate=validate) as writer:
+        writer.write_all(records)
+    return writer.stats
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
+    """Write a small file (manifest, ledger, params) atomically."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
+
+
+def write_json(path: str | os.PathLike, value: Any) -> None:
+    """Pretty, key-sorted JSON written atomically (manifests, ledgers: stable bytes for hashing)."""
+    atomic_write_bytes(path, orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n")
+
+
+def read_json(path: str | os.PathLike) -> Any:
+    try:
+        return orjson.loads(Path(path).read_bytes())
+    except FileNotFoundError:
+        raise RecordError(path, None, None, "no such file") from None
+    except orjson.JSONDecodeError as exc:
+        raise RecordError(path, None, None, f"invalid JSON: {exc}") from None

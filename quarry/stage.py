@@ -1,0 +1,59 @@
+"""Run one step over one shard: the unit of work that tasks/ caches and flows/ schedule.
+
+A step is any object with ``name`` and ``apply(record) -> StepResult``; datatrove-style filters
+and mappers (quarry.curate.base) are steps. The output shard and its rejects file are written
+atomically, so an interrupted run leaves either a complete shard or none.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from quarry.ledger import Ledger
+from quarry.records import RecordWriter, read_records
+
+
+@dataclass(frozen=True)
+class Drop:
+    reason: str
+    detail: dict | None = None
+
+
+# A step returns the (possibly changed) record, or Drop(reason).
+StepResult = "dict[str, Any] | Drop"
+
+
+class Step(Protocol):
+    name: str
+
+    def apply(self, record: dict[str, Any]) -> dict[str, Any] | Drop: ...
+
+
+def run_step_on_shard(step: Step, src: str | os.PathLike, dst: str | os.PathLike, *,
+                      rejects: str | os.PathLike | None = None, level: int = 3) -> Ledger:
+    """Stream ``src`` through ``step`` into ``dst``; returns the shard's ledger."""
+    dst = Path(dst)
+    ledger = Ledger(step.name)
+    rejects_writer = RecordWriter(rejects, level=level, validate=False) if rejects else None
+    ledger.rejects = rejects_writer
+    try:
+        with RecordWriter(dst, level=level) as out:
+            for record in read_records(src):
+                ledger.seen()
+                result = step.apply(record)
+                if isinstance(result, Drop):
+                    ledger.drop(record, result.reason, **(result.detail or {}))
+                    continue
+                out.write(result)
+                ledger.keep()
+    except BaseException:
+        if rejects_writer is not None:
+            rejects_writer.abort()
+        raise
+    if rejects_writer is not None:
+        rejects_writer.close()
+    ledger.rejects = None
+    return ledger
