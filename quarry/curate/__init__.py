@@ -1,0 +1,1 @@
+"""Curation steps: each knows how to do one thing to one document."""
