@@ -58,7 +58,7 @@ def _zstd_chunks(fh: BinaryIO, path: str | os.PathLike) -> Iterator[bytes]:
             try:
                 out = decomp.decompress(chunk)
             except zstandard.ZstdError as exc:
-                raise RecordError(path, None, consumed, f"corrupt zstd data: {exc}") from None
+                raise RecordError(path, None, None, f"corrupt zstd data near compressed byte {consumed}: {exc}") from None
             pending = True
             if out:
                 yield out
@@ -71,7 +71,8 @@ def _zstd_chunks(fh: BinaryIO, path: str | os.PathLike) -> Iterator[bytes]:
                 consumed += len(chunk)
                 chunk = b""
     if pending:
-        raise RecordError(path, None, consumed, "truncated zstd frame (file ends inside a frame)")
+        raise RecordError(path, None, None,
+                          f"truncated zstd frame: the file ends inside a frame after {consumed} compressed bytes")
 
 
 def _raw_chunks(path: str | os.PathLike) -> Iterator[bytes]:

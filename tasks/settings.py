@@ -24,3 +24,4 @@ def configure_prefect_env() -> None:
     }
     for key, value in defaults.items():
         os.environ.setdefault(key, value)
+    os.makedirs(os.environ["PREFECT_HOME"], exist_ok=True)  # its SQLite database lives there

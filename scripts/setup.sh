@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Set up a Quarry checkout: .venv (the project, locked dependencies) and .venv-scancode (ScanCode,
+# isolated). Idempotent: a second run with unchanged lock files returns in about a second.
+#
+# Why two environments: scancode-toolkit 32.5 needs plugincode 32.0, which cannot find its hooks
+# with pluggy >= 1.6, while Prefect 3.4+ requires pluggy >= 1.6. ScanCode therefore runs from its
+# own environment as a worker subprocess (quarry/licenses), found at .venv-scancode or at
+# $QUARRY_SCANCODE_PYTHON.
+#
+# torch: the lock pins torch==2.13.0. On Linux, PyPI's wheel of that version is the CUDA build;
+# a machine with a local CPU wheel of it (find-links) takes that one. To choose yourself, install
+# the build you want into .venv before running this script (for example the CPU-only wheel from
+# PyTorch's CPU index, or a specific CUDA build): any local version of 2.13.0 satisfies the lock.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PYTHON=${PYTHON:-$(command -v python3.11 || command -v python3)}
+stamp_of() { cat pyproject.toml requirements.lock requirements-scancode.lock scripts/setup.sh | sha256sum | cut -c1-16; }
+STAMP=$(stamp_of)
+
+if [[ -f .venv/.quarry-setup && "$(cat .venv/.quarry-setup)" == "$STAMP" \
+   && -f .venv-scancode/.quarry-setup && "$(cat .venv-scancode/.quarry-setup)" == "$STAMP" ]]; then
+  echo "setup: environments are up to date"
+  exit 0
+fi
+
+echo "setup: project environment (.venv)"
+[[ -x .venv/bin/python ]] || "$PYTHON" -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip setuptools wheel
+.venv/bin/python -m pip install -q -c requirements.lock torch==2.13.0
+.venv/bin/python -m pip install -q -c requirements.lock -e ".[test]"
+echo "$STAMP" > .venv/.quarry-setup
+
+echo "setup: ScanCode environment (.venv-scancode)"
+[[ -x .venv-scancode/bin/python ]] || "$PYTHON" -m venv .venv-scancode
+.venv-scancode/bin/python -m pip install -q --upgrade pip setuptools wheel
+.venv-scancode/bin/python -m pip install -q -c requirements-scancode.lock "scancode-toolkit==32.5.0" "pluggy<1.6"
+# Load (and, on first use, build) ScanCode's license index once, so the first scan is fast.
+.venv-scancode/bin/python -c "from licensedcode.cache import get_index; get_index()"
+echo "$STAMP" > .venv-scancode/.quarry-setup
+
+# dvc needs a git repository; a plain copy of the sources gets one.
+if ! git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  git init -q && git add -A && git -c user.name=quarry -c user.email=quarry@localhost commit -qm "Quarry sources"
+fi
+echo "setup: done"

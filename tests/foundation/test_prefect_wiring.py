@@ -1,0 +1,40 @@
+"""A real Prefect flow run: the second run over unchanged shards hits the task cache."""
+
+import asyncio
+import os
+
+from quarry.records import write_records
+
+
+def _task_states(flow_run_id):
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
+
+    async def read():
+        async with get_client() as client:
+            runs = await client.read_task_runs(flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[flow_run_id])))
+            return sorted(run.state.name for run in runs)
+
+    return asyncio.run(read())
+
+
+def test_second_run_hits_cache_and_change_misses(tmp_path):
+    from flows.inventory import inventory
+
+    assert os.environ["PREFECT_HOME"].startswith(os.environ["QUARRY_HOME"])
+    for i in range(3):
+        write_records(tmp_path / f"part-{i:05d}.jsonl.zst", [{"text": "x" * (i + 1), "meta": {"id": str(i)}}])
+
+    first = inventory(str(tmp_path), return_state=True)
+    assert first.result() == {"shards": 3, "records": 3, "bytes": first.result()["bytes"]}
+    assert _task_states(first.state_details.flow_run_id) == ["Completed"] * 3
+
+    second = inventory(str(tmp_path), return_state=True)
+    assert second.result() == first.result()
+    assert _task_states(second.state_details.flow_run_id) == ["Cached"] * 3
+
+    # Changing one shard's content re-runs that shard only.
+    write_records(tmp_path / "part-00001.jsonl.zst", [{"text": "changed", "meta": {"id": "1"}}] * 2)
+    third = inventory(str(tmp_path), return_state=True)
+    assert third.result()["records"] == 4
+    assert _task_states(third.state_details.flow_run_id) == ["Cached", "Cached", "Completed"]
