@@ -1,0 +1,254 @@
+"""Build dataset versions: `assemble` (curated shards -> a released version) and
+`derive_version` (a parent version minus some documents, e.g. after new opt-outs).
+
+A version is built in a hidden staging folder beside its destination and swapped in at the end,
+so an interrupted build leaves the previous version in place. It is then recorded in the local
+release registry with its document index and its changelog from the parent.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from rich.progress import Progress
+
+from quarry.datasets import changelog, datacard, versions
+from quarry.datasets.composition import Composition
+from quarry.datasets.manifest import (MANIFEST, SCHEMA, ledger_paths, normalise_ledgers, params_hash, read_manifest,
+                                      seal, shard_entries, write_sums)
+from quarry.datasets.mixture import Mixture, subset_of, uses_weights
+from quarry.datasets.reader import data_shards, open_dataset
+from quarry.datasets.shards import STAGE, write_split
+from quarry.errors import QuarryError
+from quarry.hashing import value_hash
+from quarry.ledger import Ledger, merge_ledgers
+from quarry.records import RecordWriter, read_json, read_records, write_json
+
+DEFAULT_NAME = "quarry-code"
+DEFAULT_SHARD_BYTES = 256 * 1024 * 1024
+DERIVE_STAGE = "derive"
+
+
+def _settings(section: dict[str, Any]) -> dict[str, Any]:
+    return {"name": str(section.get("name") or DEFAULT_NAME),
+            "shard_bytes": int(section.get("shard_bytes") or DEFAULT_SHARD_BYTES),
+            "level": int(section.get("zstd_level", 10)),
+            "threads": int(section.get("zstd_threads", 1))}
+
+
+def assemble(src_dir: str | os.PathLike, out_dir: str | os.PathLike, params: dict[str, Any], *,
+             snapshot_manifest: str | os.PathLike | dict | None = None,
+             ledgers: Iterable[str | os.PathLike | dict] = (), optout_registry_hash: str | None = None,
+             tokenizer=None, parent: str | os.PathLike | None = None, workers: int = 1,
+             registry: str | os.PathLike | None = None, register: bool = True) -> dict[str, Any]:
+    """Assemble the curated shards of ``src_dir`` into a dataset version at ``out_dir``."""
+    src_dir, out_dir = Path(src_dir), Path(out_dir)
+    ledgers = list(ledgers)
+    section = dict(params.get("assemble") or {})
+    settings = _settings(section)
+    sources = data_shards(src_dir) if src_dir.exists() else []
+    if not sources:
+        raise QuarryError(f"{src_dir}: no jsonl / jsonl.zst shards to assemble")
+    mixture = Mixture.from_params(section, subset_bytes(sources) if uses_weights(section) else None)
+    parent_manifest, parent_index = _parent(parent, registry)  # read before out_dir is replaced
+
+    staging = _staging(out_dir)
+    results = _write_splits(sources, staging, mixture, settings, tokenizer, workers)
+    composition = Composition(with_tokens=tokenizer is not None)
+    for result in results:
+        composition.merge(result["composition"])
+    own_ledger = merge_ledgers(STAGE, [r["ledger"] for r in results]).to_dict()
+    write_json(staging / "ledger.json", own_ledger)
+    manifest = seal({
+        "schema": SCHEMA,
+        "name": settings["name"],
+        "label": str(section.get("label") or versions.bump(parent_manifest and parent_manifest["label"], "minor")),
+        "parent": parent_manifest["version"] if parent_manifest else None,
+        "snapshot_id": _snapshot_id(snapshot_manifest),
+        "params_hash": params_hash(params),
+        "optout_registry_hash": optout_registry_hash,
+        "code_version": _code_version(),
+        "tokenizer": _tokenizer_id(tokenizer),
+        "format": {"codec": "zstd", "level": settings["level"], "shard_bytes": settings["shard_bytes"]},
+        "mixture": mixture.to_dict(),
+        "splits": {r["split"]: {"fraction": mixture.fractions[r["split"]],
+                                "files": shard_entries(staging, r["files"])} for r in results},
+        "composition": composition.to_dict(),
+        "ledger": {**normalise_ledgers(ledgers), STAGE: own_ledger},
+        "citation": dict(section.get("citation") or {}),
+    })
+    _finish(staging, out_dir, manifest)
+    if register:
+        _register(manifest, out_dir, [out_dir, *ledger_paths(ledgers)], parent_manifest, parent_index, registry)
+    return manifest
+
+
+def derive_version(parent_dir: str | os.PathLike, out_dir: str | os.PathLike,
+                   keep: Callable[[dict[str, Any]], bool | str], reason: str, *, tokenizer=None,
+                   optout_registry_hash: str | None = None, label: str | None = None, threads: int = 1,
+                   registry: str | os.PathLike | None = None, register: bool = True) -> dict[str, Any]:
+    """A new version holding the parent's documents for which ``keep`` is True; a document for
+    which it returns False is removed for ``reason``, one for which it returns a string for that
+    string. Shards keep their names; nothing is re-curated."""
+    parent_dir, out_dir = Path(parent_dir), Path(out_dir)
+    parent = read_manifest(parent_dir)
+    parent_index = changelog.index_of(open_dataset(parent_dir))
+    level = parent["format"]["level"]
+    with_tokens = tokenizer is not None
+    staging = _staging(out_dir)
+    ledger = Ledger(DERIVE_STAGE)
+    ledger.rejects = RecordWriter(staging / "rejects" / f"{DERIVE_STAGE}.jsonl.zst", level=level, validate=False)
+    composition = Composition(with_tokens=with_tokens)
+    splits: dict[str, Any] = {}
+    for split, info in parent["splits"].items():
+        files = []
+        for entry in info["files"]:
+            with RecordWriter(staging / entry["path"], level=level, threads=threads) as out:
+                for record in read_records(parent_dir / entry["path"]):
+                    ledger.seen()
+                    verdict = keep(record)
+                    if verdict is True:
+                        ledger.keep()
+                        out.write(record)
+                        composition.add(record, len(tokenizer.encode(record["text"])) if with_tokens else None)
+                    else:
+                        ledger.drop(record, verdict if isinstance(verdict, str) else reason)
+            if out.stats.records:
+                files.append({"path": entry["path"], "records": out.stats.records, "bytes": out.stats.bytes})
+            else:
+                (staging / entry["path"]).unlink()
+        splits[split] = {"fraction": info["fraction"], "files": shard_entries(staging, files)}
+    ledger.rejects.close()
+    ledger.rejects = None
+    for old in sorted((parent_dir / "rejects").glob("*.jsonl*")):
+        shutil.copyfile(old, staging / "rejects" / old.name)
+    write_json(staging / "ledger.json", ledger.to_dict())
+    manifest = seal({
+        **parent,
+        "label": label or versions.bump(parent["label"], "patch"),
+        "parent": parent["version"],
+        "optout_registry_hash": optout_registry_hash or parent.get("optout_registry_hash"),
+        "code_version": _code_version(),
+        "tokenizer": _tokenizer_id(tokenizer),
+        "splits": splits,
+        "composition": composition.to_dict(),
+        "ledger": {**parent["ledger"], DERIVE_STAGE: ledger.to_dict()},
+    })
+    _finish(staging, out_dir, manifest)
+    if register:
+        _register(manifest, out_dir, [out_dir], parent, parent_index, registry)
+    return manifest
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def subset_bytes(sources: list[Path]) -> dict[str, int]:
+    """UTF-8 bytes per subset over all sources (weights are shares of these)."""
+    sizes: dict[str, int] = {}
+    for source in sources:
+        for record in read_records(source):
+            subset = subset_of(record)
+            sizes[subset] = sizes.get(subset, 0) + len(record["text"].encode("utf-8"))
+    return sizes
+
+
+def _write_splits(sources: list[Path], staging: Path, mixture: Mixture, settings: dict[str, Any], tokenizer,
+                  workers: int) -> list[dict[str, Any]]:
+    """Each split is independent of the others: one process per split when workers > 1."""
+    names = list(mixture.fractions)
+    options = dict(shard_bytes=settings["shard_bytes"], level=settings["level"], threads=settings["threads"],
+                   tokenizer=tokenizer)
+    with Progress(transient=True) as progress:
+        if workers > 1:
+            bar = progress.add_task("assembling splits", total=len(names))
+            with ProcessPoolExecutor(max_workers=min(workers, len(names))) as pool:
+                futures = [pool.submit(write_split, sources, staging, name, mixture, **options) for name in names]
+                results = []
+                for future in futures:
+                    results.append(future.result())
+                    progress.advance(bar)
+            return results
+        results = []
+        for name in names:
+            passes = mixture.max_copies if name == "train" else 1
+            bar = progress.add_task(f"writing {name}", total=len(sources) * passes)
+            results.append(write_split(sources, staging, name, mixture, **options,
+                                       on_source=lambda _src, bar=bar: progress.advance(bar)))
+        return results
+
+
+def _parent(parent: str | os.PathLike | None, registry) -> tuple[dict | None, list[dict] | None]:
+    if parent is None:
+        return None, None
+    manifest, data, release = versions.locate(parent, registry)
+    if manifest is None:
+        raise QuarryError(f"{parent}: the parent must be a dataset version (no manifest.json there)")
+    if release is not None:
+        return manifest, versions.read_index(release)
+    return manifest, changelog.index_of(open_dataset(data))
+
+
+def _register(manifest: dict, out_dir: Path, reject_folders: list[Path], parent_manifest: dict | None,
+              parent_index: list[dict] | None, registry) -> None:
+    index = changelog.index_of(open_dataset(out_dir))
+    dropped = list(changelog.rejects_of(reject_folders))
+    log = md = None
+    if parent_manifest is not None:
+        log = {"from": parent_manifest["version"], "from_label": parent_manifest["label"],
+               "to": manifest["version"], "to_label": manifest["label"],
+               **changelog.diff(parent_index, index, dropped)}
+        md = changelog.render(log)
+    versions.register(manifest, out_dir, index, dropped, changelog=log, changelog_md=md, registry=registry)
+
+
+def _staging(out_dir: Path) -> Path:
+    staging = out_dir.parent / f".{out_dir.name}.building"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    return staging
+
+
+def _finish(staging: Path, out_dir: Path, manifest: dict[str, Any]) -> None:
+    """Manifest, datacard, plot and SHA256SUMS into the staging folder, then swap it in."""
+    write_json(staging / MANIFEST, manifest)
+    datacard.plot(manifest, staging / "composition.png")
+    (staging / "datacard.md").write_text(datacard.render(manifest), encoding="utf-8")
+    write_sums(staging)
+    old = out_dir.parent / f".{out_dir.name}.old"
+    shutil.rmtree(old, ignore_errors=True)
+    if out_dir.exists():
+        out_dir.rename(old)
+    staging.rename(out_dir)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def _snapshot_id(snapshot: str | os.PathLike | dict | None) -> str | None:
+    if snapshot is None:
+        return None
+    data = snapshot if isinstance(snapshot, dict) else read_json(snapshot)
+    for key in ("snapshot_id", "id", "version", "hash"):
+        if isinstance(data.get(key), str):
+            return data[key]
+    return value_hash(data)
+
+
+def _tokenizer_id(tokenizer) -> str | None:
+    if tokenizer is None:
+        return None
+    for attr in ("version", "fingerprint", "name"):
+        value = getattr(tokenizer, attr, None)
+        if isinstance(value, str) and value:
+            return value
+    return type(tokenizer).__name__
+
+
+def _code_version() -> str:
+    from quarry.tracking import git_commit
+
+    return git_commit()

@@ -1,0 +1,102 @@
+"""What changed between two dataset versions: documents added, removed (by reason) and changed.
+
+A document is known by its source location (origin + path) when it has one, else by its id.
+Ids are content hashes (SWHIDs), so the same location under a new id is a changed document.
+A removed document's reason comes from the rejects written while the newer version was built
+(opt-out, a filter, ...); one that no stage rejected has left the source ("source change").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from quarry.records import read_records, shard_paths
+
+SOURCE_CHANGE = "source change"
+
+
+def document_key(meta: dict[str, Any]) -> str:
+    if meta.get("origin") and meta.get("path"):
+        return f"{meta['origin']}::{meta['path']}"
+    return str(meta.get("id"))
+
+
+def index_of(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per distinct document (repeats counted), sorted by id."""
+    rows: dict[str, dict[str, Any]] = {}
+    for record in records:
+        meta = record.get("meta") or {}
+        doc_id = str(meta.get("id"))
+        row = rows.get(doc_id)
+        if row is None:
+            rows[doc_id] = {"id": doc_id, "key": document_key(meta), "split": meta.get("split"),
+                            "subset": meta.get("pile_set_name"), "copies": 1}
+        else:
+            row["copies"] += 1
+    return [rows[k] for k in sorted(rows)]
+
+
+def rejects_of(folders: Iterable[Path]) -> Iterator[dict[str, Any]]:
+    """(id, reason) of every document written to a rejects/ folder below the given folders."""
+    for folder in folders:
+        rejects = folder / "rejects"
+        if not rejects.is_dir():
+            continue
+        for path in shard_paths(rejects):
+            for record in read_records(path, require_text=False):
+                meta = record.get("meta") or {}
+                if meta.get("id"):
+                    reason = f"{meta.get('stage') or path.stem.split('.')[0]}: {meta.get('reason') or 'dropped'}"
+                    yield {"id": meta["id"], "reason": reason}
+
+
+def diff(old: Iterable[dict], new: Iterable[dict], new_dropped: Iterable[dict] = ()) -> dict[str, Any]:
+    """The changelog from the ``old`` index to the ``new`` one (rows as written by index_of)."""
+    old_rows = {r["id"]: r for r in old}
+    new_rows = {r["id"]: r for r in new}
+    reasons: dict[str, str] = {}
+    for row in new_dropped:
+        reasons.setdefault(row["id"], row["reason"])
+    new_by_key = {m["key"]: doc_id for doc_id, m in new_rows.items()}
+
+    changed, removed = [], {}
+    for doc_id in sorted(set(old_rows) - set(new_rows)):
+        meta = old_rows[doc_id]
+        if doc_id not in reasons and meta["key"] in new_by_key:
+            changed.append({"key": meta["key"], "from": doc_id, "to": new_by_key[meta["key"]]})
+            continue
+        removed.setdefault(reasons.get(doc_id, SOURCE_CHANGE), []).append(doc_id)
+    changed_to = {c["to"] for c in changed}
+    added = sorted(d for d in set(new_rows) - set(old_rows) if d not in changed_to)
+    moved = sorted(d for d in set(old_rows) & set(new_rows) if old_rows[d]["split"] != new_rows[d]["split"])
+    return {
+        "added": added,
+        "removed": {reason: ids for reason, ids in sorted(removed.items())},
+        "changed": changed,
+        "split_changed": moved,
+        "counts": {"added": len(added), "removed": sum(map(len, removed.values())), "changed": len(changed),
+                   "unchanged": len(set(old_rows) & set(new_rows))},
+    }
+
+
+def render(log: dict[str, Any], limit: int = 50) -> str:
+    """The changelog as Markdown; long id lists are cut at ``limit`` with a count of the rest."""
+    def ids(items: list[str]) -> list[str]:
+        lines = [f"- `{i}`" for i in items[:limit]]
+        if len(items) > limit:
+            lines.append(f"- ... and {len(items) - limit} more")
+        return lines
+
+    c = log["counts"]
+    out = [f"# Changes from {log.get('from_label', '')} `{log.get('from', '')[:12]}` "
+           f"to {log.get('to_label', '')} `{log.get('to', '')[:12]}`", "",
+           f"{c['added']} added, {c['removed']} removed, {c['changed']} changed, {c['unchanged']} unchanged.", ""]
+    if log["added"]:
+        out += ["## Added", "", *ids(log["added"]), ""]
+    for reason, removed in log["removed"].items():
+        out += [f"## Removed ({reason})", "", *ids(removed), ""]
+    if log["changed"]:
+        out += ["## Changed", "", *[f"- `{c['key']}`: `{c['from']}` -> `{c['to']}`" for c in log["changed"][:limit]], ""]
+    return "\n".join(out)

@@ -1,0 +1,104 @@
+"""The dataset card: Hugging Face dataset card conventions (YAML front matter, then Markdown),
+generated from the manifest alone, plus a PNG of subset and language shares."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from quarry.datasets.cite import bibtex, plain
+
+SIZE_CATEGORIES = [(1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"),
+                   (10_000_000, "1M<n<10M"), (100_000_000, "10M<n<100M"), (1_000_000_000, "100M<n<1B")]
+
+
+def size_category(n: int) -> str:
+    return next((label for bound, label in SIZE_CATEGORIES if n < bound), "n>1B")
+
+
+def front_matter(manifest: dict[str, Any]) -> dict[str, Any]:
+    comp = manifest["composition"]
+    splits = [s for s, info in manifest["splits"].items() if info["files"]]
+    licenses = sorted(manifest["composition"]["by_license_category"])
+    return {
+        "pretty_name": manifest["name"],
+        "license": "other",
+        "license_details": "Per-document licenses in meta.license; categories: " + ", ".join(licenses),
+        "size_categories": [size_category(comp["total"]["documents"])],
+        "task_categories": ["text-generation"],
+        "tags": ["code", "quarry", *sorted(comp["by_subset"])],
+        "configs": [{"config_name": "default",
+                     "data_files": [{"split": s, "path": f"{s}/*.jsonl.zst"} for s in splits]}],
+        "dataset_info": {"splits": [{"name": s, "num_examples": comp["by_split"][s]["documents"],
+                                     "num_bytes": comp["by_split"][s]["bytes"]} for s in splits]},
+    }
+
+
+def table(rows: dict[str, dict[str, int]], first: str, total: dict[str, int]) -> list[str]:
+    columns = ["documents", "bytes", *(["tokens"] if "tokens" in total else [])]
+    out = [f"| {first} | " + " | ".join(columns) + " | share of bytes |",
+           "|---|" + "---:|" * (len(columns) + 1)]
+    for name, counts in rows.items():
+        share = counts["bytes"] / total["bytes"] if total["bytes"] else 0.0
+        out.append(f"| {name} | " + " | ".join(f"{counts[c]:,}" for c in columns) + f" | {share:.2%} |")
+    return out
+
+
+def render(manifest: dict[str, Any]) -> str:
+    comp = manifest["composition"]
+    total = comp["total"]
+    lines = ["---", yaml.safe_dump(front_matter(manifest), sort_keys=False, allow_unicode=True).rstrip(), "---", "",
+             f"# {manifest['name']} {manifest['label']}", "",
+             f"Version `{manifest['version']}` (sha256 over the shard hashes and this manifest).", "",
+             "## Provenance", "",
+             f"- parent version: `{manifest.get('parent') or 'none'}`",
+             f"- snapshot: `{manifest.get('snapshot_id') or 'unknown'}`",
+             f"- params hash: `{manifest['params_hash']}`",
+             f"- opt-out registry hash: `{manifest.get('optout_registry_hash') or 'none'}`",
+             f"- code version: `{manifest.get('code_version') or 'unknown'}`",
+             f"- tokenizer: `{manifest.get('tokenizer') or 'none'}`", "",
+             "## Composition", "", "![composition](composition.png)", "", "### By split", "",
+             *table(comp["by_split"], "split", total), ""]
+    for dim, title in (("subset", "subset (pile_set_name)"), ("language", "language"),
+                       ("license_category", "license category")):
+        lines += [f"### By {title}", "", *table(comp[f"by_{dim}"], dim, total), ""]
+    for split, subsets in comp["by_split_and_subset"].items():
+        lines += [f"### {split} by subset", "", *table(subsets, "subset", comp["by_split"][split]), ""]
+    lines += ["## Mixture", "", "| subset | epochs |", "|---|---:|",
+              *[f"| {s} | {e} |" for s, e in manifest["mixture"]["epochs"].items()],
+              "", "Subsets not listed are taken once. Splits by a stable hash of the document id: "
+              + ", ".join(f"{k} {v}" for k, v in manifest["mixture"]["splits"].items()) + ".", "",
+              "## Curation ledger", "", "| stage | input | kept | dropped (by reason) |", "|---|---:|---:|---|"]
+    for stage, ledger in manifest["ledger"].items():
+        dropped = ", ".join(f"{reason}: {n:,}" for reason, n in ledger["dropped"].items()) or "none"
+        lines.append(f"| {stage} | {ledger['input']:,} | {ledger['kept']:,} | {dropped} |")
+    lines += ["", "## Loading", "", "```python", "import quarry.datasets",
+              f"for record in quarry.datasets.open(\"{manifest['version'][:12]}\", split=\"train\"):", "    ...",
+              "", "from datasets import load_dataset",
+              "ds = load_dataset(\"json\", data_files={\"train\": \"train/*.jsonl.zst\"})", "```", "",
+              "## Citation", "", plain(manifest), "", "```bibtex", bibtex(manifest), "```", ""]
+    return "\n".join(lines)
+
+
+def plot(manifest: dict[str, Any], path: Path) -> None:
+    """Horizontal bars of the byte share of each subset and each language."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    comp = manifest["composition"]
+    total = comp["total"]["bytes"] or 1
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    for ax, dim, title in ((axes[0], "subset", "subset"), (axes[1], "language", "language")):
+        rows = sorted(comp[f"by_{dim}"].items(), key=lambda kv: (kv[1]["bytes"], kv[0]))
+        ax.barh([name for name, _ in rows], [100 * c["bytes"] / total for _, c in rows], color="#4c72b0")
+        ax.set_xlabel("share of bytes (%)")
+        ax.set_title(f"by {title}")
+    fig.suptitle(f"{manifest['name']} {manifest['label']} ({manifest['version'][:12]})")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, format="png", dpi=100, metadata={"Software": None})
+    plt.close(fig)

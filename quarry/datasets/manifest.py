@@ -1,0 +1,98 @@
+"""The manifest of a dataset version, its content hash and the SHA256SUMS file.
+
+The version id is a sha256 over the sorted shard hashes and the manifest body without the
+version itself and without the code version: the same documents built by two commits of the
+code that write the same bytes are the same dataset. Nothing in the body depends on the
+clock, the machine or the worker count, so rebuilding the same inputs gives the same id.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from quarry.hashing import file_hash, value_hash
+from quarry.params import section_hash
+from quarry.ledger import merge_ledgers
+from quarry.records import atomic_write_bytes, read_json
+
+SCHEMA = "quarry.dataset/1"
+MANIFEST = "manifest.json"
+SUMS = "SHA256SUMS"
+UNHASHED = ("version", "code_version")
+# Keys that change how fast a build runs, never what it writes.
+SPEED_KEYS = ("zstd_threads", "workers", "registry")
+CURATION_SECTIONS = ("snapshot", "licenses", "optout", "filters", "pii", "dedup", "decontaminate")
+
+
+def params_hash(params: dict[str, Any]) -> str:
+    """Hash of the curation sections and the assemble section minus its speed knobs."""
+    assemble = {k: v for k, v in (params.get("assemble") or {}).items() if k not in SPEED_KEYS}
+    return value_hash({"curation": section_hash(params, *CURATION_SECTIONS), "assemble": assemble})
+
+
+def shard_entries(out_dir: Path, files: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each shard's path, sha256, record count and sizes (uncompressed and on disk)."""
+    entries = []
+    for entry in files:
+        path = out_dir / entry["path"]
+        entries.append({**entry, "sha256": file_hash(path), "compressed_bytes": path.stat().st_size})
+    return entries
+
+
+def version_hash(manifest: dict[str, Any]) -> str:
+    shards = sorted(f["sha256"] for split in manifest["splits"].values() for f in split["files"])
+    body = {k: v for k, v in manifest.items() if k not in UNHASHED}
+    return value_hash({"shards": shards, "manifest": body})
+
+
+def seal(manifest: dict[str, Any]) -> dict[str, Any]:
+    """The manifest with its version id set."""
+    return {**manifest, "version": version_hash(manifest)}
+
+
+def normalise_ledgers(ledgers: Iterable[str | os.PathLike | dict]) -> dict[str, dict[str, Any]]:
+    """Stage name -> ledger dict, from ledger.json paths (or their folders) and dicts."""
+    by_stage: dict[str, list[dict]] = {}
+    for item in ledgers:
+        if not isinstance(item, dict):
+            path = Path(item)
+            item = read_json(path / "ledger.json" if path.is_dir() else path)
+        by_stage.setdefault(item["stage"], []).append(item)
+    return {stage: merge_ledgers(stage, items).to_dict() for stage, items in by_stage.items()}
+
+
+def ledger_paths(ledgers: Iterable[str | os.PathLike | dict]) -> list[Path]:
+    """The folders of the ledgers given as paths (their rejects/ explain removed documents)."""
+    found = []
+    for item in ledgers:
+        if isinstance(item, dict):
+            continue
+        path = Path(item)
+        found.append(path if path.is_dir() else path.parent)
+    return found
+
+
+def write_sums(out_dir: Path) -> None:
+    """SHA256SUMS over every file of the dataset folder (sha256sum -c format)."""
+    lines = []
+    for path in sorted(p for p in out_dir.rglob("*") if p.is_file() and p.name != SUMS):
+        lines.append(f"{file_hash(path)}  {path.relative_to(out_dir).as_posix()}\n")
+    atomic_write_bytes(out_dir / SUMS, "".join(lines).encode())
+
+
+def verify_sums(out_dir: Path) -> list[str]:
+    """Paths whose bytes no longer match SHA256SUMS (missing files included)."""
+    bad = []
+    for line in (out_dir / SUMS).read_text().splitlines():
+        digest, rel = line.split("  ", 1)
+        path = out_dir / rel
+        if not path.is_file() or file_hash(path) != digest:
+            bad.append(rel)
+    return bad
+
+
+def read_manifest(folder: Path) -> dict[str, Any]:
+    return read_json(folder / MANIFEST)

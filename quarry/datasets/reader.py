@@ -1,0 +1,55 @@
+"""Reading datasets back: stream the records of a version (one split or subset if asked)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from quarry.datasets.versions import locate
+from quarry.errors import QuarryError
+from quarry.records import read_records, shard_paths
+
+
+def load_manifest(version_or_path: str | os.PathLike, *, registry: str | os.PathLike | None = None) -> dict[str, Any]:
+    """The manifest of a dataset folder, or of a registered version (hash, prefix, label, name)."""
+    manifest, data, _ = locate(version_or_path, registry)
+    if manifest is None:
+        raise QuarryError(f"{data}: not a dataset version (no manifest.json)")
+    return manifest
+
+
+def data_shards(folder: Path) -> list[Path]:
+    """Shards below a folder, leaving out rejects/ (ids of dropped documents, not data)."""
+    return [p for p in shard_paths(folder) if "rejects" not in p.relative_to(folder).parts[:-1]] \
+        if folder.is_dir() else shard_paths(folder)
+
+
+def open_dataset(version_or_path: str | os.PathLike, *, split: str | None = None, subset: str | None = None,
+                 registry: str | os.PathLike | None = None) -> Iterator[dict[str, Any]]:
+    """Stream records of a dataset version (folder, hash, prefix, label or name) or of any folder
+    of jsonl / jsonl.zst shards, optionally only one split (meta.split) or subset (meta.pile_set_name)."""
+    manifest, data, _ = locate(version_or_path, registry)
+    if manifest is not None and data is None:
+        raise QuarryError(f"dataset {manifest['name']} {manifest['label']} ({manifest['version'][:12]}) is registered "
+                          f"but its shards are not checked out; `dvc pull` (or `dvc checkout`) restores them")
+    if manifest is not None:
+        if split is not None and split not in manifest["splits"]:
+            raise QuarryError(f"{data}: no split '{split}'; splits: {', '.join(manifest['splits'])}")
+        names = [split] if split else list(manifest["splits"])
+        shards = [data / f["path"] for name in names for f in manifest["splits"][name]["files"]]
+    else:
+        shards = data_shards(data)
+    return _stream(shards, None if manifest is not None else split, subset)
+
+
+def _stream(shards: list[Path], split: str | None, subset: str | None) -> Iterator[dict[str, Any]]:
+    for shard in shards:
+        for record in read_records(shard):
+            meta = record.get("meta") or {}
+            if split is not None and meta.get("split") != split:
+                continue
+            if subset is not None and meta.get("pile_set_name") != subset:
+                continue
+            yield record

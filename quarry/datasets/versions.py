@@ -1,0 +1,130 @@
+"""The local release registry: every dataset version built here, findable by hash or label.
+
+    data/releases/<name>/<version>/manifest.json   the version's manifest
+                                   index.jsonl.zst  one row per document (id, key, split, subset)
+                                   dropped.jsonl.zst ids rejected while it was built, with reasons
+                                   changelog.json, CHANGELOG.md   changes from its parent
+                                   release.json     where its folder was written, when
+
+The index outlives the shards (a dataset folder is rebuilt in place), so `dataset diff` and
+`cite` work for any version ever built. The shards themselves are restored by `dvc pull`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from quarry.datasets.manifest import MANIFEST, read_manifest
+from quarry.errors import QuarryError
+from quarry.paths import project_root
+from quarry.records import read_json, read_records, write_json, write_records
+
+INDEX = "index.jsonl.zst"
+DROPPED = "dropped.jsonl.zst"
+MIN_PREFIX = 6
+LABEL = re.compile(r"^(\d+)\.(\d+)\.(\d+)$")
+
+
+def registry_root(registry: str | os.PathLike | None = None) -> Path:
+    if registry:
+        path = Path(registry)
+        return path if path.is_absolute() else project_root() / path
+    return project_root() / "data" / "releases"
+
+
+def bump(label: str | None, part: str) -> str:
+    """The next semantic version: part is 'major', 'minor' or 'patch'."""
+    match = LABEL.match(label or "")
+    if not match:
+        return "0.1.0"
+    major, minor, patch = map(int, match.groups())
+    if part == "major":
+        return f"{major + 1}.0.0"
+    if part == "minor":
+        return f"{major}.{minor + 1}.0"
+    return f"{major}.{minor}.{patch + 1}"
+
+
+def register(manifest: dict[str, Any], dataset_dir: Path, index: Iterable[dict], dropped: Iterable[dict], *,
+             changelog: dict[str, Any] | None = None, changelog_md: str | None = None,
+             registry: str | os.PathLike | None = None) -> Path:
+    release = registry_root(registry) / manifest["name"] / manifest["version"]
+    write_records(release / INDEX, index, validate=False)
+    write_records(release / DROPPED, sorted(dropped, key=lambda r: (r["id"], r["reason"])), validate=False)
+    if changelog is not None:
+        write_json(release / "changelog.json", changelog)
+        (release / "CHANGELOG.md").write_text(changelog_md or "", encoding="utf-8")
+    write_json(release / "release.json", {"path": str(Path(dataset_dir).resolve()), "registered_at": time.time()})
+    write_json(release / MANIFEST, manifest)  # last: a release with a manifest is complete
+    return release
+
+
+def releases(name: str | None = None, registry: str | os.PathLike | None = None) -> list[dict[str, Any]]:
+    """Registered versions (oldest first): manifest, folder of the release and of its data."""
+    root = registry_root(registry)
+    found = []
+    for manifest_path in root.glob(f"{name or '*'}/*/{MANIFEST}"):
+        release = manifest_path.parent
+        info = read_json(release / "release.json")
+        found.append({"manifest": read_json(manifest_path), "release": release, "path": Path(info["path"]),
+                      "registered_at": info.get("registered_at", 0)})
+    return sorted(found, key=lambda r: (r["registered_at"], r["manifest"]["version"]))
+
+
+def find(ref: str, registry: str | os.PathLike | None = None) -> dict[str, Any]:
+    """A release by version hash (or a prefix of at least 6), label, name (its latest version),
+    or name@label / name@hash."""
+    name, _, which = ref.partition("@") if "@" in ref else (None, "", ref)
+    candidates = releases(name, registry)
+    if not candidates:
+        where = registry_root(registry)
+        raise QuarryError(f"no dataset version matches '{ref}' (registry {where} has no releases"
+                          f"{' named ' + name if name else ''})")
+    if name is None and any(r["manifest"]["name"] == which for r in candidates):
+        return [r for r in candidates if r["manifest"]["name"] == which][-1]
+    matches = [r for r in candidates if r["manifest"].get("label") == which
+               or (len(which) >= MIN_PREFIX and r["manifest"]["version"].startswith(which))]
+    if which == "latest" and name:
+        matches = candidates[-1:]
+    if not matches:
+        raise QuarryError(f"no dataset version matches '{ref}' in {registry_root(registry)}; "
+                          f"`quarry dataset list` shows the known ones")
+    versions = {r["manifest"]["version"] for r in matches}
+    if len(versions) > 1:
+        listing = ", ".join(sorted(f"{r['manifest']['name']}@{r['manifest']['version'][:12]}" for r in matches))
+        raise QuarryError(f"'{ref}' is ambiguous: {listing}")
+    return matches[-1]
+
+
+def locate(ref: str | os.PathLike, registry: str | os.PathLike | None = None) -> tuple[dict | None, Path | None,
+                                                                                      Path | None]:
+    """(manifest or None, data folder or None, release folder or None) for a path or a reference.
+
+    A folder with a manifest is a dataset version; any other folder (or file) of shards has no
+    manifest. A registered version's data folder is returned only while it holds that version.
+    """
+    path = Path(ref)
+    if path.exists():
+        if (path / MANIFEST).is_file():
+            manifest = read_manifest(path)
+            release = registry_root(registry) / manifest["name"] / manifest["version"]
+            return manifest, path, release if (release / MANIFEST).is_file() else None
+        return None, path, None
+    found = find(str(ref), registry)
+    data = found["path"]
+    if not ((data / MANIFEST).is_file() and read_manifest(data).get("version") == found["manifest"]["version"]):
+        data = None
+    return found["manifest"], data, found["release"]
+
+
+def read_index(release: Path) -> list[dict[str, Any]]:
+    return list(read_records(release / INDEX, require_text=False))
+
+
+def read_dropped(release: Path) -> list[dict[str, Any]]:
+    return list(read_records(release / DROPPED, require_text=False))
