@@ -1,0 +1,199 @@
+"""The global step: exact groups, then near-duplicate clusters from band-key collisions.
+
+Reads only the per-shard index files. Exact duplicates group by their normalised content hash.
+Near duplicates: for each band, the band keys of all live documents are sorted; documents that
+share a key become candidate pairs with the first document of their bucket; each candidate is
+verified by its estimated Jaccard (stops chains of weak links) and merged with union-find.
+Memory holds one band's keys, the candidate pairs and the union-find arrays, never every
+signature at once (signatures are memory-mapped and gathered per pair batch).
+
+Every group keeps its member with the smallest survival key (see index.survival_key), so the
+outcome depends on the documents, not on how shards were spread over workers.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import orjson
+
+from quarry.dedup.config import DedupConfig
+from quarry.dedup.index import index_files
+from quarry.dedup.minhash import estimated_jaccard
+from quarry.dedup.unionfind import UnionFind
+from quarry.records import atomic_write_bytes
+
+PAIR_BATCH = 1 << 18
+
+
+def decisions_file(prefix: Path) -> Path:
+    return Path(f"{prefix}.decisions.json")
+
+
+class ShardIndex:
+    """The index files of all shards, addressed by a global document number."""
+
+    def __init__(self, prefixes: list[Path]):
+        self.prefixes = [Path(p) for p in prefixes]
+        self.files = [index_files(p) for p in self.prefixes]
+        sizes = [len(np.load(f["has_sig"], mmap_mode="r")) for f in self.files]
+        self.offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=self.offsets[1:])
+        self._keys: dict[int, list] = {}
+
+    @property
+    def total(self) -> int:
+        return int(self.offsets[-1])
+
+    def concat(self, name: str, column: int | None = None) -> np.ndarray:
+        parts = []
+        for f in self.files:
+            array = np.load(f[name], mmap_mode="r")
+            parts.append(np.asarray(array if column is None else array[:, column]))
+        return np.concatenate(parts) if parts else np.empty(0)
+
+    def locate(self, doc: int) -> tuple[int, int]:
+        shard = int(np.searchsorted(self.offsets, doc, side="right") - 1)
+        return shard, int(doc - self.offsets[shard])
+
+    def gather(self, name: str, docs: np.ndarray) -> np.ndarray:
+        """Rows of a per-shard array for global document numbers, reading only those rows."""
+        shards = np.searchsorted(self.offsets, docs, side="right") - 1
+        out = None
+        for shard in np.unique(shards):
+            mask = shards == shard
+            array = np.load(self.files[shard][name], mmap_mode="r")
+            rows = array[docs[mask] - self.offsets[shard]]
+            if out is None:
+                out = np.empty((len(docs),) + rows.shape[1:], dtype=rows.dtype)
+            out[mask] = rows
+        return out if out is not None else np.empty(0)
+
+    def key(self, doc: int) -> list:
+        shard, row = self.locate(doc)
+        if shard not in self._keys:
+            self._keys[shard] = orjson.loads(self.files[shard]["keys"].read_bytes())
+        return self._keys[shard][row]
+
+
+def _keep_first(index: ShardIndex, members: np.ndarray) -> tuple[int, list]:
+    keyed = sorted((index.key(int(doc)), int(doc)) for doc in members)
+    kept_key, kept = keyed[0]
+    return kept, kept_key
+
+
+def _cluster_name(key: list, doc: int) -> str:
+    return key[3] or f"doc-{doc}"
+
+
+def exact_groups(index: ShardIndex, decisions: dict[int, list]) -> tuple[np.ndarray, dict[str, int]]:
+    """Mark every copy but one of each exact group; returns the dropped mask and counts."""
+    dropped = np.zeros(index.total, dtype=bool)
+    if index.total == 0:
+        return dropped, {"exact_groups": 0, "exact_removed": 0}
+    hashes = index.concat("exact")
+    order = np.lexsort((hashes[:, 1], hashes[:, 0]))
+    ordered = hashes[order]
+    new_group = np.ones(len(order), dtype=bool)
+    new_group[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)
+    starts = np.flatnonzero(new_group)
+    ends = np.append(starts[1:], len(order))
+    groups = 0
+    for start, end in zip(starts, ends, strict=True):
+        if end - start < 2:
+            continue
+        groups += 1
+        members = order[start:end]
+        kept, key = _keep_first(index, members)
+        for doc in members.tolist():
+            if doc != kept:
+                dropped[doc] = True
+                decisions[doc] = ["exact_duplicate", _cluster_name(key, kept), int(end - start)]
+    return dropped, {"exact_groups": groups, "exact_removed": int(dropped.sum())}
+
+
+def candidate_pairs(index: ShardIndex, live: np.ndarray, bands: int) -> np.ndarray:
+    """Unique (a, b) pairs, a < b, of live documents sharing a bucket in some band."""
+    docs = np.flatnonzero(live)
+    found = []
+    for band in range(bands):
+        keys = index.concat("bands", band)[docs]
+        order = np.argsort(keys, kind="stable")
+        ordered = keys[order]
+        same = np.zeros(len(order), dtype=bool)
+        same[1:] = ordered[1:] == ordered[:-1]
+        if not same.any():
+            continue
+        # each bucket member pairs with the bucket's first member (a star, not a chain)
+        first = np.maximum.accumulate(np.where(same, 0, np.arange(len(order))))
+        a, b = docs[order[first[same]]], docs[order[same]]
+        found.append(np.stack([np.minimum(a, b), np.maximum(a, b)], axis=1))
+    if not found:
+        return np.empty((0, 2), dtype=np.int64)
+    return np.unique(np.concatenate(found), axis=0)
+
+
+def verified(index: ShardIndex, pairs: np.ndarray, threshold: float) -> np.ndarray:
+    if threshold <= 0 or len(pairs) == 0:
+        return pairs
+    keep = np.zeros(len(pairs), dtype=bool)
+    for start in range(0, len(pairs), PAIR_BATCH):
+        batch = pairs[start:start + PAIR_BATCH]
+        similarity = estimated_jaccard(index.gather("sig", batch[:, 0]), index.gather("sig", batch[:, 1]))
+        keep[start:start + PAIR_BATCH] = similarity >= threshold
+    return pairs[keep]
+
+
+def near_clusters(index: ShardIndex, live: np.ndarray, config: DedupConfig,
+                  decisions: dict[int, list]) -> dict[str, Any]:
+    bands, _ = config.band_shape()
+    pairs = candidate_pairs(index, live, bands)
+    merged = verified(index, pairs, config.verify_threshold)
+    uf = UnionFind(index.total)
+    uf.union_pairs(merged)
+    roots = uf.roots()
+    sizes = np.bincount(roots, minlength=index.total)
+    in_cluster = np.flatnonzero(sizes[roots] > 1)
+    histogram: Counter = Counter()
+    removed = 0
+    by_root: dict[int, list[int]] = {}
+    for doc in in_cluster.tolist():
+        by_root.setdefault(int(roots[doc]), []).append(doc)
+    for members in by_root.values():
+        kept, key = _keep_first(index, np.array(members))
+        name = _cluster_name(key, kept)
+        histogram[len(members)] += 1
+        for doc in members:
+            if doc == kept:
+                decisions[doc] = ["keep", name, len(members)]
+            else:
+                decisions[doc] = ["near_duplicate", name, len(members)]
+                removed += 1
+    return {"candidate_pairs": int(len(pairs)), "verified_pairs": int(len(merged)), "near_clusters": len(by_root),
+            "near_removed": removed, "largest_cluster": max(histogram, default=0),
+            "cluster_sizes": {str(size): count for size, count in sorted(histogram.items())}}
+
+
+def cluster_index(prefixes: list[Path], config: DedupConfig) -> dict[str, Any]:
+    """Decide every document's fate; writes ``<prefix>.decisions.json`` per shard."""
+    index = ShardIndex(prefixes)
+    decisions: dict[int, list] = {}
+    stats: dict[str, Any] = {"documents": index.total}
+    exact_dropped = np.zeros(index.total, dtype=bool)
+    if config.exact:
+        exact_dropped, counts = exact_groups(index, decisions)
+        stats.update(counts)
+    if config.near and index.total:
+        live = index.concat("has_sig").astype(bool) & ~exact_dropped
+        stats["near_skipped_short"] = int((~index.concat("has_sig").astype(bool)).sum())
+        stats.update(near_clusters(index, live, config, decisions))
+    per_shard: list[dict[str, list]] = [{} for _ in index.prefixes]
+    for doc, decision in sorted(decisions.items()):
+        shard, row = index.locate(doc)
+        per_shard[shard][str(row)] = decision
+    for prefix, local in zip(index.prefixes, per_shard, strict=True):
+        atomic_write_bytes(decisions_file(prefix), orjson.dumps(local, option=orjson.OPT_SORT_KEYS))
+    return stats

@@ -1,0 +1,74 @@
+"""Dedup settings from the ``dedup:`` section of params.yaml, with defaults for absent keys."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from quarry.errors import ConfigError
+from quarry.dedup.minhash import MinHasher, choose_bands
+
+
+@dataclass(frozen=True)
+class DedupConfig:
+    exact: bool = True
+    near: bool = True
+    ngram: int = 5
+    num_perm: int = 128
+    threshold: float = 0.7          # target Jaccard similarity of word n-gram sets
+    bands: int | None = None        # explicit LSH bands x rows; None: chosen from the threshold
+    rows: int | None = None
+    fp_weight: float = 0.2          # datasketch optimiser weights; verification removes false
+    fn_weight: float = 0.8          # candidates, so missed pairs weigh more by default
+    verify: bool = True             # merge a candidate pair only if its estimated Jaccard passes
+    verify_margin: float = 0.05     # ... threshold - margin (the estimate's noise, not a new rule)
+    min_tokens: int = 10            # documents with fewer words are only exact-deduplicated
+    seed: int = 1
+    permissive: tuple[str, ...] = field(default=("permissive", "public-domain"))
+
+    @classmethod
+    def from_params(cls, params: dict[str, Any] | None) -> DedupConfig:
+        section = dict((params or {}).get("dedup") or {})
+        known = set(cls.__dataclass_fields__)
+        unknown = sorted(set(section) - known)
+        if unknown:
+            raise ConfigError(f"params: unknown key(s) under dedup: {', '.join(unknown)}; "
+                              f"valid keys: {', '.join(sorted(known))}")
+        if "permissive" in section:
+            section["permissive"] = tuple(section["permissive"])
+        config = cls(**section)
+        if not 0 < config.threshold <= 1:
+            raise ConfigError(f"params: dedup.threshold must be in (0, 1], got {config.threshold}")
+        if (config.bands is None) != (config.rows is None):
+            raise ConfigError("params: dedup.bands and dedup.rows must be given together")
+        if config.bands is not None and config.bands * config.rows > config.num_perm:
+            raise ConfigError(f"params: dedup.bands x dedup.rows = {config.bands * config.rows} "
+                              f"exceeds dedup.num_perm = {config.num_perm}")
+        return config
+
+    @property
+    def verify_threshold(self) -> float:
+        return round(max(0.0, self.threshold - self.verify_margin), 6) if self.verify else 0.0
+
+    def band_shape(self) -> tuple[int, int]:
+        if self.bands is not None:
+            return self.bands, self.rows
+        if self.verify:
+            return choose_bands(self.verify_threshold, self.num_perm, self.fp_weight, self.fn_weight)
+        return choose_bands(self.threshold, self.num_perm, 0.5, 0.5)
+
+    def hasher(self) -> MinHasher:
+        return MinHasher(num_perm=self.num_perm, ngram=self.ngram, seed=self.seed,
+                         min_shingles=max(1, self.min_tokens - self.ngram + 1))
+
+    def license_rank(self, meta: dict[str, Any]) -> int:
+        """0 for a permissive license, 1 otherwise: permissive copies survive deduplication."""
+        license_ = meta.get("license") or {}
+        category = license_.get("category") if isinstance(license_, dict) else None
+        return 0 if category in self.permissive else 1
+
+    def summary(self) -> dict[str, Any]:
+        bands, rows = self.band_shape()
+        return {"ngram": self.ngram, "num_perm": self.num_perm, "threshold": self.threshold, "bands": bands,
+                "rows": rows, "verify_threshold": self.verify_threshold if self.verify else None,
+                "min_tokens": self.min_tokens}
