@@ -25,6 +25,8 @@ err = Console(stderr=True)
 
 COMMAND_MODULES = [
     "quarry.cli.core",
+    "quarry.cli.models",
+    "quarry.cli.dataset",
 ]
 
 

@@ -7,10 +7,11 @@ citation, and reading them back.
 """
 
 from quarry.datasets.build import assemble, derive_version
+from quarry.datasets.changelog import compare
 from quarry.datasets.cite import bibtex, plain
 from quarry.datasets.reader import load_manifest, open_dataset
 from quarry.datasets.versions import releases
 
 open = open_dataset  # noqa: A001 - quarry.datasets.open(version) is the public reader
 
-__all__ = ["assemble", "bibtex", "derive_version", "load_manifest", "open", "open_dataset", "plain", "releases"]
+__all__ = ["assemble", "bibtex", "compare", "derive_version", "load_manifest", "open", "open_dataset", "plain", "releases"]

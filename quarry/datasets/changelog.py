@@ -100,3 +100,22 @@ def render(log: dict[str, Any], limit: int = 50) -> str:
     if log["changed"]:
         out += ["## Changed", "", *[f"- `{c['key']}`: `{c['from']}` -> `{c['to']}`" for c in log["changed"][:limit]], ""]
     return "\n".join(out)
+
+
+def compare(old_ref, new_ref, registry=None) -> dict[str, Any]:
+    """The changelog between any two versions (registered references or dataset folders)."""
+    from quarry.datasets.reader import open_dataset
+    from quarry.datasets.versions import locate, read_dropped, read_index
+
+    sides = []
+    for ref in (old_ref, new_ref):
+        manifest, data, release = locate(ref, registry)
+        if release is not None:
+            index, dropped = read_index(release), read_dropped(release)
+        else:
+            index, dropped = index_of(open_dataset(data)), list(rejects_of([data]))
+        sides.append((manifest or {}, index, dropped))
+    (old_m, old_index, _), (new_m, new_index, new_dropped) = sides
+    return {"from": old_m.get("version", str(old_ref)), "from_label": old_m.get("label", ""),
+            "to": new_m.get("version", str(new_ref)), "to_label": new_m.get("label", ""),
+            **diff(old_index, new_index, new_dropped)}

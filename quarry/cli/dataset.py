@@ -1,0 +1,142 @@
+"""Dataset commands: `quarry assemble`, `quarry dataset list|show|diff`, `quarry cite`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+out = Console()
+
+
+class TokenizerFile:
+    """A Hugging Face `tokenizers` JSON file, counted by its ids; identified by its sha256."""
+
+    def __init__(self, path: Path):
+        from tokenizers import Tokenizer
+
+        from quarry.hashing import file_hash
+
+        self._tokenizer = Tokenizer.from_file(str(path))
+        self.version = f"{path.name}@sha256:{file_hash(path)[:16]}"
+
+    def encode(self, text: str) -> list[int]:
+        return self._tokenizer.encode(text, add_special_tokens=False).ids
+
+
+def _counts_table(title: str, rows: dict, total: dict) -> Table:
+    table = Table(title=title)
+    columns = ["documents", "bytes", *(["tokens"] if "tokens" in total else [])]
+    for name in (title.split()[-1], *columns, "share"):
+        table.add_column(name, justify="left" if name == title.split()[-1] else "right")
+    for name, counts in rows.items():
+        share = counts["bytes"] / total["bytes"] if total["bytes"] else 0
+        table.add_row(name, *(f"{counts[c]:,}" for c in columns), f"{share:.1%}")
+    return table
+
+
+def register(app: typer.Typer) -> None:
+    dataset = typer.Typer(help="Released dataset versions: list, show, diff.", no_args_is_help=True)
+    app.add_typer(dataset, name="dataset")
+
+    @app.command("assemble")
+    def assemble_cmd(
+        src: Path = typer.Argument(..., help="Folder of curated shards (the last curation stage's output)."),
+        dst: Path = typer.Argument(..., help="Dataset folder to write, e.g. data/datasets/<name>."),
+        params_file: Path = typer.Option(None, "--params", help="params.yaml (default: the project's)."),
+        ledger: list[Path] = typer.Option([], help="An upstream stage's ledger.json (or its folder); repeatable."),
+        snapshot: Path = typer.Option(None, help="The snapshot's manifest (JSON), for its id."),
+        optout_hash: str = typer.Option(None, help="Hash of the opt-out registry the curation applied."),
+        tokenizer: Path = typer.Option(None, help="A tokenizers JSON file: adds token counts to the composition."),
+        parent: str = typer.Option(None, help="The previous version (hash, label, folder, or 'latest')."),
+        workers: int = typer.Option(None, help="Processes (default params pipeline.workers); same bytes for any."),
+        no_register: bool = typer.Option(False, "--no-register", help="Do not record it in the release registry."),
+    ) -> None:
+        """Assemble curated shards into a versioned dataset: shards, manifest, datacard, SHA256SUMS."""
+        from quarry.datasets import assemble
+        from quarry.params import get, load_params
+
+        params = load_params(params_file)
+        if parent == "latest":
+            parent = f"{get(params, 'assemble.name', 'quarry-code')}@latest"
+        manifest = assemble(src, dst, params, snapshot_manifest=snapshot, ledgers=ledger,
+                            optout_registry_hash=optout_hash, tokenizer=TokenizerFile(tokenizer) if tokenizer else None,
+                            parent=parent, workers=workers or int(get(params, "pipeline.workers", 1)),
+                            register=not no_register)
+        total = manifest["composition"]["total"]
+        out.print(f"{manifest['name']} {manifest['label']} [bold]{manifest['version']}[/bold]: "
+                  f"{total['documents']:,} documents, {total['bytes']:,} bytes -> {dst}")
+
+    @dataset.command("list")
+    def list_cmd(name: str = typer.Argument(None, help="Only this dataset.")) -> None:
+        """Every registered version, oldest first."""
+        from quarry.datasets import releases
+
+        table = Table("name", "label", "version", "parent", "documents", "bytes", "folder")
+        for release in releases(name):
+            m = release["manifest"]
+            total = m["composition"]["total"]
+            table.add_row(m["name"], m["label"], m["version"][:12], (m.get("parent") or "-")[:12],
+                          f"{total['documents']:,}", f"{total['bytes']:,}", str(release["path"]))
+        out.print(table)
+
+    @dataset.command("show")
+    def show_cmd(ref: str = typer.Argument(..., help="Version hash / prefix, label, name, or folder."),
+                 as_json: bool = typer.Option(False, "--json", help="Print the whole manifest.")) -> None:
+        """A version's provenance and composition."""
+        from quarry.datasets import load_manifest
+
+        m = load_manifest(ref)
+        if as_json:
+            print(json.dumps(m, indent=2, sort_keys=True))
+            return
+        out.print(f"[bold]{m['name']} {m['label']}[/bold]  version {m['version']}")
+        for key in ("parent", "snapshot_id", "params_hash", "optout_registry_hash", "code_version", "tokenizer"):
+            out.print(f"  {key}: {m.get(key) or '-'}")
+        comp = m["composition"]
+        for dim in ("split", "subset", "language", "license_category"):
+            out.print(_counts_table(f"by {dim}", comp[f"by_{dim}"], comp["total"]))
+
+    @dataset.command("diff")
+    def diff_cmd(old: str = typer.Argument(..., help="The older version (hash, label, folder)."),
+                 new: str = typer.Argument(..., help="The newer version."),
+                 as_json: bool = typer.Option(False, "--json", help="Print the changelog as JSON."),
+                 limit: int = typer.Option(50, help="Ids shown per section.")) -> None:
+        """Documents added, removed (by reason) and changed between two versions."""
+        from quarry.datasets.changelog import compare, render
+
+        log = compare(old, new)
+        if as_json:
+            print(json.dumps(log, indent=2, sort_keys=True))
+        else:
+            print(render(log, limit=limit))
+
+    @app.command("cite")
+    def cite_cmd(ref: str = typer.Argument(..., help="Dataset name, version hash / prefix, label, or folder."),
+                 fmt: str = typer.Option("both", "--format", help="text, bibtex or both.")) -> None:
+        """How to cite a dataset version: plain text and BibTeX with name, label and hash."""
+        import datetime
+
+        from quarry.datasets import bibtex, plain
+        from quarry.datasets.versions import locate
+        from quarry.errors import QuarryError
+        from quarry.records import read_json
+
+        if fmt not in ("text", "bibtex", "both"):
+            raise QuarryError(f"--format must be text, bibtex or both, not '{fmt}'")
+        manifest, data, release = locate(ref)
+        if manifest is None:
+            raise QuarryError(f"{data}: not a dataset version (no manifest.json)")
+        year = None
+        if release is not None:
+            stamp = read_json(release / "release.json").get("registered_at")
+            year = datetime.datetime.fromtimestamp(stamp, datetime.UTC).year if stamp else None
+        if fmt in ("text", "both"):
+            print(plain(manifest, year))
+        if fmt == "both":
+            print()
+        if fmt in ("bibtex", "both"):
+            print(bibtex(manifest, year))
