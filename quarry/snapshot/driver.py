@@ -1,0 +1,161 @@
+"""run_snapshot: sources → planned origins → capped selection → processed origins → shards + manifest.
+
+Planning and the caps run in this process, in a fixed order; origins are processed in parallel
+(any worker count gives the same bytes, since results are merged in origin order); the records
+are written sorted by origin then path into shards of about `shard_bytes` each.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from quarry.ledger import Ledger
+from quarry.paths import state_dir
+from quarry.records import RecordWriter, write_json
+from quarry.snapshot import manifest as manifest_mod
+from quarry.snapshot.process import cached_records, plan_summary, process_origin
+from quarry.snapshot.settings import settings
+from quarry.snapshot.sources import OriginPlan, Refused, plan_source
+
+STAGE = "snapshot"
+
+
+def cache_root() -> Path:
+    return state_dir() / "cache" / "snapshot"
+
+
+def apply_caps(sources: list[dict], planned: list[list[OriginPlan]], cfg: dict[str, Any]) -> None:
+    """Keep candidates under the per-origin, per-source and total byte caps, in a fixed order
+    (sources as listed, origins sorted, license / README / METADATA files first, then by path);
+    the rest are refused with the cap that stopped them."""
+    total_left = cfg["max_total_bytes"]
+    for source, plans in zip(sources, planned):
+        source_left = source.get("max_bytes", float("inf"))
+        origin_cap = source.get("max_origin_bytes", cfg["max_origin_bytes"])
+        for plan in plans:
+            origin_left = origin_cap
+            kept = []
+            for cand in sorted(plan.candidates, key=lambda c: (c.priority, c.path)):
+                limits = {"cap_origin": origin_left, "cap_source": source_left, "cap_total": total_left}
+                if cand.size <= min(limits.values()):
+                    kept.append(cand)
+                    origin_left -= cand.size
+                    source_left -= cand.size
+                    total_left -= cand.size
+                else:
+                    reason = min(limits, key=lambda name: (limits[name], name))
+                    plan.refused.append(Refused(cand.path, reason, {"bytes": cand.size}))
+            plan.candidates = sorted(kept, key=lambda c: c.path)
+
+
+def plan_all(sources: list[dict], cfg: dict[str, Any], staging: Path) -> list[OriginPlan]:
+    planned = [plan_source(source, cfg, staging) for source in sources]
+    apply_caps(sources, planned, cfg)
+    plans = [plan for plans in planned for plan in plans]
+    return sorted(plans, key=lambda p: p.sort_key)
+
+
+def _process_all(plans: list[OriginPlan], cfg: dict, cache_dir: Path, workers: int, progress: bool) -> list[dict]:
+    with Progress(TextColumn("snapshot"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
+                  TimeElapsedColumn(), disable=not progress, transient=True) as bar:
+        task = bar.add_task("", total=len(plans))
+        results: list[dict] = []
+        if workers <= 1 or len(plans) <= 1:
+            for plan in plans:
+                bar.update(task, description=plan.origin)
+                results.append(process_origin(plan, cfg, cache_dir))
+                bar.advance(task)
+            return results
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futures = [pool.submit(process_origin, plan, cfg, cache_dir) for plan in plans]
+            for future in futures:  # in submission (= origin) order
+                results.append(future.result())
+                bar.advance(task)
+        return results
+
+
+def run_snapshot(sources: list[dict] | None, out_dir: Path, params: dict[str, Any] | None = None, *,
+                 workers: int = 1, cache_dir: Path | None = None, progress: bool = True) -> dict[str, Any]:
+    """Snapshot ``sources`` (default: params `snapshot.sources`) into ``out_dir``; returns the manifest.
+
+    Writes ``out_dir/shards/part-NNNNN.jsonl.zst``, ``out_dir/manifest.json`` (whose
+    ``snapshot_id`` is the hash of its own content), ``out_dir/ledger.json`` and
+    ``out_dir/rejects/rejects.jsonl.zst`` (every refused file with its origin, path and reason).
+    """
+    cfg = settings(params)
+    sources = [{"name": s.get("name") or s["kind"], **s} for s in (sources if sources is not None else cfg["sources"])]
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    cache_dir = Path(cache_dir) if cache_dir else cache_root()
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=".staging-", dir=out_dir) as staging:
+        plans = plan_all(sources, cfg, Path(staging))
+        results = _process_all(plans, cfg, cache_dir, workers, progress)
+    shards = _write_shards(plans, results, cache_dir, out_dir / "shards", cfg["shard_bytes"])
+    ledger = _write_rejects(plans, results, out_dir / "rejects" / "rejects.jsonl.zst")
+    manifest = manifest_mod.build(sources, cfg, plans, results, shards, ledger)
+    write_json(out_dir / "ledger.json", ledger.to_dict())
+    write_json(out_dir / "manifest.json", manifest)
+    return manifest
+
+
+def _write_shards(plans, results, cache_dir: Path, shard_dir: Path, shard_bytes: int) -> list[dict]:
+    shard_dir.mkdir(parents=True, exist_ok=True)
+    shards: list[dict] = []
+    writer: RecordWriter | None = None
+
+    def finish() -> None:
+        stats = writer.close()
+        shards.append({"name": Path(stats.path).name, "records": stats.records, "bytes": stats.bytes})
+
+    try:
+        for result in results:
+            for record in cached_records(cache_dir, result["key"]):
+                if writer is None:
+                    writer = RecordWriter(shard_dir / f"part-{len(shards):05d}.jsonl.zst")
+                writer.write(record)
+                if writer.stats.bytes >= shard_bytes:
+                    finish()
+                    writer = None
+        if writer is not None:
+            finish()
+    except BaseException:
+        if writer is not None:
+            writer.abort()
+        raise
+    names = {s["name"] for s in shards}
+    for stale in shard_dir.glob("part-*.jsonl*"):  # from an earlier, larger snapshot
+        if stale.name not in names:
+            stale.unlink()
+    from quarry.hashing import file_hash
+
+    for shard in shards:
+        shard["sha256"] = file_hash(shard_dir / shard["name"])
+    return shards
+
+
+def _write_rejects(plans: list[OriginPlan], results: list[dict], path: Path) -> Ledger:
+    ledger = Ledger(STAGE)
+    with RecordWriter(path, validate=False) as rejects:
+        ledger.rejects = rejects
+        for plan, result in zip(plans, results):
+            refused = [(r.path, None, r.reason, r.detail) for r in plan.refused]
+            refused += [(r["path"], r["id"], r["reason"], {"bytes": r["bytes"]}) for r in result["refused"]]
+            for rel, swhid, reason, detail in sorted(refused, key=lambda r: (r[0], r[2])):
+                ledger.seen()
+                ledger.drop({"meta": {"id": swhid, "origin": plan.origin, "path": rel}}, reason, **detail)
+            ledger.seen(len(result["files"]))
+            ledger.keep(len(result["files"]))
+    ledger.rejects = None
+    return ledger
+
+
+def clear_cache(cache_dir: Path | None = None) -> None:
+    shutil.rmtree(cache_dir or cache_root(), ignore_errors=True)

@@ -1,0 +1,160 @@
+"""Language of a file from its name, shebang and modeline (Pygments' lexer registry, 500+ languages),
+and natural language of prose (lingua, which ships its own models).
+
+Order of evidence, most specific first: a modeline (`vim: ft=...`, `-*- mode: ... -*-`), an exact
+file name (Makefile, Dockerfile), a shebang, then the extension or another file-name glob. When
+several lexers claim the same name (`*.h`, `*.m`, `*.pl`) the tie is broken deterministically: the
+lexers' own content analysis score, then whether the pattern is the lexer's first one, then its
+priority, then its name.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import functools
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+
+from pygments.lexers import _mapping, find_lexer_class
+from pygments.modeline import get_filetype_from_buffer
+
+UNKNOWN = "unknown"
+SHEBANG = re.compile(rb"^#!\s*(\S+)(?:\s+(\S+))?")
+_VERSION_SUFFIX = re.compile(r"[\d.]+$")
+
+
+@dataclass(frozen=True)
+class Claim:
+    name: str        # the language (lexer) name
+    primary: bool    # the pattern is the lexer's first file-name pattern
+
+
+@dataclass
+class Registry:
+    by_filename: dict[str, list[Claim]]
+    by_extension: dict[str, list[Claim]]
+    globs: list[tuple[str, Claim]]
+    by_alias: dict[str, str]
+
+
+@functools.cache
+def registry() -> Registry:
+    """Index Pygments' lexer table once per process, without importing the lexers."""
+    by_filename: dict[str, list[Claim]] = defaultdict(list)
+    by_extension: dict[str, list[Claim]] = defaultdict(list)
+    globs: list[tuple[str, Claim]] = []
+    by_alias: dict[str, str] = {}
+    for _module, name, aliases, filenames, _mimetypes in sorted(_mapping.LEXERS.values(), key=lambda v: v[1]):
+        for alias in aliases:
+            by_alias.setdefault(alias.lower(), name)
+        for index, pattern in enumerate(filenames):
+            claim = Claim(name, index == 0)
+            if not any(ch in pattern for ch in "*?["):
+                by_filename[pattern].append(claim)
+            elif pattern.startswith("*.") and not any(ch in pattern[2:] for ch in "*?["):
+                by_extension[pattern[2:]].append(claim)
+            else:
+                globs.append((pattern, claim))
+    return Registry(dict(by_filename), dict(by_extension), globs, by_alias)
+
+
+def language_count() -> int:
+    return len(_mapping.LEXERS)
+
+
+def by_alias(alias: str) -> str | None:
+    alias = alias.lower()
+    reg = registry()
+    return reg.by_alias.get(alias) or reg.by_alias.get(_VERSION_SUFFIX.sub("", alias))
+
+
+def from_shebang(head: bytes) -> str | None:
+    match = SHEBANG.match(head)
+    if not match:
+        return None
+    program = match.group(1).rsplit(b"/", 1)[-1].decode("ascii", "replace")
+    if program == "env" and match.group(2):
+        program = match.group(2).decode("ascii", "replace")
+    return by_alias(program)
+
+
+def from_modeline(text: str) -> str | None:
+    filetype = get_filetype_from_buffer(text)
+    if not filetype:
+        emacs = re.search(r"-\*-\s*(?:mode:\s*)?([\w+#-]+)\s*(?:;.*)?-\*-", text[:1000])
+        filetype = emacs.group(1) if emacs else None
+    return by_alias(filetype) if filetype else None
+
+
+def _claims(filename: str) -> list[Claim]:
+    reg = registry()
+    claims = list(reg.by_filename.get(filename, []))
+    if claims:
+        return claims
+    parts = filename.split(".")
+    for start in range(1, len(parts)):  # longest extension first: x.tar.gz before x.gz
+        claims = reg.by_extension.get(".".join(parts[start:]))
+        if claims:
+            break
+    claims = list(claims or [])
+    claims += [claim for pattern, claim in reg.globs if fnmatch.fnmatchcase(filename, pattern)]
+    return claims
+
+
+@functools.cache
+def _lexer_class(name: str):
+    return find_lexer_class(name)  # by display name; imports only the one lexer module
+
+
+def _tie_break(claims: list[Claim], text: str) -> str:
+    def rank(claim: Claim):
+        cls = _lexer_class(claim.name)
+        score = cls.analyse_text(text[:4000]) if cls is not None else 0.0
+        priority = getattr(cls, "priority", 0) if cls is not None else 0
+        return (-float(score or 0.0), not claim.primary, -priority, claim.name)
+
+    return min(dict.fromkeys(claims), key=rank).name
+
+
+def detect(path: str, head: bytes, text: str | None = None) -> str:
+    """The language of a file: `path` is posix, `head` its first bytes, `text` its decoded text."""
+    filename = path.rsplit("/", 1)[-1]
+    sample = text if text is not None else head.decode("utf-8", "replace")
+    language = from_modeline(sample[:2000] + "\n" + sample[-2000:]) if sample else None
+    if language:
+        return language
+    exact = registry().by_filename.get(filename)
+    if exact:
+        return exact[0].name if len(exact) == 1 else _tie_break(exact, sample)
+    language = from_shebang(head)
+    if language:
+        return language
+    claims = _claims(filename)
+    if not claims:
+        return UNKNOWN
+    names = {claim.name for claim in claims}
+    return claims[0].name if len(names) == 1 else _tie_break(claims, sample)
+
+
+# ---------------------------------------------------------------------------------------------
+# Natural language of prose
+
+_DETECTORS: dict[tuple[str, ...], object] = {}
+
+
+def natural_language(text: str, languages: list[str] | tuple[str, ...]) -> str | None:
+    """ISO 639-1 code of the text's language among ``languages`` (lingua names), or None."""
+    key = tuple(languages)
+    detector = _DETECTORS.get(key)
+    if detector is None:
+        from lingua import Language, LanguageDetectorBuilder
+
+        chosen = [getattr(Language, name.upper()) for name in key]
+        detector = LanguageDetectorBuilder.from_languages(*chosen).with_low_accuracy_mode().build()
+        _DETECTORS[key] = detector
+    sample = text[:3000]
+    if not sample.strip():
+        return None
+    found = detector.detect_language_of(sample)
+    return found.iso_code_639_1.name.lower() if found is not None else None

@@ -1,0 +1,60 @@
+"""The snapshot manifest: every origin (revision, directory SWHID, files with SWHIDs, sizes and
+languages), counts by language, subset and refusal reason, the shards; its id is its own hash."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from quarry.hashing import value_hash
+from quarry.ledger import Ledger
+from quarry.records import read_json
+from quarry.snapshot.process import plan_summary
+from quarry.snapshot.settings import processing_hash
+
+MANIFEST = "manifest.json"
+
+
+def build(sources: list[dict], cfg: dict, plans, results: list[dict], shards: list[dict],
+          ledger: Ledger) -> dict[str, Any]:
+    origins = []
+    languages: Counter = Counter()
+    subsets: Counter = Counter()
+    total_bytes = 0
+    for plan, result in zip(plans, results):
+        refused = Counter(r.reason for r in plan.refused) + Counter(r["reason"] for r in result["refused"])
+        size = sum(f["bytes"] for f in result["files"])
+        total_bytes += size
+        languages.update(f["language"] for f in result["files"])
+        subsets.update(f["pile_set_name"] for f in result["files"])
+        origins.append({**plan_summary(plan), "directory": result["directory"], "file_count": len(result["files"]),
+                        "bytes": size, "refused": dict(sorted(refused.items())), "files": result["files"]})
+    body = {
+        "stage": "snapshot",
+        "sources": sources,
+        "params_hash": value_hash({k: v for k, v in cfg.items() if k != "sources"}),
+        "processing_hash": processing_hash(cfg),
+        "origins": origins,
+        "counts": {"origins": len(origins), "files": ledger.kept, "bytes": total_bytes,
+                   "languages": dict(sorted(languages.items())), "subsets": dict(sorted(subsets.items())),
+                   "refused": dict(sorted(ledger.dropped.items()))},
+        "ledger": ledger.to_dict(),
+        "shards": shards,
+    }
+    return {"snapshot_id": snapshot_id(body), **body}
+
+
+def snapshot_id(manifest: dict[str, Any]) -> str:
+    """sha256 of the manifest's canonical JSON without its own id."""
+    return value_hash({k: v for k, v in manifest.items() if k != "snapshot_id"})
+
+
+def load(path: str | Path) -> dict[str, Any]:
+    """A manifest from a snapshot folder or the manifest file itself."""
+    path = Path(path)
+    return read_json(path / MANIFEST if path.is_dir() else path)
+
+
+def verify(manifest: dict[str, Any]) -> bool:
+    return manifest.get("snapshot_id") == snapshot_id(manifest)

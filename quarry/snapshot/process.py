@@ -1,0 +1,125 @@
+"""One origin → its records: read, address (SWHID), filter, detect language, assign a subset.
+
+`process_origin` is the pure per-origin unit of work (the one a Prefect task caches and a process
+pool maps). Its result is stored in the re-snapshot cache under a key made of the origin, its
+revision, the content hash of every selected file and the processing params, so an unchanged
+origin is never decoded twice.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from quarry.hashing import value_hash
+from quarry.records import RecordWriter, read_json, read_records, write_json
+from quarry.snapshot import filters, language
+from quarry.snapshot.settings import processing_hash
+from quarry.snapshot.sources import OriginPlan
+from quarry.snapshot.swhid import content_swhid, directory_swhid, hex_of
+
+# Bump when the records this module writes change shape for the same inputs.
+FORMAT_VERSION = 1
+RECORDS_FILE = "records.jsonl.zst"
+SUMMARY_FILE = "origin.json"
+
+
+def read_contents(plan: OriginPlan) -> list[bytes]:
+    """The bytes of every candidate, in candidate order."""
+    repo = None
+    out = []
+    for cand in plan.candidates:
+        kind = cand.locator[0]
+        if kind == "file":
+            out.append(Path(cand.locator[1]).read_bytes())
+        elif kind == "git":
+            if repo is None:
+                from dulwich.repo import Repo
+
+                repo = Repo(cand.locator[1])
+            out.append(repo.object_store[cand.locator[2].encode()].data)
+        else:
+            out.append(cand.locator[1].encode("utf-8"))
+    return out
+
+
+def cache_key(plan: OriginPlan, swhids: list[str], cfg: dict[str, Any]) -> str:
+    files = [(c.path, c.mode, hex_of(s), c.locator[2] if c.locator[0] == "text" else None)
+             for c, s in zip(plan.candidates, swhids)]
+    return value_hash({"format": FORMAT_VERSION, "origin": plan.origin, "revision": plan.revision,
+                       "subset": plan.subset, "files": files, "links": [(p, m, d.hex()) for p, m, d in plan.links],
+                       "processing": processing_hash(cfg)})
+
+
+def process_origin(plan: OriginPlan, cfg: dict[str, Any], cache_dir: Path) -> dict[str, Any]:
+    """Snapshot one origin into ``cache_dir/<key>/``; returns its summary (with the key).
+
+    The summary holds the origin's directory SWHID, its file entries (SWHID, path, bytes,
+    language, subset, encoding) and the files refused while reading, with reasons.
+    """
+    contents = read_contents(plan)
+    swhids = [content_swhid(data) for data in contents]
+    key = cache_key(plan, swhids, cfg)
+    entry = cache_dir / key
+    if (entry / SUMMARY_FILE).is_file() and (entry / RECORDS_FILE).is_file():
+        summary = read_json(entry / SUMMARY_FILE)
+        return {**summary, "cached": True}
+    records, files, refused = [], [], []
+    for cand, data, swhid in zip(plan.candidates, contents, swhids):
+        outcome = _process_file(plan, cand, data, swhid, cfg)
+        if isinstance(outcome, str):
+            refused.append({"path": cand.path, "id": swhid, "reason": outcome, "bytes": len(data)})
+            continue
+        records.append(outcome)
+        meta = outcome["meta"]
+        files.append({name: meta.get(name) for name in ("id", "path", "bytes", "language", "pile_set_name",
+                                                      "encoding", "natural_language") if name in meta})
+    tree = [(c.path, c.mode, bytes.fromhex(hex_of(s))) for c, s in zip(plan.candidates, swhids)]
+    directory = plan.info.get("directory") or directory_swhid(tree + plan.links)
+    summary = {"key": key, "origin": plan.origin, "revision": plan.revision, "directory": directory,
+               "files": files, "refused": refused}
+    with RecordWriter(entry / RECORDS_FILE) as writer:
+        writer.write_all(records)
+    write_json(entry / SUMMARY_FILE, summary)  # written last: its presence marks a complete entry
+    return {**summary, "cached": False}
+
+
+def cached_records(cache_dir: Path, key: str):
+    return read_records(cache_dir / key / RECORDS_FILE)
+
+
+def _process_file(plan: OriginPlan, cand, data: bytes, swhid: str, cfg: dict[str, Any]) -> dict | str:
+    if cand.locator[0] == "text":
+        text, encoding = cand.locator[1], "utf-8"
+    else:
+        decoded = filters.decode(data)
+        if decoded.refusal:
+            return decoded.refusal
+        text, encoding = decoded.text, decoded.encoding
+    refusal = filters.content_refusal(text, cfg)
+    if refusal:
+        return refusal
+    lang = language.detect(cand.path, data[:512], text)
+    kind = filters.file_kind(cand.path, lang, cfg)
+    if cand.locator[0] == "text" and cand.locator[2].get("subset"):
+        subset = cand.locator[2]["subset"]
+    else:
+        subset = plan.subset or filters.subset_of(kind, lang, cfg)
+    meta = {"id": swhid, "pile_set_name": subset, "origin": plan.origin, "revision": plan.revision,
+            "path": cand.path, "language": lang, "bytes": len(data), "encoding": encoding}
+    if kind == "prose":
+        meta["natural_language"] = language.natural_language(text, cfg["natural_languages"])
+    if cand.locator[0] == "text":
+        meta.update({k: v for k, v in cand.locator[2].items() if k != "subset" and v is not None})
+    return {"text": text, "meta": meta}
+
+
+def plan_summary(plan: OriginPlan) -> dict[str, Any]:
+    """What the manifest says about an origin besides its files (JSON-able)."""
+    hostile = [{"member": r.path, "reason": r.reason, **r.detail} for r in plan.refused
+               if r.reason.startswith("archive_")]
+    summary = {"source": plan.source, "kind": plan.kind, "origin": plan.origin, "revision": plan.revision,
+               **{k: v for k, v in plan.info.items() if v is not None and k != "directory"}}
+    if hostile:
+        summary["archive_refusals"] = hostile
+    return summary
