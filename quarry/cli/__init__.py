@@ -26,6 +26,7 @@ err = Console(stderr=True)
 COMMAND_MODULES = [
     "quarry.cli.core",
     "quarry.cli.models",
+    "quarry.cli.models",
     "quarry.cli.dataset",
 ]
 
