@@ -26,7 +26,6 @@ err = Console(stderr=True)
 COMMAND_MODULES = [
     "quarry.cli.core",
     "quarry.cli.models",
-    "quarry.cli.models",
     "quarry.cli.dataset",
 ]
 
