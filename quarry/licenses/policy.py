@@ -1,0 +1,158 @@
+"""License categories and the keep/drop policy over SPDX expressions.
+
+ScanCode files each license under a category (its license data's ``category`` field); Quarry
+folds those into seven: permissive, public-domain, weak-copyleft, strong-copyleft, proprietary,
+unknown and no-license. An expression is judged as a formula, with ``license-expression``:
+``A OR B`` is allowed when either side is (the user may pick it), ``A AND B`` only when both are,
+``A WITH exception`` as A. An expression's category follows the same rule: the most permissive
+choice across OR, the most restrictive part across AND.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from license_expression import AND, OR, ExpressionError, LicenseSymbol, LicenseWithExceptionSymbol, Licensing
+
+from quarry.errors import ConfigError
+
+CATEGORIES = ("public-domain", "permissive", "weak-copyleft", "strong-copyleft", "proprietary", "unknown",
+              "no-license")
+RANK = {name: rank for rank, name in enumerate(CATEGORIES)}  # lower is more permissive
+
+SCANCODE_CATEGORIES = {
+    "Public Domain": "public-domain",
+    "Permissive": "permissive",
+    "Copyleft Limited": "weak-copyleft",
+    "Copyleft": "strong-copyleft",
+    "Proprietary Free": "proprietary",
+    "Free Restricted": "proprietary",
+    "Source-available": "proprietary",
+    "Commercial": "proprietary",
+    "Patent License": "proprietary",
+    "CLA": "proprietary",
+    "Unstated License": "unknown",
+}
+
+# ScanCode's answer to "see the LICENSE file": a pointer, not a license, when a real one is beside it.
+REFERENCE_KEYS = frozenset({"LicenseRef-scancode-unknown-license-reference"})
+
+NO_LICENSE = "no-license"
+_licensing = Licensing()
+
+
+def quarry_category(scancode_category: str | None) -> str:
+    return SCANCODE_CATEGORIES.get(scancode_category or "", "unknown")
+
+
+def parse(expression: str):
+    try:
+        return _licensing.parse(expression)
+    except ExpressionError as exc:
+        raise ValueError(f"invalid license expression {expression!r}: {exc}") from None
+
+
+def _leaf_key(node) -> str:
+    return node.license_symbol.key if isinstance(node, LicenseWithExceptionSymbol) else node.key
+
+
+def leaf_keys(expression: str) -> list[str]:
+    """The license ids of an expression (exceptions excluded), in order of first appearance."""
+    seen: dict[str, None] = {}
+
+    def walk(node):
+        if isinstance(node, (LicenseSymbol, LicenseWithExceptionSymbol)):
+            seen.setdefault(_leaf_key(node))
+        else:
+            for arg in node.args:
+                walk(arg)
+
+    walk(parse(expression))
+    return list(seen)
+
+
+def drop_references(expression: str | None) -> str | None:
+    """``X AND unknown-license-reference`` → ``X``; a lone reference stays (it is all there is)."""
+    if not expression:
+        return expression
+
+    def prune(node):
+        if isinstance(node, (LicenseSymbol, LicenseWithExceptionSymbol)):
+            return node
+        args = [prune(arg) for arg in node.args]
+        if isinstance(node, AND):
+            real = [arg for arg in args if not (isinstance(arg, LicenseSymbol) and arg.key in REFERENCE_KEYS)]
+            args = real or args
+        return args[0] if len(args) == 1 else node.__class__(*args)
+
+    return str(prune(parse(expression)))
+
+
+def expression_category(expression: str | None, categories: dict[str, str]) -> str:
+    """The category of an expression, given each license id's category (unknown when missing)."""
+    if not expression:
+        return NO_LICENSE
+
+    def walk(node) -> int:
+        if isinstance(node, (LicenseSymbol, LicenseWithExceptionSymbol)):
+            return RANK[categories.get(_leaf_key(node), "unknown")]
+        ranks = [walk(arg) for arg in node.args]
+        return min(ranks) if isinstance(node, OR) else max(ranks)
+
+    return CATEGORIES[walk(parse(expression))]
+
+
+@dataclass(frozen=True)
+class LicensePolicy:
+    """Which licenses may enter a dataset (params.yaml ``licenses.policy``)."""
+
+    allow_categories: frozenset[str] = frozenset({"permissive", "public-domain"})
+    allow_spdx: frozenset[str] = frozenset()  # allowed whatever their category
+    deny_spdx: frozenset[str] = frozenset()  # refused whatever their category
+    no_license: str = "keep"  # keep | drop: The Stack v2 keeps unlicensed repositories, flagged
+    min_score: float = 0.0  # detections scoring lower count as unknown
+
+    @classmethod
+    def from_params(cls, section: dict[str, Any] | None) -> LicensePolicy:
+        section = section or {}
+        policy = cls(
+            allow_categories=frozenset(section.get("allow_categories", cls.allow_categories)),
+            allow_spdx=frozenset(section.get("allow_spdx", ())),
+            deny_spdx=frozenset(section.get("deny_spdx", ())),
+            no_license=section.get("no_license", cls.no_license),
+            min_score=float(section.get("min_score", cls.min_score)),
+        )
+        unknown = sorted(policy.allow_categories - set(CATEGORIES))
+        if unknown:
+            raise ConfigError(f"params: licenses.policy.allow_categories: unknown {unknown}; "
+                              f"valid: {', '.join(CATEGORIES)}")
+        if policy.no_license not in ("keep", "drop"):
+            raise ConfigError(f"params: licenses.policy.no_license must be keep or drop, got {policy.no_license!r}")
+        return policy
+
+    def _leaf_allowed(self, key: str, categories: dict[str, str]) -> bool:
+        if key in self.deny_spdx:
+            return False
+        return key in self.allow_spdx or categories.get(key, "unknown") in self.allow_categories
+
+    def allows(self, expression: str, categories: dict[str, str]) -> bool:
+        def walk(node) -> bool:
+            if isinstance(node, (LicenseSymbol, LicenseWithExceptionSymbol)):
+                return self._leaf_allowed(_leaf_key(node), categories)
+            results = [walk(arg) for arg in node.args]
+            return any(results) if isinstance(node, OR) else all(results)
+
+        return walk(parse(expression))
+
+    def verdict(self, license_meta: dict[str, Any], categories: dict[str, str]) -> str | None:
+        """None to keep the record, else the ledger reason for dropping it."""
+        expression = license_meta.get("spdx")
+        if not expression:
+            return None if self.no_license == "keep" else "license:no-license"
+        score = (license_meta.get("evidence") or {}).get("score", 100.0)
+        if score < self.min_score:
+            return "license:low-score"
+        if self.allows(expression, categories):
+            return None
+        return f"license:{license_meta.get('category', 'unknown')}"

@@ -1,0 +1,74 @@
+"""Repository-level licenses: a first pass over every shard, since one origin may span shards.
+
+Collects each origin's root license-bearing files, sends their distinct texts to ScanCode once
+(through the cache), and keeps, per origin, the first tier that yields a license: license files,
+else manifest declarations, else NOTICE / README. A manifest's ``A OR B`` wins over license files
+that name exactly A and B (LICENSE-MIT + LICENSE-APACHE in a dual-licensed crate).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from license_expression import OR
+
+from quarry.licenses.findings import Finding, combine, license_meta
+from quarry.licenses.policy import leaf_keys, parse
+from quarry.licenses.sources import LICENSE_TIER, MANIFEST_TIER, declared_licenses, repo_file_tier
+from quarry.records import read_records
+
+# origin -> path -> (tier, text shown to ScanCode)
+RepoFiles = dict[str, dict[str, tuple[int, str]]]
+
+
+def collect_repo_files(shards: Iterable[Path]) -> RepoFiles:
+    files: RepoFiles = defaultdict(dict)
+    for shard in shards:
+        for record in read_records(shard):
+            meta = record.get("meta") or {}
+            path, origin = meta.get("path") or "", meta.get("origin")
+            tier = repo_file_tier(path)
+            if origin is None or tier is None:
+                continue
+            text = declared_licenses(path, record["text"]) if tier == MANIFEST_TIER else record["text"]
+            if text:
+                files[origin][path.strip("/")] = (tier, text)
+    return dict(files)
+
+
+def _prefer_manifest_choice(chosen: list[tuple[str, Finding]], manifests: list[tuple[str, Finding]]):
+    """A manifest's disjunction naming exactly the licenses of the license files states their relation."""
+    named = {key for _, finding in chosen for key in leaf_keys(finding.spdx)}
+    for path, finding in manifests:
+        if isinstance(parse(finding.spdx), OR) and set(leaf_keys(finding.spdx)) == named:
+            return [(path, finding)]
+    return chosen
+
+
+def governing_license(files: dict[str, tuple[int, str]], findings: dict[str, Finding | None]) -> dict[str, Any]:
+    """The repository license entry from its files' findings (keyed by text)."""
+    by_tier: dict[int, list[tuple[str, Finding]]] = defaultdict(list)
+    for path in sorted(files):
+        tier, text = files[path]
+        if (finding := findings.get(text)) is not None:
+            by_tier[tier].append((path, finding))
+    for tier in sorted(by_tier):
+        chosen = [item for item in by_tier[tier] if not item[1].is_reference_only] or by_tier[tier]
+        if tier == LICENSE_TIER:
+            chosen = _prefer_manifest_choice(chosen, by_tier.get(MANIFEST_TIER, []))
+        finding = combine([f for _, f in chosen])
+        entry = license_meta(finding, chosen[0][0], "repository")
+        entry["categories"] = dict(sorted(finding.categories.items()))
+        return entry
+    return {**license_meta(None, None, "repository"), "categories": {}}
+
+
+def detect_repo_licenses(files: RepoFiles, detector, progress=None) -> dict[str, dict[str, Any]]:
+    """origin -> license entry (meta.license fields plus each license id's category)."""
+    texts = sorted({text for repo in files.values() for _, text in repo.values()})
+    results = detector.detect(texts) if texts else []
+    findings = {text: Finding.from_result(result) for text, result in zip(texts, results)}
+    return {origin: governing_license(files[origin], findings) for origin in sorted(files)}

@@ -1,0 +1,134 @@
+"""ScanCode license detection worker: runs INSIDE the ScanCode virtualenv, never imports quarry.
+
+ScanCode cannot share Quarry's environment, so Quarry starts this script with the ScanCode
+interpreter and talks to it in JSON lines: one request per line on stdin, one reply per line on
+stdout. The license index is loaded once at start-up; each request detects a batch of texts.
+
+    start-up reply  {"ready": true, "version": "32.5.0", "index_seconds": 6.1}
+    request         {"op": "detect", "texts": ["...", "..."]}
+    reply           {"ok": true, "results": [{"expression": ..., "spdx": ..., "score": ...,
+                      "keys": {scancode key: {"spdx": id, "category": ScanCode category}},
+                      "matches": [...]}, ...]}
+    request         {"op": "quit"}
+
+`python scancode_worker.py --build-index` builds (or loads) ScanCode's index cache and exits:
+the one-time set-up step, so the first detection does not pay for it.
+"""
+
+import json
+import os
+import sys
+import time
+import traceback
+
+# Run by path, this script's folder heads sys.path; its sibling modules must not shadow ScanCode's.
+if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.abspath(__file__)):
+    del sys.path[0]
+
+MAX_MATCHES = 8  # per text, enough evidence to explain a detection
+
+
+def load_engine():
+    start = time.perf_counter()
+    from licensedcode.cache import get_index, get_licenses_db, get_licensing
+
+    index = get_index()
+    db = get_licenses_db()
+    licensing = get_licensing()
+    return index, db, licensing, time.perf_counter() - start
+
+
+def scancode_version():
+    try:
+        from importlib.metadata import version
+
+        return version("scancode-toolkit")
+    except Exception:  # noqa: BLE001 - version is informative only
+        return "unknown"
+
+
+def describe_key(db, key):
+    lic = db.get(key)
+    if lic is None:
+        return {"spdx": "LicenseRef-scancode-" + key, "category": "Unstated License"}
+    return {"spdx": lic.spdx_license_key or ("LicenseRef-scancode-" + key), "category": lic.category or ""}
+
+
+def detect_one(index, db, licensing, text):
+    from licensedcode.cache import build_spdx_license_expression
+    from licensedcode.detection import detect_licenses
+    from packagedcode.utils import combine_expressions
+
+    expressions = []
+    matches = []
+    weighted = 0.0
+    length = 0
+    for detection in detect_licenses(index=index, query_string=text):
+        if detection.license_expression is None:
+            continue  # a clue, not a detection
+        expressions.append(detection.license_expression)
+        for match in detection.matches:
+            size = max(1, match.len())
+            weighted += match.score() * size
+            length += size
+            if len(matches) < MAX_MATCHES:
+                matches.append({
+                    "expression": match.rule.license_expression,
+                    "score": round(match.score(), 2),
+                    "matcher": match.matcher,
+                    "rule": match.rule.identifier,
+                    "lines": [match.start_line, match.end_line],
+                })
+    if not expressions:
+        return {"expression": None, "spdx": None, "score": 0.0, "keys": {}, "matches": []}
+    combined = combine_expressions(expressions=expressions, relation="AND", unique=True, licensing=licensing)
+    spdx = build_spdx_license_expression(combined, licensing=licensing)
+    keys = sorted(set(licensing.license_keys(combined, unique=True)))
+    return {
+        "expression": str(combined),
+        "spdx": str(spdx),
+        "score": round(weighted / length, 2) if length else 0.0,
+        "keys": {key: describe_key(db, key) for key in keys},
+        "matches": matches,
+    }
+
+
+def serve(stdin, stdout):
+    index, db, licensing, seconds = load_engine()
+    send(stdout, {"ready": True, "version": scancode_version(), "index_seconds": round(seconds, 3)})
+    for line in stdin:
+        if not line.strip():
+            continue
+        try:
+            request = json.loads(line)
+            op = request.get("op")
+            if op == "quit":
+                break
+            if op != "detect":
+                raise ValueError(f"unknown op {op!r}")
+            results = [detect_one(index, db, licensing, text) for text in request["texts"]]
+            send(stdout, {"ok": True, "results": results})
+        except Exception as exc:  # noqa: BLE001 - reported to the client, which raises
+            send(stdout, {"ok": False, "error": f"{type(exc).__name__}: {exc}",
+                          "traceback": traceback.format_exc()})
+
+
+def send(stdout, message):
+    stdout.write(json.dumps(message, sort_keys=True) + "\n")
+    stdout.flush()
+
+
+def main(argv):
+    if "--build-index" in argv:
+        *_, seconds = load_engine()
+        print(json.dumps({"version": scancode_version(), "index_seconds": round(seconds, 3)}))
+        return 0
+    # ScanCode may print warnings; only protocol lines may reach the real stdout.
+    protocol_out = sys.stdout
+    sys.stdout = sys.stderr
+    serve(sys.stdin, protocol_out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,153 @@
+"""What to show ScanCode: license-bearing repository files, manifest declarations, file headers.
+
+Repository level (as The Stack v2): root files in three tiers, the first tier that yields a
+detection governs — license files (LICENSE*, COPYING*, ...), then package manifests (their
+declared license, read as data, not as prose), then NOTICE / README. File level: an
+``SPDX-License-Identifier`` line, else the leading comment block when it has license words.
+"""
+
+from __future__ import annotations
+
+import configparser
+import email.parser
+import json
+import re
+import tomllib
+
+from license_expression import get_spdx_licensing
+
+LICENSE_TIER, MANIFEST_TIER, README_TIER = 0, 1, 2
+
+_LICENSE_NAME = re.compile(r"^(licen[cs]e|copying|unlicense|copyright)([-._ ].*)?$", re.I)
+_README_NAME = re.compile(r"^(readme|notice)([-._ ].*)?$", re.I)
+MANIFESTS = {"package.json", "pyproject.toml", "setup.cfg", "cargo.toml", "metadata", "pkg-info", "composer.json"}
+
+SPDX_LINE = re.compile(r"SPDX-License-Identifier:\s*(.+)", re.I)
+_SPDX_TAIL = re.compile(r"\s*(\*/|-->|--\}|\*\)|#\}|'''|\"\"\")\s*$")
+LICENSEISH = re.compile(r"licen[cs]|copyleft|permission is hereby granted|redistribution and use|"
+                        r"gnu (lesser |affero )?general public|public domain|all rights reserved", re.I)
+_COPYRIGHT_ONLY = re.compile(r"^\W*(copyright\b|\(c\)|©)", re.I)
+_COMMENT = re.compile(r"^\s*(#|//|/\*|\*|--|;|%|<!--|\"\"\"|'''|\{-|\(\*|rem\b|@REM|!)", re.I)
+_spdx = get_spdx_licensing()
+
+
+def repo_file_tier(path: str) -> int | None:
+    """The tier of a root-level license-bearing file, or None for any other file."""
+    if "/" in path.strip("/"):
+        return None
+    name = path.strip("/")
+    if _LICENSE_NAME.match(name):
+        return LICENSE_TIER
+    if name.lower() in MANIFESTS:
+        return MANIFEST_TIER
+    if _README_NAME.match(name):
+        return README_TIER
+    return None
+
+
+def as_spdx_statement(declared: str) -> str:
+    """A declared license as ScanCode should read it: an SPDX line when it is a valid expression."""
+    declared = declared.strip()
+    if declared and not _spdx.validate(declared).errors:
+        return f"SPDX-License-Identifier: {declared}"
+    return declared
+
+
+def declared_licenses(path: str, text: str) -> str | None:
+    """The license a package manifest declares, as text for ScanCode; None when it declares none."""
+    name = path.rsplit("/", 1)[-1].lower()
+    try:
+        if name in ("package.json", "composer.json"):
+            found = _from_json(json.loads(text))
+        elif name in ("pyproject.toml", "cargo.toml"):
+            found = _from_toml(tomllib.loads(text))
+        elif name == "setup.cfg":
+            found = _from_setup_cfg(text)
+        elif name in ("metadata", "pkg-info"):
+            found = _from_core_metadata(text)
+        else:
+            return None
+    except (ValueError, TypeError, KeyError, tomllib.TOMLDecodeError, configparser.Error):
+        return None  # a broken manifest declares nothing we can trust
+    found = [item.strip() for item in found if isinstance(item, str) and item.strip()]
+    if not found:
+        return None
+    return "\n".join(as_spdx_statement(item) if not item.startswith("License ::") else item for item in found)
+
+
+def _from_json(data) -> list:
+    value = data.get("license") or data.get("licenses")
+    if isinstance(value, dict):
+        value = value.get("type")
+    if isinstance(value, list):
+        return [v.get("type") if isinstance(v, dict) else v for v in value]
+    return [value]
+
+
+def _from_toml(data) -> list:
+    for table in (data.get("project", {}), data.get("package", {}), data.get("tool", {}).get("poetry", {})):
+        value = table.get("license")
+        if isinstance(value, dict):
+            value = value.get("text")
+        if isinstance(value, str) and value.strip():
+            return [value]
+        classifiers = [c for c in table.get("classifiers", []) if c.startswith("License ::")]
+        if classifiers:
+            return classifiers
+    return []
+
+
+def _from_setup_cfg(text: str) -> list:
+    parser = configparser.ConfigParser(interpolation=None)
+    parser.read_string(text)
+    if not parser.has_section("metadata"):
+        return []
+    meta = parser["metadata"]
+    if meta.get("license", "").strip():
+        return [meta["license"]]
+    return [c.strip() for c in meta.get("classifiers", "").splitlines() if c.strip().startswith("License ::")]
+
+
+def _from_core_metadata(text: str) -> list:
+    headers = email.parser.HeaderParser().parsestr(text)
+    if expression := headers.get("License-Expression"):
+        return [expression]
+    classifiers = [c for c in headers.get_all("Classifier", []) if c.startswith("License ::")]
+    license_field = (headers.get("License") or "").strip()
+    if license_field and license_field.upper() != "UNKNOWN" and len(license_field) < 200:
+        return [license_field]
+    if classifiers:
+        return classifiers
+    return [license_field] if license_field.upper() != "UNKNOWN" else []
+
+
+def spdx_identifier(text: str, max_lines: int) -> str | None:
+    """The expression of the first ``SPDX-License-Identifier`` line among the first lines."""
+    for line in text.splitlines()[:max_lines]:
+        if match := SPDX_LINE.search(line):
+            expression = _SPDX_TAIL.sub("", match.group(1)).strip().strip("\"',;")
+            return expression or None
+    return None
+
+
+def license_header(text: str, max_lines: int) -> str | None:
+    """The leading comment block (shebang and blank lines allowed), without copyright-only lines,
+    when it mentions a license; None otherwise. Dropping the copyright lines lets the same header
+    under different owners and years hit the same cache entry."""
+    block: list[str] = []
+    in_docstring = False
+    for number, line in enumerate(text.splitlines()[:max_lines]):
+        stripped = line.strip()
+        if number == 0 and stripped.startswith("#!"):
+            continue
+        quotes = stripped.count('"""') + stripped.count("'''")
+        if in_docstring or _COMMENT.match(line) or not stripped:
+            block.append(line)
+            in_docstring = in_docstring != (quotes % 2 == 1)
+            continue
+        break
+    kept = [line for line in block if not (_COPYRIGHT_ONLY.match(line) and not LICENSEISH.search(line))]
+    header = "\n".join(kept).strip()
+    if not header or not LICENSEISH.search(header):
+        return None
+    return header

@@ -1,0 +1,159 @@
+"""The licenses stage: give every record its governing license, then apply the policy.
+
+Pass 1 (``detect_repo_licenses``) decides each repository's license over all shards and is
+saved as ``repo_licenses.json``. Pass 2 (``license_shard``) is a pure function of one shard: it
+reads the shard once to batch the distinct file-level statements (SPDX lines, license headers)
+to ScanCode, then streams it again assigning ``meta.license`` — the file's own when present, else
+its repository's — and drops what the policy refuses, by reason, in the ledger.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from rich.progress import Progress
+
+from quarry.ledger import Ledger, merge_ledgers
+from quarry.licenses.cache import CachedDetector
+from quarry.licenses.findings import Finding, license_meta
+from quarry.licenses.policy import LicensePolicy
+from quarry.licenses.repository import collect_repo_files, detect_repo_licenses
+from quarry.licenses.sources import license_header, spdx_identifier
+from quarry.records import read_json, read_records, write_json
+from quarry.stage import Drop, run_step_on_shard
+
+STAGE = "licenses"
+DEFAULTS = {"header_lines": 40, "batch_size": 64}
+
+
+def section(params: dict[str, Any] | None) -> dict[str, Any]:
+    """The ``licenses`` section of params.yaml (a full params dict or the section itself)."""
+    params = params or {}
+    return {**DEFAULTS, **(params.get("licenses", params) if "licenses" in params else params)}
+
+
+def stage_shards(folder: Path) -> list[Path]:
+    """Data shards of a stage folder: sorted, without the rejects another stage left there."""
+    from quarry.records import shard_paths
+
+    folder = Path(folder)
+    return [p for p in shard_paths(folder) if "rejects" not in p.relative_to(folder).parts[:-1]]
+
+
+def file_statement(text: str, header_lines: int) -> str | None:
+    """What a file says about its own license, as text for ScanCode (None: nothing)."""
+    if expression := spdx_identifier(text, header_lines):
+        return f"SPDX-License-Identifier: {expression}"
+    return license_header(text, header_lines)
+
+
+class LicenseAssigner:
+    """The per-record step: meta.license from the file or its repository, then the policy."""
+
+    name = STAGE
+
+    def __init__(self, repo_licenses: dict[str, dict], statements: dict[str, Finding | None],
+                 policy: LicensePolicy, header_lines: int):
+        self.repo_licenses = repo_licenses
+        self.statements = statements
+        self.policy = policy
+        self.header_lines = header_lines
+        self.sources: Counter = Counter()
+
+    def apply(self, record: dict[str, Any]) -> dict[str, Any] | Drop:
+        meta = record.setdefault("meta", {})
+        statement = file_statement(record["text"], self.header_lines)
+        own = self.statements.get(statement) if statement else None
+        if own is not None:
+            categories = own.categories
+            meta["license"] = license_meta(own, meta.get("path"), "file")
+        else:
+            repo = self.repo_licenses.get(meta.get("origin")) or {}
+            categories = repo.get("categories", {})
+            meta["license"] = {k: repo.get(k) for k in ("spdx", "category", "evidence")} if repo else \
+                license_meta(None, None, "repository")
+        meta["license"] = _sorted(meta["license"])  # same bytes whichever way the entry arrived
+        self.sources[f"license-from-{meta['license']['evidence']['level']}" if meta["license"]["spdx"]
+                     else "license-none"] += 1
+        reason = self.policy.verdict(meta["license"], categories)
+        if reason:
+            return Drop(reason, {"spdx": meta["license"]["spdx"]})
+        return record
+
+
+def _sorted(value):
+    return {k: _sorted(v) for k, v in sorted(value.items())} if isinstance(value, dict) else value
+
+
+def license_shard(src: Path, dst: Path, params: dict[str, Any], repo_licenses: dict[str, dict], *,
+                  rejects: Path | None = None, detector: CachedDetector | None = None, level: int = 3) -> Ledger:
+    """Assign licenses to one shard and apply the policy; returns the shard's ledger."""
+    conf = section(params)
+    header_lines = int(conf["header_lines"])
+    statements = sorted({s for r in read_records(src) if (s := file_statement(r["text"], header_lines))})
+    own_detector = detector is None
+    detector = detector or CachedDetector(batch_size=int(conf["batch_size"]))
+    try:
+        results = detector.detect(statements) if statements else []
+    finally:
+        if own_detector:
+            detector.close()
+    findings = {text: Finding.from_result(result) for text, result in zip(statements, results)}
+    step = LicenseAssigner(repo_licenses, findings, LicensePolicy.from_params(conf.get("policy")), header_lines)
+    ledger = run_step_on_shard(step, src, dst, rejects=rejects, level=level)
+    for reason, count in sorted(step.sources.items()):
+        ledger.change(reason, count)
+    return ledger
+
+
+# One detector per worker process, so the ScanCode index loads once per process, not per shard.
+_process_detector: CachedDetector | None = None
+
+
+def _shard_job(src: str, dst: str, rejects: str, params: dict, repo_licenses_path: str) -> dict:
+    global _process_detector
+    if _process_detector is None:
+        _process_detector = CachedDetector(batch_size=int(section(params)["batch_size"]))
+        atexit.register(_process_detector.close)
+    repo_licenses = read_json(repo_licenses_path)
+    return license_shard(Path(src), Path(dst), params, repo_licenses, rejects=Path(rejects),
+                         detector=_process_detector).to_dict()
+
+
+def run_licenses(src_dir: Path, dst_dir: Path, params: dict[str, Any] | None = None, *, workers: int = 1,
+                 show_progress: bool = True) -> dict[str, Any]:
+    """Run the stage over every shard of ``src_dir`` into ``dst_dir`` (same shard names); writes
+    repo_licenses.json, ledger.json and rejects/ there and returns the ledger dict. The output is
+    byte-identical whatever ``workers``."""
+    src_dir, dst_dir = Path(src_dir), Path(dst_dir)
+    conf = section(params)
+    shards = stage_shards(src_dir)
+    dst_dir.mkdir(parents=True, exist_ok=True)
+    with Progress(disable=not show_progress, transient=True) as progress:
+        task = progress.add_task("licenses: repositories", total=None)
+        with CachedDetector(batch_size=int(conf["batch_size"])) as detector:
+            repo_licenses = detect_repo_licenses(collect_repo_files(shards), detector)
+            progress.update(task, description="licenses: files", total=len(shards), completed=0)
+            repo_path = dst_dir / "repo_licenses.json"
+            write_json(repo_path, repo_licenses)
+            jobs = [(str(s), str(dst_dir / s.relative_to(src_dir)),
+                     str(dst_dir / "rejects" / s.relative_to(src_dir)), conf, str(repo_path)) for s in shards]
+            ledgers = []
+            if workers <= 1:
+                for src, dst, rejects, _, _ in jobs:
+                    ledgers.append(license_shard(Path(src), Path(dst), conf, repo_licenses, rejects=Path(rejects),
+                                                 detector=detector).to_dict())
+                    progress.advance(task)
+            else:
+                with ProcessPoolExecutor(max_workers=min(workers, os.cpu_count() or 1, len(jobs) or 1)) as pool:
+                    for ledger in pool.map(_shard_job, *zip(*jobs)) if jobs else []:
+                        ledgers.append(ledger)
+                        progress.advance(task)
+    ledger = merge_ledgers(STAGE, ledgers).to_dict()
+    write_json(dst_dir / "ledger.json", ledger)
+    return ledger
