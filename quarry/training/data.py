@@ -1,0 +1,231 @@
+"""Training data: packed sequences from a dataset version, and preference pairs for DPO.
+
+Packing concatenates documents (each as BOS + tokens + EOS) into one stream cut into fixed
+windows. A label whose token belongs to another document than its input position is ignored,
+so the loss never asks a document to predict the start of the next; ``doc_ids`` let the model
+also restrict attention to the current document (``document_mask`` in the config).
+Sample order is a permutation seeded by (seed, epoch), so a data position (epoch, step) names
+exactly which samples come next: that is what exact resume restores.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+import orjson
+import torch
+
+from quarry.errors import ConfigError
+from quarry.training.losses import IGNORE_INDEX
+
+
+class ByteTokenizer:
+    """UTF-8 bytes as tokens (ids 0-255) plus BOS/EOS/PAD: a tokenizer needing no training."""
+
+    vocab_size = 259
+    bos_id, eos_id, pad_id = 256, 257, 258
+
+    def encode(self, text: str, bos: bool = True, eos: bool = True) -> list[int]:
+        ids = list(text.encode("utf-8"))
+        return ([self.bos_id] if bos else []) + ids + ([self.eos_id] if eos else [])
+
+    def decode(self, ids: Iterable[int]) -> str:
+        return bytes(i for i in ids if i < 256).decode("utf-8", errors="replace")
+
+    @property
+    def hash(self) -> str:
+        return "bytes-utf8-v1"
+
+
+def open_records(source: str | Path, split: str | None = None) -> Iterator[dict[str, Any]]:
+    """Records of a dataset version (or any folder of shards), optionally one split."""
+    try:
+        from quarry import datasets
+    except ImportError:
+        datasets = None
+    if datasets is not None and hasattr(datasets, "open"):
+        yield from datasets.open(str(source), split=split)
+        return
+    from quarry.records import read_folder, read_records
+
+    path = Path(source)
+    if not path.exists():
+        raise ConfigError(f"dataset '{source}': no such file or folder")
+    if split is not None and (path / split).is_dir():  # a dataset version: one folder per split
+        yield from read_folder(path / split)
+        return
+    records = read_folder(path) if path.is_dir() else read_records(path)
+    for record in records:
+        if split is None or record.get("meta", {}).get("split", "train") == split:
+            yield record
+
+
+def dataset_version(source: str | Path) -> str | None:
+    """The dataset's version hash from its manifest, or the content hash of the shards."""
+    path = Path(source)
+    try:
+        from quarry.datasets import load_manifest
+
+        return load_manifest(path)["version"]
+    except Exception:  # noqa: BLE001 - any folder of shards is a valid source too
+        from quarry.hashing import tree_hash
+
+        return tree_hash(path) if path.exists() else None
+
+
+@dataclass
+class PackedSequences:
+    """Fixed-length windows over a packed token stream. Items: tokens, labels, doc_ids, input_pos."""
+
+    tokens: torch.Tensor     # [N * L + 1] int64 stream
+    doc_ids: torch.Tensor    # [N * L + 1] document index of every token (-1 = padding)
+    seq_len: int
+    text_bytes: int = 0      # UTF-8 bytes of the packed documents (for bits per byte)
+
+    @classmethod
+    def from_texts(cls, texts: Iterable[str], tokenizer: Any, seq_len: int) -> PackedSequences:
+        ids: list[int] = []
+        docs: list[int] = []
+        n_bytes = 0
+        for i, text in enumerate(texts):
+            encoded = tokenizer.encode(text, bos=True, eos=True)
+            ids.extend(encoded)
+            docs.extend([i] * len(encoded))
+            n_bytes += len(text.encode("utf-8"))
+        if not ids:
+            raise ConfigError("dataset: no documents to train on")
+        n = max(1, math.ceil((len(ids) - 1) / seq_len))
+        pad = n * seq_len + 1 - len(ids)
+        pad_id = getattr(tokenizer, "pad_id", None)
+        pad_id = tokenizer.eos_id if pad_id is None or pad_id < 0 else pad_id
+        tokens = torch.tensor(ids + [pad_id] * pad, dtype=torch.long)
+        doc_ids = torch.tensor(docs + [-1] * pad, dtype=torch.long)
+        return cls(tokens, doc_ids, seq_len, n_bytes)
+
+    def __len__(self) -> int:
+        return (self.tokens.numel() - 1) // self.seq_len
+
+    def __getitem__(self, index: int) -> dict[str, torch.Tensor]:
+        start = index * self.seq_len
+        window = slice(start, start + self.seq_len)
+        shifted = slice(start + 1, start + self.seq_len + 1)
+        doc = self.doc_ids[window]
+        labels = self.tokens[shifted].clone()
+        labels[(self.doc_ids[shifted] != doc) | (doc < 0)] = IGNORE_INDEX
+        return {"tokens": self.tokens[window], "labels": labels, "doc_ids": doc,
+                "input_pos": _positions_within_documents(doc)}
+
+
+def _positions_within_documents(doc: torch.Tensor) -> torch.Tensor:
+    """0, 1, 2... restarting at every document start inside the window."""
+    idx = torch.arange(doc.numel())
+    starts = torch.ones_like(doc, dtype=torch.bool)
+    starts[1:] = doc[1:] != doc[:-1]
+    last_start = torch.cummax(torch.where(starts, idx, torch.zeros_like(idx)), 0).values
+    return idx - last_start
+
+
+def collate(items: list[dict[str, torch.Tensor]]) -> dict[str, torch.Tensor]:
+    return {key: torch.stack([item[key] for item in items]) for key in items[0]}
+
+
+def document_mask(doc_ids: torch.Tensor) -> torch.Tensor:
+    """[B, S, S] boolean mask: within one document (True = may attend); the model adds causality."""
+    return doc_ids.unsqueeze(-1) == doc_ids.unsqueeze(-2)
+
+
+class EpochSampler:
+    """Which sample indices make up micro-batch ``micro`` of step ``step`` for one rank.
+
+    A step consumes ``batch_size * grad_accum * world_size`` samples of a permutation seeded by
+    (seed, epoch); rank r takes its own contiguous slice of each micro-batch, so the union over
+    ranks is exactly what a single process with ``batch_size * world_size`` would see.
+    """
+
+    def __init__(self, n_samples: int, batch_size: int, grad_accum: int = 1, *, world_size: int = 1,
+                 rank: int = 0, seed: int = 0, shuffle: bool = True):
+        self.n, self.batch_size, self.grad_accum = n_samples, batch_size, grad_accum
+        self.world_size, self.rank, self.seed, self.shuffle = world_size, rank, seed, shuffle
+        per_step = batch_size * grad_accum * world_size
+        if n_samples < per_step:
+            raise ConfigError(f"dataset has {n_samples} packed sequences, fewer than one step needs "
+                              f"({per_step} = batch_size x gradient_accumulation_steps x ranks)")
+        self.steps_per_epoch = n_samples // per_step
+        self._order: tuple[int, torch.Tensor] | None = None
+
+    def order(self, epoch: int) -> torch.Tensor:
+        if self._order is None or self._order[0] != epoch:
+            if self.shuffle:
+                gen = torch.Generator().manual_seed(self.seed * 1_000_003 + epoch)
+                perm = torch.randperm(self.n, generator=gen)
+            else:
+                perm = torch.arange(self.n)
+            self._order = (epoch, perm)
+        return self._order[1]
+
+    def indices(self, epoch: int, step_in_epoch: int, micro: int) -> list[int]:
+        per_micro = self.batch_size * self.world_size
+        start = (step_in_epoch * self.grad_accum + micro) * per_micro + self.rank * self.batch_size
+        return self.order(epoch)[start:start + self.batch_size].tolist()
+
+
+@dataclass
+class PreferencePairs:
+    """{prompt, chosen, rejected} rows tokenised as prompt+answer with the prompt masked out."""
+
+    rows: list[dict[str, Any]]
+    max_len: int
+    tokenizer: Any
+
+    @classmethod
+    def from_jsonl(cls, path: str | Path, tokenizer: Any, max_len: int) -> PreferencePairs:
+        rows = []
+        for n, line in enumerate(Path(path).read_bytes().splitlines(), 1):
+            if not line.strip():
+                continue
+            row = orjson.loads(line)
+            missing = {"prompt", "chosen", "rejected"} - set(row)
+            if missing:
+                raise ConfigError(f"{path}:{n}: preference row lacks {', '.join(sorted(missing))}")
+            rows.append(row)
+        if not rows:
+            raise ConfigError(f"{path}: no preference pairs")
+        return cls(rows, max_len, tokenizer)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def _encode(self, prompt: str, answer: str) -> tuple[list[int], list[int]]:
+        p = self.tokenizer.encode(prompt, bos=True, eos=False)
+        a = self.tokenizer.encode(answer, bos=False, eos=True)
+        ids = (p + a)[: self.max_len + 1]
+        labels = ([IGNORE_INDEX] * len(p) + a)[: self.max_len + 1]
+        return ids[:-1], labels[1:]
+
+    def __getitem__(self, index: int) -> dict[str, Any]:
+        row = self.rows[index]
+        item = {"chosen": self._encode(row["prompt"], row["chosen"]),
+                "rejected": self._encode(row["prompt"], row["rejected"])}
+        if "ref_chosen_logp" in row and "ref_rejected_logp" in row:
+            item["ref"] = (float(row["ref_chosen_logp"]), float(row["ref_rejected_logp"]))
+        return item
+
+    def collate(self, items: list[dict[str, Any]]) -> dict[str, torch.Tensor]:
+        """Chosen then rejected sequences in one right-padded batch [2B, S]."""
+        seqs = [it["chosen"] for it in items] + [it["rejected"] for it in items]
+        width = max(len(ids) for ids, _ in seqs)
+        pad = getattr(self.tokenizer, "pad_id", None)
+        pad = self.tokenizer.eos_id if pad is None or pad < 0 else pad
+        tokens = torch.full((len(seqs), width), pad, dtype=torch.long)
+        labels = torch.full((len(seqs), width), IGNORE_INDEX, dtype=torch.long)
+        for i, (ids, labs) in enumerate(seqs):
+            tokens[i, : len(ids)] = torch.tensor(ids)
+            labels[i, : len(labs)] = torch.tensor(labs)
+        batch = {"tokens": tokens, "labels": labels}
+        if all("ref" in it for it in items):
+            batch["ref_chosen"] = torch.tensor([it["ref"][0] for it in items])
+            batch["ref_rejected"] = torch.tensor([it["ref"][1] for it in items])
+        return batch

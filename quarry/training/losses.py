@@ -1,0 +1,72 @@
+"""Losses that never hold the full float32 logits: chunked cross-entropy and DPO.
+
+The output projection is applied to a chunk of tokens at a time under activation checkpointing,
+so at any moment only one chunk's logits exist (forward and backward); each chunk is upcast to
+float32 for a stable log-softmax. Losses return (sum, count) so gradient accumulation and data
+parallel ranks can normalise by the global number of target tokens, which makes 4 x batch 2
+equal to batch 8 exactly.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch.utils.checkpoint import checkpoint
+
+IGNORE_INDEX = -100
+
+
+def _chunk_nll(hidden: torch.Tensor, weight: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    logits = F.linear(hidden, weight).float()
+    return F.cross_entropy(logits, labels, ignore_index=IGNORE_INDEX, reduction="sum")
+
+
+def _chunk_token_logps(hidden: torch.Tensor, weight: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    logits = F.linear(hidden, weight).float()
+    safe = labels.clamp_min(0)
+    logps = torch.gather(logits.log_softmax(-1), -1, safe.unsqueeze(-1)).squeeze(-1)
+    return logps * (labels != IGNORE_INDEX)
+
+
+def chunked_cross_entropy(hidden: torch.Tensor, weight: torch.Tensor, labels: torch.Tensor,
+                          chunk_tokens: int = 4096) -> tuple[torch.Tensor, torch.Tensor]:
+    """Summed next-token NLL over non-ignored labels, and their count.
+
+    ``hidden``: [B, S, D] final hidden states; ``weight``: [V, D] output projection;
+    ``labels``: [B, S] already aligned (label[t] is the token to predict from position t).
+    """
+    flat_h = hidden.reshape(-1, hidden.shape[-1])
+    flat_y = labels.reshape(-1)
+    total = flat_h.new_zeros((), dtype=torch.float32)
+    for start in range(0, flat_y.numel(), chunk_tokens):
+        h, y = flat_h[start:start + chunk_tokens], flat_y[start:start + chunk_tokens]
+        if torch.is_grad_enabled() and (h.requires_grad or weight.requires_grad):
+            total = total + checkpoint(_chunk_nll, h, weight, y, use_reentrant=False)
+        else:
+            total = total + _chunk_nll(h, weight, y)
+    return total, (flat_y != IGNORE_INDEX).sum()
+
+
+def sequence_logprobs(hidden: torch.Tensor, weight: torch.Tensor, labels: torch.Tensor,
+                      chunk_tokens: int = 4096) -> torch.Tensor:
+    """Per-sequence sum of log p(label) over non-ignored positions: [B]."""
+    batch, seq = labels.shape
+    flat_h = hidden.reshape(-1, hidden.shape[-1])
+    flat_y = labels.reshape(-1)
+    parts = []
+    for start in range(0, flat_y.numel(), chunk_tokens):
+        h, y = flat_h[start:start + chunk_tokens], flat_y[start:start + chunk_tokens]
+        if torch.is_grad_enabled() and (h.requires_grad or weight.requires_grad):
+            parts.append(checkpoint(_chunk_token_logps, h, weight, y, use_reentrant=False))
+        else:
+            parts.append(_chunk_token_logps(h, weight, y))
+    return torch.cat(parts).view(batch, seq).sum(-1)
+
+
+def dpo_loss(policy_chosen: torch.Tensor, policy_rejected: torch.Tensor,
+             ref_chosen: torch.Tensor, ref_rejected: torch.Tensor, beta: float = 0.1,
+             label_smoothing: float = 0.0) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per-pair sigmoid DPO loss (Rafailov et al. 2023) and the reward margin beta*(dchosen - drejected)."""
+    margin = beta * ((policy_chosen - ref_chosen) - (policy_rejected - ref_rejected))
+    loss = -F.logsigmoid(margin) * (1 - label_smoothing) - F.logsigmoid(-margin) * label_smoothing
+    return loss, margin.detach()

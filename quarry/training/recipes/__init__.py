@@ -1,0 +1,1 @@
+"""One file per training method; the shared loop is recipes/base.py."""

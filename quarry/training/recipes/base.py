@@ -1,0 +1,401 @@
+"""The one training loop every recipe shares: setup, train, checkpoint, save, cleanup.
+
+A recipe subclass says only what differs: how the model is built (``build_model``), what data
+it reads (``setup_data``) and what loss a micro-batch gives (``batch_loss``). The same code runs
+on one device or, under torchrun, on many with FSDP2: each rank takes its slice of every global
+batch, and losses are normalised by the global count of targets, so the update does not depend
+on how the batch was split across ranks or micro-batches.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import torch
+from torch import nn
+
+from quarry.errors import ConfigError
+from quarry.training import checkpointing, distributed
+from quarry.training.config import config_hash, instantiate, merge_defaults, validate
+from quarry.training.data import collate, dataset_version, document_mask, open_records
+from quarry.training.metrics import Reporter, Throughput, peak_memory_gib
+
+DTYPES = {"fp32": torch.float32, "float32": torch.float32, "bf16": torch.bfloat16, "bfloat16": torch.bfloat16,
+          "fp16": torch.float16, "float16": torch.float16}
+
+BASE_DEFAULTS: dict[str, Any] = {
+    "output_dir": "models/run",
+    "seed": 0,
+    "device": "auto",
+    "dtype": "fp32",
+    "model": {"_component_": "quarry.models.llama_tiny"},
+    "tokenizer": {"_component_": "quarry.training.data.ByteTokenizer"},
+    "dataset": {"path": None, "split": "train", "seq_len": 128, "shuffle": True, "document_mask": False,
+                "max_docs": None, "name": None},
+    "optimizer": {"_component_": "torch.optim.AdamW", "lr": 3e-4, "weight_decay": 0.0},
+    "lr_scheduler": {"_component_": "quarry.training.schedules.cosine_with_warmup", "warmup_steps": 0},
+    "loss": {"chunk_tokens": 4096},
+    "batch_size": 8,
+    "gradient_accumulation_steps": 1,
+    "epochs": 1,
+    "max_steps": None,
+    "clip_grad_norm": 1.0,
+    "compile": False,
+    "activation_checkpointing": False,
+    "fsdp": {"reshard_after_forward": True, "param_dtype": None, "reduce_dtype": "fp32"},
+    "save_every_n_steps": 0,
+    "keep_last_n_checkpoints": 2,
+    "resume": False,
+    "validation": {"every_n_steps": 0, "split": "validation", "max_docs": 64, "batch_size": 8},
+    "log_every_n_steps": 10,
+    "mlflow": {"enabled": False, "experiment": "quarry-train", "run_name": None},
+    "progress": True,
+}
+
+
+class Recipe:
+    """Subclasses set ``name``, extend ``DEFAULTS`` and override the hooks they need."""
+
+    name = "base"
+    DEFAULTS: dict[str, Any] = BASE_DEFAULTS
+    trainable_only_checkpoints = False  # adapters-only recipes save just the trainable weights
+
+    def __init__(self, cfg: dict[str, Any]):
+        validate(cfg, self.DEFAULTS)
+        self.cfg = merge_defaults(self.DEFAULTS, cfg)
+        self.config_hash = config_hash(self.cfg)
+        self.step = 0
+        self.on_step: Callable[[int], None] | None = None  # test hook: called after each optimizer step
+        self.mlflow_run_id: str | None = None
+        self.history: list[dict[str, float]] = []
+
+    # --- setup -----------------------------------------------------------------------------------
+    def setup(self) -> None:
+        cfg = self.cfg
+        self.dist = distributed.init_distributed(cfg["device"])
+        self.device = self.dist.device
+        self.dtype = _dtype(cfg["dtype"], "dtype")
+        self._seed(cfg["seed"])
+        self.tokenizer = instantiate(cfg["tokenizer"])
+        self.model = self.build_model().to(self.device)
+        self.apply_parallelism()
+        self.setup_data()
+        self.optimizer = self.setup_optimizer()
+        self.total_steps = self.count_total_steps()
+        self.lr_scheduler = instantiate(cfg["lr_scheduler"], self.optimizer, num_training_steps=self.total_steps)
+        self.scaler = torch.amp.GradScaler(self.device.type, enabled=self.dtype == torch.float16)
+        self.output_dir = Path(cfg["output_dir"])
+        if cfg["resume"]:
+            self.load_checkpoint()
+
+    def _seed(self, seed: int) -> None:
+        random.seed(seed)
+        np.random.seed(seed)
+        torch.manual_seed(seed)
+
+    def build_model(self) -> nn.Module:
+        model = instantiate(self.cfg["model"])
+        return model.to(self.dtype) if self.dtype == torch.bfloat16 else model
+
+    def apply_parallelism(self) -> None:
+        cfg = self.cfg
+        if cfg["activation_checkpointing"]:
+            distributed.checkpoint_blocks(self.model)
+        if cfg["compile"]:
+            distributed.compile_blocks(self.model)
+        if self.dist.distributed:
+            fsdp = cfg["fsdp"]
+            distributed.shard_model(self.model, param_dtype=_dtype(fsdp["param_dtype"], "fsdp.param_dtype"),
+                                    reduce_dtype=_dtype(fsdp["reduce_dtype"], "fsdp.reduce_dtype"),
+                                    reshard_after_forward=fsdp["reshard_after_forward"],
+                                    ignored_params=self.unsharded_params())
+
+    def unsharded_params(self) -> set[nn.Parameter]:
+        return set()
+
+    def setup_data(self) -> None:
+        from quarry.training.data import EpochSampler, PackedSequences
+
+        ds = self.cfg["dataset"]
+        if not ds["path"]:
+            raise ConfigError("config: dataset.path is required (a dataset version or a folder of shards)")
+        texts = (r["text"] for r in _limit(open_records(ds["path"], ds["split"]), ds["max_docs"]))
+        self.data = PackedSequences.from_texts(texts, self.tokenizer, ds["seq_len"])
+        self.sampler = EpochSampler(len(self.data), self.cfg["batch_size"], self.cfg["gradient_accumulation_steps"],
+                                    world_size=self.dist.world_size, rank=self.dist.rank, seed=self.cfg["seed"],
+                                    shuffle=ds["shuffle"])
+
+    def setup_optimizer(self) -> torch.optim.Optimizer:
+        params = [p for p in self.model.parameters() if p.requires_grad]
+        if not params:
+            raise ConfigError("config: the model has no trainable parameters")
+        return instantiate(self.cfg["optimizer"], params)
+
+    def count_total_steps(self) -> int:
+        per_epoch = self.sampler.steps_per_epoch
+        total = per_epoch * self.cfg["epochs"]
+        if self.cfg["max_steps"]:
+            total = min(total, self.cfg["max_steps"]) if self.cfg["epochs"] else self.cfg["max_steps"]
+        return total
+
+    # --- one step --------------------------------------------------------------------------------
+    def micro_batch(self, epoch: int, step_in_epoch: int, micro: int) -> dict[str, torch.Tensor]:
+        return collate([self.data[i] for i in self.sampler.indices(epoch, step_in_epoch, micro)])
+
+    def count_targets(self, batch: dict[str, torch.Tensor]) -> int:
+        from quarry.training.losses import IGNORE_INDEX
+
+        return int((batch["labels"] != IGNORE_INDEX).sum())
+
+    def forward_hidden(self, batch: dict[str, torch.Tensor]) -> torch.Tensor:
+        kwargs = {}
+        if self.cfg["dataset"].get("document_mask") and "doc_ids" in batch:
+            kwargs = {"attention_mask": document_mask(batch["doc_ids"]), "input_pos": batch["input_pos"]}
+        return self.model(batch["tokens"], return_hidden=True, **kwargs)
+
+    def batch_loss(self, batch: dict[str, torch.Tensor]) -> torch.Tensor:
+        """Summed loss of a micro-batch (normalised by the caller)."""
+        from quarry.training.losses import chunked_cross_entropy
+
+        hidden = self.forward_hidden(batch)
+        total, _ = chunked_cross_entropy(hidden, _head_weight(self.model), batch["labels"],
+                                         self.cfg["loss"]["chunk_tokens"])
+        return total
+
+    def autocast(self):
+        if self.dtype == torch.float16:
+            return torch.autocast(self.device.type, dtype=torch.float16)
+        return contextlib.nullcontext()
+
+    def train_step(self, epoch: int, step_in_epoch: int) -> dict[str, float]:
+        accum = self.cfg["gradient_accumulation_steps"]
+        batches = [self.micro_batch(epoch, step_in_epoch, m) for m in range(accum)]
+        local = torch.tensor(float(sum(self.count_targets(b) for b in batches)))
+        global_count = float(distributed.all_reduce_sum(local).item())
+        # FSDP averages gradients over ranks; scaling by world size turns that into a global sum.
+        scale = self.dist.world_size / max(global_count, 1.0)
+        loss_sum = torch.zeros((), device=self.device)
+        tokens = 0
+        for batch in batches:
+            batch = {k: v.to(self.device) for k, v in batch.items()}
+            tokens += batch["tokens"].numel()
+            with self.autocast():
+                loss = self.batch_loss(batch)
+            self.scaler.scale(loss * scale).backward()
+            loss_sum += loss.detach().float()
+        self.scaler.unscale_(self.optimizer)
+        grad_norm = self.clip_gradients()
+        self.scaler.step(self.optimizer)
+        self.scaler.update()
+        self.optimizer.zero_grad(set_to_none=True)
+        lr = self.optimizer.param_groups[0]["lr"]
+        self.lr_scheduler.step()
+        total_loss = distributed.all_reduce_sum(loss_sum).item() / max(global_count, 1.0)
+        return {"loss": total_loss, "lr": lr, "grad_norm": grad_norm, "tokens": tokens * self.dist.world_size}
+
+    def clip_gradients(self) -> float:
+        params = [p for p in self.model.parameters() if p.grad is not None]
+        max_norm = self.cfg["clip_grad_norm"]
+        norm = torch.nn.utils.clip_grad_norm_(params, max_norm if max_norm else float("inf"))
+        if hasattr(norm, "full_tensor"):
+            norm = norm.full_tensor()
+        return float(norm)
+
+    # --- the loop --------------------------------------------------------------------------------
+    def train(self) -> dict[str, Any]:
+        cfg = self.cfg
+        mlflow, run_ctx = self._open_mlflow()
+        with run_ctx:
+            reporter = Reporter(self.total_steps, self.step, enabled=cfg["progress"] and self.dist.is_main,
+                                mlflow=mlflow, description=self.name)
+            speed = Throughput()
+            try:
+                self.model.train()
+                while self.step < self.total_steps:
+                    epoch, in_epoch = divmod(self.step, self.sampler.steps_per_epoch)
+                    out = self.train_step(epoch, in_epoch)
+                    self.step += 1
+                    speed.add(out.pop("tokens"))
+                    log_now = self.step % max(1, cfg["log_every_n_steps"]) == 0 or self.step == self.total_steps
+                    metrics = {**out, "tokens_per_s": speed.take() if log_now else 0.0,
+                               "peak_mem_gib": peak_memory_gib(self.device)}
+                    self.history.append({"step": self.step, **out})
+                    reporter.step(self.step, metrics, log=log_now)
+                    every = cfg["validation"]["every_n_steps"]
+                    if every and (self.step % every == 0 or self.step == self.total_steps):
+                        reporter.log(self.step, self.validate())
+                    if cfg["save_every_n_steps"] and self.step % cfg["save_every_n_steps"] == 0 \
+                            and self.step < self.total_steps:
+                        self.save_checkpoint()
+                    if self.on_step is not None:
+                        self.on_step(self.step)
+            finally:
+                reporter.close()
+            final = self.save_final()
+        return {"steps": self.step, "final": str(final), "history": self.history}
+
+    def _open_mlflow(self):
+        settings = self.cfg["mlflow"]
+        if not (settings["enabled"] and self.dist.is_main):
+            return None, contextlib.nullcontext()
+        from quarry import tracking
+
+        mlflow = tracking.configure()
+        ctx = tracking.start_run(settings["run_name"] or f"{self.name}-{self.config_hash[:8]}",
+                                 experiment=settings["experiment"], run_id=self.mlflow_run_id,
+                                 params_hash=self.config_hash, dataset_hash=self.dataset_hash(),
+                                 tags={"quarry.recipe": self.name, "quarry.config_hash": self.config_hash,
+                                       "quarry.tokenizer_hash": str(getattr(self.tokenizer, "hash", ""))})
+
+        @contextlib.contextmanager
+        def opened():
+            with ctx as run:
+                self.mlflow_run_id = run.info.run_id
+                if self.step == 0:
+                    mlflow.log_params(_flat(self.cfg))
+                yield
+        return mlflow, opened()
+
+    def dataset_hash(self) -> str | None:
+        path = self.cfg["dataset"]["path"]
+        if not path:
+            return None
+        if not hasattr(self, "_dataset_hash"):
+            self._dataset_hash = dataset_version(path)
+        return self._dataset_hash
+
+    # --- validation ------------------------------------------------------------------------------
+    @torch.no_grad()
+    def validate(self) -> dict[str, float]:
+        """Bits per byte on the dataset's validation split (every rank scores the same documents)."""
+        from quarry.eval.bpb import score_records
+
+        val = self.cfg["validation"]
+        ds = self.cfg["dataset"]
+        records = list(_limit(open_records(ds["path"], val["split"]), val["max_docs"]))
+        if not records:
+            return {}
+        self.model.eval()
+        try:
+            result = score_records(lambda t: self.model(t), self.tokenizer, records,
+                                   context_len=ds["seq_len"], batch_size=val["batch_size"], device=self.device)
+        finally:
+            self.model.train()
+        agg = result.aggregate
+        return {"val_bpb": agg.bpb, "val_loss": agg.nll_nats / max(agg.tokens, 1)}
+
+    # --- checkpoints -----------------------------------------------------------------------------
+    def training_extra(self) -> dict[str, Any]:
+        epoch, in_epoch = divmod(self.step, self.sampler.steps_per_epoch)
+        return {"step": self.step, "scheduler": self.lr_scheduler.state_dict(), "scaler": self.scaler.state_dict(),
+                "data_position": {"epoch": epoch, "step_in_epoch": in_epoch}, "config_hash": self.config_hash,
+                "mlflow_run_id": self.mlflow_run_id}
+
+    def save_checkpoint(self) -> Path:
+        return checkpointing.save_training_state(
+            self.output_dir, self.step, self.model, self.optimizer, self.training_extra(), self.dist,
+            trainable_only=self.trainable_only_checkpoints, keep_last=self.cfg["keep_last_n_checkpoints"])
+
+    def load_checkpoint(self) -> None:
+        folder = checkpointing.latest_checkpoint(self.output_dir)
+        if folder is None:
+            return
+        state = checkpointing.load_training_state(folder, self.model, self.optimizer, self.dist)
+        self.step = state["step"]
+        self.lr_scheduler.load_state_dict(state["scheduler"])
+        self.scaler.load_state_dict(state["scaler"])
+        self.mlflow_run_id = state.get("mlflow_run_id")
+
+    # --- final export ----------------------------------------------------------------------------
+    def full_state_dict(self) -> dict[str, torch.Tensor]:
+        """Every weight, consolidated on CPU (collective under FSDP)."""
+        from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict
+
+        return get_model_state_dict(self.model, options=StateDictOptions(full_state_dict=True, cpu_offload=True))
+
+    def lineage(self) -> dict[str, Any]:
+        from quarry.tracking import git_commit
+
+        ds = self.cfg["dataset"]
+        tok = self.cfg["tokenizer"]
+        return {"recipe": self.name, "config": self.cfg, "config_hash": self.config_hash,
+                "dataset": {"path": ds["path"], "version": self.dataset_hash(),
+                            "name": ds.get("name") or (Path(ds["path"]).name if ds["path"] else None)},
+                "tokenizer": {"path": tok.get("path"), "hash": str(getattr(self.tokenizer, "hash", ""))},
+                "base_model": self.base_model_path(), "mlflow_run_id": self.mlflow_run_id,
+                "code_version": git_commit(), "steps": self.step}
+
+    def base_model_path(self) -> str | None:
+        return None
+
+    def save_final(self) -> Path:
+        state = self.full_state_dict()
+        final = self.output_dir / "final"
+        if self.dist.is_main:
+            self.export(state, final)
+        distributed.barrier()
+        return final
+
+    def export(self, state: dict[str, torch.Tensor], folder: Path) -> None:
+        from quarry.models.checkpoint import save_pretrained
+
+        model = self.fresh_model()
+        model.load_state_dict(state)
+        save_pretrained(model, folder, tokenizer=_saveable(self.tokenizer), lineage=self.lineage())
+
+    def fresh_model(self) -> nn.Module:
+        """An unsharded copy of the architecture on CPU, to export consolidated weights through."""
+        with torch.device("cpu"):
+            model = instantiate(self.cfg["model"])
+        return model.to(self.dtype) if self.dtype == torch.bfloat16 else model
+
+    def cleanup(self) -> None:
+        import torch.distributed as dist
+
+        if dist.is_initialized():
+            dist.destroy_process_group()
+
+    def run(self) -> dict[str, Any]:
+        self.setup()
+        try:
+            return self.train()
+        finally:
+            self.cleanup()
+
+
+def _dtype(name: str | None, key: str) -> torch.dtype | None:
+    if name is None:
+        return None
+    if name not in DTYPES:
+        raise ConfigError(f"config: {key}={name!r}; valid: {', '.join(DTYPES)}")
+    return DTYPES[name]
+
+
+def _head_weight(model: nn.Module) -> torch.Tensor:
+    return model.lm_head.weight
+
+
+def _limit(records, n: int | None):
+    for i, record in enumerate(records):
+        if n is not None and i >= n:
+            return
+        yield record
+
+
+def _saveable(tokenizer: Any) -> Any:
+    return tokenizer if hasattr(tokenizer, "save") else None
+
+
+def _flat(cfg: dict[str, Any], prefix: str = "") -> dict[str, str]:
+    out = {}
+    for key, value in cfg.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            out.update(_flat(value, name + "."))
+        else:
+            out[name] = str(value)[:500]
+    return out

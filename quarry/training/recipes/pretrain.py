@@ -1,0 +1,12 @@
+"""Pretraining from scratch on a dataset version: packed sequences, document-aware loss."""
+
+from __future__ import annotations
+
+from quarry.training.recipes.base import BASE_DEFAULTS, Recipe
+
+
+class Pretrain(Recipe):
+    """A randomly initialised model (``model._component_``) trained on ``dataset.path``."""
+
+    name = "pretrain"
+    DEFAULTS = BASE_DEFAULTS

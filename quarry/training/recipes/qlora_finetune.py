@@ -1,0 +1,39 @@
+"""QLoRA: the base quantised to NF4 with double quantisation (bitsandbytes), LoRA adapters on top.
+
+Under FSDP2 the 4-bit base is kept out of sharding (replicated on every rank) and only the
+adapters and their optimizer state are sharded; see quarry.training.distributed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch import nn
+
+from quarry.training.config import merge_defaults
+from quarry.training.quantize import quantize_nf4, quantized_parameters
+from quarry.training.recipes.lora_finetune import LORA_DEFAULTS, LoRAFinetune
+
+QLORA_DEFAULTS: dict[str, Any] = merge_defaults(LORA_DEFAULTS, {
+    "dtype": "bf16",
+    "quantize": {"double_quant": True, "blocksize": 64, "compute_dtype": "bf16",
+                 "target_modules": ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]},
+})
+
+
+class QLoRAFinetune(LoRAFinetune):
+    name = "qlora_finetune"
+    DEFAULTS = QLORA_DEFAULTS
+
+    def build_model(self) -> nn.Module:
+        q = self.cfg["quantize"]
+        compute = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}[q["compute_dtype"]]
+        model = self.load_base(compute)
+        quantize_nf4(model, target_modules=q["target_modules"], compute_dtype=compute,
+                     double_quant=q["double_quant"], blocksize=q["blocksize"], device=self.device)
+        self.add_adapters(model)
+        return model
+
+    def unsharded_params(self) -> set[nn.Parameter]:
+        return quantized_parameters(self.model) | {p for p in self.model.parameters() if not p.requires_grad}

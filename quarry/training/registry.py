@@ -1,0 +1,54 @@
+"""Recipe names to recipe classes and the built-in configs made for each."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from quarry.errors import ConfigError
+
+RECIPES: dict[str, str] = {
+    "pretrain": "quarry.training.recipes.pretrain:Pretrain",
+    "full_finetune": "quarry.training.recipes.full_finetune:FullFinetune",
+    "lora_finetune": "quarry.training.recipes.lora_finetune:LoRAFinetune",
+    "qlora_finetune": "quarry.training.recipes.qlora_finetune:QLoRAFinetune",
+    "dpo": "quarry.training.recipes.dpo:DPO",
+}
+
+
+def recipe_class(name: str):
+    if name not in RECIPES:
+        raise ConfigError(f"unknown recipe '{name}'; recipes: {', '.join(RECIPES)}")
+    module, attr = RECIPES[name].split(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+def configs_for(name: str) -> list[str]:
+    """Built-in configs whose top-level ``recipe:`` key names this recipe."""
+    import yaml
+
+    from quarry.training.config import builtin_configs
+
+    found = []
+    for stem, path in builtin_configs().items():
+        head = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        if head.get("recipe") == name:
+            found.append(stem)
+    return found
+
+
+def build_recipe(name: str, config: str, overrides: list[str] | tuple[str, ...] = ()) -> Any:
+    """Load, override and validate a config for ``name``; returns the recipe, not yet set up."""
+    from quarry.training.config import apply_overrides, load_config, merge_defaults, validate
+
+    cls = recipe_class(name)
+    cfg = load_config(config)
+    declared = cfg.pop("recipe", name)
+    if declared != name:
+        raise ConfigError(f"config '{config}' is for recipe '{declared}', not '{name}'")
+    validate(cfg, cls.DEFAULTS)  # the file's own keys first, so the error names the file's typo
+    return cls(apply_overrides(merge_defaults(cls.DEFAULTS, cfg), overrides))
+
+
+def run_recipe(name: str, config: str, overrides: list[str] | tuple[str, ...] = ()) -> dict[str, Any]:
+    return build_recipe(name, config, overrides).run()
