@@ -1,0 +1,310 @@
+"""The opt-out registry: origins whose owners asked to be left out, honoured at every build.
+
+The registry is a versioned tab-separated file (data/optout/registry.tsv), one entry a line:
+
+    kind    value                        date        reason
+    origin  https://github.com/acme/app  2026-01-31  owner request #12
+    prefix  https://gitlab.com/acme/     2026-02-01
+    owner   github.com/acme              2026-02-02
+
+An ``origin`` entry matches that repository, a ``prefix`` entry every origin starting with it, an
+``owner`` entry (``host/owner``, or a bare owner on any host) every repository of that owner.
+Origins compare normalised: no scheme, user, ``.git`` or trailing slash, lower case, and
+``git@host:owner/repo`` read as ``host/owner/repo``. ``registry_hash`` covers what decides
+removals (kind and value), so a dataset manifest can say which registry it honoured.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from quarry.curate.base import Filter
+from quarry.errors import ConfigError, QuarryError
+from quarry.hashing import value_hash
+from quarry.ledger import Ledger, merge_ledgers
+from quarry.paths import project_root
+from quarry.records import atomic_write_bytes, read_records, shard_paths, write_json
+from quarry.stage import run_step_on_shard
+
+STAGE = "opt-out"
+REASON = "opt-out"
+KINDS = ("origin", "prefix", "owner")
+HEADER = "# kind\tvalue\tdate\treason"
+DEFAULT_REGISTRY = Path("data") / "optout" / "registry.tsv"
+
+_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*://", re.I)
+_SCP_LIKE = re.compile(r"^(?:[^@/]+@)?([^:/]+):(?!//)(.+)$")  # git@github.com:acme/app.git
+
+
+def normalize_origin(origin: str, *, prefix: bool = False) -> str:
+    """The comparable form of an origin; ``prefix`` keeps a trailing slash (a path boundary)."""
+    text = str(origin).strip().removesuffix("*") if prefix else str(origin).strip()
+    if not _SCHEME.match(text) and (scp := _SCP_LIKE.match(text)) and not os.path.isabs(text):
+        text = f"{scp.group(1)}/{scp.group(2)}"
+    text = _SCHEME.sub("", text)
+    if "@" in text.split("/", 1)[0]:
+        text = text.split("@", 1)[1]  # user@host
+    if prefix:
+        return text.lower()
+    text = text.rstrip("/").removesuffix(".git").rstrip("/")
+    return text.lower()
+
+
+def owner_of(normalized: str) -> tuple[str, str] | None:
+    """(host, owner) of a hosted origin such as github.com/acme/app; None for other origins."""
+    parts = normalized.split("/")
+    if len(parts) >= 3 and "." in parts[0]:
+        return parts[0], parts[1]
+    return None
+
+
+@dataclass(frozen=True, order=True)
+class OptOut:
+    kind: str
+    value: str
+    date: str = ""
+    reason: str = ""
+
+    def matches(self, normalized_origin: str) -> bool:
+        value = self.key
+        if self.kind == "origin":
+            return normalized_origin == value
+        if self.kind == "prefix":
+            return normalized_origin.startswith(value)
+        owner = owner_of(normalized_origin)
+        if owner is None:
+            return False
+        return value == f"{owner[0]}/{owner[1]}" if "/" in value else value == owner[1]
+
+    @property
+    def key(self) -> str:
+        """The normalised value that decides what the entry matches."""
+        return normalize_origin(self.value, prefix=self.kind == "prefix")
+
+    def line(self) -> str:
+        return "\t".join((self.kind, self.value, self.date, self.reason)).rstrip("\t")
+
+
+class Registry:
+    """The entries of one registry file, with fast matching of exact origins."""
+
+    def __init__(self, entries: list[OptOut], path: Path | None = None):
+        self.entries = sorted(set(entries))
+        self.path = path
+        self._exact = {e.key: e for e in self.entries if e.kind == "origin"}
+        self._other = [e for e in self.entries if e.kind != "origin"]
+        self._memo: dict[str, OptOut | None] = {}
+
+    def match(self, origin: str | None) -> OptOut | None:
+        """The entry that covers ``origin``, or None."""
+        if not origin:
+            return None
+        if origin not in self._memo:
+            normalized = normalize_origin(origin)
+            found = self._exact.get(normalized)
+            if found is None:
+                found = next((e for e in self._other if e.matches(normalized)), None)
+            self._memo[origin] = found
+        return self._memo[origin]
+
+    def covers(self, origin: str | None) -> bool:
+        return self.match(origin) is not None
+
+    @property
+    def hash(self) -> str:
+        return value_hash({"optout": sorted({(e.kind, e.key) for e in self.entries})})
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+
+# ---------------------------------------------------------------------------------------------
+# The registry file
+
+
+def default_registry_path() -> Path:
+    return project_root() / DEFAULT_REGISTRY
+
+
+def load_registry(path: str | os.PathLike | None = None) -> Registry:
+    path = Path(path) if path else default_registry_path()
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise QuarryError(f"{path}: no opt-out registry there (create it with `quarry optout add`)") from None
+    entries = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        fields = line.split("\t")
+        kind, value = fields[0].strip(), (fields[1].strip() if len(fields) > 1 else "")
+        if kind not in KINDS or not value:
+            raise ConfigError(f"{path}:{number}: expected 'kind<TAB>value[<TAB>date<TAB>reason]' with kind one of "
+                              f"{', '.join(KINDS)}; got {line!r}")
+        date = fields[2].strip() if len(fields) > 2 else ""
+        reason = "\t".join(fields[3:]).strip() if len(fields) > 3 else ""
+        entries.append(OptOut(kind, value, date, reason))
+    return Registry(entries, path)
+
+
+def save_registry(registry: Registry, path: str | os.PathLike) -> None:
+    """Sorted entries under the header: a registry diff shows exactly what was added or removed."""
+    text = "\n".join([HEADER, *(e.line() for e in registry.entries)]) + "\n"
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def registry_hash(path: str | os.PathLike | None = None) -> str:
+    return load_registry(path).hash
+
+
+def add_entry(value: str, *, kind: str = "origin", date: str | None = None, reason: str = "",
+              path: str | os.PathLike | None = None) -> OptOut:
+    if kind not in KINDS:
+        raise ConfigError(f"opt-out kind must be one of {', '.join(KINDS)}, got {kind!r}")
+    if not value.strip() or "\t" in value or "\t" in reason or "\n" in value + reason:
+        raise ConfigError("an opt-out value (and reason) must be non-empty text without tabs or newlines")
+    path = Path(path) if path else default_registry_path()
+    registry = load_registry(path) if path.exists() else Registry([])
+    entry = OptOut(kind, value.strip(), date or dt.date.today().isoformat(), reason.strip())
+    kept = [e for e in registry.entries if (e.kind, e.value) != (entry.kind, entry.value)]
+    save_registry(Registry([*kept, entry]), path)
+    return entry
+
+
+def remove_entry(value: str, *, path: str | os.PathLike | None = None) -> list[OptOut]:
+    """Remove every entry with this value (any kind); returns what was removed."""
+    path = Path(path) if path else default_registry_path()
+    registry = load_registry(path)
+    removed = [e for e in registry.entries if e.value == value.strip()]
+    if not removed:
+        raise QuarryError(f"{path}: no opt-out entry with value {value!r}")
+    save_registry(Registry([e for e in registry.entries if e not in removed]), path)
+    return removed
+
+
+# ---------------------------------------------------------------------------------------------
+# The stage
+
+
+class OptOutFilter(Filter):
+    """Drops every record whose origin the registry covers (ledger reason ``opt-out``)."""
+
+    name = STAGE
+
+    def __init__(self, registry: Registry):
+        self.registry = registry
+
+    def filter(self, doc: dict[str, Any]) -> bool | tuple[bool, str]:
+        return (False, REASON) if self.registry.covers((doc.get("meta") or {}).get("origin")) else True
+
+
+def optout_shard(src: Path, dst: Path, registry: Registry, *, rejects: Path | None = None, level: int = 3) -> Ledger:
+    return run_step_on_shard(OptOutFilter(registry), src, dst, rejects=rejects, level=level)
+
+
+def _shard_job(src: str, dst: str, rejects: str, registry_path: str) -> dict:
+    return optout_shard(Path(src), Path(dst), load_registry(registry_path), rejects=Path(rejects)).to_dict()
+
+
+def run_optout(src_dir: Path, dst_dir: Path, registry_path: str | os.PathLike | None = None,
+               params: dict[str, Any] | None = None, *, workers: int = 1) -> dict[str, Any]:
+    """Drop opted-out origins from every shard of ``src_dir`` into ``dst_dir`` (same names), with
+    ledger.json (its ``registry_hash`` included) and rejects/. Identical output for any ``workers``."""
+    from rich.progress import Progress
+
+    src_dir, dst_dir = Path(src_dir), Path(dst_dir)
+    registry_path = Path(registry_path) if registry_path else default_registry_path()
+    registry = load_registry(registry_path)
+    shards = [p for p in shard_paths(src_dir) if "rejects" not in p.relative_to(src_dir).parts[:-1]]
+    jobs = [(str(s), str(dst_dir / s.relative_to(src_dir)), str(dst_dir / "rejects" / s.relative_to(src_dir)),
+             str(registry_path)) for s in shards]
+    ledgers = []
+    with Progress(transient=True) as progress:
+        bar = progress.add_task("opt-out", total=len(jobs))
+        if workers <= 1 or len(jobs) <= 1:
+            for src, dst, rejects, _ in jobs:
+                ledgers.append(optout_shard(Path(src), Path(dst), registry, rejects=Path(rejects)).to_dict())
+                progress.advance(bar)
+        else:
+            with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
+                for ledger in pool.map(_shard_job, *zip(*jobs)):
+                    ledgers.append(ledger)
+                    progress.advance(bar)
+    ledger = {**merge_ledgers(STAGE, ledgers).to_dict(), "registry_hash": registry.hash}
+    write_json(dst_dir / "ledger.json", ledger)
+    return ledger
+
+
+# ---------------------------------------------------------------------------------------------
+# A newer registry over an existing dataset version
+
+
+def reapply_optout(dataset_dir: str | os.PathLike, registry_path: str | os.PathLike | None, out_dir: str | os.PathLike,
+                   **options: Any) -> dict[str, Any]:
+    """A new dataset version: the parent's documents minus those the registry now covers. Nothing
+    else is recomputed. Returns {"manifest", "changelog"}: the changelog lists, per opt-out entry,
+    the origins and documents removed."""
+    from quarry.datasets import derive_version
+
+    registry = load_registry(registry_path)
+    removed: dict[OptOut, Counter] = {}
+
+    def keep(record: dict[str, Any]) -> bool | str:
+        origin = (record.get("meta") or {}).get("origin")
+        entry = registry.match(origin)
+        if entry is None:
+            return True
+        removed.setdefault(entry, Counter())[origin] += 1
+        return REASON
+
+    manifest = derive_version(dataset_dir, out_dir, keep, REASON, optout_registry_hash=registry.hash, **options)
+    changelog = {
+        "from": manifest.get("parent"), "to": manifest.get("version"), "registry_hash": registry.hash,
+        "removed_documents": sum(sum(c.values()) for c in removed.values()),
+        "entries": [{"kind": e.kind, "value": e.value, "date": e.date, "reason": e.reason,
+                     "origins": dict(sorted(removed[e].items()))} for e in sorted(removed)],
+    }
+    return {"manifest": manifest, "changelog": changelog}
+
+
+# ---------------------------------------------------------------------------------------------
+# Who holds data from an origin
+
+
+def whois(origin: str, *, registry_path: str | os.PathLike | None = None, releases_root: str | os.PathLike | None = None,
+          models_root: str | os.PathLike | None = None) -> dict[str, Any]:
+    """Every registered dataset version and every checkpoint holding documents of ``origin``, and
+    the opt-out entry covering it now (if any)."""
+    from quarry.datasets.versions import read_index, releases
+
+    wanted = normalize_origin(origin)
+    datasets = []
+    for release in releases(registry=releases_root):
+        count = sum(1 for row in read_index(release["release"])  # row key: "origin::path"
+                    if normalize_origin(row.get("key", "").split("::", 1)[0]) == wanted)
+        if count:
+            manifest = release["manifest"]
+            datasets.append({"name": manifest.get("name"), "version": manifest.get("version"),
+                             "label": manifest.get("label"), "documents": count, "path": str(release["path"]),
+                             "optout_registry_hash": manifest.get("optout_registry_hash")})
+    checkpoints = _checkpoints_with(origin, models_root)
+    path = Path(registry_path) if registry_path else default_registry_path()
+    entry = load_registry(path).match(origin) if path.exists() else None
+    return {"origin": origin, "datasets": datasets, "checkpoints": checkpoints,
+            "opted_out": None if entry is None else {"kind": entry.kind, "value": entry.value, "date": entry.date,
+                                                     "reason": entry.reason}}
+
+
+def _checkpoints_with(origin: str, models_root: str | os.PathLike | None) -> list[dict[str, Any]]:
+    try:
+        from quarry.lineage import checkpoints_with_origin
+    except ImportError:
+        return []
+    return checkpoints_with_origin(origin, Path(models_root) if models_root else project_root() / "models")

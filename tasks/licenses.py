@@ -1,0 +1,46 @@
+"""Prefect tasks of the licenses stage: repository licenses over all shards, then one task per shard.
+
+Shard tasks are cached on the content of their input shard, of repo_licenses.json and of the
+``licenses`` params (plus the task code); output paths are keyed by name only, so writing them
+does not invalidate the cache. ScanCode's own answers are cached by text hash underneath.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from prefect import unmapped
+
+from quarry.ledger import merge_ledgers
+from quarry.licenses.cache import CachedDetector
+from quarry.licenses.repository import collect_repo_files, detect_repo_licenses
+from quarry.licenses.stage import STAGE, license_shard, section, stage_shards
+from quarry.records import read_json, write_json
+from tasks.caching import cached_task
+
+
+@cached_task(task_run_name="repository licenses {src_dir.name}")
+def repo_licenses_task(src_dir: Path, out: str, params: dict) -> str:
+    """Decide every repository's license from all shards; writes ``out`` (repo_licenses.json)."""
+    with CachedDetector(batch_size=int(section(params)["batch_size"])) as detector:
+        write_json(out, detect_repo_licenses(collect_repo_files(stage_shards(src_dir)), detector))
+    return out
+
+
+@cached_task(task_run_name="licenses {src.name}")
+def license_shard_task(src: Path, dst: str, rejects: str, params: dict, repo_licenses: Path) -> dict:
+    return license_shard(src, Path(dst), params, read_json(repo_licenses), rejects=Path(rejects)).to_dict()
+
+
+def licenses_with_tasks(src_dir: Path, dst_dir: Path, params: dict) -> dict:
+    """The stage as tasks, for a flow to call; writes ledger.json and returns the ledger dict."""
+    src_dir, dst_dir = Path(src_dir), Path(dst_dir)
+    conf = section(params)
+    repo_path = Path(repo_licenses_task(src_dir, str(dst_dir / "repo_licenses.json"), conf))
+    shards = stage_shards(src_dir)
+    futures = license_shard_task.map(
+        shards, [str(dst_dir / s.relative_to(src_dir)) for s in shards],
+        [str(dst_dir / "rejects" / s.relative_to(src_dir)) for s in shards], unmapped(conf), unmapped(repo_path))
+    ledger = merge_ledgers(STAGE, [f.result() for f in futures]).to_dict()
+    write_json(dst_dir / "ledger.json", ledger)
+    return ledger
