@@ -12,6 +12,7 @@ import os
 import shutil
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -41,24 +42,53 @@ def _settings(section: dict[str, Any]) -> dict[str, Any]:
             "threads": int(section.get("zstd_threads", 1))}
 
 
+@dataclass
+class Plan:
+    """What a build reads and how it writes: the source shards, the mixture, the shard format."""
+
+    sources: list[Path]
+    mixture: Mixture
+    settings: dict[str, Any]
+
+    def split_options(self, tokenizer=None) -> dict[str, Any]:
+        return dict(shard_bytes=self.settings["shard_bytes"], level=self.settings["level"],
+                    threads=self.settings["threads"], tokenizer=tokenizer)
+
+
+def plan(src_dir: str | os.PathLike, params: dict[str, Any]) -> Plan:
+    src_dir = Path(src_dir)
+    section = dict(params.get("assemble") or {})
+    sources = data_shards(src_dir) if src_dir.exists() else []
+    if not sources:
+        raise QuarryError(f"{src_dir}: no jsonl / jsonl.zst shards to assemble")
+    mixture = Mixture.from_params(section, subset_bytes(sources) if uses_weights(section) else None)
+    return Plan(sources, mixture, _settings(section))
+
+
 def assemble(src_dir: str | os.PathLike, out_dir: str | os.PathLike, params: dict[str, Any], *,
              snapshot_manifest: str | os.PathLike | dict | None = None,
              ledgers: Iterable[str | os.PathLike | dict] = (), optout_registry_hash: str | None = None,
              tokenizer=None, parent: str | os.PathLike | None = None, workers: int = 1,
              registry: str | os.PathLike | None = None, register: bool = True) -> dict[str, Any]:
     """Assemble the curated shards of ``src_dir`` into a dataset version at ``out_dir``."""
-    src_dir, out_dir = Path(src_dir), Path(out_dir)
+    out_dir = Path(out_dir)
+    build = plan(src_dir, params)
+    parent_info = load_parent(parent, registry)  # read before out_dir is replaced
+    staging = staging_dir(out_dir)
+    results = _write_splits(build, staging, tokenizer, workers)
+    return publish(staging, out_dir, params, build, results, snapshot_manifest=snapshot_manifest,
+                   ledgers=ledgers, optout_registry_hash=optout_registry_hash, tokenizer=tokenizer,
+                   parent=parent_info, registry=registry, register=register)
+
+
+def publish(staging: Path, out_dir: Path, params: dict[str, Any], build: Plan, results: list[dict[str, Any]], *,
+            snapshot_manifest=None, ledgers: Iterable = (), optout_registry_hash: str | None = None,
+            tokenizer=None, parent: tuple[dict | None, list | None] = (None, None),
+            registry: str | os.PathLike | None = None, register: bool = True) -> dict[str, Any]:
+    """Turn a staging folder holding every split's shards into the released version at out_dir."""
     ledgers = list(ledgers)
     section = dict(params.get("assemble") or {})
-    settings = _settings(section)
-    sources = data_shards(src_dir) if src_dir.exists() else []
-    if not sources:
-        raise QuarryError(f"{src_dir}: no jsonl / jsonl.zst shards to assemble")
-    mixture = Mixture.from_params(section, subset_bytes(sources) if uses_weights(section) else None)
-    parent_manifest, parent_index = _parent(parent, registry)  # read before out_dir is replaced
-
-    staging = _staging(out_dir)
-    results = _write_splits(sources, staging, mixture, settings, tokenizer, workers)
+    parent_manifest, parent_index = parent
     composition = Composition(with_tokens=tokenizer is not None)
     for result in results:
         composition.merge(result["composition"])
@@ -66,7 +96,7 @@ def assemble(src_dir: str | os.PathLike, out_dir: str | os.PathLike, params: dic
     write_json(staging / "ledger.json", own_ledger)
     manifest = seal({
         "schema": SCHEMA,
-        "name": settings["name"],
+        "name": build.settings["name"],
         "label": str(section.get("label") or versions.bump(parent_manifest and parent_manifest["label"], "minor")),
         "parent": parent_manifest["version"] if parent_manifest else None,
         "snapshot_id": _snapshot_id(snapshot_manifest),
@@ -74,9 +104,9 @@ def assemble(src_dir: str | os.PathLike, out_dir: str | os.PathLike, params: dic
         "optout_registry_hash": optout_registry_hash,
         "code_version": _code_version(),
         "tokenizer": _tokenizer_id(tokenizer),
-        "format": {"codec": "zstd", "level": settings["level"], "shard_bytes": settings["shard_bytes"]},
-        "mixture": mixture.to_dict(),
-        "splits": {r["split"]: {"fraction": mixture.fractions[r["split"]],
+        "format": {"codec": "zstd", "level": build.settings["level"], "shard_bytes": build.settings["shard_bytes"]},
+        "mixture": build.mixture.to_dict(),
+        "splits": {r["split"]: {"fraction": build.mixture.fractions[r["split"]],
                                 "files": shard_entries(staging, r["files"])} for r in results},
         "composition": composition.to_dict(),
         "ledger": {**normalise_ledgers(ledgers), STAGE: own_ledger},
@@ -100,7 +130,7 @@ def derive_version(parent_dir: str | os.PathLike, out_dir: str | os.PathLike,
     parent_index = changelog.index_of(open_dataset(parent_dir))
     level = parent["format"]["level"]
     with_tokens = tokenizer is not None
-    staging = _staging(out_dir)
+    staging = staging_dir(out_dir)
     ledger = Ledger(DERIVE_STAGE)
     ledger.rejects = RecordWriter(staging / "rejects" / f"{DERIVE_STAGE}.jsonl.zst", level=level, validate=False)
     composition = Composition(with_tokens=with_tokens)
@@ -158,12 +188,11 @@ def subset_bytes(sources: list[Path]) -> dict[str, int]:
     return sizes
 
 
-def _write_splits(sources: list[Path], staging: Path, mixture: Mixture, settings: dict[str, Any], tokenizer,
-                  workers: int) -> list[dict[str, Any]]:
+def _write_splits(build: Plan, staging: Path, tokenizer, workers: int) -> list[dict[str, Any]]:
     """Each split is independent of the others: one process per split when workers > 1."""
+    sources, mixture = build.sources, build.mixture
     names = list(mixture.fractions)
-    options = dict(shard_bytes=settings["shard_bytes"], level=settings["level"], threads=settings["threads"],
-                   tokenizer=tokenizer)
+    options = build.split_options(tokenizer)
     with Progress(transient=True) as progress:
         if workers > 1:
             bar = progress.add_task("assembling splits", total=len(names))
@@ -183,7 +212,7 @@ def _write_splits(sources: list[Path], staging: Path, mixture: Mixture, settings
         return results
 
 
-def _parent(parent: str | os.PathLike | None, registry) -> tuple[dict | None, list[dict] | None]:
+def load_parent(parent: str | os.PathLike | None, registry=None) -> tuple[dict | None, list[dict] | None]:
     if parent is None:
         return None, None
     manifest, data, release = versions.locate(parent, registry)
@@ -207,7 +236,7 @@ def _register(manifest: dict, out_dir: Path, reject_folders: list[Path], parent_
     versions.register(manifest, out_dir, index, dropped, changelog=log, changelog_md=md, registry=registry)
 
 
-def _staging(out_dir: Path) -> Path:
+def staging_dir(out_dir: Path) -> Path:
     staging = out_dir.parent / f".{out_dir.name}.building"
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)

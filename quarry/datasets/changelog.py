@@ -3,7 +3,8 @@
 A document is known by its source location (origin + path) when it has one, else by its id.
 Ids are content hashes (SWHIDs), so the same location under a new id is a changed document.
 A removed document's reason comes from the rejects written while the newer version was built
-(opt-out, a filter, ...); one that no stage rejected has left the source ("source change").
+(opt-out, a filter, ...), matched by id or by location; one that no stage rejected has left the
+source ("source change").
 """
 
 from __future__ import annotations
@@ -49,16 +50,18 @@ def rejects_of(folders: Iterable[Path]) -> Iterator[dict[str, Any]]:
                 meta = record.get("meta") or {}
                 if meta.get("id"):
                     reason = f"{meta.get('stage') or path.stem.split('.')[0]}: {meta.get('reason') or 'dropped'}"
-                    yield {"id": meta["id"], "reason": reason}
+                    yield {"id": meta["id"], "key": document_key(meta), "reason": reason}
 
 
 def diff(old: Iterable[dict], new: Iterable[dict], new_dropped: Iterable[dict] = ()) -> dict[str, Any]:
     """The changelog from the ``old`` index to the ``new`` one (rows as written by index_of)."""
     old_rows = {r["id"]: r for r in old}
     new_rows = {r["id"]: r for r in new}
-    reasons: dict[str, str] = {}
+    reasons: dict[str, str] = {}  # by id, and by key: a document may change and be dropped at once
     for row in new_dropped:
         reasons.setdefault(row["id"], row["reason"])
+        if row.get("key"):
+            reasons.setdefault(row["key"], row["reason"])
     new_by_key = {m["key"]: doc_id for doc_id, m in new_rows.items()}
 
     changed, removed = [], {}
@@ -67,7 +70,8 @@ def diff(old: Iterable[dict], new: Iterable[dict], new_dropped: Iterable[dict] =
         if doc_id not in reasons and meta["key"] in new_by_key:
             changed.append({"key": meta["key"], "from": doc_id, "to": new_by_key[meta["key"]]})
             continue
-        removed.setdefault(reasons.get(doc_id, SOURCE_CHANGE), []).append(doc_id)
+        reason = reasons.get(doc_id) or reasons.get(meta["key"]) or SOURCE_CHANGE
+        removed.setdefault(reason, []).append(doc_id)
     changed_to = {c["to"] for c in changed}
     added = sorted(d for d in set(new_rows) - set(old_rows) if d not in changed_to)
     moved = sorted(d for d in set(old_rows) & set(new_rows) if old_rows[d]["split"] != new_rows[d]["split"])
