@@ -27,6 +27,7 @@ COMMAND_MODULES = [
     "quarry.cli.core",
     "quarry.cli.models",
     "quarry.cli.dataset",
+    "quarry.cli.snapshot",
 ]
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -81,6 +80,28 @@ def _process_all(plans: list[OriginPlan], cfg: dict, cache_dir: Path, workers: i
         return results
 
 
+def prepare(sources: list[dict] | None, out_dir: Path, params: dict[str, Any] | None,
+            staging: Path) -> tuple[dict, list[dict], list[OriginPlan]]:
+    """Settings, named sources and the capped plan of every origin (archives extract into ``staging``)."""
+    cfg = settings(params)
+    listed = sources if sources is not None else cfg["sources"]
+    sources = [{"name": s.get("name") or s["kind"], **s} for s in listed]
+    Path(out_dir).mkdir(parents=True, exist_ok=True)
+    return cfg, sources, plan_all(sources, cfg, staging)
+
+
+def finalize(cfg: dict, sources: list[dict], plans: list[OriginPlan], results: list[dict], out_dir: Path,
+             cache_dir: Path) -> dict[str, Any]:
+    """Merge processed origins (in origin order) into shards, rejects, ledger.json and manifest.json."""
+    out_dir = Path(out_dir)
+    shards = _write_shards(plans, results, cache_dir, out_dir / "shards", cfg["shard_bytes"])
+    ledger = _write_rejects(plans, results, out_dir / "rejects" / "rejects.jsonl.zst")
+    manifest = manifest_mod.build(sources, cfg, plans, results, shards, ledger)
+    write_json(out_dir / "ledger.json", ledger.to_dict())
+    write_json(out_dir / "manifest.json", manifest)
+    return manifest
+
+
 def run_snapshot(sources: list[dict] | None, out_dir: Path, params: dict[str, Any] | None = None, *,
                  workers: int = 1, cache_dir: Path | None = None, progress: bool = True) -> dict[str, Any]:
     """Snapshot ``sources`` (default: params `snapshot.sources`) into ``out_dir``; returns the manifest.
@@ -89,21 +110,14 @@ def run_snapshot(sources: list[dict] | None, out_dir: Path, params: dict[str, An
     ``snapshot_id`` is the hash of its own content), ``out_dir/ledger.json`` and
     ``out_dir/rejects/rejects.jsonl.zst`` (every refused file with its origin, path and reason).
     """
-    cfg = settings(params)
-    sources = [{"name": s.get("name") or s["kind"], **s} for s in (sources if sources is not None else cfg["sources"])]
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     cache_dir = Path(cache_dir) if cache_dir else cache_root()
     cache_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".staging-", dir=out_dir) as staging:
-        plans = plan_all(sources, cfg, Path(staging))
+        cfg, sources, plans = prepare(sources, out_dir, params, Path(staging))
         results = _process_all(plans, cfg, cache_dir, workers, progress)
-    shards = _write_shards(plans, results, cache_dir, out_dir / "shards", cfg["shard_bytes"])
-    ledger = _write_rejects(plans, results, out_dir / "rejects" / "rejects.jsonl.zst")
-    manifest = manifest_mod.build(sources, cfg, plans, results, shards, ledger)
-    write_json(out_dir / "ledger.json", ledger.to_dict())
-    write_json(out_dir / "manifest.json", manifest)
-    return manifest
+    return finalize(cfg, sources, plans, results, out_dir, cache_dir)
 
 
 def _write_shards(plans, results, cache_dir: Path, shard_dir: Path, shard_bytes: int) -> list[dict]:

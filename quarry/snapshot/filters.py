@@ -68,6 +68,8 @@ def decode(data: bytes) -> Decoded:
 
 
 def content_refusal(text: str, cfg: dict[str, Any]) -> str | None:
+    if not text.strip():
+        return "empty"
     head = text[:2000]
     if any(marker in head for marker in cfg["generated_markers"]):
         return "generated"

@@ -33,7 +33,7 @@ DEFAULTS: dict[str, Any] = {
     "archive": {"max_members": 100_000, "max_bytes": 2_000_000_000, "strip_root": True},
     "natural_languages": ["ENGLISH", "GERMAN", "FRENCH", "SPANISH", "PORTUGUESE", "ITALIAN", "DUTCH",
                           "RUSSIAN", "CHINESE", "JAPANESE", "KOREAN"],
-    "prose_languages": ["Markdown", "reStructuredText", "Text only", "TeX", "Groff"],
+    "prose_languages": ["Markdown", "reStructuredText", "TeX", "Groff"],
     "stdlib_exclude": ["site-packages/**", "**/test/**", "**/tests/**", "idlelib/**", "lib2to3/tests/**",
                        "config-*/**", "lib-dynload/**", "ensurepip/_bundled/**"],
     "installed_exclude": [],           # distribution names left out of the `installed` source

@@ -1,0 +1,88 @@
+"""`quarry snapshot`: content-addressed snapshot of the configured sources, or --show one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+out = Console()
+
+KIND_HELP = "A source as KIND:LOCATION[@REF] (kinds: git, archive, dir, corpus, stdlib, installed); repeatable."
+
+
+def parse_source(spec: str, before: str | None = None) -> dict:
+    """`git:/path/repo@v1.0`, `archive:x.tar.gz`, `dir:src`, `corpus:pile.jsonl.zst`, `stdlib`, `installed`."""
+    from quarry.errors import ConfigError
+    from quarry.snapshot.settings import SOURCE_KINDS
+
+    kind, _, location = spec.partition(":")
+    if kind not in SOURCE_KINDS:
+        raise ConfigError(f"--source {spec!r}: kind must be one of {', '.join(SOURCE_KINDS)}")
+    source: dict = {"name": kind, "kind": kind}
+    if kind == "git":
+        url, _, ref = location.rpartition("@") if "@" in location.split("/")[-1] else (location, "", "")
+        source.update({"url" if "://" in url else "path": url, **({"ref": ref} if ref else {})})
+        if before:
+            source["before"] = before
+    elif kind in ("archive", "dir", "corpus"):
+        if not location:
+            raise ConfigError(f"--source {spec!r}: {kind} needs a path, e.g. {kind}:PATH")
+        source["path"] = location
+    return source
+
+
+def show(path: Path) -> None:
+    from quarry.snapshot.manifest import load, verify
+
+    manifest = load(path)
+    counts = manifest["counts"]
+    state = "[green]verified[/green]" if verify(manifest) else "[red]does not match its content[/red]"
+    out.print(f"snapshot [bold]{manifest['snapshot_id'][:16]}[/bold] ({state}): {counts['origins']} origins, "
+              f"{counts['files']:,} files, {counts['bytes'] / 1e6:.2f} MB, {len(manifest['shards'])} shards")
+    origins = Table("origin", "revision", "directory", "files", "MB", "refused", title="origins")
+    for origin in manifest["origins"]:
+        origins.add_row(origin["origin"], (origin.get("revision") or origin.get("version") or "")[:12],
+                        origin["directory"][-12:], f"{origin['file_count']:,}", f"{origin['bytes'] / 1e6:.2f}",
+                        f"{sum(origin['refused'].values()):,}")
+    out.print(origins)
+    for title, values in (("languages", counts["languages"]), ("subsets", counts["subsets"]),
+                          ("refusals", counts["refused"])):
+        table = Table(title[:-1] if title != "refusals" else "reason", "files", title=title)
+        for name, n in sorted(values.items(), key=lambda kv: (-kv[1], kv[0]))[:25]:
+            table.add_row(name, f"{n:,}")
+        out.print(table)
+    hostile = [(o["origin"], r) for o in manifest["origins"] for r in o.get("archive_refusals", [])]
+    if hostile:
+        table = Table("archive", "member", "reason", title="refused archive members")
+        for origin, refusal in hostile:
+            table.add_row(origin, refusal["member"], refusal["reason"])
+        out.print(table)
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("snapshot")
+    def snapshot_cmd(
+        out_dir: Path = typer.Argument(Path("data/snapshots/default"), help="Snapshot folder to write."),
+        source: list[str] = typer.Option([], "--source", "-s", help=KIND_HELP),
+        before: str = typer.Option(None, help="For git sources: the last commit at or before this ISO date."),
+        params_file: Path = typer.Option(None, "--params", help="params.yaml (default: the project's)."),
+        workers: int = typer.Option(None, help="Processes (default params pipeline.workers); same bytes for any."),
+        show_dir: Path = typer.Option(None, "--show", help="Print a snapshot's origins, files, languages, refusals."),
+    ) -> None:
+        """Snapshot sources (default: params snapshot.sources) into shards + a manifest of SWHIDs."""
+        if show_dir is not None:
+            show(show_dir)
+            return
+        from quarry.params import get, load_params
+        from quarry.snapshot import run_snapshot
+
+        params = load_params(params_file)
+        sources = [parse_source(spec, before) for spec in source] or None
+        workers = workers or int(get(params, "pipeline.workers", 1))
+        manifest = run_snapshot(sources, out_dir, params, workers=workers)
+        counts = manifest["counts"]
+        out.print(f"snapshot {manifest['snapshot_id'][:16]}: {counts['origins']} origins, {counts['files']:,} files, "
+                  f"{counts['bytes'] / 1e6:.2f} MB in {len(manifest['shards'])} shards → {out_dir}")
