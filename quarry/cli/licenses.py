@@ -1,0 +1,121 @@
+"""`quarry licenses`, `quarry optout add|remove|list|apply|reapply`, `quarry whois`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+out = Console()
+
+PARAMS = typer.Option(None, "--params", help="params.yaml to read (default: the project's).")
+REGISTRY = typer.Option(None, "--registry", help="Opt-out registry file (default: data/optout/registry.tsv).")
+
+
+def _params(path: Path | None) -> dict:
+    from quarry.params import load_params
+
+    return load_params(path)
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("licenses")
+    def licenses(path: Path = typer.Argument(..., help="A snapshot or dataset folder of shards."),
+                 out_dir: Path = typer.Option(None, "--out", help="Run the stage: write licensed shards here."),
+                 workers: int = typer.Option(None, help="Processes (default: params pipeline.workers)."),
+                 params_file: Path = PARAMS) -> None:
+        """Table of license expressions and categories with counts; with --out, run the licenses stage."""
+        from quarry.licenses.report import license_counts
+        from quarry.licenses.stage import run_licenses
+        from quarry.params import get
+
+        params = _params(params_file)
+        if out_dir is not None:
+            ledger = run_licenses(path, out_dir, params, workers=workers or int(get(params, "pipeline.workers", 1)))
+            out.print(f"licenses: {ledger['kept']}/{ledger['input']} kept; dropped {ledger['dropped'] or 'none'}")
+            path = out_dir
+        counts = license_counts(path, params)
+        table = Table("expression", "category", "records", title=f"licenses of {path}")
+        for (spdx, category), n in sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0]))):
+            table.add_row(spdx or "—", category, str(n))
+        out.print(table)
+
+    optout = typer.Typer(help="The opt-out registry: origins left out of every build.", no_args_is_help=True)
+    app.add_typer(optout, name="optout")
+
+    @optout.command("add")
+    def add(value: str = typer.Argument(..., help="An origin URL, an origin prefix, or an owner (host/owner)."),
+            kind: str = typer.Option("origin", help="origin | prefix | owner"),
+            reason: str = typer.Option("", help="Why (a request reference)."),
+            date: str = typer.Option(None, help="ISO date of the request (default: today)."),
+            registry: Path = REGISTRY) -> None:
+        """Add (or update) an entry."""
+        from quarry.optout import add_entry
+
+        entry = add_entry(value, kind=kind, date=date, reason=reason, path=registry)
+        out.print(f"added {entry.kind} {entry.value} ({entry.date})")
+
+    @optout.command("remove")
+    def remove(value: str = typer.Argument(...), registry: Path = REGISTRY) -> None:
+        """Remove every entry with this value."""
+        from quarry.optout import remove_entry
+
+        for entry in remove_entry(value, path=registry):
+            out.print(f"removed {entry.kind} {entry.value}")
+
+    @optout.command("list")
+    def list_(registry: Path = REGISTRY) -> None:
+        """Show the entries and the registry hash."""
+        from quarry.optout import load_registry
+
+        reg = load_registry(registry)
+        table = Table("kind", "value", "date", "reason", title=f"{reg.path} — hash {reg.hash[:12]}")
+        for e in reg.entries:
+            table.add_row(e.kind, e.value, e.date, e.reason)
+        out.print(table)
+
+    @optout.command("apply")
+    def apply(src: Path = typer.Argument(..., help="Folder of shards."),
+              dst: Path = typer.Argument(..., help="Where the filtered shards go."),
+              workers: int = typer.Option(1, help="Processes."), registry: Path = REGISTRY) -> None:
+        """Run the opt-out stage over a folder of shards."""
+        from quarry.optout import run_optout
+
+        ledger = run_optout(src, dst, registry, workers=workers)
+        out.print(f"opt-out: {ledger['kept']}/{ledger['input']} kept, {ledger['dropped'].get('opt-out', 0)} removed "
+                  f"(registry {ledger['registry_hash'][:12]})")
+
+    @optout.command("reapply")
+    def reapply(dataset: Path = typer.Argument(..., help="A dataset version folder."),
+                out_dir: Path = typer.Argument(..., help="Folder of the new version."),
+                registry: Path = REGISTRY) -> None:
+        """A new dataset version without the origins the registry now covers (nothing recomputed)."""
+        from quarry.optout import reapply_optout
+
+        result = reapply_optout(dataset, registry, out_dir)
+        log = result["changelog"]
+        out.print(f"new version {result['manifest']['version'][:12]} ({result['manifest'].get('label')}): "
+                  f"{log['removed_documents']} documents removed")
+        for entry in log["entries"]:
+            for origin, n in entry["origins"].items():
+                out.print(f"  - {origin}: {n} ({entry['kind']} {entry['value']})")
+
+    @app.command("whois")
+    def whois_(origin: str = typer.Argument(..., help="An origin (repository URL or path)."),
+               registry: Path = REGISTRY,
+               models: Path = typer.Option(None, help="Checkpoints folder (default: models/).")) -> None:
+        """Every dataset version and checkpoint holding data from ORIGIN, and whether an opt-out covers it."""
+        from quarry.optout import whois
+
+        found = whois(origin, registry_path=registry, models_root=models)
+        table = Table("kind", "name", "version", "documents", title=f"who holds {origin}")
+        for d in found["datasets"]:
+            table.add_row("dataset", d["name"], f"{d['label']} {d['version'][:12]}", str(d["documents"]))
+        for c in found["checkpoints"]:
+            table.add_row("checkpoint", c["checkpoint"], str(c.get("dataset_version") or "")[:12], str(c["documents"]))
+        out.print(table)
+        entry = found["opted_out"]
+        out.print(f"opt-out: covered by {entry['kind']} {entry['value']} ({entry['date']})" if entry
+                  else "opt-out: not covered by the registry")
