@@ -25,9 +25,11 @@ err = Console(stderr=True)
 
 COMMAND_MODULES = [
     "quarry.cli.core",
+    "quarry.cli.eval",
     "quarry.cli.models",
     "quarry.cli.dataset",
     "quarry.cli.snapshot",
+    "quarry.cli.licenses",
 ]
 
 
