@@ -133,6 +133,12 @@ def default_registry_path() -> Path:
     return project_root() / DEFAULT_REGISTRY
 
 
+def registry_path_from(params: dict[str, Any] | None) -> Path:
+    """params.yaml ``optout.registry`` (relative to the project), else data/optout/registry.tsv."""
+    configured = ((params or {}).get("optout") or {}).get("registry")
+    return project_root() / configured if configured else default_registry_path()
+
+
 def load_registry(path: str | os.PathLike | None = None) -> Registry:
     path = Path(path) if path else default_registry_path()
     try:
@@ -220,7 +226,7 @@ def run_optout(src_dir: Path, dst_dir: Path, registry_path: str | os.PathLike | 
     from rich.progress import Progress
 
     src_dir, dst_dir = Path(src_dir), Path(dst_dir)
-    registry_path = Path(registry_path) if registry_path else default_registry_path()
+    registry_path = Path(registry_path) if registry_path else registry_path_from(params)
     registry = load_registry(registry_path)
     shards = [p for p in shard_paths(src_dir) if "rejects" not in p.relative_to(src_dir).parts[:-1]]
     jobs = [(str(s), str(dst_dir / s.relative_to(src_dir)), str(dst_dir / "rejects" / s.relative_to(src_dir)),

@@ -79,11 +79,12 @@ def register(app: typer.Typer) -> None:
     @optout.command("apply")
     def apply(src: Path = typer.Argument(..., help="Folder of shards."),
               dst: Path = typer.Argument(..., help="Where the filtered shards go."),
-              workers: int = typer.Option(1, help="Processes."), registry: Path = REGISTRY) -> None:
+              workers: int = typer.Option(1, help="Processes."), registry: Path = REGISTRY,
+              params_file: Path = PARAMS) -> None:
         """Run the opt-out stage over a folder of shards."""
         from quarry.optout import run_optout
 
-        ledger = run_optout(src, dst, registry, workers=workers)
+        ledger = run_optout(src, dst, registry, _params(params_file), workers=workers)
         out.print(f"opt-out: {ledger['kept']}/{ledger['input']} kept, {ledger['dropped'].get('opt-out', 0)} removed "
                   f"(registry {ledger['registry_hash'][:12]})")
 

@@ -48,9 +48,11 @@ def repo_file_tier(path: str) -> int | None:
 def as_spdx_statement(declared: str) -> str:
     """A declared license as ScanCode should read it: an SPDX line when it is a valid expression."""
     declared = declared.strip()
-    if declared and not _spdx.validate(declared).errors:
-        return f"SPDX-License-Identifier: {declared}"
-    return declared
+    try:
+        valid = bool(declared) and not _spdx.validate(declared).errors
+    except (AttributeError, ValueError):  # license-expression can fail inside validate on odd tokens
+        valid = False
+    return f"SPDX-License-Identifier: {declared}" if valid else declared
 
 
 def declared_licenses(path: str, text: str) -> str | None:

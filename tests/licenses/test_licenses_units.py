@@ -1,0 +1,96 @@
+"""Policy over expressions, manifest declarations and headers: pure functions, no ScanCode."""
+
+from __future__ import annotations
+
+import pytest
+
+from quarry.errors import ConfigError
+from quarry.licenses.engine import ScanCodeError, ScanCodeWorker, scancode_python
+from quarry.licenses.policy import LicensePolicy, drop_references, expression_category
+from quarry.licenses.sources import declared_licenses, license_header, repo_file_tier, spdx_identifier
+
+CATS = {"MIT": "permissive", "Apache-2.0": "permissive", "GPL-2.0-only": "strong-copyleft",
+        "LGPL-2.1-only": "weak-copyleft", "CC0-1.0": "public-domain"}
+
+
+@pytest.mark.parametrize("expression, category, allowed", [
+    ("MIT OR GPL-2.0-only", "permissive", True),
+    ("MIT AND GPL-2.0-only", "strong-copyleft", False),
+    ("(MIT OR GPL-2.0-only) AND Apache-2.0", "permissive", True),
+    ("LGPL-2.1-only OR GPL-2.0-only", "weak-copyleft", False),
+    ("GPL-2.0-only WITH Classpath-exception-2.0", "strong-copyleft", False),
+    ("CC0-1.0 AND MIT", "permissive", True),
+    ("LicenseRef-scancode-proprietary", "unknown", False),
+])
+def test_expressions_are_judged_as_formulas(expression, category, allowed):
+    assert expression_category(expression, CATS) == category
+    assert LicensePolicy().allows(expression, CATS) is allowed
+
+
+def test_policy_options():
+    strict = LicensePolicy.from_params({"allow_categories": ["permissive"], "allow_spdx": ["LGPL-2.1-only"],
+                                        "deny_spdx": ["MIT"], "no_license": "drop", "min_score": 80})
+    assert strict.allows("LGPL-2.1-only", CATS) and not strict.allows("MIT", CATS)
+    assert strict.allows("MIT OR Apache-2.0", CATS)
+    no_license = {"spdx": None, "category": "no-license", "evidence": None}
+    assert strict.verdict(no_license, {}) == "license:no-license"
+    assert LicensePolicy().verdict(no_license, {}) is None
+    weak = {"spdx": "Apache-2.0", "category": "permissive", "evidence": {"file": "a", "score": 50.0}}
+    assert strict.verdict(weak, CATS) == "license:low-score"
+    with pytest.raises(ConfigError, match="allow_categories"):
+        LicensePolicy.from_params({"allow_categories": ["permisive"]})
+
+
+def test_references_beside_a_license_are_dropped():
+    assert drop_references("Apache-2.0 AND LicenseRef-scancode-unknown-license-reference") == "Apache-2.0"
+    assert drop_references("LicenseRef-scancode-unknown-license-reference") == \
+        "LicenseRef-scancode-unknown-license-reference"
+
+
+def test_repository_files_and_tiers():
+    assert [repo_file_tier(p) for p in ("LICENSE", "COPYING.LESSER", "LICENSE-MIT", "licence.md", "Cargo.toml",
+                                        "package.json", "README.md", "NOTICE", "src/LICENSE", "main.py")] == \
+        [0, 0, 0, 0, 1, 1, 2, 2, None, None]
+
+
+def test_manifest_declarations():
+    assert declared_licenses("package.json", '{"name": "x", "license": "(MIT OR Apache-2.0)"}') == \
+        "SPDX-License-Identifier: (MIT OR Apache-2.0)"
+    assert declared_licenses("Cargo.toml", '[package]\nlicense = "MIT/Apache-2.0"\n') == "MIT/Apache-2.0"
+    assert declared_licenses("pyproject.toml", '[project]\nname = "x"\nclassifiers = '
+                             '["License :: OSI Approved :: BSD License"]\n') == "License :: OSI Approved :: BSD License"
+    assert declared_licenses("setup.cfg", "[metadata]\nlicense = Apache-2.0\n") == "SPDX-License-Identifier: Apache-2.0"
+    assert declared_licenses("METADATA", "Metadata-Version: 2.4\nName: x\nLicense-Expression: MIT\n") == \
+        "SPDX-License-Identifier: MIT"
+    assert declared_licenses("package.json", "{not json") is None
+    assert declared_licenses("package.json", '{"name": "x"}') is None
+
+
+def test_file_level_statements():
+    assert spdx_identifier("/* SPDX-License-Identifier: GPL-2.0-only */\nint x;", 5) == "GPL-2.0-only"
+    assert spdx_identifier("<!-- SPDX-License-Identifier: MIT -->", 5) == "MIT"
+    assert spdx_identifier("x = 1\n" * 10 + "# SPDX-License-Identifier: MIT\n", 5) is None  # too deep
+    header = ("#!/usr/bin/env python\n# Copyright 2020 Alice\n# Copyright (c) 2021 Bob\n"
+              "# Licensed under the MIT license.\nimport os\n# license: later comment\n")
+    assert license_header(header, 40) == "# Licensed under the MIT license."
+    assert license_header("# A tool to do things.\nimport os\n", 40) is None
+    assert license_header('"""Module.\n\nLicensed under the Apache License, Version 2.0.\n"""\nimport os\n', 40) \
+        .endswith('Version 2.0.\n"""')
+
+
+def test_missing_scancode_is_a_clear_error(monkeypatch, tmp_path):
+    monkeypatch.setenv("QUARRY_SCANCODE_PYTHON", str(tmp_path / "nope" / "python"))
+    with pytest.raises(ScanCodeError, match="QUARRY_SCANCODE_PYTHON.*no such interpreter.*scancode-toolkit"):
+        scancode_python()
+    monkeypatch.delenv("QUARRY_SCANCODE_PYTHON")
+    monkeypatch.setenv("QUARRY_HOME", str(tmp_path))
+    with pytest.raises(ScanCodeError, match=r"\.venv-scancode"):
+        scancode_python()
+
+
+def test_a_worker_that_cannot_start_says_why(tmp_path):
+    fake = tmp_path / "python"
+    fake.write_text("#!/bin/sh\necho 'no module named licensedcode' >&2\nexit 3\n")
+    fake.chmod(0o755)
+    with pytest.raises(ScanCodeError, match="exited with code 3.*licensedcode"):
+        ScanCodeWorker(fake)

@@ -1,0 +1,133 @@
+"""The opt-out registry, the opt-out stage, re-applying a newer registry to a dataset version, whois."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+import quarry.datasets as qd
+from quarry.cli import main as quarry_main
+from quarry.errors import ConfigError
+from quarry.optout import (OptOut, Registry, add_entry, load_registry, normalize_origin, registry_hash, remove_entry,
+                           reapply_optout, run_optout, whois)
+from quarry.records import read_folder, read_json, read_records, shard_paths, write_records
+
+ORIGINS = ["https://github.com/acme/app", "https://github.com/acme/lib", "https://github.com/acmecorp/tool",
+           "https://gitlab.com/team/one", "https://example.org/solo"]
+
+
+def _records(per_origin: int = 6) -> list[dict]:
+    records = []
+    for o, origin in enumerate(ORIGINS):
+        for i in range(per_origin):
+            text = f"# file {i} of {origin}\n" + "value = 1\n" * (i + 3)
+            swhid = "swh:1:cnt:" + hashlib.sha1(text.encode()).hexdigest()
+            records.append({"text": text, "meta": {"id": swhid, "origin": origin, "path": f"src/m{i}.py",
+                                                   "pile_set_name": "github-python", "language": "Python",
+                                                   "bytes": len(text)}})
+    return records
+
+
+def _shards(folder: Path, records: list[dict], n: int = 3) -> Path:
+    for k in range(n):
+        write_records(folder / f"part-{k:05d}.jsonl.zst", records[k::n])
+    return folder
+
+
+def _registry(path: Path, *lines: str) -> Path:
+    path.write_text("# kind\tvalue\tdate\treason\n" + "".join(line + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def test_origins_compare_in_normal_form():
+    assert normalize_origin("https://GitHub.com/Acme/App.git/") == "github.com/acme/app"
+    assert normalize_origin("git@github.com:acme/app.git") == "github.com/acme/app"
+    assert normalize_origin("ssh://git@github.com/acme/app") == "github.com/acme/app"
+
+
+def test_entries_match_origin_prefix_and_owner():
+    registry = Registry([OptOut("origin", "https://example.org/solo.git"), OptOut("prefix", "gitlab.com/team/"),
+                         OptOut("owner", "github.com/acme")])
+    covered = {o for o in ORIGINS if registry.covers(o)}
+    assert covered == {"https://github.com/acme/app", "https://github.com/acme/lib", "https://gitlab.com/team/one",
+                       "https://example.org/solo"}
+    assert not registry.covers("https://github.com/acmecorp/tool")  # an owner is a whole path segment
+    assert not registry.covers("https://gitlab.com/teams/x")  # the prefix ends at its slash
+    assert Registry([OptOut("owner", "acme")]).covers("https://bitbucket.org/acme/x")  # a bare owner: any host
+
+
+def test_registry_file_add_remove_list_through_the_cli(tmp_path, capsys):
+    path = tmp_path / "registry.tsv"
+    assert quarry_main(["optout", "add", "https://github.com/acme/app", "--reason", "request 1",
+                        "--date", "2026-01-02", "--registry", str(path)]) == 0
+    assert quarry_main(["optout", "add", "github.com/zeta", "--kind", "owner", "--date", "2026-01-03",
+                        "--registry", str(path)]) == 0
+    lines = path.read_text().splitlines()
+    assert lines == ["# kind\tvalue\tdate\treason", "origin\thttps://github.com/acme/app\t2026-01-02\trequest 1",
+                     "owner\tgithub.com/zeta\t2026-01-03"]
+    before = registry_hash(path)
+    add_entry("https://github.com/acme/app", reason="updated reason", date="2026-02-02", path=path)
+    assert registry_hash(path) == before  # only what decides removals is hashed
+    assert len(load_registry(path)) == 2
+    assert quarry_main(["optout", "list", "--registry", str(path)]) == 0
+    assert "github.com/zeta" in capsys.readouterr().out
+    assert quarry_main(["optout", "remove", "github.com/zeta", "--registry", str(path)]) == 0
+    assert registry_hash(path) != before
+    assert [e.value for e in load_registry(path).entries] == ["https://github.com/acme/app"]
+    assert quarry_main(["optout", "remove", "github.com/nobody", "--registry", str(path)]) == 1
+
+
+def test_a_bad_line_names_the_file_and_line(tmp_path):
+    path = _registry(tmp_path / "r.tsv", "origin\thttps://a.org/x", "owner github.com/acme")
+    with pytest.raises(ConfigError, match=r"r\.tsv:3"):
+        load_registry(path)
+
+
+def test_opted_out_origins_leave_no_record_in_any_shard(tmp_path):
+    src = _shards(tmp_path / "src", _records())
+    registry = _registry(tmp_path / "r.tsv", "owner\tgithub.com/acme\t2026-01-01\tasked", "origin\texample.org/solo")
+    ledger = run_optout(src, tmp_path / "out", registry)
+    kept = [r for p in shard_paths(tmp_path / "out") if "rejects" not in p.parts for r in read_records(p)]
+    assert {r["meta"]["origin"] for r in kept} == {"https://github.com/acmecorp/tool", "https://gitlab.com/team/one"}
+    assert ledger["dropped"] == {"opt-out": 18} and ledger["kept"] == 12 and ledger["input"] == 30
+    assert ledger["registry_hash"] == registry_hash(registry)
+    assert read_json(tmp_path / "out" / "ledger.json") == ledger
+    rejected = [r["meta"] for r in read_folder(tmp_path / "out" / "rejects")]
+    assert len(rejected) == 18 and {m["reason"] for m in rejected} == {"opt-out"}
+    again = run_optout(src, tmp_path / "out-2", registry, workers=2)
+    assert again == ledger
+    for shard in sorted((tmp_path / "out").rglob("*.jsonl.zst")):
+        twin = tmp_path / "out-2" / shard.relative_to(tmp_path / "out")
+        assert shard.read_bytes() == twin.read_bytes()
+
+
+def test_reapplying_a_newer_registry_makes_a_new_version_with_a_changelog(tmp_path, capsys):
+    releases = tmp_path / "releases"
+    registry = _registry(tmp_path / "r.tsv", "origin\thttps://example.org/solo\t2026-01-01")
+    curated = tmp_path / "curated"
+    run_optout(_shards(tmp_path / "src", _records()), curated, registry)
+    params = {"assemble": {"name": "optout-test", "splits": {"train": 0.8, "validation": 0.1, "test": 0.1},
+                           "shard_bytes": 4096, "zstd_level": 3}}
+    v1 = qd.assemble(curated, tmp_path / "v1", params, ledgers=[curated], optout_registry_hash=registry_hash(registry),
+                     registry=releases)
+    assert v1["optout_registry_hash"] == registry_hash(registry)
+
+    add_entry("gitlab.com/team/", kind="prefix", date="2026-03-01", reason="takedown", path=registry)
+    result = reapply_optout(tmp_path / "v1", registry, tmp_path / "v2", registry=releases)
+    v2, log = result["manifest"], result["changelog"]
+    assert v2["version"] != v1["version"] and v2["parent"] == v1["version"]
+    assert v2["optout_registry_hash"] == registry_hash(registry) != v1["optout_registry_hash"]
+    assert log["removed_documents"] == 6
+    assert log["entries"] == [{"kind": "prefix", "value": "gitlab.com/team/", "date": "2026-03-01",
+                               "reason": "takedown", "origins": {"https://gitlab.com/team/one": 6}}]
+    remaining = list(qd.open_dataset(tmp_path / "v2"))
+    assert len(remaining) == 18 and not any("gitlab.com" in r["meta"]["origin"] for r in remaining)
+
+    found = whois("https://gitlab.com/team/one.git", registry_path=registry, releases_root=releases,
+                  models_root=tmp_path / "models")
+    assert [(d["version"], d["documents"]) for d in found["datasets"]] == [(v1["version"], 6)]
+    assert found["opted_out"]["kind"] == "prefix" and found["checkpoints"] == []
+    kept = whois("https://github.com/acme/app", registry_path=registry, releases_root=releases)
+    assert {d["version"] for d in kept["datasets"]} == {v1["version"], v2["version"]} and kept["opted_out"] is None
