@@ -175,12 +175,13 @@ def _extract_zip(ex: _Extractor, archive: Path) -> None:
             rel = ex.admit(info.filename)
             if rel is None or rel == "":
                 continue
-            mode = info.external_attr >> 16
+            mode = info.external_attr >> 16 if info.create_system == 3 else 0  # Unix mode, when made on Unix
+            file_type = stat.S_IFMT(mode)
             if info.is_dir():
                 ex.target(rel).mkdir(parents=True, exist_ok=True)
-            elif stat.S_ISLNK(mode):
+            elif file_type == stat.S_IFLNK:
                 ex.link(rel, zf.read(info).decode("utf-8", "replace"))
-            elif mode and not stat.S_ISREG(mode):
+            elif file_type not in (0, stat.S_IFREG):
                 ex.refuse(rel, "special_file")
             else:
                 with zf.open(info) as source:

@@ -58,9 +58,11 @@ def decode(data: bytes) -> Decoded:
         return Decoded(data.decode("utf-8"), "utf-8")
     except UnicodeDecodeError:
         pass
-    best = charset_normalizer.from_bytes(data).best()
-    if best is None or best.encoding is None:
+    matches = [m for m in charset_normalizer.from_bytes(data) if m.encoding]
+    if not matches:
         return Decoded(None, None, "undecodable")
+    # Least noise, then most coherent language, then name: a stable pick among equal guesses.
+    best = min(matches, key=lambda m: (m.chaos, -m.coherence, m.encoding))
     try:
         return Decoded(data.decode(best.encoding), best.encoding)
     except (UnicodeDecodeError, LookupError):

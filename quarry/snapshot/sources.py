@@ -190,8 +190,9 @@ def plan_archive(source: dict, cfg: dict, staging: Path) -> list[OriginPlan]:
     result = archives.extract(archive, dest, max_members=limits["max_members"], max_bytes=limits["max_bytes"])
     root = dest
     entries = list(dest.iterdir())
-    if limits.get("strip_root", True) and len(entries) == 1 and entries[0].is_dir() and not result.links:
-        root = entries[0]
+    if (limits.get("strip_root", True) and len(entries) == 1 and entries[0].is_dir()
+            and all(link.startswith(entries[0].name + "/") for link in result.links)):
+        root = entries[0]  # the usual `project-1.0/` folder of a release archive
     origin = source.get("origin") or str(archive.resolve())
     plan = OriginPlan(source["name"], "archive", origin, subset=source.get("subset"),
                       info={"archive_sha256": digest, "extracted_files": result.files,
