@@ -25,6 +25,7 @@ err = Console(stderr=True)
 
 COMMAND_MODULES = [
     "quarry.cli.core",
+    "quarry.cli.pii",
     "quarry.cli.eval",
     "quarry.cli.models",
     "quarry.cli.dataset",

@@ -1,0 +1,88 @@
+"""`quarry pii scan` (report only) and `quarry pii redact` (the stage)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+out = Console()
+
+
+def _config(params_file: Path | None, sensitivity: str | None):
+    from quarry.params import load_params
+    from quarry.pii.engine import PiiConfig
+
+    params = load_params(params_file) if params_file or _has_project_params() else {}
+    section = dict(params.get("pii") or {})
+    if sensitivity:
+        section["sensitivity"] = sensitivity
+    return params, section, PiiConfig.from_params({"pii": section})
+
+
+def _has_project_params() -> bool:
+    from quarry.paths import project_root
+
+    return (project_root() / "params.yaml").is_file()
+
+
+def register(app: typer.Typer) -> None:
+    pii = typer.Typer(help="Find and redact personal data and credentials.", no_args_is_help=True)
+    app.add_typer(pii, name="pii")
+
+    @pii.command("scan")
+    def scan(path: Path = typer.Argument(..., exists=True, help="A shard, a folder of shards, or source files."),
+             findings: Path = typer.Option(None, help="Write one JSON line per finding (offsets and a "
+                                                      "sha256 prefix, never the value)."),
+             sensitivity: str = typer.Option(None, help="low | medium | high (default: params.yaml pii.sensitivity)."),
+             params_file: Path = typer.Option(None, "--params", help="params.yaml to read the pii section from."),
+             ) -> None:
+        """Report what the redact stage would replace, by type and detector; changes nothing."""
+        from collections import Counter
+
+        from quarry.pii.stage import scan_path
+        from quarry.records import RecordWriter
+
+        _, _, config = _config(params_file, sensitivity)
+        by_type: Counter = Counter()
+        by_kind: Counter = Counter()
+        writer = RecordWriter(findings, validate=False) if findings else None
+        try:
+            for row in scan_path(path, config):
+                by_type[row["type"]] += 1
+                by_kind[(row["type"], row["kind"])] += 1
+                if writer:
+                    writer.write(row)
+        except BaseException:
+            if writer:
+                writer.abort()
+            raise
+        if writer:
+            writer.close()
+        table = Table("type", "detector", "findings", title=f"PII in {path} (sensitivity {config.sensitivity})")
+        for (type_, kind), n in sorted(by_kind.items()):
+            table.add_row(type_, kind, str(n))
+        table.add_row("[bold]total[/bold]", "", str(sum(by_type.values())))
+        out.print(table)
+
+    @pii.command("redact")
+    def redact(src: Path = typer.Argument(..., exists=True, help="A shard or a folder of shards."),
+               dst: Path = typer.Argument(..., help="Output folder: same shard names, ledger.json, rejects/."),
+               workers: int = typer.Option(None, help="Processes (default: params.yaml pipeline.workers)."),
+               sensitivity: str = typer.Option(None, help="low | medium | high (default: params.yaml pii.sensitivity)."),
+               params_file: Path = typer.Option(None, "--params", help="params.yaml to read the pii section from."),
+               ) -> None:
+        """Redact every record (typed placeholders, fake IPs) and count findings in meta.pii."""
+        from quarry.params import get
+        from quarry.pii.stage import run_pii
+
+        params, section, _ = _config(params_file, sensitivity)
+        workers = workers or int(get(params, "pipeline.workers", 1) or 1)
+        ledger = run_pii(src, dst, {"pii": section}, workers=workers)
+        table = Table("records", "changed: type", "records changed", title=f"pii -> {dst}")
+        changed = ledger["changed"] or {"-": 0}
+        for i, (type_, n) in enumerate(changed.items()):
+            table.add_row(str(ledger["input"]) if i == 0 else "", type_, str(n))
+        out.print(table)

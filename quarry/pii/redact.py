@@ -1,0 +1,38 @@
+"""Redaction: replace each finding by its typed placeholder (or a fake IP), right to left."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from quarry.pii.detectors import IP_ADDRESS, Finding
+from quarry.pii.engine import DEFAULT, PiiConfig, detect
+from quarry.pii.fake_ips import fake_ip
+
+PLACEHOLDERS = {"EMAIL": "<EMAIL>", "KEY": "<KEY>", "PASSWORD": "<PASSWORD>", "IP_ADDRESS": "<IP_ADDRESS>",
+                "PHONE": "<PHONE>", "CARD": "<CARD>"}
+
+
+def replacement(text: str, finding: Finding, config: PiiConfig = DEFAULT) -> str:
+    if finding.type == IP_ADDRESS and config.ip_replacement == "fake":
+        return fake_ip(text[finding.start:finding.end])
+    return PLACEHOLDERS[finding.type]
+
+
+def apply_redactions(text: str, findings: list[Finding], config: PiiConfig = DEFAULT) -> str:
+    """Splice replacements into text; findings must not overlap (``detect`` guarantees it)."""
+    if not findings:
+        return text
+    parts = []
+    cursor = 0
+    for f in sorted(findings, key=lambda f: f.start):
+        parts.append(text[cursor:f.start])
+        parts.append(replacement(text, f, config))
+        cursor = f.end
+    parts.append(text[cursor:])
+    return "".join(parts)
+
+
+def redact(text: str, config: PiiConfig = DEFAULT) -> tuple[str, Counter]:
+    """(redacted text, counts of findings per type)."""
+    findings = detect(text, config)
+    return apply_redactions(text, findings, config), Counter(f.type for f in findings)

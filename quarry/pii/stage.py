@@ -1,0 +1,146 @@
+"""The PII stage: redact every record of every shard; count what was found, never drop.
+
+``redact_shard`` is the pure per-shard function that tasks/pii.py caches; ``run_pii`` is the
+driver behind ``quarry pii redact``. Each record gets ``meta.pii`` (counts per type, added to
+any counts already there, so a second pass is a no-op); the ledger counts changed records by
+type. Values are never written anywhere: a report holds offsets and a hash at most.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections import Counter
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from quarry.ledger import Ledger, merge_ledgers
+from quarry.pii.engine import PiiConfig, detect
+from quarry.pii.redact import apply_redactions
+from quarry.records import read_records, shard_paths, write_json
+from quarry.stage import run_step_on_shard
+
+STAGE = "pii"
+
+
+class PiiRedactor:
+    """A Step (quarry.stage) that redacts one record and remembers which types it changed."""
+
+    name = STAGE
+
+    def __init__(self, config: PiiConfig):
+        self.config = config
+        self.changed_records: Counter = Counter()
+
+    def apply(self, record: dict[str, Any]) -> dict[str, Any]:
+        text = record["text"]
+        meta = dict(record.get("meta") or {})
+        counts = Counter(meta.get("pii") or {})
+        findings = detect(text, self.config)
+        if findings:
+            text = apply_redactions(text, findings, self.config)
+            found = Counter(f.type for f in findings)
+            counts.update(found)
+            self.changed_records.update(found.keys())
+            if "bytes" in meta:
+                meta["bytes"] = len(text.encode("utf-8"))
+        meta["pii"] = dict(sorted(counts.items()))
+        return {**record, "text": text, "meta": meta}
+
+
+def redact_shard(src: str | os.PathLike, dst: str | os.PathLike, params: dict[str, Any] | None = None, *,
+                 rejects: str | os.PathLike | None = None, level: int = 3) -> Ledger:
+    """Redact one shard into ``dst``; the ledger's ``changed`` counts records per PII type."""
+    step = PiiRedactor(PiiConfig.from_params(params))
+    ledger = run_step_on_shard(step, src, dst, rejects=rejects, level=level)
+    ledger.changed.update(step.changed_records)
+    return ledger
+
+
+def _redact_job(job: tuple[str, str, str, dict]) -> dict:
+    src, dst, rejects, params = job
+    return redact_shard(src, dst, params, rejects=rejects).to_dict()
+
+
+def run_pii(src_dir: Path, dst_dir: Path, params: dict[str, Any] | None = None, *, workers: int = 1,
+            progress: bool = True) -> dict:
+    """Redact every shard of src_dir into dst_dir (same relative names); writes ledger.json and
+    rejects/ (empty: this stage never drops). Identical bytes for any ``workers``."""
+    src_dir, dst_dir = Path(src_dir), Path(dst_dir)
+    PiiConfig.from_params(params)  # a bad config fails before any work starts
+    shards = shard_paths(src_dir)
+    base = src_dir if src_dir.is_dir() else src_dir.parent
+    jobs = [(str(s), str(dst_dir / s.relative_to(base)), str(dst_dir / "rejects" / s.relative_to(base)),
+             params or {}) for s in shards]
+    with _progress(progress, len(jobs)) as advance:
+        if workers > 1 and len(jobs) > 1:
+            with ProcessPoolExecutor(max_workers=workers) as pool:
+                ledgers = []
+                for ledger in pool.map(_redact_job, jobs):
+                    ledgers.append(ledger)
+                    advance()
+        else:
+            ledgers = []
+            for job in jobs:
+                ledgers.append(_redact_job(job))
+                advance()
+    total = merge_ledgers(STAGE, ledgers).to_dict()
+    write_json(dst_dir / "ledger.json", total)
+    return total
+
+
+class _progress:
+    """A rich progress bar over shards (or nothing), used as ``with _progress(on, n) as advance``."""
+
+    def __init__(self, enabled: bool, total: int):
+        self.bar = None
+        if enabled and total > 1:
+            from rich.progress import Progress
+
+            self.bar = Progress(transient=True)
+            self.task = self.bar.add_task("pii: redacting shards", total=total)
+
+    def __enter__(self):
+        if self.bar is None:
+            return lambda: None
+        self.bar.start()
+        return lambda: self.bar.advance(self.task)
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+# ---------------------------------------------------------------------------------------------
+# Scan (report only)
+
+
+def value_digest(value: str) -> str:
+    """What a report may say about a found value: a short sha256, never the value."""
+    return hashlib.sha256(value.encode("utf-8")).hexdigest()[:16]
+
+
+def scan_text(text: str, config: PiiConfig, **where: Any) -> Iterator[dict[str, Any]]:
+    for f in detect(text, config):
+        yield {**where, "type": f.type, "kind": f.kind, "start": f.start, "end": f.end,
+               "confidence": f.confidence, "sha256": value_digest(text[f.start:f.end])}
+
+
+def scan_path(path: Path, config: PiiConfig) -> Iterator[dict[str, Any]]:
+    """Findings of every record of the shards under ``path``; any other file is one document."""
+    shards = [p for p in shard_paths(path) if ".jsonl" in p.name]
+    if shards:
+        for shard in shards:
+            for index, record in enumerate(read_records(shard)):
+                yield from scan_text(record["text"], config, file=str(shard), record=index,
+                                     id=(record.get("meta") or {}).get("id"))
+        return
+    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+    for file in files:
+        try:
+            text = file.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue  # binary or unreadable: not text to scan
+        yield from scan_text(text, config, file=str(file))

@@ -1,0 +1,141 @@
+"""False-positive suppression: the look-alikes real code is full of.
+
+Each predicate answers "is this candidate something that is not personal data or a live
+credential?" for one family of look-alikes: placeholders, hex digests, UUIDs, data blobs,
+documentation addresses, private / reserved networks and version numbers.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+import re
+from collections import Counter
+
+# Words that mark a value as a template, an example or a value already redacted.
+_PLACEHOLDER = re.compile(
+    r"(?i)x{4,}|\*{3,}|\.{3}|<[^<>\s]{1,40}>|\$\{|\{[^{}\s]{1,40}\}|%\(|%s|\$[A-Z_]{3,}|^my(?:pass|secret|token|key|api)|"
+    r"your[_-]|example|sample|placeholder|dummy|changeme|change[_-]me|redacted|replace[_-]?me|"
+    r"insert[_-]|fake|foobar|"
+    r"^(?:test|secret|password|passwd|pass|pwd|pw|user|username|token|none|null|nil|undefined|string|str|"
+    r"required|true|false|optional|bytes|int)$"
+)
+_HEX = re.compile(r"[0-9a-fA-F]+")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_DIGEST_PREFIX = re.compile(r"(?i)^(?:sha(?:1|224|256|384|512)|md5|blake2b?|xxh\d*)[-:=]")
+_DIGEST_LENGTHS = {32, 40, 56, 64, 96, 128}
+
+DOC_EMAIL_DOMAINS = ("example.com", "example.org", "example.net", "example.edu")
+DOC_TLDS = ("example", "test", "invalid", "localhost", "local", "internal")
+# Things after '@' that look like a domain but are file names (icon@2x.png) or code.
+FILE_TLDS = frozenset(
+    "png jpg jpeg gif svg webp ico bmp tif tiff pdf js mjs cjs ts tsx jsx css scss less html htm "
+    "py pyc rb go rs java kt c h cc cpp hpp cs php pl sh json yaml yml toml xml txt md rst lock "
+    "zip gz tar bz2 xz whl jar so dll dylib exe bin dat csv log ini cfg conf map wasm mp3 mp4 wav "
+    "ttf otf woff woff2 eot min bundle chunk d vue svelte swift m mm sql proto".split()
+)
+NON_PERSONAL_LOCALS = frozenset({"git", "noreply", "no-reply", "donotreply", "do-not-reply"})
+
+# RFC 5737 (IPv4) and RFC 3849 (IPv6) documentation ranges, plus benchmarking and shared space.
+_DOC_NETS = tuple(ipaddress.ip_network(n) for n in (
+    "192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24", "198.18.0.0/15", "100.64.0.0/10",
+    "2001:db8::/32", "3fff::/20",
+))
+_GLOBAL_UNICAST_V6 = ipaddress.ip_network("2000::/3")
+_PLACEHOLDER_IPS = frozenset({"1.2.3.4", "4.3.2.1", "5.6.7.8", "1.2.3.5", "9.8.7.6"})
+_NUMBERING_CONTEXT = re.compile(r"(?i)(?:section|sec|see|chapter|step|table|figure|fig|item|clause|part|"
+                                r"appendix|rule|[-#\u00a7])\.?$")
+_VERSION_CONTEXT = re.compile(
+    r"(?i)(?:\b(?:v|ver|version|release|rev|build)|==|>=|<=|~=|!=|\^|~)\s*['\"]?$"
+)
+
+
+def shannon_entropy(value: str) -> float:
+    """Bits per character of the value's own character distribution."""
+    if not value:
+        return 0.0
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
+
+
+def char_classes(value: str) -> int:
+    """How many of lower / upper / digit / symbol the value mixes."""
+    return (any(c.islower() for c in value) + any(c.isupper() for c in value)
+            + any(c.isdigit() for c in value) + any(not c.isalnum() for c in value))
+
+
+def is_placeholder(value: str) -> bool:
+    """YOUR_API_KEY, xxxx, <token>, ${VAR}, ****, changeme, a value already redacted..."""
+    if _PLACEHOLDER.search(value):
+        return True
+    # a run of one repeated character or a very low-entropy value is typed, not generated
+    return len(value) >= 8 and len(set(value)) <= 3
+
+
+def is_hex_digest(value: str) -> bool:
+    """A git SHA, md5, sha1/sha256/sha512 in hex (optionally 'sha256:'-prefixed)."""
+    bare = _DIGEST_PREFIX.sub("", value)
+    if len(bare) < len(value):
+        return len(bare) >= 32
+    return len(bare) in _DIGEST_LENGTHS and _HEX.fullmatch(bare) is not None
+
+
+def is_uuid(value: str) -> bool:
+    return _UUID.fullmatch(value) is not None
+
+
+def is_integrity_hash(value: str) -> bool:
+    """Subresource-integrity / lockfile hashes: 'sha512-<base64>' and friends."""
+    return _DIGEST_PREFIX.match(value) is not None
+
+
+def is_data_blob(value: str) -> bool:
+    """An inline data URI or a long base64 payload: content, not a credential."""
+    return value.startswith("data:") or len(value) > 200
+
+
+def is_lookalike_secret(value: str) -> bool:
+    """Any of the value families above that a high-entropy detector must not report."""
+    return (is_placeholder(value) or is_uuid(value) or is_integrity_hash(value)
+            or is_data_blob(value) or is_hex_digest(value))
+
+
+def is_documentation_email(domain: str) -> bool:
+    domain = domain.lower()
+    return (domain in DOC_EMAIL_DOMAINS or domain.endswith(tuple("." + d for d in DOC_EMAIL_DOMAINS))
+            or domain.rsplit(".", 1)[-1] in DOC_TLDS)
+
+
+def is_file_name_domain(domain: str) -> bool:
+    return domain.rsplit(".", 1)[-1].lower() in FILE_TLDS
+
+
+def is_public_ip(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    """Global unicast only: private, loopback, link-local, multicast, reserved and
+    documentation ranges are not anybody's address."""
+    if any(address in net for net in _DOC_NETS if net.version == address.version):
+        return False
+    if address.version == 6:
+        if address.ipv4_mapped is not None:
+            return is_public_ip(address.ipv4_mapped)
+        return address in _GLOBAL_UNICAST_V6 and address.is_global
+    return address.is_global and not address.is_multicast
+
+
+def looks_like_version(text: str, start: int, end: int) -> bool:
+    """'1.2.3.4' right after v / version / == / ^, with zero-padded parts, with only small parts
+    (section 7.2.3.1) or an OID prefix (1.3.6.1) is a version or a number, not an address."""
+    candidate = text[start:end]
+    parts = candidate.split(".")
+    if any(len(part) > 1 and part[0] == "0" for part in parts) or candidate.startswith(("1.3.", "2.5.", "1.2.840")):
+        return True
+    if candidate in _PLACEHOLDER_IPS:
+        return True
+    if len(parts) == 4 and all(int(p) < 16 for p in parts if p.isdigit()):
+        if _NUMBERING_CONTEXT.search(text[max(0, start - 16):start].rstrip()):
+            return True  # prose: "see 7.9.2.2", "section-7.2.3.1"
+    before = text[max(0, start - 12):start]
+    if _VERSION_CONTEXT.search(before):
+        return True
+    line_start = text.rfind("\n", 0, start) + 1
+    return "version" in text[line_start:start].lower()

@@ -1,0 +1,27 @@
+"""Prefect tasks of the PII stage: redact one shard, or scan one shard (report only)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from quarry.pii.engine import PiiConfig
+from quarry.pii.stage import redact_shard, scan_path
+from tasks.caching import cached_task
+
+
+@cached_task(task_run_name="pii redact {src.name}")
+def redact_shard_task(src: Path, dst: Path, params: dict) -> dict:
+    """Redact ``src`` into ``dst`` (rejects beside it, under rejects/); returns the shard ledger."""
+    rejects = dst.parent / "rejects" / dst.name
+    return redact_shard(src, dst, params, rejects=rejects).to_dict()
+
+
+@cached_task(task_run_name="pii scan {shard.name}")
+def scan_shard_task(shard: Path, params: dict) -> dict:
+    """Counts of findings per type and per detector in one shard (no values, no offsets)."""
+    by_type: dict[str, int] = {}
+    by_kind: dict[str, int] = {}
+    for row in scan_path(shard, PiiConfig.from_params(params)):
+        by_type[row["type"]] = by_type.get(row["type"], 0) + 1
+        by_kind[row["kind"]] = by_kind.get(row["kind"], 0) + 1
+    return {"shard": shard.name, "types": dict(sorted(by_type.items())), "kinds": dict(sorted(by_kind.items()))}
