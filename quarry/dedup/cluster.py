@@ -21,10 +21,9 @@ import numpy as np
 import orjson
 
 from quarry.dedup.config import DedupConfig
-from quarry.dedup.index import index_files
+from quarry.dedup.index import index_files, save_scratch
 from quarry.dedup.minhash import estimated_jaccard
 from quarry.dedup.unionfind import UnionFind
-from quarry.records import atomic_write_bytes
 
 PAIR_BATCH = 1 << 18
 
@@ -108,6 +107,7 @@ def exact_groups(index: ShardIndex, decisions: dict[int, list]) -> tuple[np.ndar
         groups += 1
         members = order[start:end]
         kept, key = _keep_first(index, members)
+        decisions[kept] = ["keep", _cluster_name(key, kept), int(end - start)]
         for doc in members.tolist():
             if doc != kept:
                 dropped[doc] = True
@@ -195,5 +195,5 @@ def cluster_index(prefixes: list[Path], config: DedupConfig) -> dict[str, Any]:
         shard, row = index.locate(doc)
         per_shard[shard][str(row)] = decision
     for prefix, local in zip(index.prefixes, per_shard, strict=True):
-        atomic_write_bytes(decisions_file(prefix), orjson.dumps(local, option=orjson.OPT_SORT_KEYS))
+        save_scratch(decisions_file(prefix), orjson.dumps(local, option=orjson.OPT_SORT_KEYS))
     return stats

@@ -6,6 +6,7 @@ clustering step reads only these, never the text. Row i of every file is record 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +15,8 @@ import orjson
 
 from quarry.dedup.config import DedupConfig
 from quarry.dedup.minhash import band_keys
-from quarry.dedup.shingles import normalized_content_hash
-from quarry.records import atomic_write_bytes, read_records
+from quarry.dedup.shingles import encode, normalized_content_hash
+from quarry.records import read_records
 
 SUFFIXES = ("exact.npy", "sig.npy", "has_sig.npy", "bands.npy", "keys.json")
 
@@ -30,12 +31,15 @@ def survival_key(meta: dict[str, Any], config: DedupConfig) -> list:
             str(meta.get("id") or "")]
 
 
-def _save_npy(path: Path, array: np.ndarray) -> None:
-    import io
-
-    buf = io.BytesIO()
-    np.save(buf, array, allow_pickle=False)
-    atomic_write_bytes(path, buf.getvalue())
+def save_scratch(path: Path, data: np.ndarray | bytes) -> None:
+    """Atomic (temp + rename) but not fsynced: index files are scratch, rebuilt from the shards."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "wb") as fh:
+        if isinstance(data, bytes):
+            fh.write(data)
+        else:
+            np.save(fh, data, allow_pickle=False)
+    os.replace(tmp, path)
 
 
 def index_shard(src: Path, prefix: Path, config: DedupConfig) -> dict[str, int]:
@@ -47,18 +51,18 @@ def index_shard(src: Path, prefix: Path, config: DedupConfig) -> dict[str, int]:
     def texts():
         nonlocal nbytes
         for record in read_records(src):
-            text = record["text"]
-            nbytes += len(text)
-            exact.append(normalized_content_hash(text))
+            data = encode(record["text"])
+            nbytes += len(data)
+            exact.append(normalized_content_hash(data))
             keys.append(survival_key(record.get("meta") or {}, config))
-            yield text
+            yield data
 
     sigs, has_sig = config.hasher().signatures(texts())
     bands, rows = config.band_shape()
     files = index_files(prefix)
-    _save_npy(files["exact"], np.array(exact, dtype=np.uint64).reshape(-1, 2))
-    _save_npy(files["sig"], sigs)
-    _save_npy(files["has_sig"], has_sig)
-    _save_npy(files["bands"], band_keys(sigs, bands, rows, config.seed))
-    atomic_write_bytes(files["keys"], orjson.dumps(keys))
-    return {"records": len(keys), "chars": nbytes}
+    save_scratch(files["exact"], np.array(exact, dtype=np.uint64).reshape(-1, 2))
+    save_scratch(files["sig"], sigs)
+    save_scratch(files["has_sig"], has_sig)
+    save_scratch(files["bands"], band_keys(sigs, bands, rows, config.seed))
+    save_scratch(files["keys"], orjson.dumps(keys))
+    return {"records": len(keys), "bytes": nbytes}

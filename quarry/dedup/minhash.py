@@ -9,6 +9,7 @@ Band sizes come from datasketch's optimiser for the chosen threshold unless give
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -19,6 +20,7 @@ from quarry.dedup.shingles import shingles
 BLOCK = 4096  # shingles per reduction block: the (num_perm x BLOCK) buffer stays in cache
 
 
+@functools.lru_cache(maxsize=64)
 def choose_bands(threshold: float, num_perm: int, fp_weight: float = 0.5, fn_weight: float = 0.5) -> tuple[int, int]:
     """(bands, rows) minimising datasketch's weighted false positive / negative areas."""
     from datasketch.lsh import _optimal_param
@@ -45,7 +47,7 @@ class MinHasher:
         block = self._a * hashes[None, :] + self._b
         return (block.min(axis=1) >> np.uint64(32)).astype(np.uint32)
 
-    def signatures(self, texts: Iterable[str]) -> tuple[np.ndarray, np.ndarray]:
+    def signatures(self, texts: Iterable[str | bytes]) -> tuple[np.ndarray, np.ndarray]:
         """Signatures of many texts: (uint32 array (n, num_perm), bool array: has a signature).
 
         A text with fewer than ``min_shingles`` shingles gets no signature (its row is zeros
