@@ -18,7 +18,7 @@ from license_expression import get_spdx_licensing
 
 LICENSE_TIER, MANIFEST_TIER, README_TIER = 0, 1, 2
 
-_LICENSE_NAME = re.compile(r"^(licen[cs]e|copying|unlicense|copyright)([-._ ].*)?$", re.I)
+_LICENSE_NAME = re.compile(r"^(licen[cs]es?|copying|unlicense|copyright)([-._ ].*)?$", re.I)
 _README_NAME = re.compile(r"^(readme|notice)([-._ ].*)?$", re.I)
 MANIFESTS = {"package.json", "pyproject.toml", "setup.cfg", "cargo.toml", "metadata", "pkg-info", "composer.json"}
 
