@@ -9,6 +9,8 @@ can be logged, counted and hashed without leaking what it points at.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import ipaddress
 import re
 from collections.abc import Callable, Iterator
@@ -51,7 +53,7 @@ _E = r"(?![A-Za-z0-9_])"  # token ends at a word boundary
 
 SHAPES: tuple[Shape, ...] = (
     _shape("aws_access_key_id", r"A(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}" + _E),
-    _shape("github_token", r"gh(?:[pousr]_[A-Za-z0-9]{36,251}|ithub_pat_[A-Za-z0-9_]{60,255})" + _E),
+    _shape("github_token", r"g(?:h[pousr]_[A-Za-z0-9]{36,251}|ithub_pat_[A-Za-z0-9_]{60,255})" + _E),
     _shape("gitlab_token", r"gl(?:pat|dt|rt|ptt|cbt|oas|soat|ft|imt|agent)-[A-Za-z0-9_-]{20,}" + _E),
     _shape("gitlab_token", r"GR1348941[A-Za-z0-9_-]{20,}" + _E),
     _shape("slack_token", r"x(?:ox[abposrce]-(?:\d+-)*[A-Za-z0-9]{16,}|app-\d-[A-Z0-9]+-\d+-[a-z0-9]+)" + _E),
@@ -135,7 +137,7 @@ def find_url_passwords(text: str) -> Iterator[Finding]:
     while pos >= 0:
         m = _URL_CREDENTIALS.match(text, pos + 3)
         if m and _plausible_password(m.group(2)):
-            yield Finding(m.start(2), m.end(2), PASSWORD, "connection_string", 0.9)
+            yield Finding(m.start(2), m.end(2), PASSWORD, "connection_string", 0.96)
         pos = text.find("://", pos + 3)
 
 
@@ -160,12 +162,14 @@ _NOT_SECRET_PARTS = frozenset(
     "hash hashed digest sha sha1 sha256 sha512 md5 checksum sum commit etag fingerprint integrity id ids uuid "
     "type types name names field file path url uri len length size count expiry expires expiration timeout "
     "ttl prefix suffix header param params env var pattern regex format policy endpoint label class limit "
-    "index max min kind mode version ref".split())
+    "index max min kind mode version ref prompt message msg hint help text title error placeholder "
+    "validator validation policy reset".split())
 _NAME_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _END_OF_LINE = re.compile(r"[ \t]*(?:[#;].*)?(?:\r?\n|$)")
 _LANGUAGE_WORDS = frozenset("lambda function def fn func new await async return " "none null nil undefined true false self this str string int bool bytes "
                             "dict list object any optional required os env process getenv".split())
 _BEARER = re.compile(r"\b[Bb]earer[ \t]+([A-Za-z0-9._~+/-]{16,}=*)")
+_BASIC = re.compile(r"\b[Bb]asic[ \t]+([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])")
 
 
 def _line_prefix(text: str, start: int) -> str:
@@ -214,8 +218,9 @@ def find_assignments(text: str) -> Iterator[Finding]:
         quoted = bool(m.group("q")) and m.group("q") == m.group("q2")
         if not quoted and m.group("q"):
             continue  # an opening quote that does not close on the value: not a plain literal
-        name = re.search(r"[\w.-]*$", _line_prefix(text, at)[-48:]).group() + keyword + m.group("tail")
-        finding = _judge_assignment(text, m, name, value, quoted)
+        prefix = re.search(r"[\w.-]*$", _line_prefix(text, at)[-48:]).group()
+        in_list = at - len(prefix) > 0 and text[at - len(prefix) - 1] in "?&;"  # url query, key=v;key=v
+        finding = _judge_assignment(text, m, prefix + keyword + m.group("tail"), value, quoted, in_list)
         if finding:
             seen_values.add(m.start("value"))
             yield finding
@@ -224,19 +229,34 @@ def find_assignments(text: str) -> Iterator[Finding]:
             token = m.group(1)
             if _looks_generated(token) and not suppress.is_lookalike_secret(token):
                 yield Finding(m.start(1), m.end(1), KEY, "bearer_token", 0.8)
+    if "asic " in text:
+        for m in _BASIC.finditer(text):
+            if _basic_credentials(m.group(1)):
+                yield Finding(m.start(1), m.end(1), PASSWORD, "basic_auth", 0.85)
 
 
-def _judge_assignment(text: str, m: re.Match, name: str, value: str, quoted: bool) -> Finding | None:
+def _basic_credentials(token: str) -> bool:
+    """'Basic <base64 of user:password>' with a password that is not a template."""
+    try:
+        decoded = base64.b64decode(token, validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return False
+    user, sep, password = decoded.partition(":")
+    return bool(sep and password) and not suppress.is_placeholder(password)
+
+
+def _judge_assignment(text: str, m: re.Match, name: str, value: str, quoted: bool,
+                      in_list: bool = False) -> Finding | None:
     if suppress.is_placeholder(value) or any(p.lower() in _NOT_SECRET_PARTS for p in _NAME_PARTS.findall(name)):
         return None
     start, end = m.start("value"), m.end("value")
     if not quoted:
-        if not _END_OF_LINE.match(text, end) or value.rstrip(":").lower() in _LANGUAGE_WORDS:
+        if not (in_list or _END_OF_LINE.match(text, end)) or value.rstrip(":").lower() in _LANGUAGE_WORDS:
             return None  # 'password=lambda: ...', 'token=get_token(),' is code, not a config value
         if value.startswith("_") or value[:4].lower() in ("pass", "secr", "toke", "cred", "pwd", "key"):
             return None
         keyword = text[m.start():m.start("tail")].lower()
-        if _REFERENCE.fullmatch(value) and ("." in value or keyword in value.lower()
+        if not in_list and _REFERENCE.fullmatch(value) and ("." in value or keyword in value.lower()
                                             or value.isupper() or not _config_line(text, m.start())):
             return None  # a variable, an attribute or an env var name, not a literal
     if _PASSWORD_WORD.search(m.group(0)[:m.start("value") - m.start()]):
@@ -272,6 +292,15 @@ _LOCAL_REVERSED = re.compile(r"[A-Za-z0-9._%+-]{1,64}")
 _DOMAIN = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,24}(?![A-Za-z0-9-])")
 
 
+def _url_userinfo_end(text: str, at: int) -> bool:
+    """Is this '@' the end of 'scheme://user:password@' on its line?"""
+    scheme = text.rfind("://", max(0, at - 400), at)
+    if scheme < 0:
+        return False
+    userinfo = text[scheme + 3:at]
+    return ":" in userinfo and not any(c in userinfo for c in " \t\n\"'`/")
+
+
 def find_emails(text: str) -> Iterator[Finding]:
     at = text.find("@")
     while at >= 0:
@@ -294,7 +323,7 @@ def _email_at(text: str, at: int) -> Finding | None:
     if (suppress.is_documentation_email(host) or suppress.is_file_name_domain(host)
             or local_part.lower() in suppress.NON_PERSONAL_LOCALS or suppress.is_placeholder(address)):
         return None
-    if start > 0 and text[start - 1] == ":" and "://" in _line_prefix(text, start):
+    if _url_userinfo_end(text, at):
         return None  # user:password@host of a URL, handled as a connection string
     return Finding(start, domain.end(), EMAIL, "email", 0.95)
 
@@ -337,7 +366,7 @@ def find_ips(text: str, fake_pool: frozenset[str] = frozenset()) -> Iterator[Fin
 
 _CARD = re.compile(r"\d\d{3}(?:([ -]?)\d{4,6})(?:\1\d{4,5}){1,2}(?:\1\d{1,4})?(?![\d,]|[.-]\d)")
 # Card networks: leading digits -> the lengths their numbers have.
-_CARD_NETWORKS = ((re.compile(r"4"), (13, 16, 19)), (re.compile(r"5[1-5]|2[2-7]"), (16,)),
+_CARD_NETWORKS = ((re.compile(r"4"), (16, 19)), (re.compile(r"5[1-5]|2[2-7]"), (16,)),
                   (re.compile(r"3[47]"), (15,)), (re.compile(r"3[068]"), (14, 16, 19)),
                   (re.compile(r"6(?:011|5|4[4-9]|22)"), (16, 19)), (re.compile(r"35"), (16, 19)))
 

@@ -1,0 +1,59 @@
+"""Precision and recall of a detector on a labeled set (quarry.pii.labeled), by type and by kind.
+
+A prediction is ``(start, end, category)``. It is correct when it overlaps a labeled span of the
+same category; a labeled span is found when some prediction of its category overlaps it. KEY and
+PASSWORD are scored together as CREDENTIAL, since tools disagree on which a credential is.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable
+
+from quarry.pii.labeled import KNOWN_SHAPE_KINDS
+
+CATEGORY = {"KEY": "CREDENTIAL", "PASSWORD": "CREDENTIAL", "EMAIL": "EMAIL", "IP_ADDRESS": "IP_ADDRESS",
+            "PHONE": "PHONE", "CARD": "CARD"}
+Prediction = tuple[int, int, str]
+
+
+def _overlaps(a_start: int, a_end: int, b_start: int, b_end: int) -> bool:
+    return a_start < b_end and b_start < a_end
+
+
+def score(documents: Iterable[dict], predict: Callable[[dict], list[Prediction]],
+          categories: Iterable[str] | None = None) -> dict:
+    """Per category: tp / fp / fn / precision / recall; per labeled kind: recall; plus the
+    aggregate over known-shape credentials. ``categories`` limits scoring to what a tool covers."""
+    wanted = set(categories or CATEGORY.values())
+    pred_ok, pred_all, gold_found, gold_all = Counter(), Counter(), Counter(), Counter()
+    kind_found, kind_all = Counter(), Counter()
+    for doc in documents:
+        predictions = [p for p in predict(doc) if p[2] in wanted]
+        gold = [(s["start"], s["end"], CATEGORY[s["type"]], s["kind"]) for s in doc["spans"]]
+        gold = [g for g in gold if g[2] in wanted]
+        for start, end, category in predictions:
+            pred_all[category] += 1
+            if any(g[2] == category and _overlaps(start, end, g[0], g[1]) for g in gold):
+                pred_ok[category] += 1
+        for start, end, category, kind in gold:
+            found = any(p[2] == category and _overlaps(start, end, p[0], p[1]) for p in predictions)
+            gold_all[category] += 1
+            kind_all[kind] += 1
+            gold_found[category] += found
+            kind_found[kind] += found
+    by_category = {}
+    for category in sorted(wanted):
+        tp, n_pred, n_gold = pred_ok[category], pred_all[category], gold_all[category]
+        by_category[category] = {
+            "tp": tp, "fp": n_pred - tp, "fn": n_gold - gold_found[category],
+            "precision": round(tp / n_pred, 4) if n_pred else None,
+            "recall": round(gold_found[category] / n_gold, 4) if n_gold else None,
+        }
+    known = [k for k in kind_all if k in KNOWN_SHAPE_KINDS]
+    known_total = sum(kind_all[k] for k in known)
+    return {
+        "by_type": by_category,
+        "recall_by_kind": {k: round(kind_found[k] / kind_all[k], 4) for k in sorted(kind_all)},
+        "known_shape_recall": round(sum(kind_found[k] for k in known) / known_total, 4) if known_total else None,
+    }
