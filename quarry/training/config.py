@@ -83,9 +83,15 @@ def apply_overrides(cfg: dict[str, Any], overrides: list[str] | tuple[str, ...])
 
 def _parse_value(raw: str) -> Any:
     try:
-        return yaml.safe_load(raw) if raw != "" else ""
+        value = yaml.safe_load(raw) if raw != "" else ""
     except yaml.YAMLError:
         return raw
+    if isinstance(value, str):  # YAML 1.1 reads "3e-4" as a string; a number is meant
+        try:
+            return float(value)
+        except ValueError:
+            pass
+    return value
 
 
 def _walk(cfg: dict[str, Any], dotted: str, *, create: bool) -> tuple[dict[str, Any], str]:

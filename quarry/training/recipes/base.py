@@ -138,7 +138,7 @@ class Recipe:
     def count_total_steps(self) -> int:
         per_epoch = self.sampler.steps_per_epoch
         total = per_epoch * self.cfg["epochs"]
-        if self.cfg["max_steps"]:
+        if self.cfg["max_steps"] is not None:
             total = min(total, self.cfg["max_steps"]) if self.cfg["epochs"] else self.cfg["max_steps"]
         return total
 
