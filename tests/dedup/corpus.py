@@ -35,3 +35,10 @@ def record(doc_id: str, text: str, *, origin: str = "https://example.org/repo", 
     license_ = {"spdx": "MIT" if category == "permissive" else "GPL-3.0", "category": category, "evidence": "LICENSE"}
     return {"text": text, "meta": {"id": doc_id, "pile_set_name": subset, "origin": origin, "revision": None,
                                    "path": path, "language": "Python", "license": license_, "bytes": len(text)}}
+
+
+def kept_records(folder: Path) -> list[dict]:
+    """The records of a stage's output shards (not of its rejects/)."""
+    from quarry.records import read_records
+
+    return [r for shard in sorted(Path(folder).glob("*.jsonl*")) for r in read_records(shard)]

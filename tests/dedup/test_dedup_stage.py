@@ -7,7 +7,7 @@ import re
 import orjson
 import pytest
 
-from corpus import LICENSE_HEADER, MODULES, record, source
+from corpus import LICENSE_HEADER, MODULES, kept_records, record, source
 from quarry.dedup import run_dedup
 from quarry.records import read_folder, read_json, read_records, write_records
 
@@ -59,10 +59,6 @@ def planted(tmp_path_factory):
     return root, truth
 
 
-def _ids(folder):
-    return {r["meta"]["id"] for r in read_folder(folder)}
-
-
 def test_planted_duplicates_removed_and_boilerplate_kept(planted):
     root, truth = planted
     ledger = run_dedup(root / "src", root / "out1", {}, workers=1)
@@ -85,7 +81,7 @@ def test_planted_duplicates_removed_and_boilerplate_kept(planted):
     assert rejects["ws-copy"]["reason"] == "exact_duplicate"
     assert rejects["inserted"]["reason"] == "near_duplicate"
     # kept members of clusters carry the cluster id and size; other records carry null
-    records = {r["meta"]["id"]: r["meta"] for r in read_folder(root / "out1")}
+    records = {r["meta"]["id"]: r["meta"] for r in kept_records(root / "out1")}
     assert records["orig-06"]["near_dup_cluster"] == "orig-06" and records["orig-06"]["near_dup_size"] == 2
     assert records["orig-02"]["near_dup_cluster"] is None
     assert not list((root / "out1").glob(".dedup-index-*")), "scratch index left behind"

@@ -1,0 +1,237 @@
+"""Decontamination: drop or flag training documents that share a long word n-gram with an
+evaluation item (13 words by default, as GPT-3 did).
+
+Evaluation items are the dataset's own held-out test split (membership by
+``quarry.splits.split_of(meta.id, assemble.splits)``) plus any files named in params. Words are
+lower-cased and punctuation-free (quarry.dedup.shingles), so whitespace, case and punctuation
+edits do not hide an overlap; any intact 13-word window does not hide either. N-grams found in
+many evaluation items (licence headers, boilerplate) say nothing about leakage and are ignored.
+
+    run_decontaminate(src_dir, dst_dir, params, workers=N)
+
+writes the shards, ``ledger.json``, rejects, and ``decontamination.json``: every matched
+document with the evaluation items it overlaps, the number of shared n-grams and one example.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import orjson
+
+from quarry.dedup.shingles import ngram_hashes, word_hashes, words
+from quarry.errors import ConfigError
+from quarry.ledger import Ledger, merge_ledgers
+from quarry.records import RecordWriter, read_records, write_json
+from quarry.splits import DEFAULT_FRACTIONS, split_of
+
+STAGE = "decontaminate"
+REPORT = "decontamination.json"
+
+
+@dataclass(frozen=True)
+class DecontaminationConfig:
+    ngram: int = 13
+    action: str = "drop"                     # drop | flag
+    test_split: str | None = "test"          # the dataset's own held-out split; null: none
+    eval_files: tuple[str, ...] = ()         # extra jsonl / jsonl.zst ("text") or .txt files
+    max_item_frequency: int = 10             # an n-gram in more eval items than this is boilerplate
+    min_matches: int = 1                     # shared n-grams needed to call a document contaminated
+    fractions: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_FRACTIONS))
+
+    @classmethod
+    def from_params(cls, params: dict[str, Any] | None) -> DecontaminationConfig:
+        params = params or {}
+        section = dict(params.get(STAGE) or {})
+        known = set(cls.__dataclass_fields__) - {"fractions"}
+        unknown = sorted(set(section) - known)
+        if unknown:
+            raise ConfigError(f"params: unknown key(s) under decontaminate: {', '.join(unknown)}; "
+                              f"valid keys: {', '.join(sorted(known))}")
+        section["eval_files"] = tuple(section.get("eval_files") or ())
+        fractions = (params.get("assemble") or {}).get("splits") or DEFAULT_FRACTIONS
+        config = cls(**section, fractions=dict(fractions))
+        if config.action not in ("drop", "flag"):
+            raise ConfigError(f"params: decontaminate.action must be 'drop' or 'flag', got {config.action!r}")
+        if config.test_split is not None and config.test_split not in config.fractions:
+            raise ConfigError(f"params: decontaminate.test_split {config.test_split!r} is not a split of "
+                              f"assemble.splits ({', '.join(config.fractions)})")
+        return config
+
+    def is_eval(self, record: dict[str, Any]) -> bool:
+        doc_id = (record.get("meta") or {}).get("id")
+        return self.test_split is not None and doc_id is not None \
+            and split_of(doc_id, self.fractions) == self.test_split
+
+
+def item_ngrams(text: str, n: int) -> np.ndarray:
+    return np.unique(ngram_hashes(word_hashes(text), n))
+
+
+# ---------------------------------------------------------------------------------------------
+# Evaluation index
+
+
+def _test_split_items(src: str, config: DecontaminationConfig) -> list[tuple[str, np.ndarray]]:
+    return [(f"test:{r['meta']['id']}", item_ngrams(r["text"], config.ngram))
+            for r in read_records(src) if config.is_eval(r)]
+
+
+def _eval_file_items(path: Path, n: int) -> list[tuple[str, np.ndarray]]:
+    if not path.exists():
+        raise ConfigError(f"{path}: evaluation file named in decontaminate.eval_files does not exist")
+    if path.suffix == ".txt":
+        return [(f"{path.name}", item_ngrams(path.read_text(encoding="utf-8"), n))]
+    items = []
+    for line, record in enumerate(read_records(path), start=1):
+        label = (record.get("meta") or {}).get("id") or record.get("id") or f"line {line}"
+        items.append((f"{path.name}:{label}", item_ngrams(record["text"], n)))
+    return items
+
+
+@dataclass
+class EvalIndex:
+    hashes: np.ndarray          # sorted unique n-gram hashes of the evaluation items
+    item_of: np.ndarray         # for each hash, the first item (by label order) that has it
+    labels: list[str]
+    ignored_common: int = 0
+    short_items: int = 0
+
+    @classmethod
+    def build(cls, items: list[tuple[str, np.ndarray]], config: DecontaminationConfig) -> EvalIndex:
+        items = sorted(items, key=lambda item: item[0])
+        labels = [label for label, _ in items]
+        short = sum(1 for _, grams in items if len(grams) == 0)
+        if not items or all(len(g) == 0 for _, g in items):
+            return cls(np.empty(0, np.uint64), np.empty(0, np.int64), labels, 0, short)
+        grams = np.concatenate([g for _, g in items])
+        owners = np.concatenate([np.full(len(g), i, dtype=np.int64) for i, (_, g) in enumerate(items)])
+        order = np.lexsort((owners, grams))
+        grams, owners = grams[order], owners[order]
+        starts = np.flatnonzero(np.r_[True, grams[1:] != grams[:-1]])
+        counts = np.diff(np.r_[starts, len(grams)])  # items per n-gram (n-grams are unique per item)
+        common = counts > config.max_item_frequency
+        keep = starts[~common]
+        return cls(grams[keep], owners[keep], labels, int(common.sum()), short)
+
+    def save(self, folder: Path) -> None:
+        np.save(folder / "hashes.npy", self.hashes)
+        np.save(folder / "items.npy", self.item_of)
+        (folder / "labels.json").write_bytes(orjson.dumps(self.labels))
+
+    @classmethod
+    def load(cls, folder: Path) -> EvalIndex:
+        return cls(np.load(folder / "hashes.npy"), np.load(folder / "items.npy"),
+                   orjson.loads((folder / "labels.json").read_bytes()))
+
+    def matches(self, grams: np.ndarray) -> np.ndarray:
+        """Positions in ``grams`` whose hash is an evaluation n-gram."""
+        if len(self.hashes) == 0 or len(grams) == 0:
+            return np.empty(0, dtype=np.int64)
+        where = np.searchsorted(self.hashes, grams)
+        where[where == len(self.hashes)] = 0
+        return np.flatnonzero(self.hashes[where] == grams)
+
+
+# ---------------------------------------------------------------------------------------------
+# Per shard
+
+
+def decontaminate_shard(src: Path, dst: Path, index: EvalIndex, config: DecontaminationConfig, *,
+                        rejects: Path | None = None, level: int = 3) -> tuple[Ledger, list[dict]]:
+    """Drop (or flag) the contaminated training documents of one shard; returns ledger and matches."""
+    ledger = Ledger(STAGE)
+    found: list[dict] = []
+    rejects_writer = RecordWriter(rejects, level=level, validate=False) if rejects else None
+    ledger.rejects = rejects_writer
+    try:
+        with RecordWriter(dst, level=level) as out:
+            for record in read_records(src):
+                ledger.seen()
+                match = None if config.is_eval(record) else _match(record, index, config)
+                if match is not None:
+                    found.append(match)
+                    if config.action == "drop":
+                        ledger.drop(record, "contaminated", items=match["items"], ngrams=match["ngrams"])
+                        continue
+                    record.setdefault("meta", {})["contamination"] = {"items": match["items"],
+                                                                      "ngrams": match["ngrams"]}
+                    ledger.change("contamination_flagged")
+                out.write(record)
+                ledger.keep()
+    except BaseException:
+        if rejects_writer is not None:
+            rejects_writer.abort()
+        raise
+    if rejects_writer is not None:
+        rejects_writer.close()
+    ledger.rejects = None
+    return ledger, found
+
+
+def _match(record: dict[str, Any], index: EvalIndex, config: DecontaminationConfig) -> dict | None:
+    grams = ngram_hashes(word_hashes(record["text"]), config.ngram)
+    hits = index.matches(grams)
+    distinct = np.unique(grams[hits])
+    if len(distinct) < max(1, config.min_matches):
+        return None
+    items = sorted({index.labels[i] for i in index.item_of[np.searchsorted(index.hashes, distinct)].tolist()})
+    first = int(hits[0])
+    example = b" ".join(words(record["text"])[first:first + config.ngram]).decode("utf-8", "replace")
+    meta = record.get("meta") or {}
+    return {"id": meta.get("id"), "path": meta.get("path"), "items": items, "ngrams": int(len(distinct)),
+            "example": example}
+
+
+# ---------------------------------------------------------------------------------------------
+# Driver
+
+
+def _shard_job(src: str, dst: str, index_dir: str, config: DecontaminationConfig, rejects: str):
+    ledger, found = decontaminate_shard(Path(src), Path(dst), EvalIndex.load(Path(index_dir)), config,
+                                        rejects=Path(rejects))
+    return ledger.to_dict(), found
+
+
+def run_decontaminate(src_dir: Path, dst_dir: Path, params: dict[str, Any] | None, *,
+                      workers: int = 1) -> dict[str, Any]:
+    from quarry.dedup.pool import input_shards, map_shards, relative_name
+
+    src_dir, dst_dir = Path(src_dir), Path(dst_dir)
+    config = DecontaminationConfig.from_params(params)
+    shards = input_shards(src_dir)
+    items: list[tuple[str, np.ndarray]] = []
+    if config.test_split is not None:
+        for found in map_shards(_test_split_items, [(str(s), config) for s in shards], workers=workers,
+                                description="decontaminate: eval n-grams"):
+            items.extend(found)
+    test_items = len(items)
+    for name in config.eval_files:
+        items.extend(_eval_file_items(Path(name), config.ngram))
+    index = EvalIndex.build(items, config)
+    dst_dir.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=".decontaminate-", dir=dst_dir))
+    try:
+        index.save(scratch)
+        jobs = [(str(s), str(dst_dir / relative_name(s, src_dir)), str(scratch), config,
+                 str(dst_dir / "rejects" / relative_name(s, src_dir))) for s in shards]
+        results = map_shards(_shard_job, jobs, workers=workers, description="decontaminate: check")
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    matches = [match for _, found in results for match in found]
+    report = {"ngram": config.ngram, "action": config.action, "test_split": config.test_split,
+              "eval_files": list(config.eval_files), "eval_items": len(items), "test_split_items": test_items,
+              "items_shorter_than_ngram": index.short_items, "ignored_common_ngrams": index.ignored_common,
+              "documents_matched": len(matches),
+              "eval_items_matched": len({item for m in matches for item in m["items"]}), "matches": matches}
+    write_json(dst_dir / REPORT, report)
+    result = merge_ledgers(STAGE, [ledger for ledger, _ in results]).to_dict()
+    result["contamination"] = {key: report[key] for key in ("eval_items", "test_split_items", "documents_matched",
+                                                            "eval_items_matched", "ignored_common_ngrams")}
+    write_json(dst_dir / "ledger.json", result)
+    return result

@@ -1,0 +1,120 @@
+"""Decontamination against the dataset's own test split and extra evaluation files."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from corpus import LICENSE_HEADER, kept_records, record, source
+from quarry.curate.decontaminate import REPORT, run_decontaminate
+from quarry.errors import ConfigError
+from quarry.records import read_folder, read_json, write_records
+from quarry.splits import split_of
+
+
+def _ids(split: str, count: int, prefix: str) -> list[str]:
+    found, i = [], 0
+    while len(found) < count:
+        doc_id = f"swh:1:cnt:{prefix}{i:08d}"
+        if split_of(doc_id) == split:
+            found.append(doc_id)
+        i += 1
+    return found
+
+
+def _lightly_edited(text: str) -> str:
+    """Case, punctuation and spacing changes plus one word in twenty replaced."""
+    words = text.upper().replace("(", " ( ").replace(":", ";").split(" ")
+    return " ".join("CHANGED" if i % 20 == 10 else w for i, w in enumerate(words))
+
+
+@pytest.fixture()
+def dataset(tmp_path):
+    test_ids = _ids("test", 2, "t")
+    train_ids = _ids("train", 6, "a")
+    shlex_src, sched_src = source("shlex.py"), source("sched.py")
+    chunk = "\n".join(shlex_src.splitlines()[60:100])
+    edited = _lightly_edited("\n".join(sched_src.splitlines()[40:80]))
+    question = ("Return a list of the best good enough matches, where word is a sequence for which close "
+                "matches are desired and possibilities is a list of sequences against which to match word")
+    docs = [
+        record(test_ids[0], shlex_src), record(test_ids[1], sched_src),
+        record(train_ids[0], source("csv.py") + "\n" + chunk),           # verbatim test text inside
+        record(train_ids[1], source("bisect.py") + "\n" + edited),       # lightly edited test text
+        record(train_ids[2], source("heapq.py")),                         # clean
+        record(train_ids[3], LICENSE_HEADER + source("colorsys.py")),     # shares only boilerplate
+        record(train_ids[4], "# " + question.title() + ".\n" + source("fnmatch.py")),  # an eval-file item
+        record(train_ids[5], source("graphlib.py")),                      # clean
+    ]
+    write_records(tmp_path / "src" / "part-00000.jsonl.zst", docs[:4])
+    write_records(tmp_path / "src" / "part-00001.jsonl.zst", docs[4:])
+    # an extra evaluation set: one real item plus many items sharing a licence header
+    items = [{"text": question, "id": "q-difflib"}]
+    items += [{"text": LICENSE_HEADER + f"def task_{i}(x):\n    return x * {i} + {i * 7}\n", "id": f"boiler-{i}"}
+              for i in range(12)]
+    write_records(tmp_path / "evals.jsonl", items)
+    return tmp_path, test_ids, train_ids
+
+
+def _params(tmp_path, **extra):
+    return {"decontaminate": {"eval_files": [str(tmp_path / "evals.jsonl")], **extra},
+            "assemble": {"splits": {"train": 0.96, "validation": 0.02, "test": 0.02}}}
+
+
+def test_verbatim_and_edited_eval_text_is_dropped_and_reported(dataset):
+    root, test_ids, train = dataset
+    ledger = run_decontaminate(root / "src", root / "out", _params(root))
+    kept = {r["meta"]["id"] for r in kept_records(root / "out")}
+    assert kept == {*test_ids, train[2], train[3], train[5]}
+    assert ledger["dropped"] == {"contaminated": 3}
+    report = read_json(root / "out" / REPORT)
+    by_id = {m["id"]: m for m in report["matches"]}
+    assert set(by_id) == {train[0], train[1], train[4]}
+    assert by_id[train[0]]["items"] == [f"test:{test_ids[0]}"]
+    assert by_id[train[1]]["items"] == [f"test:{test_ids[1]}"]
+    assert by_id[train[4]]["items"] == ["evals.jsonl:q-difflib"]
+    assert len(by_id[train[4]]["example"].split()) == 13
+    assert report["test_split_items"] == 2 and report["eval_items"] == 15
+    assert report["ignored_common_ngrams"] > 50  # the licence header's n-grams
+    assert ledger["contamination"]["documents_matched"] == 3
+    rejects = {r["meta"]["id"]: r["meta"] for r in read_folder(root / "out" / "rejects")}
+    assert rejects[train[0]]["reason"] == "contaminated"
+
+
+def test_flag_mode_keeps_and_marks(dataset):
+    root, _, train = dataset
+    ledger = run_decontaminate(root / "src", root / "flag", _params(root, action="flag"))
+    assert ledger["kept"] == ledger["input"] == 8
+    assert ledger["changed"] == {"contamination_flagged": 3}
+    flagged = {r["meta"]["id"] for r in kept_records(root / "flag") if "contamination" in r["meta"]}
+    assert flagged == {train[0], train[1], train[4]}
+
+
+def test_min_matches_and_boilerplate_threshold(dataset):
+    root, _, train = dataset
+    strict = run_decontaminate(root / "src", root / "strict", _params(root, min_matches=500))
+    assert strict["dropped"] == {}
+    loose = run_decontaminate(root / "src", root / "loose", _params(root, max_item_frequency=100))
+    rejected = {r["meta"]["id"] for r in read_folder(root / "loose" / "rejects")}
+    assert train[3] in rejected  # with boilerplate counted, a shared licence header matches
+
+
+def test_same_bytes_for_one_or_two_workers(dataset):
+    root, _, _ = dataset
+    run_decontaminate(root / "src", root / "w1", _params(root), workers=1)
+    run_decontaminate(root / "src", root / "w2", _params(root), workers=2)
+    files = sorted(p.relative_to(root / "w1") for p in (root / "w1").rglob("*") if p.is_file())
+    assert files and files == sorted(p.relative_to(root / "w2") for p in (root / "w2").rglob("*") if p.is_file())
+    for rel in files:
+        assert (root / "w1" / rel).read_bytes() == (root / "w2" / rel).read_bytes(), rel
+
+
+def test_bad_config_is_reported(dataset):
+    root, _, _ = dataset
+    with pytest.raises(ConfigError, match="action"):
+        run_decontaminate(root / "src", root / "x", {"decontaminate": {"action": "delete"}})
+    with pytest.raises(ConfigError, match="does not exist"):
+        run_decontaminate(root / "src", root / "x", {"decontaminate": {"eval_files": [str(root / "missing.jsonl")]}})
+    assert re.search("unknown", str(pytest.raises(ConfigError, run_decontaminate, root / "src", root / "x",
+                                                  {"decontaminate": {"n": 13}}).value))
