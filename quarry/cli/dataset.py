@@ -75,7 +75,10 @@ def register(app: typer.Typer) -> None:
         """Every registered version, oldest first."""
         from quarry.datasets import releases
 
-        table = Table("name", "label", "version", "parent", "documents", "bytes", "folder")
+        table = Table()
+        for column in ("name", "label", "version", "parent", "documents", "bytes"):
+            table.add_column(column, no_wrap=True, justify="right" if column in ("documents", "bytes") else "left")
+        table.add_column("folder", overflow="fold")
         for release in releases(name):
             m = release["manifest"]
             total = m["composition"]["total"]

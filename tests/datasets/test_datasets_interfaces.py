@@ -1,0 +1,130 @@
+"""Readers and documents around a version: Hugging Face datasets, datacard, citation, CLI,
+and the Prefect tasks of the stage."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import matplotlib.image
+import pytest
+import yaml
+
+import quarry.datasets as qd
+from quarry.cli import main
+from quarry.records import read_json
+
+
+@pytest.fixture
+def built(curated, params, tmp_path, monkeypatch):
+    monkeypatch.setenv("QUARRY_HOME", str(tmp_path))  # the default registry: tmp_path/data/releases
+    out = tmp_path / "data" / "datasets" / "test-code"
+    section = {**params["assemble"], "citation": {"author": "Quarry Team", "url": "https://example.org/ds"}}
+    manifest = qd.assemble(curated, out, {"assemble": section}, ledgers=[curated])
+    return out, manifest
+
+
+def test_hugging_face_datasets_loads_the_shards_unchanged(built, tmp_path):
+    from datasets import load_dataset
+
+    out, manifest = built
+    files = {split: [str(out / f["path"]) for f in info["files"]] for split, info in manifest["splits"].items()}
+    loaded = load_dataset("json", data_files=files, cache_dir=str(tmp_path / "hf-cache"))
+    for split in files:
+        assert loaded[split].to_list() == list(qd.open(out, split=split))
+
+
+def test_datacard_front_matter_tables_and_plot(built):
+    out, manifest = built
+    card = (out / "datacard.md").read_text()
+    assert card.startswith("---\n")
+    front = yaml.safe_load(card.split("---\n")[1])
+    assert front["pretty_name"] == "test-code" and front["task_categories"] == ["text-generation"]
+    assert front["configs"][0]["data_files"][0] == {"split": "train", "path": "train/*.jsonl.zst"}
+    splits = {s["name"]: s["num_examples"] for s in front["dataset_info"]["splits"]}
+    assert splits == {k: v["documents"] for k, v in manifest["composition"]["by_split"].items()}
+    assert manifest["version"] in card and "| github-python |" in card
+    python = manifest["composition"]["by_subset"]["github-python"]
+    assert f"| github-python | {python['documents']:,} | {python['bytes']:,} |" in card
+    assert "| filters | 300 | 288 | too short: 12 |" in card
+    image = matplotlib.image.imread(out / "composition.png")
+    assert image.shape[0] > 100 and image.shape[1] > 300
+
+
+def test_cite_plain_and_bibtex(built, capsys):
+    _, manifest = built
+    assert main(["cite", manifest["version"][:10], "--format", "both"]) == 0
+    text = capsys.readouterr().out
+    assert "Quarry Team. test-code (" in text and "version 0.1.0" in text
+    assert f"sha256:{manifest['version']}" in text and "@misc{test_code_0_1_0_" in text
+    assert "version = {0.1.0}" in text and "\\url{https://example.org/ds}" in text
+    assert main(["cite", "test-code", "--format", "bibtex"]) == 0
+    assert capsys.readouterr().out.startswith("@misc{")
+
+
+def test_cli_assemble_list_show_diff(built, curated, tmp_path, capsys):
+    out, first = built
+    params_file = tmp_path / "params.yaml"
+    params_file.write_text(yaml.safe_dump({"assemble": {"name": "test-code", "shard_bytes": 16384,
+                                                        "zstd_level": 3, "splits": {"train": 0.5, "test": 0.5}}}))
+    assert main(["assemble", str(curated), str(out), "--params", str(params_file), "--parent", "latest",
+                 "--workers", "2"]) == 0
+    second = read_json(out / "manifest.json")
+    assert second["parent"] == first["version"] and second["label"] == "0.2.0"
+    assert set(second["splits"]) == {"train", "test"}
+    capsys.readouterr()
+    assert main(["dataset", "list"]) == 0
+    listing = capsys.readouterr().out
+    assert first["version"][:12] in listing and second["version"][:12] in listing
+    assert main(["dataset", "show", "0.2.0", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["version"] == second["version"]
+    assert main(["dataset", "show", str(out)]) == 0
+    assert "by license_category" in capsys.readouterr().out
+    assert main(["dataset", "diff", "0.1.0", "0.2.0", "--json"]) == 0
+    log = json.loads(capsys.readouterr().out)
+    assert log["counts"]["removed"] == 0 and log["counts"]["changed"] == 0
+    assert log["split_changed"]  # new split fractions move documents, and the changelog says so
+    assert main(["dataset", "show", "nope-nope"]) == 1
+    assert "no dataset version matches 'nope-nope'" in capsys.readouterr().err
+
+
+@pytest.mark.slow  # starts a temporary Prefect server
+def test_prefect_split_tasks_cache_only_while_their_output_exists(curated, params, tmp_path, monkeypatch):
+    monkeypatch.setenv("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "180")  # a busy machine starts slowly
+    from prefect import flow
+
+    from tasks.assemble import assemble_tasks, work_root
+
+    out = tmp_path / "ds"
+
+    @flow
+    def build():
+        return assemble_tasks(curated, out, params, ledgers=[curated])
+
+    direct = qd.assemble(curated, tmp_path / "direct", params, ledgers=[curated], register=False)
+    first = build()
+    assert first["version"] == direct["version"]
+    assert list(qd.open(out)) == list(qd.open(tmp_path / "direct"))
+    second = build(return_state=True)
+    states = _task_states(second.state_details.flow_run_id)
+    assert states.count("Cached") == 0 and second.result()["version"] == first["version"]  # first sight of output
+    third = build(return_state=True)
+    assert _task_states(third.state_details.flow_run_id).count("Cached") == 3
+    shutil.rmtree(work_root(out) / "test")
+    fourth = build(return_state=True)
+    assert _task_states(fourth.state_details.flow_run_id).count("Cached") == 2
+    assert fourth.result()["version"] == first["version"]
+
+
+def _task_states(flow_run_id):
+    import asyncio
+
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
+
+    async def read():
+        async with get_client() as client:
+            runs = await client.read_task_runs(flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[flow_run_id])))
+            return sorted(run.state.name for run in runs)
+
+    return asyncio.run(read())
