@@ -69,18 +69,19 @@ def barrier() -> None:
         dist.barrier()
 
 
-def shard_model(model: nn.Module, *, param_dtype: torch.dtype | None = None,
+def shard_model(model: nn.Module, root: nn.Module, *, param_dtype: torch.dtype | None = None,
                 reduce_dtype: torch.dtype | None = torch.float32, reshard_after_forward: bool = True,
                 ignored_params: set[nn.Parameter] | None = None) -> nn.Module:
-    """FSDP2: ``fully_shard`` every transformer block, then the root (embeddings, norm, head)."""
+    """FSDP2: ``fully_shard`` every transformer block of ``model``, then ``root`` (the module
+    whose forward runs the model and its loss: embeddings, final norm and head are gathered then)."""
     from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
 
     policy = MixedPrecisionPolicy(param_dtype=param_dtype, reduce_dtype=reduce_dtype)
     ignored = ignored_params or None
     for block in model.layers:
         fully_shard(block, mp_policy=policy, reshard_after_forward=reshard_after_forward, ignored_params=ignored)
-    fully_shard(model, mp_policy=policy, reshard_after_forward=reshard_after_forward, ignored_params=ignored)
-    return model
+    fully_shard(root, mp_policy=policy, reshard_after_forward=reshard_after_forward, ignored_params=ignored)
+    return root
 
 
 def checkpoint_blocks(model: nn.Module) -> None:

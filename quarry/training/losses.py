@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
+from torch import nn
 from torch.utils.checkpoint import checkpoint
 
 IGNORE_INDEX = -100
@@ -70,3 +71,29 @@ def dpo_loss(policy_chosen: torch.Tensor, policy_rejected: torch.Tensor,
     margin = beta * ((policy_chosen - ref_chosen) - (policy_rejected - ref_rejected))
     loss = -F.logsigmoid(margin) * (1 - label_smoothing) - F.logsigmoid(-margin) * label_smoothing
     return loss, margin.detach()
+
+
+class CausalLMHead(nn.Module):
+    """Runs the model and its loss in one forward, the unit FSDP2 shards as its root.
+
+    FSDP2 gathers the root's weights (embeddings, final norm, output head) only during the
+    root's forward; the chunked loss reads the output head's weight directly, so it has to run
+    inside that forward. ``kind``: "nll" (summed NLL), "logps" (per-sequence log-probs) or "logits".
+    """
+
+    def __init__(self, model: nn.Module, chunk_tokens: int = 4096):
+        super().__init__()
+        self.model = model
+        self.chunk_tokens = chunk_tokens
+
+    def forward(self, tokens: torch.Tensor, labels: torch.Tensor | None = None, kind: str = "nll",
+                **model_kwargs) -> torch.Tensor:
+        if kind == "logits":
+            return self.model(tokens, **model_kwargs)
+        hidden = self.model(tokens, return_hidden=True, **model_kwargs)
+        weight = self.model.lm_head.weight
+        if kind == "nll":
+            return chunked_cross_entropy(hidden, weight, labels, self.chunk_tokens)[0]
+        if kind == "logps":
+            return sequence_logprobs(hidden, weight, labels, self.chunk_tokens)
+        raise ValueError(f"kind must be nll, logps or logits, not {kind!r}")

@@ -22,6 +22,7 @@ from quarry.errors import ConfigError
 from quarry.training import checkpointing, distributed
 from quarry.training.config import config_hash, instantiate, merge_defaults, validate
 from quarry.training.data import collate, dataset_version, document_mask, open_records
+from quarry.training.losses import CausalLMHead
 from quarry.training.metrics import Reporter, Throughput, peak_memory_gib
 
 DTYPES = {"fp32": torch.float32, "float32": torch.float32, "bf16": torch.bfloat16, "bfloat16": torch.bfloat16,
@@ -82,6 +83,7 @@ class Recipe:
         self._seed(cfg["seed"])
         self.tokenizer = instantiate(cfg["tokenizer"])
         self.model = self.build_model().to(self.device)
+        self.head = CausalLMHead(self.model, cfg["loss"]["chunk_tokens"])
         self.apply_parallelism()
         self.setup_data()
         self.optimizer = self.setup_optimizer()
@@ -109,7 +111,7 @@ class Recipe:
             distributed.compile_blocks(self.model)
         if self.dist.distributed:
             fsdp = cfg["fsdp"]
-            distributed.shard_model(self.model, param_dtype=_dtype(fsdp["param_dtype"], "fsdp.param_dtype"),
+            distributed.shard_model(self.model, self.head, param_dtype=_dtype(fsdp["param_dtype"], "fsdp.param_dtype"),
                                     reduce_dtype=_dtype(fsdp["reduce_dtype"], "fsdp.reduce_dtype"),
                                     reshard_after_forward=fsdp["reshard_after_forward"],
                                     ignored_params=self.unsharded_params())
@@ -151,20 +153,12 @@ class Recipe:
 
         return int((batch["labels"] != IGNORE_INDEX).sum())
 
-    def forward_hidden(self, batch: dict[str, torch.Tensor]) -> torch.Tensor:
+    def batch_loss(self, batch: dict[str, torch.Tensor]) -> torch.Tensor:
+        """Summed loss of a micro-batch (normalised by the caller)."""
         kwargs = {}
         if self.cfg["dataset"].get("document_mask") and "doc_ids" in batch:
             kwargs = {"attention_mask": document_mask(batch["doc_ids"]), "input_pos": batch["input_pos"]}
-        return self.model(batch["tokens"], return_hidden=True, **kwargs)
-
-    def batch_loss(self, batch: dict[str, torch.Tensor]) -> torch.Tensor:
-        """Summed loss of a micro-batch (normalised by the caller)."""
-        from quarry.training.losses import chunked_cross_entropy
-
-        hidden = self.forward_hidden(batch)
-        total, _ = chunked_cross_entropy(hidden, _head_weight(self.model), batch["labels"],
-                                         self.cfg["loss"]["chunk_tokens"])
-        return total
+        return self.head(batch["tokens"], batch["labels"], **kwargs)
 
     def autocast(self):
         if self.dtype == torch.float16:
@@ -281,7 +275,7 @@ class Recipe:
             return {}
         self.model.eval()
         try:
-            result = score_records(lambda t: self.model(t), self.tokenizer, records,
+            result = score_records(lambda t: self.head(t, kind="logits"), self.tokenizer, records,
                                    context_len=ds["seq_len"], batch_size=val["batch_size"], device=self.device)
         finally:
             self.model.train()
@@ -373,10 +367,6 @@ def _dtype(name: str | None, key: str) -> torch.dtype | None:
     if name not in DTYPES:
         raise ConfigError(f"config: {key}={name!r}; valid: {', '.join(DTYPES)}")
     return DTYPES[name]
-
-
-def _head_weight(model: nn.Module) -> torch.Tensor:
-    return model.lm_head.weight
 
 
 def _limit(records, n: int | None):

@@ -15,6 +15,7 @@ from torch import nn
 
 from quarry.errors import ConfigError
 from quarry.training.config import merge_defaults
+from quarry.training.losses import CausalLMHead
 from quarry.training.recipes.full_finetune import FINETUNE_DEFAULTS, FullFinetune
 
 DPO_DEFAULTS: dict[str, Any] = merge_defaults(FINETUNE_DEFAULTS, {
@@ -33,7 +34,8 @@ class DPO(FullFinetune):
             raise ConfigError(f"config: dpo.reference={reference!r}; valid: model, precomputed")
         self.reference = None
         if reference == "model":
-            self.reference = copy.deepcopy(policy).eval().requires_grad_(False).to(self.device)
+            reference_model = copy.deepcopy(policy).eval().requires_grad_(False).to(self.device)
+            self.reference = CausalLMHead(reference_model, self.cfg["loss"]["chunk_tokens"])
         return policy
 
     def setup_data(self) -> None:
@@ -56,17 +58,14 @@ class DPO(FullFinetune):
     def count_targets(self, batch: dict[str, torch.Tensor]) -> int:
         return batch["tokens"].shape[0] // 2
 
-    def sequence_logps(self, model: nn.Module, batch: dict[str, torch.Tensor]) -> torch.Tensor:
-        from quarry.training.losses import sequence_logprobs
-
-        hidden = model(batch["tokens"], return_hidden=True)
-        return sequence_logprobs(hidden, model.lm_head.weight, batch["labels"], self.cfg["loss"]["chunk_tokens"])
+    def sequence_logps(self, head: nn.Module, batch: dict[str, torch.Tensor]) -> torch.Tensor:
+        return head(batch["tokens"], batch["labels"], kind="logps")
 
     def batch_loss(self, batch: dict[str, torch.Tensor]) -> torch.Tensor:
         from quarry.training.losses import dpo_loss
 
         n = batch["tokens"].shape[0] // 2
-        policy = self.sequence_logps(self.model, batch)
+        policy = self.sequence_logps(self.head, batch)
         if self.reference is not None:
             with torch.no_grad():
                 ref = self.sequence_logps(self.reference, batch)
@@ -85,7 +84,7 @@ class DPO(FullFinetune):
         self.model.eval()
         batch = self.data.collate([self.data[i] for i in range(len(self.data))])
         batch = {k: v.to(self.device) for k, v in batch.items()}
-        logps = self.sequence_logps(self.model, batch)
+        logps = self.sequence_logps(self.head, batch)
         self.model.train(was_training)
         n = len(self.data)
         return (logps[:n] - logps[n:]).cpu()
