@@ -1,4 +1,4 @@
-"""Dataset commands: `quarry assemble`, `quarry dataset list|show|diff`, `quarry cite`."""
+"""Dataset commands: `quarry assemble`, `quarry dataset list|show|diff|derive`, `quarry cite`."""
 
 from __future__ import annotations
 
@@ -39,8 +39,9 @@ def _counts_table(title: str, rows: dict, total: dict) -> Table:
 
 
 def register(app: typer.Typer) -> None:
-    dataset = typer.Typer(help="Released dataset versions: list, show, diff.", no_args_is_help=True)
+    dataset = typer.Typer(help="Released dataset versions: list, show, diff, derive.", no_args_is_help=True)
     app.add_typer(dataset, name="dataset")
+    register_derive(dataset)
 
     @app.command("assemble")
     def assemble_cmd(
@@ -143,3 +144,41 @@ def register(app: typer.Typer) -> None:
             print()
         if fmt in ("bibtex", "both"):
             print(bibtex(manifest, year))
+
+
+def _read_ids(path: Path) -> set[str]:
+    """Ids from a text file (one per line) or a jsonl file of records / rejects (meta.id or id)."""
+    from quarry.records import read_records
+
+    if ".jsonl" in path.name:
+        rows = read_records(path, require_text=False)
+        return {str((row.get("meta") or {}).get("id") or row.get("id")) for row in rows}
+    return {line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()}
+
+
+def register_derive(dataset: typer.Typer) -> None:
+    @dataset.command("derive")
+    def derive_cmd(parent: Path = typer.Argument(..., help="The dataset folder to derive from."),
+                   dst: Path = typer.Argument(..., help="Folder of the new version (may be the parent's)."),
+                   drop_ids: Path = typer.Option(None, help="Ids to remove: one per line, or jsonl records."),
+                   drop_origins: Path = typer.Option(None, help="Repository origins to remove, one per line."),
+                   reason: str = typer.Option(..., help="Why they are removed, e.g. opt-out."),
+                   optout_hash: str = typer.Option(None, help="Hash of the opt-out registry applied."),
+                   label: str = typer.Option(None, help="Version label (default: the parent's next patch).")) -> None:
+        """A new version with documents removed (new opt-outs) without rerunning the pipeline."""
+        from quarry.datasets import derive_version
+        from quarry.errors import QuarryError
+
+        if drop_ids is None and drop_origins is None:
+            raise QuarryError("give --drop-ids and/or --drop-origins")
+        ids = _read_ids(drop_ids) if drop_ids else set()
+        origins = _read_ids(drop_origins) if drop_origins else set()
+
+        def keep(record: dict) -> bool:
+            meta = record.get("meta") or {}
+            return meta.get("id") not in ids and meta.get("origin") not in origins
+
+        manifest = derive_version(parent, dst, keep, reason, optout_registry_hash=optout_hash, label=label)
+        removed = sum(manifest["ledger"]["derive"]["dropped"].values())
+        out.print(f"{manifest['name']} {manifest['label']} [bold]{manifest['version']}[/bold]: "
+                  f"{removed:,} documents removed ({reason}) -> {dst}")

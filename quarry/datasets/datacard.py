@@ -74,7 +74,15 @@ def render(manifest: dict[str, Any]) -> str:
     for stage, ledger in manifest["ledger"].items():
         dropped = ", ".join(f"{reason}: {n:,}" for reason, n in ledger["dropped"].items()) or "none"
         lines.append(f"| {stage} | {ledger['input']:,} | {ledger['kept']:,} | {dropped} |")
-    lines += ["", "## Loading", "", "```python", "import quarry.datasets",
+    lines += ["", "## Getting the data", "",
+              f"The folder `data/datasets/{manifest['name']}` is the output of the `assemble` stage of `dvc.yaml`; "
+              "its shards live in the DVC cache and remote, this card and the manifest in git.", "",
+              "```bash", f"dvc pull data/datasets/{manifest['name']}      # from the default remote",
+              "dvc remote add -d store /mnt/datasets/quarry   # a local or network directory",
+              "dvc remote add -d store s3://bucket/quarry     # or S3: only configuration differs",
+              "dvc push                                       # publish this version",
+              "sha256sum -c SHA256SUMS                        # inside the folder: verify every file", "```", "",
+              "## Loading", "", "```python", "import quarry.datasets",
               f"for record in quarry.datasets.open(\"{manifest['version'][:12]}\", split=\"train\"):", "    ...",
               "", "from datasets import load_dataset",
               "ds = load_dataset(\"json\", data_files={\"train\": \"train/*.jsonl.zst\"})", "```", "",

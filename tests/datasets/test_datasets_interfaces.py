@@ -128,3 +128,22 @@ def _task_states(flow_run_id):
             return sorted(run.state.name for run in runs)
 
     return asyncio.run(read())
+
+
+def test_cli_derive_in_place_removes_opted_out_origins(built, tmp_path, capsys):
+    out, first = built
+    records = list(qd.open(out))
+    origin = records[0]["meta"]["origin"]
+    (tmp_path / "optout.txt").write_text(origin + "\n")
+    assert main(["dataset", "derive", str(out), str(out), "--drop-origins", str(tmp_path / "optout.txt"),
+                 "--reason", "opt-out", "--optout-hash", "abc123"]) == 0
+    derived = qd.load_manifest(out)
+    assert derived["parent"] == first["version"] and derived["label"] == "0.1.1"
+    assert [r for r in records if r["meta"]["origin"] != origin] == list(qd.open(out))
+    removed = sorted(r["meta"]["id"] for r in records if r["meta"]["origin"] == origin)
+    capsys.readouterr()
+    assert main(["dataset", "diff", first["version"], derived["version"], "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["removed"] == {"derive: opt-out": removed}
+    assert main(["dataset", "diff", "0.1.0", "0.1.1"]) == 0
+    assert "## Removed (derive: opt-out)" in capsys.readouterr().out
+    assert "dvc pull data/datasets/test-code" in (out / "datacard.md").read_text()
