@@ -90,3 +90,167 @@ def start_run(run_name: str | None = None, *, experiment: str = DEFAULT_EXPERIME
     with mlflow.start_run(run_id=run_id, run_name=run_name, experiment_id=experiment_id) as run:
         mlflow.set_tags(all_tags)
         yield run
+
+
+# ---------------------------------------------------------------------------------------------
+# Evaluation results, plots, the model registry and run comparison
+
+
+BATCH_LIMIT = 100
+
+
+def _flat(prefix: str, value: Any) -> dict[str, str]:
+    """Nested dict -> {"a.b.c": "str"}: MLflow tags are flat strings (at most 5000 characters)."""
+    if isinstance(value, dict):
+        out: dict[str, str] = {}
+        for key in sorted(value):
+            out.update(_flat(f"{prefix}.{key}" if prefix else str(key), value[key]))
+        return out
+    if value is None:
+        return {}
+    return {prefix: str(value)[:5000]}
+
+
+def eval_metrics(result: dict[str, Any], prefix: str = "bpb") -> dict[str, float]:
+    """MLflow metrics of a BpbResult dict: bpb/<subset>, bpb (aggregate), and their counts."""
+    metrics = {prefix: float(result["aggregate"]["bpb"])}
+    for name, score in result["subsets"].items():
+        metrics[f"{prefix}/{name}"] = float(score["bpb"])
+        metrics[f"eval_bytes/{name}"] = float(score["bytes"])
+        metrics[f"eval_docs/{name}"] = float(score["docs"])
+        metrics[f"eval_tokens/{name}"] = float(score["tokens"])
+    metrics["eval_bytes"] = float(result["aggregate"]["bytes"])
+    metrics["eval_docs"] = float(result["aggregate"]["docs"])
+    return metrics
+
+
+def run_exists(run_id: str | None, root: Path | None = None) -> bool:
+    if not run_id:
+        return False
+    mlflow = configure(root)
+    try:
+        mlflow.MlflowClient().get_run(run_id)
+    except Exception:  # noqa: BLE001 - mlflow raises MlflowException or a REST error for unknown ids
+        return False
+    return True
+
+
+def log_evaluation(result: dict[str, Any], *, training_run_id: str | None = None,
+                   run_name: str | None = None, experiment: str = DEFAULT_EXPERIMENT,
+                   artifacts: list[Path] | None = None, lineage: dict[str, Any] | None = None,
+                   lineage_summary: dict[str, Any] | None = None, dataset_hash: str | None = None,
+                   settings: dict[str, Any] | None = None,
+                   step: int | None = None, root: Path | None = None) -> str:
+    """Log BPB metrics, plots and the lineage record (``lineage`` as lineage.json, its
+    ``lineage_summary`` as quarry.lineage.* tags) to the training run when it is in this
+    store, else to a new run tagged with the training run's id; returns the run id used.
+
+    The training run's own tags (its code version, its dataset hash) are left as they are: what
+    the evaluation ran with goes under quarry.eval.*.
+    """
+    import time
+
+    from mlflow.entities import Metric
+
+    client = configure(root).MlflowClient()
+    tags = {"quarry.eval.git_commit": git_commit()}
+    if dataset_hash:
+        tags["quarry.eval.dataset_hash"] = dataset_hash
+    tags.update({f"quarry.eval.{k}": v for k, v in _flat("", settings or {}).items()})
+    tags.update({f"quarry.lineage.{k}": v for k, v in _flat("", lineage_summary or {}).items()})
+    if run_exists(training_run_id, root):
+        run_id = training_run_id
+    else:
+        link = {"quarry.evaluated_run_id": training_run_id} if training_run_id else {}
+        with start_run(run_name, experiment=experiment, dataset_hash=dataset_hash, tags=link, root=root,
+                       stage="evaluate") as run:
+            run_id = run.info.run_id
+    now = int(time.time() * 1000)
+    metrics = [Metric(key, value, now, step or 0) for key, value in eval_metrics(result).items()]
+    tag_list = [_tag(k, v) for k, v in sorted(tags.items())]
+    for begin in range(0, max(len(metrics), len(tag_list)), BATCH_LIMIT):  # MLflow's per-call limits
+        client.log_batch(run_id, metrics=metrics[begin:begin + BATCH_LIMIT],
+                         tags=tag_list[begin:begin + BATCH_LIMIT])
+    for path in artifacts or ():
+        client.log_artifact(run_id, str(path), artifact_path="evaluation")
+    if lineage:
+        client.log_dict(run_id, lineage, "lineage.json")
+    return run_id
+
+
+def _tag(key: str, value: str):
+    from mlflow.entities import RunTag
+
+    return RunTag(key, value)
+
+
+def metric_history(run_id: str, key: str, root: Path | None = None) -> list[tuple[int, float]]:
+    """(step, value) of a logged metric, in step order (the training loss curve, for instance)."""
+    client = configure(root).MlflowClient()
+    return sorted((m.step, m.value) for m in client.get_metric_history(run_id, key))
+
+
+def register_checkpoint(checkpoint: Path, name: str, *, run_id: str,
+                        lineage: dict[str, Any] | None = None, root: Path | None = None) -> Any:
+    """Upload the checkpoint folder to ``run_id``'s artifacts and register it as a new version
+    of model ``name``, tagged with its lineage; returns the ModelVersion."""
+    mlflow = configure(root)
+    client = mlflow.MlflowClient()
+    client.log_artifacts(run_id, str(checkpoint), artifact_path="checkpoint")
+    try:
+        client.get_registered_model(name)
+    except Exception:  # noqa: BLE001 - not registered yet
+        client.create_registered_model(name, tags={"quarry.kind": "checkpoint"})
+    tags = {f"quarry.lineage.{k}": v for k, v in _flat("", lineage or {}).items()}
+    return client.create_model_version(name, source=f"runs:/{run_id}/checkpoint", run_id=run_id, tags=tags,
+                                       description=f"Quarry checkpoint {checkpoint.name}")
+
+
+def resolve_run(ref: str, root: Path | None = None) -> Any:
+    """A run by id, or by run name (the latest of that name)."""
+    mlflow = configure(root)
+    client = mlflow.MlflowClient()
+    try:
+        return client.get_run(ref)
+    except Exception:  # noqa: BLE001 - not an id: try it as a name
+        pass
+    experiments = [e.experiment_id for e in client.search_experiments()]
+    found = client.search_runs(experiments, filter_string=f"attributes.run_name = '{ref}'",
+                               order_by=["attributes.start_time DESC"], max_results=1)
+    if not found:
+        from quarry.errors import QuarryError
+
+        raise QuarryError(f"mlflow ({tracking_uri(root)}): no run with id or name '{ref}'")
+    return found[0]
+
+
+COMPARE_TAGS = ("quarry.dataset_hash", "quarry.params_hash", "quarry.git_commit", "quarry.evaluated_run_id")
+
+
+def compare_runs(refs: list[str], root: Path | None = None) -> tuple[list[str], list[tuple[str, list[str]]]]:
+    """A side-by-side table of runs: (column headers, [(row label, one value per run)]).
+
+    Rows: the lineage tags (dataset and params hashes, code version), every param, then every
+    metric that starts with 'bpb' (per subset and aggregate) and the training loss, as last logged.
+    Rows present in only some runs show '-' for the others.
+    """
+    runs = [resolve_run(ref, root) for ref in refs]
+    headers = [run.info.run_name or run.info.run_id[:8] for run in runs]
+    rows: list[tuple[str, list[str]]] = [("run id", [run.info.run_id for run in runs])]
+    for tag in COMPARE_TAGS:
+        values = [run.data.tags.get(tag, "-") for run in runs]
+        if any(v != "-" for v in values):
+            rows.append((tag.removeprefix("quarry."), values))
+    for key in sorted({k for run in runs for k in run.data.params}):
+        rows.append((f"param {key}", [run.data.params.get(key, "-") for run in runs]))
+    metric_keys = sorted({k for run in runs for k in run.data.metrics
+                          if k.startswith("bpb") or k in ("loss", "train_loss", "eval_bytes")})
+    for key in metric_keys:
+        rows.append((key, [_fmt(run.data.metrics.get(key)) for run in runs]))
+    return headers, rows
+
+
+def _fmt(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.0f}" if float(value).is_integer() and abs(value) >= 10 else f"{value:.4f}"

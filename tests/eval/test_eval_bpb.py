@@ -9,7 +9,7 @@ import torch
 
 from quarry.eval.bpb import rolling_windows, score_documents, score_records
 from quarry.eval.reference import reference_bpb
-from tests.eval.helpers import DOCS, BigramModel, ByteTokenizer, UniformByteModel, tiny_llama
+from eval_helpers import DOCS, BigramModel, ByteTokenizer, UniformByteModel, tiny_llama
 
 
 def test_uniform_byte_model_scores_exactly_eight_bits_per_byte():

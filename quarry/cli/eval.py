@@ -1,0 +1,179 @@
+"""Evaluation and lineage commands: `quarry eval bpb`, `quarry evaluate`, `quarry compare`,
+`quarry lineage`, `quarry trace`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+from rich.tree import Tree
+
+out = Console()
+
+
+def _params(path: Path | None) -> dict[str, Any]:
+    from quarry.params import load_params
+    from quarry.paths import project_root
+
+    if path is None and not (project_root() / "params.yaml").is_file():
+        return {}
+    return load_params(path)
+
+
+def _print_report(report: dict[str, Any]) -> None:
+    table = Table("subset", "docs", "bytes", "tokens", "bits/byte", title=f"BPB of {report['checkpoint']['path']}")
+    for name, score in report["subsets"].items():
+        table.add_row(name, f"{score['docs']:,}", f"{score['bytes']:,}", f"{score['tokens']:,}", f"{score['bpb']:.4f}")
+    total = report["aggregate"]
+    table.add_row("[bold]all (byte-weighted)", f"{total['docs']:,}", f"{total['bytes']:,}", f"{total['tokens']:,}",
+                  f"[bold]{total['bpb']:.4f}")
+    out.print(table)
+    out.print(f"context {report['context_len']} tokens, stride {report['stride']}")
+    if report.get("mlflow_run_id"):
+        out.print(f"logged to MLflow run {report['mlflow_run_id']}")
+
+
+def register(app: typer.Typer) -> None:
+    evals = typer.Typer(help="Evaluate checkpoints.", no_args_is_help=True)
+    app.add_typer(evals, name="eval")
+
+    @evals.command("bpb")
+    def bpb(checkpoint: Path = typer.Argument(..., help="A checkpoint folder (config.json, model.safetensors, "
+                                                         "tokenizer.json)."),
+            data: Path = typer.Argument(..., help="A dataset version folder, or any jsonl / jsonl.zst file or folder."),
+            out_dir: Path = typer.Option(None, "--out", help="Write bpb.json and plots here."),
+            split: str = typer.Option(None, help="Split of a dataset version [evaluate.split]."),
+            subset: list[str] = typer.Option(None, help="Only this pile_set_name (repeatable)."),
+            context_len: int = typer.Option(None, help="Tokens per window [the model's context]."),
+            stride: int = typer.Option(None, help="Tokens a window advances [half the context]."),
+            batch_size: int = typer.Option(None, help="Windows per forward pass."),
+            device: str = typer.Option(None, help="cpu, cuda, cuda:1 ... [auto]."),
+            dtype: str = typer.Option(None, help="float32, bfloat16 or float16."),
+            max_docs: int = typer.Option(None, help="Score only the first N documents."),
+            mlflow: bool = typer.Option(None, "--mlflow/--no-mlflow", help="Log to the training run in MLflow."),
+            register_model: str = typer.Option(None, "--register", help="Register the checkpoint under this name."),
+            params_file: Path = typer.Option(None, "--params", help="params.yaml [the project's]."),
+            as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+            ) -> None:
+        """Bits per byte per subset and byte-weighted overall, by rolling windows."""
+        from quarry.eval.stage import run_evaluate, score_checkpoint
+
+        params = _params(params_file)
+        overrides = {"split": split, "subsets": subset or None, "context_len": context_len, "stride": stride,
+                     "batch_size": batch_size, "device": device, "dtype": dtype, "max_docs": max_docs,
+                     "mlflow": mlflow, "register_model": register_model}
+        section = {**(params.get("evaluate") or {}), **{k: v for k, v in overrides.items() if v is not None}}
+        params = {**params, "evaluate": section}
+        if out_dir is None:
+            report = score_checkpoint(checkpoint, data, params, progress=not as_json)
+        else:
+            report = run_evaluate(checkpoint, data, out_dir, params, progress=not as_json)
+        if as_json:
+            print(json.dumps(report, indent=2, sort_keys=True))
+        else:
+            _print_report(report)
+
+    @app.command("evaluate")
+    def evaluate(checkpoint: Path = typer.Argument(..., help="A checkpoint folder."),
+                 data: Path = typer.Argument(..., help="The dataset version folder."),
+                 out_dir: Path = typer.Argument(..., help="Where bpb.json and the plots go."),
+                 params_file: Path = typer.Option(None, "--params", help="params.yaml [the project's]."),
+                 ) -> None:
+        """The evaluate stage of the DAG: `quarry eval bpb` with every setting from params.yaml."""
+        from quarry.eval.stage import run_evaluate
+
+        _print_report(run_evaluate(checkpoint, data, out_dir, _params(params_file), progress=True))
+
+    @app.command("compare")
+    def compare(runs: list[str] = typer.Argument(..., help="MLflow run ids or run names."),
+                as_json: bool = typer.Option(False, "--json", help="Print the table as JSON."),
+                ) -> None:
+        """Side by side: lineage hashes, params and BPB per subset of MLflow runs."""
+        from quarry.tracking import compare_runs, tracking_uri
+
+        headers, rows = compare_runs(runs)
+        if as_json:
+            print(json.dumps({"runs": headers, "rows": {label: values for label, values in rows}}, indent=2))
+            return
+        table = Table("", *headers, title=f"MLflow runs ({tracking_uri()})")
+        for label, values in rows:
+            differs = len(set(values)) > 1
+            table.add_row(label, *[f"[yellow]{v}" if differs else v for v in values])
+        out.print(table)
+
+    @app.command("lineage")
+    def lineage(checkpoint: Path = typer.Argument(..., help="A checkpoint folder."),
+                as_json: bool = typer.Option(False, "--json", help="Print the resolved chain as JSON."),
+                openlineage: Path = typer.Option(None, "--openlineage",
+                                                 help="Write OpenLineage RunEvents here (JSON lines; '-' prints them)."),
+                ) -> None:
+        """The chain checkpoint <- recipe <- tokenizer <- dataset <- ledgers <- snapshot <- origins."""
+        from quarry.lineage import lineage_chain, openlineage_events
+
+        chain = lineage_chain(checkpoint)
+        if openlineage is not None:
+            lines = "".join(json.dumps(event, sort_keys=True) + "\n" for event in openlineage_events(chain))
+            if str(openlineage) == "-":
+                print(lines, end="")
+                return
+            from quarry.records import atomic_write_bytes
+
+            atomic_write_bytes(openlineage, lines.encode())
+            out.print(f"wrote {lines.count(chr(10))} OpenLineage events to {openlineage}")
+        if as_json:
+            print(json.dumps(chain, indent=2, sort_keys=True))
+        elif openlineage is None:
+            out.print(lineage_tree(chain))
+
+    @app.command("trace")
+    def trace(checkpoint: Path = typer.Argument(..., help="A checkpoint folder."),
+              document: str = typer.Argument(..., help="A SWHID (swh:1:cnt:...), a path, or <origin>/<path>."),
+              as_json: bool = typer.Option(False, "--json", help="Print the answer as JSON."),
+              ) -> None:
+        """Did this file go into the checkpoint's training data, and under which license?"""
+        from quarry.lineage import trace as trace_document
+
+        answer = trace_document(checkpoint, document)
+        if as_json:
+            print(json.dumps(answer, indent=2, sort_keys=True))
+            return
+        out.print(f"[bold]{answer['answer']}", highlight=False)
+        for key in ("id", "path", "origin", "revision", "split", "subset", "license", "stage", "reason",
+                    "dataset_version"):
+            if answer.get(key) is not None:
+                out.print(f"  {key}: {answer[key]}", highlight=False)
+
+
+def _short(value: Any, n: int = 12) -> str:
+    return str(value)[:n] if value else "?"
+
+
+def lineage_tree(chain: dict[str, Any]) -> Tree:
+    """The chain as a rich tree, newest first, one node per link with its hash and code version."""
+    def flag(link: dict[str, Any]) -> str:
+        return "" if link.get("resolved", True) else f" [red](unresolved: {link.get('problem')})"
+
+    ckpt, recipe, tok, data, snap = (chain["checkpoint"], chain["recipe"], chain["tokenizer"], chain["dataset"],
+                                     chain["snapshot"])
+    root = Tree(f"[bold]checkpoint[/] {ckpt['path']}  hash {_short(ckpt['hash'])}  code {_short(ckpt['code_version'])}"
+                + (f"  mlflow {ckpt['mlflow_run_id']}" if ckpt.get("mlflow_run_id") else ""))
+    node = root.add(f"[bold]recipe[/] {recipe['name']}  config {_short(recipe['config_hash'])}")
+    if ckpt.get("base_model"):
+        node.add(f"[bold]base model[/] {ckpt['base_model']}")
+    node = node.add(f"[bold]tokenizer[/] {tok.get('path') or '-'}  hash {_short(tok.get('hash') or tok.get('file_hash'))}")
+    node = node.add(f"[bold]dataset[/] {data.get('name')} {data.get('label') or ''}  version {_short(data.get('version'))}"
+                    f"  params {_short(data.get('params_hash'))}  code {_short(data.get('code_version'))}{flag(data)}")
+    stages = node.add("[bold]stage ledgers[/]")
+    for stage in chain["stages"]:
+        dropped = ", ".join(f"{reason} {n}" for reason, n in stage["dropped"].items()) or "none dropped"
+        stages.add(f"{stage['stage']}: {stage['seen']} in, {stage['kept']} kept ({dropped})  "
+                   f"ledger {_short(stage['hash'])}")
+    node = node.add(f"[bold]snapshot[/] {snap.get('snapshot_id') or '?'}  {snap.get('files', '?')} files"
+                    f"  code {_short(snap.get('code_version'))}{flag(snap)}")
+    for origin in chain["origins"]:
+        node.add(f"[bold]origin[/] {origin['origin']} @ {origin.get('revision') or '?'}")
+    return root

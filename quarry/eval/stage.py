@@ -1,0 +1,170 @@
+"""The evaluate stage: score a checkpoint on a dataset's test split, write bpb.json and plots,
+log them to MLflow with the checkpoint's lineage, optionally register the checkpoint."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from quarry.errors import ConfigError, QuarryError
+from quarry.eval.bpb import BpbResult, score_records
+from quarry.records import read_records, shard_paths, write_json
+
+DEFAULTS: dict[str, Any] = {
+    "split": "test",          # which split of a dataset version is scored
+    "subsets": None,          # only these pile_set_names (a list); null: all
+    "max_docs": None,         # score only the first N documents (smoke runs)
+    "context_len": None,      # tokens per window; null: the model's max_seq_len
+    "stride": None,           # tokens a window advances; null: half the context
+    "batch_size": 8,
+    "device": "auto",         # auto: cuda when available, else cpu
+    "dtype": "float32",       # float32 | bfloat16 | float16 (the log-softmax is float64 anyway)
+    "mlflow": True,           # log metrics, plots and lineage to the training run
+    "experiment": "quarry",
+    "register_model": None,   # a model-registry name: register the checkpoint under it
+}
+LOSS_KEYS = ("loss", "train_loss", "train/loss")
+
+
+def settings(params: dict[str, Any] | None) -> dict[str, Any]:
+    section = dict((params or {}).get("evaluate") or {})
+    unknown = sorted(set(section) - set(DEFAULTS))
+    if unknown:
+        raise ConfigError(f"params evaluate: unknown keys {unknown}; valid keys: {', '.join(sorted(DEFAULTS))}")
+    return {**DEFAULTS, **section}
+
+
+def pick_device(name: str | None) -> str:
+    import torch
+
+    if name in (None, "auto"):
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return name
+
+
+def load_for_eval(checkpoint: str | os.PathLike, device: str = "cpu", dtype: str = "float32"):
+    """(model, tokenizer) of a checkpoint folder in Hugging Face Llama layout."""
+    import torch
+
+    from quarry.models.checkpoint import load_pretrained
+    from quarry.tokenizer import Tokenizer
+
+    torch_dtype = getattr(torch, dtype, None)
+    if not isinstance(torch_dtype, torch.dtype):
+        raise ConfigError(f"params evaluate.dtype: '{dtype}' is not a torch dtype")
+    model = load_pretrained(checkpoint, device=device, dtype=torch_dtype)
+    tokenizer = Tokenizer.load(checkpoint)
+    if tokenizer.bos_id is None:
+        raise QuarryError(f"{checkpoint}: its tokenizer has no BOS token; BPB conditions the first token on it")
+    return model, tokenizer
+
+
+def evaluation_records(data: str | os.PathLike, split: str = "test", subsets: list[str] | None = None,
+                       max_docs: int | None = None) -> Iterator[dict[str, Any]]:
+    """Records to score: one split of a dataset version (a folder with manifest.json, or with a
+    ``<split>/`` folder), or every record of any other jsonl / jsonl.zst file or folder."""
+    data = Path(data)
+    if not data.exists():
+        raise QuarryError(f"{data}: no such file or folder to evaluate on")
+    if (data / "manifest.json").is_file():
+        from quarry.datasets import open_dataset
+
+        records = open_dataset(data, split=split)
+    else:
+        folder = data / split if (data / split).is_dir() else data
+        records = (record for shard in shard_paths(folder) if "rejects" not in shard.parts
+                   for record in read_records(shard))
+    wanted = set(subsets) if subsets else None
+    count = 0
+    for record in records:
+        if max_docs is not None and count >= max_docs:
+            return
+        if wanted is not None and (record.get("meta") or {}).get("pile_set_name") not in wanted:
+            continue
+        count += 1
+        yield record
+
+
+def context_of(model: Any, configured: int | None) -> int:
+    if configured:
+        return int(configured)
+    args = getattr(model, "args", None) or getattr(model, "config", None)
+    for name in ("max_seq_len", "max_position_embeddings"):
+        if getattr(args, name, None):
+            return int(getattr(args, name))
+    raise ConfigError("params evaluate.context_len: the model does not say its context length; set it")
+
+
+def score_checkpoint(checkpoint: str | os.PathLike, data: str | os.PathLike, params: dict[str, Any] | None = None,
+                     *, progress: bool = False) -> dict[str, Any]:
+    """The BPB report of a checkpoint on a dataset: per subset, aggregate, and what was scored."""
+    from quarry.lineage import checkpoint_hash
+
+    cfg = settings(params)
+    device = pick_device(cfg["device"])
+    model, tokenizer = load_for_eval(checkpoint, device, cfg["dtype"])
+    context = context_of(model, cfg["context_len"])
+    stride = int(cfg["stride"] or max(1, context // 2))
+    records = evaluation_records(data, cfg["split"], cfg["subsets"], cfg["max_docs"])
+    result = score_records(model, tokenizer, records, context_len=context, stride=stride,
+                           batch_size=int(cfg["batch_size"]), device=device, progress=progress)
+    return build_report(result, checkpoint, data, cfg["split"], checkpoint_hash(Path(checkpoint)))
+
+
+def build_report(result: BpbResult, checkpoint: str | os.PathLike, data: str | os.PathLike, split: str,
+                 weights_hash: str) -> dict[str, Any]:
+    manifest_path = Path(data) / "manifest.json"
+    version = None
+    if manifest_path.is_file():
+        from quarry.records import read_json
+
+        version = read_json(manifest_path).get("version")
+    return {"checkpoint": {"path": str(checkpoint), "hash": weights_hash},
+            "dataset": {"path": str(data), "version": version, "split": split}, **result.to_dict()}
+
+
+def run_evaluate(checkpoint: str | os.PathLike, data: str | os.PathLike, out_dir: str | os.PathLike,
+                 params: dict[str, Any] | None = None, *, progress: bool = False,
+                 track: bool | None = None) -> dict[str, Any]:
+    """Score, write ``out_dir/bpb.json`` and ``bpb.png`` (and ``loss.png`` when the training run
+    logged a loss), then log everything to MLflow; returns the report (plus ``mlflow_run_id``)."""
+    from quarry.eval.plots import bpb_bar_chart
+
+    cfg = settings(params)
+    out_dir = Path(out_dir)
+    report = score_checkpoint(checkpoint, data, params, progress=progress)
+    write_json(out_dir / "bpb.json", report)
+    plots = [bpb_bar_chart(report, out_dir / "bpb.png", title=f"bits per byte: {Path(checkpoint).name}")]
+    if not (cfg["mlflow"] if track is None else track):
+        return report
+    run_id = log_report(report, checkpoint, plots, out_dir, cfg)
+    return {**report, "mlflow_run_id": run_id}
+
+
+def log_report(report: dict[str, Any], checkpoint: str | os.PathLike, plots: list[Path], out_dir: Path,
+               cfg: dict[str, Any]) -> str:
+    """Log the report to the checkpoint's training run (or a new run linked to it)."""
+    from quarry import tracking
+    from quarry.eval.plots import loss_curve
+    from quarry.lineage import lineage_chain, lineage_summary
+
+    chain = lineage_chain(checkpoint)
+    training_run = chain["checkpoint"].get("mlflow_run_id")
+    if tracking.run_exists(training_run):
+        for key in LOSS_KEYS:
+            history = tracking.metric_history(training_run, key)
+            if history:
+                plots.append(loss_curve(history, out_dir / "loss.png", title=f"training {key}"))
+                break
+    settings_logged = {k: cfg[k] for k in ("split", "context_len", "stride", "batch_size", "dtype")}
+    settings_logged["context_len"] = report["context_len"]
+    settings_logged["stride"] = report["stride"]
+    run_id = tracking.log_evaluation(report, training_run_id=training_run, run_name=f"eval {Path(checkpoint).name}",
+                                     experiment=cfg["experiment"], artifacts=[*plots, out_dir / "bpb.json"],
+                                     lineage=chain, lineage_summary=lineage_summary(chain),
+                                     dataset_hash=report["dataset"]["version"], settings=settings_logged)
+    if cfg["register_model"]:
+        tracking.register_checkpoint(Path(checkpoint), cfg["register_model"], run_id=run_id, lineage=lineage_summary(chain))
+    return run_id

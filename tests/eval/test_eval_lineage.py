@@ -1,0 +1,115 @@
+"""Lineage of a checkpoint built through the real stages, trace of files, and checkpoint BPB."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from quarry.cli import main
+from quarry.eval.bpb import score_records
+from quarry.eval.reference import reference_bpb
+from quarry.eval.stage import evaluation_records, load_for_eval, run_evaluate, score_checkpoint
+from quarry.lineage import checkpoints_with_origin, lineage_chain, openlineage_events, trace
+from quarry.records import read_json
+
+NO_MLFLOW = {"evaluate": {"mlflow": False, "batch_size": 4}}
+
+
+def test_trained_checkpoint_has_lower_bpb_than_its_initialisation(project):
+    assert project["losses"][-1] < project["losses"][0]
+    init = score_checkpoint(project["init"], project["dataset"], NO_MLFLOW)
+    final = score_checkpoint(project["final"], project["dataset"], NO_MLFLOW)
+    assert final["aggregate"]["docs"] == init["aggregate"]["docs"] > 0
+    assert final["aggregate"]["bpb"] < init["aggregate"]["bpb"]
+    assert final["dataset"]["version"] == project["manifest"]["version"]
+    test_docs = project["manifest"]["composition"]["by_split"]["test"]["documents"]
+    assert final["aggregate"]["docs"] == test_docs
+
+
+def test_checkpoint_bpb_matches_the_float64_reference_per_subset(project):
+    model, tokenizer = load_for_eval(project["final"])
+    records = list(evaluation_records(project["dataset"], "test"))
+    fast = score_records(model, tokenizer, records, context_len=32, stride=12, batch_size=5)
+    docs = [(r["meta"]["pile_set_name"], r["text"]) for r in records]
+    slow = reference_bpb(model, tokenizer, docs, context_len=32, stride=12)
+    for name, score in fast.subsets.items():
+        assert score.bpb == pytest.approx(slow[name]["bpb"], abs=1e-4)
+    assert fast.aggregate.bpb == pytest.approx(slow["__all__"]["bpb"], abs=1e-4)
+
+
+def test_lineage_names_the_dataset_hash_snapshot_and_reaches_the_source(in_project):
+    project = in_project
+    chain = lineage_chain(project["final"])
+    assert chain["dataset"]["version"] == project["manifest"]["version"]
+    assert chain["dataset"]["resolved"] is True
+    assert chain["snapshot"]["snapshot_id"] == project["snapshot"]["snapshot_id"] == project["manifest"]["snapshot_id"]
+    assert chain["snapshot"]["resolved"] is True
+    assert [(o["origin"], o["revision"]) for o in chain["origins"]] == [(str(project["root"] / "repo"),
+                                                                        project["revision"])]
+    stages = {s["stage"]: s for s in chain["stages"]}
+    assert {"snapshot", "filters", "assemble"} <= set(stages)
+    assert stages["filters"]["dropped"] == {"too short": 1}
+    assert chain["recipe"]["config_hash"] == project["lineage"]["config_hash"]
+    assert chain["tokenizer"]["hash"] == chain["tokenizer"]["file_hash"] or chain["tokenizer"]["hash"]
+    # the chain is stable, and its OpenLineage events link job outputs to the next job's inputs
+    assert lineage_chain(project["final"]) == chain
+    events = openlineage_events(chain)
+    assert [e["job"]["name"] for e in events] == ["snapshot", "assemble", "train.pretrain"]
+    assert events[0]["outputs"][0]["name"] == events[1]["inputs"][0]["name"]
+    assert events[1]["outputs"][0]["name"] == events[2]["inputs"][0]["name"]
+    assert events[1]["outputs"][0]["facets"]["version"]["datasetVersion"] == project["manifest"]["version"]
+    assert events == openlineage_events(chain)
+
+
+def test_trace_finds_a_training_file_with_its_license_and_explains_the_others(in_project):
+    project = in_project
+    train_file = next(r for r in evaluation_records(project["dataset"], "train"))
+    answer = trace(project["final"], train_file["meta"]["id"])
+    assert answer["in_training"] is True
+    assert answer["license"]["spdx"] == "MIT"
+    assert answer["revision"] == project["revision"]
+    by_path = trace(project["final"], train_file["meta"]["path"])
+    assert by_path["id"] == train_file["meta"]["id"] and by_path["in_training"]
+
+    test_file = next(r for r in evaluation_records(project["dataset"], "test"))
+    held_out = trace(project["final"], test_file["meta"]["path"])
+    assert held_out["in_training"] is False and held_out["split"] == "test"
+
+    dropped = trace(project["final"], "src/tiny.py")
+    assert dropped["in_training"] is False
+    assert dropped["reason"] == "too short" and dropped["stage"] == "filters"
+    assert trace(project["final"], "src/never_existed.py")["answer"].startswith("no: not in the snapshot")
+
+
+def test_checkpoints_with_origin_lists_the_checkpoints_trained_on_it(project):
+    found = checkpoints_with_origin(str(project["root"] / "repo"), project["root"] / "models")
+    assert sorted(f["checkpoint"] for f in found) == sorted([str(project["init"]), str(project["final"])])
+    assert all(f["documents"] > 0 for f in found)
+    assert checkpoints_with_origin("https://example.org/other", project["root"] / "models") == []
+
+
+def test_evaluate_stage_writes_the_same_report_twice(project, tmp_path):
+    first = run_evaluate(project["final"], project["dataset"], tmp_path / "a", NO_MLFLOW)
+    run_evaluate(project["final"], project["dataset"], tmp_path / "b", NO_MLFLOW)
+    assert (tmp_path / "a" / "bpb.json").read_bytes() == (tmp_path / "b" / "bpb.json").read_bytes()
+    assert read_json(tmp_path / "a" / "bpb.json")["aggregate"]["bpb"] == first["aggregate"]["bpb"]
+    assert (tmp_path / "a" / "bpb.png").stat().st_size > 1000
+
+
+def test_cli_lineage_trace_and_eval(in_project, capsys, tmp_path):
+    project = in_project
+    assert main(["lineage", str(project["final"])]) == 0
+    printed = capsys.readouterr().out
+    assert project["manifest"]["version"][:12] in printed and project["revision"] in printed
+    assert main(["lineage", str(project["final"]), "--openlineage", "-"]) == 0
+    events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(events) == 3 and all(e["eventType"] == "COMPLETE" for e in events)
+    assert main(["trace", str(project["final"]), "src/tiny.py"]) == 0
+    assert "too short" in capsys.readouterr().out
+    assert main(["eval", "bpb", str(project["final"]), str(project["dataset"]), "--no-mlflow", "--json",
+                 "--context-len", "32", "--stride", "16"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["context_len"] == 32 and report["stride"] == 16 and report["aggregate"]["bpb"] > 0
+    assert main(["trace", str(tmp_path), "x"]) == 1
+    assert "no lineage.json" in capsys.readouterr().err.replace("\n", " ")
