@@ -364,7 +364,7 @@ def find_ips(text: str, fake_pool: frozenset[str] = frozenset()) -> Iterator[Fin
 # ---------------------------------------------------------------------------------------------
 # Payment cards: digit runs with consistent grouping, a card-network prefix and the Luhn check.
 
-_CARD = re.compile(r"\d\d{3}(?:([ -]?)\d{4,6})(?:\1\d{4,5}){1,2}(?:\1\d{1,4})?(?![\d,]|[.-]\d)")
+_CARD = re.compile(r"\d\d{3}(?:([ -]?)\d{4,6})(?:\1\d{4,5}){1,2}(?:\1\d{1,4})?(?!\d|[.,-]\d)")
 # Card networks: leading digits -> the lengths their numbers have.
 _CARD_NETWORKS = ((re.compile(r"4"), (16, 19)), (re.compile(r"5[1-5]|2[2-7]"), (16,)),
                   (re.compile(r"3[47]"), (15,)), (re.compile(r"3[068]"), (14, 16, 19)),
@@ -387,8 +387,9 @@ def luhn_ok(digits: str) -> bool:
 
 def find_cards(text: str) -> Iterator[Finding]:
     for m in _CARD.finditer(text):
-        if m.start() and text[m.start() - 1] in "0123456789.,-":
-            continue
+        before = text[max(0, m.start() - 2):m.start()]
+        if before[-1:].isdigit() or (before[-1:] in (".", ",", "-") and before[:1].isdigit()):
+            continue  # the tail of a longer number: 1,234..., 3.14159...
         digits = m.group().replace(" ", "").replace("-", "")
         if (_card_network_ok(digits) and len(set(digits)) > 2
                 and luhn_ok(digits)):

@@ -1,0 +1,118 @@
+"""Every detector on positives and on the hard negatives real code is full of."""
+
+import pytest
+
+from quarry.pii import detect
+from quarry.pii.detectors import luhn_ok
+from quarry.pii.engine import PiiConfig
+
+POSITIVES = [
+    # (text, planted value, type, detector)
+    ('maintainer = "Jane Doe <jane.doe@acme-corp.io>"', "jane.doe@acme-corp.io", "EMAIL", "email"),
+    ("mail first_last42+tag@sub.uni-heidelberg.de now", "first_last42+tag@sub.uni-heidelberg.de", "EMAIL", "email"),
+    ('HOST = "93.184.216.34"', "93.184.216.34", "IP_ADDRESS", "ipv4"),
+    ("ping 8.8.4.4 twice", "8.8.4.4", "IP_ADDRESS", "ipv4"),
+    ('dns = "2606:4700:4700::1111"', "2606:4700:4700::1111", "IP_ADDRESS", "ipv6"),
+    ('aws_access_key_id = "AKIAQ3EGRT5VWXZ2L7MN"', "AKIAQ3EGRT5VWXZ2L7MN", "KEY", "aws_access_key_id"),
+    ("aws_secret_access_key = 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\n", "q8Vw3Zr9Tb2Lm5Np7Xc1Hs4Jd6Kf0Gy8Ue3Ri5Oa",
+     "KEY", "aws_secret_key"),
+    ("t = 'ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8'", "ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8", "KEY", "github_token"),
+    ("GITLAB=glpat-Xy7_kQ2mZp9LwR4tBv6N", "glpat-Xy7_kQ2mZp9LwR4tBv6N", "KEY", "gitlab_token"),
+    ('SLACK = "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUv12"',
+     "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUv12", "KEY", "slack_token"),
+    ("stripe.api_key = 'sk_live_4eC39HqLyjWDarjtT1zdp7dc'", "sk_live_4eC39HqLyjWDarjtT1zdp7dc", "KEY", "stripe_key"),
+    ("GOOGLE = 'AIzaSyD3x9Kq2LmN8pR4tV6wY1zB5cE7gH0jK3m'", "AIzaSyD3x9Kq2LmN8pR4tV6wY1zB5cE7gH0jK3m", "KEY", "google_api_key"),
+    ("OPENAI_API_KEY=sk-proj-Ab3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gI3kM5oQ7sU9wY1\n",
+     "sk-proj-Ab3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gI3kM5oQ7sU9wY1", "KEY", "openai_key"),
+    ("Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+     "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "KEY", "jwt"),
+    ('db = "postgres://app:Xk9mP2vLq7@db.acme-corp.io:5432/app"', "Xk9mP2vLq7", "PASSWORD", "connection_string"),
+    ('DB_PASSWORD = "S3cr3t-P@ssw0rd!"', "S3cr3t-P@ssw0rd!", "PASSWORD", "password_assignment"),
+    ("smtp_password: hunter2x9\n", "hunter2x9", "PASSWORD", "password_assignment"),
+    ('cs = "Server=db;User Id=sa;Password=MyP4ssw0rd;"', "MyP4ssw0rd", "PASSWORD", "password_assignment"),
+    ('client_secret = "Qm9vT2xAc2VjcmV0MTIzNDU2Nzg5"', "Qm9vT2xAc2VjcmV0MTIzNDU2Nzg5", "KEY", "high_entropy_assignment"),
+    ('SECRET_KEY = "9f8e7d6c5b4a39281706f5e4d3c2b1a0"', "9f8e7d6c5b4a39281706f5e4d3c2b1a0", "KEY", "high_entropy_assignment"),
+    ("card: 4539 1488 0343 6467", "4539 1488 0343 6467", "CARD", "payment_card"),
+    ("amex 378282246310005 on file", "378282246310005", "CARD", "payment_card"),
+    ("phone: +1 (415) 555-2671", "+1 (415) 555-2671", "PHONE", "phone"),
+    ("call 415-555-0132 today", "415-555-0132", "PHONE", "phone"),
+    ("Tel +44 20 7946 0958", "+44 20 7946 0958", "PHONE", "phone"),
+]
+
+PEM = ("-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(["MIIEowIBAAKCAQEA7bq2m9XzN1vQ8rT5yW3kP6sL0dF4hJ2gC9xB7nM1aZ5eR8uK"] * 6)
+       + "\n-----END RSA PRIVATE KEY-----")
+
+
+@pytest.mark.parametrize("text,value,type_,kind", POSITIVES, ids=[p[3] + ":" + p[1][:12] for p in POSITIVES])
+def test_detects_planted_value_with_exact_span(text, value, type_, kind):
+    findings = detect(text)
+    start = text.index(value)
+    assert [(f.start, f.end, f.type, f.kind) for f in findings] == [(start, start + len(value), type_, kind)]
+
+
+def test_private_key_block_is_one_finding_also_with_escaped_newlines():
+    doc = f'key = """{PEM}"""\n'
+    [finding] = detect(doc)
+    assert (doc[finding.start:finding.end], finding.kind) == (PEM, "private_key")
+    escaped = '{"private_key": "' + PEM.replace("\n", "\\n") + '\\n"}'
+    [finding] = detect(escaped)
+    assert escaped[finding.start:finding.end] == PEM.replace("\n", "\\n")
+
+
+HARD_NEGATIVES = [
+    'commit = "3f786850e387550fdab836ed7e6dc881de23001b"',
+    'sha256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"',
+    'request_id = "123e4567-e89b-12d3-a456-426614174000"',
+    '"integrity": "sha512-z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUR0QzeNwOLHcDmCVA=="',
+    'ICON = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="',
+    'api_key = "YOUR_API_KEY"', "token: <token>", 'password = "xxxxxxxx"', 'secret = "${SECRET}"',
+    'AWS_ACCESS_KEY_ID = "AKIAIOSFODNN7EXAMPLE"', "ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+    "contact jane@example.com or ops@example.org", "clone git@github.com:acme/widgets.git", "see logo@2x.png",
+    'host = "192.0.2.15"', 'doc6 = "2001:db8::1"', 'bind = "192.168.1.10"', "lo 127.0.0.1 and 10.0.0.7 and fe80::1 and ::1",
+    'version = "1.2.3.4"', "requires foo>=2.31.0.1", "see section 7.9.2.2", 'oid = "1.3.6.1.4.1"',
+    "created_ms = 1699999999999", "order 1234567890123456 shipped",  # fails Luhn
+    "std::vector<int> v; a::b::c();", "mac 00:1A:2B:3C:4D:5E", "def login(user, password: str, token=None):",
+    "self.password = password", "password = os.environ['DB_PASSWORD']", "token = get_token(session)",
+    'PASSWORD_FIELD = "password"', "MAX_TOKENS = 4096", "color: #ff00aa;", "pip install scikit-learn==1.4.2",
+    "@property\ndef name(self):", "npm i @types/node@20.11.5", "date 2023-10-05 12:34:56", "pi = 3.14159265358979",
+    'postgres://user:${DB_PASS}@db:5432/app', "ftp://anonymous:pass@ftp.acme-corp.io/",
+]
+
+
+@pytest.mark.parametrize("text", HARD_NEGATIVES)
+def test_hard_negative_is_not_reported(text):
+    assert detect(text) == []
+
+
+def test_offsets_are_character_offsets_after_multibyte_text():
+    prefix = "設定 — ünïcödé 🚀🚀 "
+    text = prefix + "mail jane.doe@acme-corp.io ok"
+    [finding] = detect(text)
+    assert finding.start == text.index("jane.doe") and text[finding.start:finding.end] == "jane.doe@acme-corp.io"
+
+
+def test_sensitivity_levels_and_type_selection():
+    text = "office 415-555-0132\nmail jane.doe@acme-corp.io"
+    assert {f.type for f in detect(text, PiiConfig(sensitivity="medium"))} == {"PHONE", "EMAIL"}
+    assert {f.type for f in detect(text, PiiConfig(sensitivity="low"))} == {"EMAIL"}  # bare phone is 0.6
+    assert {f.type for f in detect(text, PiiConfig(types=("PHONE",)))} == {"PHONE"}
+
+
+def test_overlapping_candidates_resolve_to_one_finding():
+    text = 'GITHUB_TOKEN = "ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"'
+    [finding] = detect(text)
+    assert finding.kind == "github_token"
+
+
+def test_luhn():
+    assert luhn_ok("4539148803436467") and luhn_ok("378282246310005")
+    assert not luhn_ok("4539148803436468")
+
+
+def test_bad_config_names_the_key():
+    from quarry.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="pii.sensitivity"):
+        PiiConfig.from_params({"pii": {"sensitivity": "extreme"}})
+    with pytest.raises(ConfigError, match="pii.types"):
+        PiiConfig.from_params({"pii": {"types": ["SSN"]}})
