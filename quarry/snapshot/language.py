@@ -22,6 +22,10 @@ from pygments.modeline import get_filetype_from_buffer
 UNKNOWN = "unknown"
 SHEBANG = re.compile(rb"^#!\s*(\S+)(?:\s+(\S+))?")
 _VERSION_SUFFIX = re.compile(r"[\d.]+$")
+# Interpreters whose name is not a Pygments alias of their language.
+INTERPRETERS = {"node": "javascript", "nodejs": "javascript", "deno": "typescript", "bun": "javascript",
+                "pwsh": "powershell", "rscript": "r", "runghc": "haskell", "runhaskell": "haskell",
+                "escript": "erlang", "tclsh": "tcl", "wish": "tcl", "gawk": "awk", "mawk": "awk"}
 
 
 @dataclass(frozen=True)
@@ -76,7 +80,7 @@ def from_shebang(head: bytes) -> str | None:
     program = match.group(1).rsplit(b"/", 1)[-1].decode("ascii", "replace")
     if program == "env" and match.group(2):
         program = match.group(2).decode("ascii", "replace")
-    return by_alias(program)
+    return by_alias(INTERPRETERS.get(program.lower(), program))
 
 
 def from_modeline(text: str) -> str | None:

@@ -8,20 +8,21 @@ origin is never decoded twice.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any
 
-from quarry.hashing import value_hash
+from quarry.hashing import bytes_hash, value_hash
 from quarry.records import RecordWriter, read_json, read_records, write_json
 from quarry.snapshot import filters, language
 from quarry.snapshot.settings import processing_hash
 from quarry.snapshot.sources import OriginPlan
 from quarry.snapshot.swhid import content_swhid, directory_swhid, hex_of
 
-# Bump when the records this module writes change shape for the same inputs.
 FORMAT_VERSION = 1
 RECORDS_FILE = "records.jsonl.zst"
 SUMMARY_FILE = "origin.json"
+CODE_FILES = ("process.py", "filters.py", "language.py", "swhid.py")
 
 
 def read_contents(plan: OriginPlan) -> list[bytes]:
@@ -43,10 +44,22 @@ def read_contents(plan: OriginPlan) -> list[bytes]:
     return out
 
 
+@functools.cache
+def code_fingerprint() -> str:
+    """The code and library versions that decide a processed origin: a change re-processes it."""
+    from importlib.metadata import version
+
+    here = Path(__file__).parent
+    sources = {name: bytes_hash((here / name).read_bytes()) for name in CODE_FILES}
+    return value_hash({"format": FORMAT_VERSION, "code": sources,
+                       "libraries": {lib: version(lib) for lib in ("pygments", "lingua-language-detector",
+                                                                   "charset-normalizer", "swh.model")}})
+
+
 def cache_key(plan: OriginPlan, swhids: list[str], cfg: dict[str, Any]) -> str:
     files = [(c.path, c.mode, hex_of(s), c.locator[2] if c.locator[0] == "text" else None)
              for c, s in zip(plan.candidates, swhids)]
-    return value_hash({"format": FORMAT_VERSION, "origin": plan.origin, "revision": plan.revision,
+    return value_hash({"code": code_fingerprint(), "origin": plan.origin, "revision": plan.revision,
                        "subset": plan.subset, "files": files, "links": [(p, m, d.hex()) for p, m, d in plan.links],
                        "processing": processing_hash(cfg)})
 

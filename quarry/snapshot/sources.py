@@ -9,6 +9,7 @@ before anything is decoded.
 from __future__ import annotations
 
 import importlib.metadata
+import io
 import os
 import platform
 import re
@@ -229,13 +230,17 @@ def open_repository(source: dict):
             return Repo(str(Path(location).expanduser())), str(location)
         except Exception as exc:  # dulwich raises NotGitRepository and plain OSErrors
             raise QuarryError(f"snapshot source {source.get('name')!r}: {location}: not a git repository ({exc})")
+    quiet = dict(errstream=io.BytesIO())
     mirror = state_dir() / "cache" / "snapshot" / "git" / value_hash(location)[:16]
-    if mirror.exists():
-        repo = Repo(str(mirror))
-        porcelain.fetch(repo, location)
-        return repo, location
-    mirror.parent.mkdir(parents=True, exist_ok=True)
-    return porcelain.clone(location, str(mirror), bare=True, checkout=False), location
+    if not mirror.exists():
+        mirror.parent.mkdir(parents=True, exist_ok=True)
+        return porcelain.clone(location, str(mirror), bare=True, checkout=False, **quiet), location
+    repo = Repo(str(mirror))
+    fetched = porcelain.fetch(repo, location, outstream=io.StringIO(), include_tags=True, **quiet)
+    for name, sha in fetched.refs.items():  # keep the mirror's branches and tags those of the remote
+        if sha and name.startswith((b"refs/heads/", b"refs/tags/")):
+            repo.refs[name] = sha
+    return repo, location
 
 
 def parse_when(value: Any) -> int:

@@ -12,7 +12,7 @@ from quarry.snapshot import run_snapshot
 from quarry.snapshot.sources import plan_git
 from quarry.snapshot.settings import settings
 
-from snapshot_gitrepos import git
+from snapshot_gitrepos import commit, git
 
 
 def _snap(tmp_path, source, name="out", **params):
@@ -94,3 +94,8 @@ def test_clone_by_url(tmp_path, history, monkeypatch):
     assert list((tmp_path / "home" / ".quarry" / "cache" / "snapshot" / "git").iterdir())
     again, _ = _snap(tmp_path, {"url": url, "ref": "v1"}, name="out2")
     assert again["snapshot_id"] == manifest["snapshot_id"]
+    # New upstream commits reach the mirror on the next run.
+    c4 = commit(history["repo"], {"src/new.py": "NEW = 4\n"}, "fourth", "2023-07-01T12:00:00+00:00")
+    latest, records = _snap(tmp_path, {"url": url, "ref": "main"}, name="out3")
+    assert latest["origins"][0]["revision"] == c4
+    assert "src/new.py" in {r["meta"]["path"] for r in records}

@@ -1,0 +1,53 @@
+"""`quarry snapshot` and `--show` through the real CLI, and the stage as Prefect tasks in a real flow run."""
+
+from __future__ import annotations
+
+import pytest
+
+from quarry.cli import main
+from quarry.records import read_json
+from quarry.snapshot import run_snapshot
+
+
+def test_cli_snapshot_and_show(tmp_path, history, capsys):
+    out = tmp_path / "snap"
+    repo = history["repo"]
+    assert main(["snapshot", str(out), "-s", f"git:{repo}@v1", "-s", f"git:{repo}@feature", "--workers", "2"]) == 0
+    manifest = read_json(out / "manifest.json")
+    assert sorted(o["revision"] for o in manifest["origins"]) == sorted([history["c2"], history["feature"]])
+    assert main(["snapshot", str(tmp_path / "old"), "-s", f"git:{repo}", "--before", "2023-02-01"]) == 0
+    assert read_json(tmp_path / "old" / "manifest.json")["origins"][0]["revision"] == history["c1"]
+    capsys.readouterr()
+    assert main(["snapshot", "--show", str(out)]) == 0
+    shown = capsys.readouterr().out
+    assert manifest["snapshot_id"][:16] in shown and "verified" in shown
+    assert "Python" in shown and "binary" in shown
+
+
+def test_cli_errors_are_one_line(tmp_path, capsys):
+    assert main(["snapshot", str(tmp_path / "x"), "-s", "svn:http://example.org"]) == 1
+    err = capsys.readouterr().err
+    assert "kind must be one of" in err and "Traceback" not in err
+    assert main(["snapshot", str(tmp_path / "x"), "-s", f"git:{tmp_path / 'nope'}"]) == 1
+    assert "not a git repository" in capsys.readouterr().err
+
+
+@pytest.mark.slow  # starts Prefect's ephemeral API server: about a minute on a loaded machine
+def test_prefect_flow_gives_the_same_snapshot(tmp_path, history, monkeypatch):
+    # A loaded machine can take longer than the default 20 s to start the ephemeral API server.
+    monkeypatch.setenv("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "180")
+    from prefect import flow
+
+    from tasks.snapshot import snapshot_with_tasks
+
+    sources = [{"kind": "git", "path": str(history["repo"]), "name": "repo"},
+               {"kind": "git", "path": str(history["repo"]), "ref": "feature", "name": "feature"}]
+
+    @flow(name="snapshot-test")
+    def snapshot_flow(out: str) -> dict:
+        return snapshot_with_tasks(sources, out, {}, cache_dir=tmp_path / "cache-flow")
+
+    via_flow = snapshot_flow(str(tmp_path / "flow"))
+    direct = run_snapshot(sources, tmp_path / "direct", {}, cache_dir=tmp_path / "cache-direct", progress=False)
+    assert via_flow == direct
+    assert (tmp_path / "flow" / "manifest.json").read_bytes() == (tmp_path / "direct" / "manifest.json").read_bytes()
