@@ -31,6 +31,7 @@ COMMAND_MODULES = [
     "quarry.cli.dataset",
     "quarry.cli.snapshot",
     "quarry.cli.licenses",
+    "quarry.cli.train",
 ]
 
 
