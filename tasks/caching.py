@@ -1,14 +1,23 @@
-"""The cache policy every Quarry task uses: task code + the content of its inputs.
+"""The cache policy every Quarry task uses: task code + library code + the content of its inputs.
 
 A ``Path`` input is keyed by the hash of its bytes (a file) or of its tree (a folder), so a
 task re-runs when its input shard changes, not when a timestamp does; any other input is keyed
-by its canonical JSON. Results persist under the project's .quarry/prefect/storage.
+by its canonical JSON. The code part covers the task's own source and the source of the quarry
+package it calls, so a change to a curation step invalidates the shards it produced. Results
+persist under the project's .quarry/prefect/storage.
+
+Tasks that write files declare them (``outputs=``): their result records each output's hash,
+and ``run_verified`` re-runs any cache hit whose files were deleted or changed since, so a hit
+always means the files on disk are the ones that run wrote.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
+import inspect
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,6 +25,7 @@ from typing import Any
 from prefect import task
 from prefect.cache_policies import TASK_SOURCE, CachePolicy
 
+import quarry
 from quarry.hashing import tree_hash, value_hash
 
 
@@ -30,16 +40,26 @@ def fingerprint(value: Any) -> Any:
     return value
 
 
+@functools.lru_cache(maxsize=1)
+def library_version() -> str:
+    """Hash of the quarry package's Python sources (the code every task calls into)."""
+    root = Path(quarry.__file__).parent
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
 @dataclass
 class ContentInputs(CachePolicy):
-    """Cache key over the content of the task's inputs (see ``fingerprint``)."""
+    """Cache key over the content of the task's inputs (see ``fingerprint``) and the library code."""
 
     exclude: list[str] = field(default_factory=list)
 
     def compute_key(self, task_ctx, inputs: dict[str, Any], flow_parameters: dict[str, Any], **kwargs) -> str:
         kept = {name: fingerprint(value) for name, value in sorted((inputs or {}).items())
                 if name not in self.exclude}
-        return value_hash(kept)
+        return value_hash({"inputs": kept, "library": library_version()})
 
 
 CONTENT_CACHE = TASK_SOURCE + ContentInputs()
@@ -58,11 +78,54 @@ def _retry_transient(task_obj, task_run, state) -> bool:
     return False
 
 
-def cached_task(fn=None, /, **options):
-    """@task with Quarry's defaults: content cache, persisted result, retries on transient errors."""
+def cached_task(fn=None, /, *, outputs: Sequence[str] = (), **options):
+    """@task with Quarry's defaults: content cache, persisted result, retries on transient errors.
+
+    ``outputs`` names the parameters that are paths the task writes; the task's result becomes
+    ``{"result": value, "outputs": {path: hash}}`` (see ``run_verified``).
+    """
     defaults = dict(cache_policy=CONTENT_CACHE, persist_result=True, retries=2, retry_delay_seconds=1,
                     retry_condition_fn=_retry_transient)
     defaults.update(options)
     if fn is None:
-        return functools.partial(cached_task, **defaults)
+        return functools.partial(cached_task, outputs=outputs, **defaults)
+    if outputs:
+        fn = _recording_outputs(fn, tuple(outputs))
     return task(fn, **defaults)
+
+
+def _recording_outputs(fn, outputs: tuple[str, ...]):
+    signature = inspect.signature(fn)
+
+    @functools.wraps(fn)  # keeps the wrapped source for TASK_SOURCE (inspect unwraps)
+    def wrapper(*args, **kwargs):
+        value = fn(*args, **kwargs)
+        bound = signature.bind(*args, **kwargs)
+        files = {}
+        for name in outputs:
+            path = bound.arguments.get(name)
+            if path is not None:
+                files[os.fspath(path)] = tree_hash(path) if Path(path).exists() else None
+        return {"result": value, "outputs": files}
+
+    return wrapper
+
+
+def outputs_intact(result: dict) -> bool:
+    return all(digest is None and not Path(path).exists() or Path(path).exists() and tree_hash(path) == digest
+               for path, digest in result["outputs"].items())
+
+
+def run_verified(task_obj, calls: Sequence[dict[str, Any]]) -> list[Any]:
+    """Submit ``task_obj(**kwargs)`` for every call (in parallel on the flow's task runner) and
+    return the results in order; a cache hit whose output files are missing or changed is run
+    again with the cache refreshed."""
+    futures = [task_obj.submit(**kwargs) for kwargs in calls]
+    results = [future.result() for future in futures]
+    stale = [i for i, result in enumerate(results) if not outputs_intact(result)]
+    if stale:
+        refresh = task_obj.with_options(refresh_cache=True)
+        redo = {i: refresh.submit(**calls[i]) for i in stale}
+        for i, future in redo.items():
+            results[i] = future.result()
+    return [result["result"] for result in results]

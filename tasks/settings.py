@@ -21,6 +21,8 @@ def configure_prefect_env() -> None:
         "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
         "PREFECT_LOGGING_TO_API_BATCH_INTERVAL": "0.5",
         "DO_NOT_TRACK": "1",
+        # A loaded machine can take a while to start the temporary API server flows run against.
+        "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120",
     }
     for key, value in defaults.items():
         os.environ.setdefault(key, value)
