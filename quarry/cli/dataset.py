@@ -164,7 +164,9 @@ def register_derive(dataset: typer.Typer) -> None:
                    drop_origins: Path = typer.Option(None, help="Repository origins to remove, one per line."),
                    reason: str = typer.Option(..., help="Why they are removed, e.g. opt-out."),
                    optout_hash: str = typer.Option(None, help="Hash of the opt-out registry applied."),
-                   label: str = typer.Option(None, help="Version label (default: the parent's next patch).")) -> None:
+                   label: str = typer.Option(None, help="Version label (default: the parent's next patch)."),
+                   tokenizer: Path = typer.Option(None, help="The tokenizers JSON, when the parent counts tokens."),
+                   ) -> None:
         """A new version with documents removed (new opt-outs) without rerunning the pipeline."""
         from quarry.datasets import derive_version
         from quarry.errors import QuarryError
@@ -178,7 +180,8 @@ def register_derive(dataset: typer.Typer) -> None:
             meta = record.get("meta") or {}
             return meta.get("id") not in ids and meta.get("origin") not in origins
 
-        manifest = derive_version(parent, dst, keep, reason, optout_registry_hash=optout_hash, label=label)
+        manifest = derive_version(parent, dst, keep, reason, optout_registry_hash=optout_hash, label=label,
+                                  tokenizer=TokenizerFile(tokenizer) if tokenizer else None)
         removed = sum(manifest["ledger"]["derive"]["dropped"].values())
         out.print(f"{manifest['name']} {manifest['label']} [bold]{manifest['version']}[/bold]: "
                   f"{removed:,} documents removed ({reason}) -> {dst}")

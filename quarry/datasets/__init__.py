@@ -6,7 +6,7 @@ citation, and reading them back.
         ...
 """
 
-from quarry.datasets.build import assemble, derive_version
+from quarry.datasets.build import assemble, derive_version, run_assemble
 from quarry.datasets.changelog import compare
 from quarry.datasets.cite import bibtex, plain
 from quarry.datasets.reader import load_manifest, open_dataset
@@ -14,4 +14,5 @@ from quarry.datasets.versions import releases
 
 open = open_dataset  # noqa: A001 - quarry.datasets.open(version) is the public reader
 
-__all__ = ["assemble", "bibtex", "compare", "derive_version", "load_manifest", "open", "open_dataset", "plain", "releases"]
+__all__ = ["assemble", "bibtex", "compare", "derive_version", "load_manifest", "open", "open_dataset", "plain",
+           "releases", "run_assemble"]

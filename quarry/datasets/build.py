@@ -81,6 +81,9 @@ def assemble(src_dir: str | os.PathLike, out_dir: str | os.PathLike, params: dic
                    parent=parent_info, registry=registry, register=register)
 
 
+run_assemble = assemble  # the stage driver under the name every curation stage's driver has
+
+
 def publish(staging: Path, out_dir: Path, params: dict[str, Any], build: Plan, results: list[dict[str, Any]], *,
             snapshot_manifest=None, ledgers: Iterable = (), optout_registry_hash: str | None = None,
             tokenizer=None, parent: tuple[dict | None, list | None] = (None, None),
@@ -127,40 +130,30 @@ def derive_version(parent_dir: str | os.PathLike, out_dir: str | os.PathLike,
     string. Shards keep their names; nothing is re-curated."""
     parent_dir, out_dir = Path(parent_dir), Path(out_dir)
     parent = read_manifest(parent_dir)
+    if "tokens" in parent["composition"]["total"] and tokenizer is None:
+        raise QuarryError(f"{parent_dir}: its composition counts tokens ({parent.get('tokenizer')}); "
+                          "pass a tokenizer to recount them")
     parent_index = changelog.index_of(open_dataset(parent_dir))
     level = parent["format"]["level"]
-    with_tokens = tokenizer is not None
+    label = label or versions.bump(parent["label"], "patch")
     staging = staging_dir(out_dir)
     ledger = Ledger(DERIVE_STAGE)
-    ledger.rejects = RecordWriter(staging / "rejects" / f"{DERIVE_STAGE}.jsonl.zst", level=level, validate=False)
-    composition = Composition(with_tokens=with_tokens)
-    splits: dict[str, Any] = {}
-    for split, info in parent["splits"].items():
-        files = []
-        for entry in info["files"]:
-            with RecordWriter(staging / entry["path"], level=level, threads=threads) as out:
-                for record in read_records(parent_dir / entry["path"]):
-                    ledger.seen()
-                    verdict = keep(record)
-                    if verdict is True:
-                        ledger.keep()
-                        out.write(record)
-                        composition.add(record, len(tokenizer.encode(record["text"])) if with_tokens else None)
-                    else:
-                        ledger.drop(record, verdict if isinstance(verdict, str) else reason)
-            if out.stats.records:
-                files.append({"path": entry["path"], "records": out.stats.records, "bytes": out.stats.bytes})
-            else:
-                (staging / entry["path"]).unlink()
-        splits[split] = {"fraction": info["fraction"], "files": shard_entries(staging, files)}
+    rejects = staging / "rejects" / f"{DERIVE_STAGE}-{label}.jsonl.zst"  # beside the parent's rejects
+    ledger.rejects = RecordWriter(rejects, level=level, validate=False)
+    composition = Composition(with_tokens=tokenizer is not None)
+    splits = {split: {"fraction": info["fraction"],
+                      "files": _filter_files(parent_dir, staging, info["files"], keep, reason, ledger, composition,
+                                             tokenizer=tokenizer, level=level, threads=threads)}
+              for split, info in parent["splits"].items()}
     ledger.rejects.close()
     ledger.rejects = None
     for old in sorted((parent_dir / "rejects").glob("*.jsonl*")):
-        shutil.copyfile(old, staging / "rejects" / old.name)
+        if old.name != rejects.name:
+            shutil.copyfile(old, staging / "rejects" / old.name)
     write_json(staging / "ledger.json", ledger.to_dict())
     manifest = seal({
         **parent,
-        "label": label or versions.bump(parent["label"], "patch"),
+        "label": label,
         "parent": parent["version"],
         "optout_registry_hash": optout_registry_hash or parent.get("optout_registry_hash"),
         "code_version": _code_version(),
@@ -178,6 +171,28 @@ def derive_version(parent_dir: str | os.PathLike, out_dir: str | os.PathLike,
 # ---------------------------------------------------------------------------------------------
 
 
+def _filter_files(parent_dir: Path, staging: Path, files: list[dict], keep, reason: str, ledger: Ledger,
+                  composition: Composition, *, tokenizer, level: int, threads: int) -> list[dict[str, Any]]:
+    """Copy the kept records of each shard to the same name in staging; a shard left empty goes."""
+    kept = []
+    for entry in files:
+        with RecordWriter(staging / entry["path"], level=level, threads=threads) as out:
+            for record in read_records(parent_dir / entry["path"]):
+                ledger.seen()
+                verdict = keep(record)
+                if isinstance(verdict, str) or not verdict:
+                    ledger.drop(record, verdict if isinstance(verdict, str) else reason)
+                    continue
+                ledger.keep()
+                out.write(record)
+                composition.add(record, len(tokenizer.encode(record["text"])) if tokenizer is not None else None)
+        if out.stats.records:
+            kept.append({"path": entry["path"], "records": out.stats.records, "bytes": out.stats.bytes})
+        else:
+            (staging / entry["path"]).unlink()
+    return shard_entries(staging, kept)
+
+
 def subset_bytes(sources: list[Path]) -> dict[str, int]:
     """UTF-8 bytes per subset over all sources (weights are shares of these)."""
     sizes: dict[str, int] = {}
@@ -193,16 +208,18 @@ def _write_splits(build: Plan, staging: Path, tokenizer, workers: int) -> list[d
     sources, mixture = build.sources, build.mixture
     names = list(mixture.fractions)
     options = build.split_options(tokenizer)
-    with Progress(transient=True) as progress:
-        if workers > 1:
-            bar = progress.add_task("assembling splits", total=len(names))
-            with ProcessPoolExecutor(max_workers=min(workers, len(names))) as pool:
-                futures = [pool.submit(write_split, sources, staging, name, mixture, **options) for name in names]
+    if workers > 1:
+        # submitted before the progress bar starts its thread, so the workers fork a quiet process
+        with ProcessPoolExecutor(max_workers=min(workers, len(names))) as pool:
+            futures = [pool.submit(write_split, sources, staging, name, mixture, **options) for name in names]
+            with Progress(transient=True) as progress:
+                bar = progress.add_task("assembling splits", total=len(names))
                 results = []
                 for future in futures:
                     results.append(future.result())
                     progress.advance(bar)
-            return results
+        return results
+    with Progress(transient=True) as progress:
         results = []
         for name in names:
             passes = mixture.max_copies if name == "train" else 1

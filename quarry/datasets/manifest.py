@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from quarry.errors import QuarryError
 from quarry.hashing import file_hash, value_hash
 from quarry.params import section_hash
 from quarry.ledger import merge_ledgers
@@ -57,9 +58,13 @@ def normalise_ledgers(ledgers: Iterable[str | os.PathLike | dict]) -> dict[str, 
     """Stage name -> ledger dict, from ledger.json paths (or their folders) and dicts."""
     by_stage: dict[str, list[dict]] = {}
     for item in ledgers:
+        where = "a ledger dict"
         if not isinstance(item, dict):
             path = Path(item)
-            item = read_json(path / "ledger.json" if path.is_dir() else path)
+            where = path / "ledger.json" if path.is_dir() else path
+            item = read_json(where)
+        if not isinstance(item, dict) or not isinstance(item.get("stage"), str):
+            raise QuarryError(f"{where}: not a stage ledger (needs a \"stage\" name and counts)")
         by_stage.setdefault(item["stage"], []).append(item)
     return {stage: merge_ledgers(stage, items).to_dict() for stage, items in by_stage.items()}
 
