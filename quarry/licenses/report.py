@@ -28,8 +28,9 @@ def _has_licenses(shards: list[Path]) -> bool:
     return False
 
 
-def license_counts(folder: Path, params: dict[str, Any] | None = None) -> Counter:
-    """(spdx or None, category) -> records."""
+def license_counts(folder: Path, params: dict[str, Any] | None = None, *,
+                   detector: CachedDetector | None = None) -> Counter:
+    """(spdx or None, category) -> records. A ``detector`` passed in is reused and left open."""
     shards = stage_shards(Path(folder))
     counts: Counter = Counter()
     if _has_licenses(shards):
@@ -40,7 +41,9 @@ def license_counts(folder: Path, params: dict[str, Any] | None = None) -> Counte
         return counts
     conf = section(params)
     lines = int(conf["header_lines"])
-    with CachedDetector(batch_size=int(conf["batch_size"])) as detector:
+    own = detector is None
+    detector = detector or CachedDetector(batch_size=int(conf["batch_size"]))
+    try:
         repos = detect_repo_licenses(collect_repo_files(shards), detector)
         for shard in shards:
             statements = sorted({s for r in read_records(shard) if (s := file_statement(r["text"], lines))})
@@ -50,4 +53,7 @@ def license_counts(folder: Path, params: dict[str, Any] | None = None) -> Counte
             for record in read_records(shard):
                 lic = assigner.apply(record)["meta"]["license"]
                 counts[(lic["spdx"], lic["category"])] += 1
+    finally:
+        if own:
+            detector.close()
     return counts

@@ -12,6 +12,7 @@ from __future__ import annotations
 import atexit
 import os
 from collections import Counter
+from contextlib import contextmanager
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -111,6 +112,11 @@ def license_shard(src: Path, dst: Path, params: dict[str, Any], repo_licenses: d
     return ledger
 
 
+@contextmanager
+def _borrowed(detector: CachedDetector):
+    yield detector  # the caller closes it
+
+
 # One detector per worker process, so the ScanCode index loads once per process, not per shard.
 _process_detector: CachedDetector | None = None
 
@@ -126,17 +132,18 @@ def _shard_job(src: str, dst: str, rejects: str, params: dict, repo_licenses_pat
 
 
 def run_licenses(src_dir: Path, dst_dir: Path, params: dict[str, Any] | None = None, *, workers: int = 1,
-                 show_progress: bool = True) -> dict[str, Any]:
+                 show_progress: bool = True, detector: CachedDetector | None = None) -> dict[str, Any]:
     """Run the stage over every shard of ``src_dir`` into ``dst_dir`` (same shard names); writes
     repo_licenses.json, ledger.json and rejects/ there and returns the ledger dict. The output is
-    byte-identical whatever ``workers``."""
+    byte-identical whatever ``workers``. A ``detector`` passed in (and its ScanCode worker) is
+    reused and left open; otherwise one is opened and closed here."""
     src_dir, dst_dir = Path(src_dir), Path(dst_dir)
     conf = section(params)
     shards = stage_shards(src_dir)
     dst_dir.mkdir(parents=True, exist_ok=True)
     with Progress(disable=not show_progress, transient=True) as progress:
         task = progress.add_task("licenses: repositories", total=None)
-        with CachedDetector(batch_size=int(conf["batch_size"])) as detector:
+        with _borrowed(detector) if detector else CachedDetector(batch_size=int(conf["batch_size"])) as detector:
             repo_licenses = detect_repo_licenses(collect_repo_files(shards), detector)
             progress.update(task, description="licenses: files", total=len(shards), completed=0)
             repo_path = dst_dir / "repo_licenses.json"

@@ -56,3 +56,14 @@ def license_texts():
     if LICENSE_DATA is None:
         pytest.skip(f"ScanCode virtualenv absent ({SCANCODE_PYTHON})")
     return license_text
+
+
+@pytest.fixture(scope="session")
+def detector():
+    """One ScanCode worker for the whole test session: its index loads once."""
+    if LICENSE_DATA is None:
+        pytest.skip(f"ScanCode virtualenv absent ({SCANCODE_PYTHON})")
+    from quarry.licenses.cache import CachedDetector
+
+    with CachedDetector() as shared:
+        yield shared

@@ -60,11 +60,11 @@ def _repos(root: Path, text) -> dict[str, Path]:
 
 
 @pytest.fixture(scope="module")
-def corpus(tmp_path_factory):
+def corpus(tmp_path_factory, detector):
     root = tmp_path_factory.mktemp("licenses")
     src = snapshot_shards(_repos(root / "repos", license_text), root / "snapshot", shards=3)
     out = root / "out-1"
-    ledger = run_licenses(src, out, {"licenses": {}}, workers=1, show_progress=False)
+    ledger = run_licenses(src, out, {"licenses": {}}, workers=1, show_progress=False, detector=detector)
     return src, out, ledger
 
 
