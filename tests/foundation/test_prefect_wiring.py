@@ -38,3 +38,38 @@ def test_second_run_hits_cache_and_change_misses(tmp_path):
     third = inventory(str(tmp_path), return_state=True)
     assert third.result()["records"] == 4
     assert _task_states(third.state_details.flow_run_id) == ["Cached", "Cached", "Completed"]
+
+
+def test_cache_hit_with_deleted_output_runs_again(tmp_path):
+    from prefect import flow
+
+    from tasks.caching import cached_task, run_verified
+
+    calls = []
+
+    @cached_task(outputs=("dst",))
+    def copy_upper(src, dst: str) -> int:
+        calls.append(src)
+        text = src.read_text().upper()
+        with open(dst, "w") as fh:
+            fh.write(text)
+        return len(text)
+
+    @flow
+    def copy_all(folder: str) -> list[int]:
+        srcs = sorted(p for p in tmp_path.glob("in-*.txt"))
+        return run_verified(copy_upper, [{"src": s, "dst": str(tmp_path / s.name.replace("in", "out"))} for s in srcs])
+
+    for i in range(2):
+        (tmp_path / f"in-{i}.txt").write_text("abc" * (i + 1))
+    assert copy_all(str(tmp_path)) == [3, 6]
+    assert len(calls) == 2
+    assert copy_all(str(tmp_path)) == [3, 6]
+    assert len(calls) == 2  # both cached
+
+    (tmp_path / "out-1.txt").unlink()
+    (tmp_path / "out-0.txt").write_text("tampered")
+    assert copy_all(str(tmp_path)) == [3, 6]
+    assert len(calls) == 4  # both re-run: one output deleted, one changed
+    assert (tmp_path / "out-0.txt").read_text() == "ABC"
+    assert (tmp_path / "out-1.txt").read_text() == "ABCABC"
