@@ -17,7 +17,7 @@ from typing import Any
 from prefect import task
 from prefect.cache_policies import NO_CACHE, TASK_SOURCE, CachePolicy
 
-from quarry.datasets.build import Plan, load_parent, plan, publish, staging_dir
+from quarry.datasets.build import Plan, load_parent, plan, publish, staging_dir, tokenizer_id
 from quarry.datasets.mixture import Mixture
 from quarry.datasets.shards import write_split
 from tasks.caching import ContentInputs, cached_task
@@ -44,8 +44,9 @@ def work_root(out_dir: Path) -> Path:
 
 @cached_task(cache_policy=WhenOutputPresent(), task_run_name="assemble {split}")
 def assemble_split(sources: list[Path], work: Path, split: str, mixture: dict, options: dict,
-                   tokenizer_id: str | None = None, tokenizer=None) -> dict:
-    """Write one split's shards (and its rejects) under ``work``; returns files, composition, ledger."""
+                   tokenizer_key: str | None = None, tokenizer=None) -> dict:
+    """Write one split's shards (and its rejects) under ``work``; returns files, composition, ledger.
+    The tokenizer object is not hashed for the cache key; ``tokenizer_key`` (its id) is."""
     shutil.rmtree(work, ignore_errors=True)
     return write_split(sources, work, split, Mixture(**mixture), **options, tokenizer=tokenizer)
 
@@ -71,11 +72,10 @@ def publish_version(out_dir: Path, params: dict, build: Plan, results: list[dict
 def assemble_tasks(src_dir: Path, out_dir: Path, params: dict, *, tokenizer=None, **publish_options) -> dict:
     """Run the stage as tasks (call inside a flow): the splits in parallel, then publish."""
     build = plan(src_dir, params)
-    tokenizer_id = getattr(tokenizer, "version", None) or (type(tokenizer).__name__ if tokenizer else None)
     options = {k: v for k, v in build.split_options().items() if k != "tokenizer"}
     mixture = {"epochs": build.mixture.epochs, "fractions": build.mixture.fractions}
     futures = [assemble_split.submit(build.sources, work_root(out_dir) / split, split, mixture, options,
-                                     tokenizer_id, tokenizer) for split in build.mixture.fractions]
+                                     tokenizer_id(tokenizer), tokenizer) for split in build.mixture.fractions]
     results = [future.result() for future in futures]
     return publish_version(out_dir, params, build, results, tokenizer=tokenizer, **publish_options)
 

@@ -12,19 +12,13 @@ from rich.table import Table
 out = Console()
 
 
-class TokenizerFile:
-    """A Hugging Face `tokenizers` JSON file, counted by its ids; identified by its sha256."""
+def _tokenizer(path: Path | None):
+    """A Quarry / Hugging Face tokenizer (tokenizer.json or its folder), or None."""
+    if path is None:
+        return None
+    from quarry.tokenizer import Tokenizer
 
-    def __init__(self, path: Path):
-        from tokenizers import Tokenizer
-
-        from quarry.hashing import file_hash
-
-        self._tokenizer = Tokenizer.from_file(str(path))
-        self.version = f"{path.name}@sha256:{file_hash(path)[:16]}"
-
-    def encode(self, text: str) -> list[int]:
-        return self._tokenizer.encode(text, add_special_tokens=False).ids
+    return Tokenizer.load(path)
 
 
 def _counts_table(title: str, rows: dict, total: dict) -> Table:
@@ -51,7 +45,7 @@ def register(app: typer.Typer) -> None:
         ledger: list[Path] = typer.Option([], help="An upstream stage's ledger.json (or its folder); repeatable."),
         snapshot: Path = typer.Option(None, help="The snapshot's manifest (JSON), for its id."),
         optout_hash: str = typer.Option(None, help="Hash of the opt-out registry the curation applied."),
-        tokenizer: Path = typer.Option(None, help="A tokenizers JSON file: adds token counts to the composition."),
+        tokenizer: Path = typer.Option(None, help="A tokenizer.json (or its folder): adds token counts to the composition."),
         parent: str = typer.Option(None, help="The previous version (hash, label, folder, or 'latest')."),
         workers: int = typer.Option(None, help="Processes (default params pipeline.workers); same bytes for any."),
         no_register: bool = typer.Option(False, "--no-register", help="Do not record it in the release registry."),
@@ -64,7 +58,7 @@ def register(app: typer.Typer) -> None:
         if parent == "latest":
             parent = f"{get(params, 'assemble.name', 'quarry-code')}@latest"
         manifest = assemble(src, dst, params, snapshot_manifest=snapshot, ledgers=ledger,
-                            optout_registry_hash=optout_hash, tokenizer=TokenizerFile(tokenizer) if tokenizer else None,
+                            optout_registry_hash=optout_hash, tokenizer=_tokenizer(tokenizer),
                             parent=parent, workers=workers or int(get(params, "pipeline.workers", 1)),
                             register=not no_register)
         total = manifest["composition"]["total"]
@@ -165,7 +159,7 @@ def register_derive(dataset: typer.Typer) -> None:
                    reason: str = typer.Option(..., help="Why they are removed, e.g. opt-out."),
                    optout_hash: str = typer.Option(None, help="Hash of the opt-out registry applied."),
                    label: str = typer.Option(None, help="Version label (default: the parent's next patch)."),
-                   tokenizer: Path = typer.Option(None, help="The tokenizers JSON, when the parent counts tokens."),
+                   tokenizer: Path = typer.Option(None, help="The tokenizer, when the parent counts tokens."),
                    ) -> None:
         """A new version with documents removed (new opt-outs) without rerunning the pipeline."""
         from quarry.datasets import derive_version
@@ -181,7 +175,7 @@ def register_derive(dataset: typer.Typer) -> None:
             return meta.get("id") not in ids and meta.get("origin") not in origins
 
         manifest = derive_version(parent, dst, keep, reason, optout_registry_hash=optout_hash, label=label,
-                                  tokenizer=TokenizerFile(tokenizer) if tokenizer else None)
+                                  tokenizer=_tokenizer(tokenizer))
         removed = sum(manifest["ledger"]["derive"]["dropped"].values())
         out.print(f"{manifest['name']} {manifest['label']} [bold]{manifest['version']}[/bold]: "
                   f"{removed:,} documents removed ({reason}) -> {dst}")

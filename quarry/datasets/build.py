@@ -106,7 +106,7 @@ def publish(staging: Path, out_dir: Path, params: dict[str, Any], build: Plan, r
         "params_hash": params_hash(params),
         "optout_registry_hash": optout_registry_hash,
         "code_version": _code_version(),
-        "tokenizer": _tokenizer_id(tokenizer),
+        "tokenizer": tokenizer_id(tokenizer),
         "format": {"codec": "zstd", "level": build.settings["level"], "shard_bytes": build.settings["shard_bytes"]},
         "mixture": build.mixture.to_dict(),
         "splits": {r["split"]: {"fraction": build.mixture.fractions[r["split"]],
@@ -157,7 +157,7 @@ def derive_version(parent_dir: str | os.PathLike, out_dir: str | os.PathLike,
         "parent": parent["version"],
         "optout_registry_hash": optout_registry_hash or parent.get("optout_registry_hash"),
         "code_version": _code_version(),
-        "tokenizer": _tokenizer_id(tokenizer),
+        "tokenizer": tokenizer_id(tokenizer),
         "splits": splits,
         "composition": composition.to_dict(),
         "ledger": {**parent["ledger"], DERIVE_STAGE: ledger.to_dict()},
@@ -284,13 +284,13 @@ def _snapshot_id(snapshot: str | os.PathLike | dict | None) -> str | None:
     return value_hash(data)
 
 
-def _tokenizer_id(tokenizer) -> str | None:
+def tokenizer_id(tokenizer) -> str | None:
     if tokenizer is None:
         return None
-    for attr in ("version", "fingerprint", "name"):
+    for attr in ("version", "fingerprint", "hash", "name"):
         value = getattr(tokenizer, attr, None)
         if isinstance(value, str) and value:
-            return value
+            return f"sha256:{value}" if attr == "hash" else value
     return type(tokenizer).__name__
 
 

@@ -147,3 +147,31 @@ def test_cli_derive_in_place_removes_opted_out_origins(built, tmp_path, capsys):
     assert main(["dataset", "diff", "0.1.0", "0.1.1"]) == 0
     assert "## Removed (derive: opt-out)" in capsys.readouterr().out
     assert "dvc pull data/datasets/test-code" in (out / "datacard.md").read_text()
+
+
+def test_cli_token_counts_with_a_trained_tokenizer(built, curated, tmp_path, capsys):
+    from quarry.tokenizer import Tokenizer, train_tokenizer
+
+    out, _ = built
+    texts = [r["text"] for r in qd.open(out, split="train")]
+    train_tokenizer(texts, vocab_size=400).save(tmp_path / "tok")
+    tokenizer = Tokenizer.load(tmp_path / "tok")
+    params_file = tmp_path / "params.yaml"
+    params_file.write_text(yaml.safe_dump({"assemble": {"name": "test-code", "shard_bytes": 16384, "zstd_level": 3}}))
+    assert main(["assemble", str(curated), str(out), "--params", str(params_file), "--tokenizer",
+                 str(tmp_path / "tok"), "--parent", "latest"]) == 0
+    manifest = qd.load_manifest(out)
+    assert manifest["tokenizer"] == f"sha256:{tokenizer.hash}"
+    for split, counts in manifest["composition"]["by_split"].items():
+        assert counts["tokens"] == sum(len(tokenizer.encode(r["text"])) for r in qd.open(out, split=split))
+    assert "| split | documents | bytes | tokens | share of bytes |" in (out / "datacard.md").read_text()
+    (tmp_path / "ids.txt").write_text(next(qd.open(out, split="test"))["meta"]["id"] + "\n")
+    derive = ["dataset", "derive", str(out), str(tmp_path / "v3"), "--drop-ids", str(tmp_path / "ids.txt"),
+              "--reason", "opt-out"]
+    assert main(derive) == 1
+    assert "pass a tokenizer" in capsys.readouterr().err
+    assert main([*derive, "--tokenizer", str(tmp_path / "tok")]) == 0
+    derived = qd.load_manifest(tmp_path / "v3")
+    assert derived["composition"]["total"]["documents"] == manifest["composition"]["total"]["documents"] - 1
+    assert derived["composition"]["total"]["tokens"] == sum(len(tokenizer.encode(r["text"]))
+                                                           for r in qd.open(tmp_path / "v3"))
