@@ -163,8 +163,9 @@ _NOT_SECRET_PARTS = frozenset(
     "type types name names field file path url uri len length size count expiry expires expiration timeout "
     "ttl prefix suffix header param params env var pattern regex format policy endpoint label class limit "
     "index max min kind mode version ref prompt message msg hint help text title error placeholder "
-    "validator validation policy reset".split())
+    "validator validation policy reset page cursor next continuation".split())
 _NAME_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_IDENTIFIER_LITERAL = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z]+(?:_[a-z]+)+")
 _END_OF_LINE = re.compile(r"[ \t]*(?:[#;].*)?(?:\r?\n|$)")
 _LANGUAGE_WORDS = frozenset("lambda function def fn func new await async return " "none null nil undefined true false self this str string int bool bytes "
                             "dict list object any optional required os env process getenv".split())
@@ -250,6 +251,8 @@ def _judge_assignment(text: str, m: re.Match, name: str, value: str, quoted: boo
     if suppress.is_placeholder(value) or any(p.lower() in _NOT_SECRET_PARTS for p in _NAME_PARTS.findall(name)):
         return None
     start, end = m.start("value"), m.end("value")
+    if _IDENTIFIER_LITERAL.fullmatch(value):
+        return None  # "OAUTH_OWNER_PASSWORD", "some_password": a constant's or a field's name
     if not quoted:
         if not (in_list or _END_OF_LINE.match(text, end)) or value.rstrip(":").lower() in _LANGUAGE_WORDS:
             return None  # 'password=lambda: ...', 'token=get_token(),' is code, not a config value
@@ -281,8 +284,23 @@ def _looks_generated(value: str) -> bool:
                      + any(c.isdigit() for c in value))
     if alnum_classes < 2:
         return False
-    threshold = 3.0 if set(value) <= set("0123456789abcdefABCDEF") else 3.5
-    return suppress.shannon_entropy(value) >= threshold
+    if set(value) <= _HEX_CHARS:
+        return suppress.shannon_entropy(value) >= 3.0
+    return suppress.shannon_entropy(value) >= 3.5 and _class_changes(value) >= 0.4
+
+
+_HEX_CHARS = frozenset("0123456789abcdefABCDEF")
+
+
+def _char_class(c: str) -> int:
+    return 0 if c.islower() else 1 if c.isupper() else 2 if c.isdigit() else 3
+
+
+def _class_changes(value: str) -> float:
+    """Share of neighbouring characters of different classes (lower/upper/digit/other): about 0.6
+    in random base62, about 0.3 in identifiers such as TokenizerEncoderConfig or input_tokens_1hr."""
+    classes = [_char_class(c) for c in value]
+    return sum(a != b for a, b in zip(classes, classes[1:])) / max(1, len(value) - 1)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -391,6 +409,8 @@ def find_cards(text: str) -> Iterator[Finding]:
         if before[-1:].isdigit() or (before[-1:] in (".", ",", "-") and before[:1].isdigit()):
             continue  # the tail of a longer number: 1,234..., 3.14159...
         digits = m.group().replace(" ", "").replace("-", "")
+        if len(digits) == len(m.group()) and len(digits) not in (15, 16):
+            continue  # an unseparated 13 or 19 digit run is an integer far more often than a card
         if (_card_network_ok(digits) and len(set(digits)) > 2
                 and luhn_ok(digits)):
             yield Finding(m.start(), m.end(), CARD, "payment_card", 0.9)
@@ -399,7 +419,7 @@ def find_cards(text: str) -> Iterator[Finding]:
 # ---------------------------------------------------------------------------------------------
 # Phone numbers: international (+CC ...) or North-American shapes with separators.
 
-_PHONE_INTL = re.compile(r"\+\d{1,3}(?:[ .-]?\(\d{1,4}\))?(?:[ .-]?\d{1,4}){2,5}(?!\w|[.-]\d)")
+_PHONE_INTL = re.compile(r"\+[1-9]\d{0,2}(?:[ .-]?\(\d{1,4}\))?(?:[ .-]?\d{1,4}){2,5}(?!\w|[.-]\d)")
 _PHONE_PAREN = re.compile(r"\([2-9]\d\d\) ?[2-9]\d\d[-. ]\d{4}(?!\w|[.-]\d)")
 _PHONE_NANP = re.compile(r"[2-9]\d\d([-. ])[2-9]\d\d\1\d{4}(?!\w|[.-]\d)")
 _PHONE_WORDS = re.compile(r"(?i)phone|\btel\b|mobile|cell|fax|call|contact|sms|whatsapp")
@@ -408,9 +428,13 @@ _PHONE_WORDS = re.compile(r"(?i)phone|\btel\b|mobile|cell|fax|call|contact|sms|w
 def find_phones(text: str) -> Iterator[Finding]:
     if "+" in text:
         for m in _PHONE_INTL.finditer(text):
-            if m.start() and _word_before(text, m.start()):
+            if m.start() and (_word_before(text, m.start()) or text[m.start() - 1] in "+."):
                 continue
-            if 8 <= sum(c.isdigit() for c in m.group()) <= 15:
+            number = m.group()
+            separated = any(c in number for c in " -()")
+            if not separated and "." in number:
+                continue  # +0.5e3, +1.25: a signed decimal
+            if (8 if separated else 11) <= sum(c.isdigit() for c in number) <= 15:
                 yield Finding(m.start(), m.end(), PHONE, "phone", _phone_confidence(text, m.start(), 0.7))
     if "(" in text:
         for m in _PHONE_PAREN.finditer(text):

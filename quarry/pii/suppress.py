@@ -14,7 +14,7 @@ from collections import Counter
 
 # Words that mark a value as a template, an example or a value already redacted.
 _PLACEHOLDER = re.compile(
-    r"(?i)x{5,}|\*{3,}|\.{3}|<[^<>\s]{1,40}>|\$\{|\{[^{}\s]{1,40}\}|%\(|(?-i:%s)(?![A-Za-z0-9])|\$[A-Z_]{3,}|^my(?:pass|secret|token|key|api)|"
+    r"(?i)x{5,}|\*{3,}|\.{3}|<[^<>\s]{1,40}>|\$\{|\{[^{}\s]{1,40}\}|%\(|(?-i:%s)(?![A-Za-z0-9])|\$[A-Z_]{3,}|^my(?:pass|secret|token|key|api)|\[[^\[\]\s]{1,40}\]|(?-i:abcdefghij|ABCDEFGHIJ|qwertyui)|"
     r"your[_-]|example|sample|placeholder|dummy|changeme|change[_-]me|redacted|replace[_-]?me|"
     r"insert[_-]|fake|foobar|"
     r"^(?:test|secret|password|passwd|pass|pwd|pw|user|username|token|none|null|nil|undefined|string|str|"
@@ -42,9 +42,9 @@ _DOC_NETS = tuple(ipaddress.ip_network(n) for n in (
     "2001:db8::/32", "3fff::/20",
 ))
 _GLOBAL_UNICAST_V6 = ipaddress.ip_network("2000::/3")
+# Public resolvers whose parts are all small, so they are not taken for version numbers.
+WELL_KNOWN_IPS = frozenset({"1.1.1.1", "1.0.0.1", "8.8.8.8", "8.8.4.4", "9.9.9.9", "4.2.2.1", "4.2.2.2"})
 _PLACEHOLDER_IPS = frozenset({"1.2.3.4", "4.3.2.1", "5.6.7.8", "1.2.3.5", "9.8.7.6"})
-_NUMBERING_CONTEXT = re.compile(r"(?i)(?:section|sec|see|chapter|step|table|figure|fig|item|clause|part|"
-                                r"appendix|rule|[-#\u00a7])\.?$")
 _VERSION_CONTEXT = re.compile(
     r"(?i)(?:\b(?:v|ver|version|release|rev|build)|==|>=|<=|~=|!=|\^|~)\s*['\"]?$"
 )
@@ -131,9 +131,8 @@ def looks_like_version(text: str, start: int, end: int) -> bool:
         return True
     if candidate in _PLACEHOLDER_IPS:
         return True
-    if len(parts) == 4 and all(int(p) < 16 for p in parts if p.isdigit()):
-        if _NUMBERING_CONTEXT.search(text[max(0, start - 16):start].rstrip()):
-            return True  # prose: "see 7.9.2.2", "section-7.2.3.1"
+    if len(parts) == 4 and all(p.isdigit() and int(p) < 16 for p in parts) and candidate not in WELL_KNOWN_IPS:
+        return True  # 2.1.1.0, 7.9.2.2: versions and section numbers, not hosts
     before = text[max(0, start - 12):start]
     if _VERSION_CONTEXT.search(before):
         return True

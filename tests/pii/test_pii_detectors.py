@@ -76,6 +76,12 @@ HARD_NEGATIVES = [
     'PASSWORD_FIELD = "password"', "MAX_TOKENS = 4096", "color: #ff00aa;", "pip install scikit-learn==1.4.2",
     "@property\ndef name(self):", "npm i @types/node@20.11.5", "date 2023-10-05 12:34:56", "pi = 3.14159265358979",
     'postgres://user:${DB_PASS}@db:5432/app', "ftp://anonymous:pass@ftp.acme-corp.io/",
+    # look-alikes found in real package source
+    '"vibevoice_acoustic_tokenizer": "VibeVoiceAcousticTokenizerEncoderConfig",', 'TOKEN_USAGE = "mlflow.trace.tokenUsage"',
+    '"cache_input_tokens_above_1hr": "cache_input_tokens_above_1hr",', '"next_page_token": "eyJpbmRleCI6IDExfQ==",',
+    "weights = [+0.3333333, 0.4969]", "32-bit PCM  -2147483648  +2147483647  int32", "[4220315081820346526, 7]",
+    '"b": ["2.1.1.0", "2.1.1.1"]', 'OAUTH_OWNER_PASSWORD = "OAUTH_OWNER_PASSWORD"', 'cparams["password"] = "some_password"',
+    "redis://[[username]:[password]]@localhost:6379", 'key: "sk-1234567890abcdefghijklmnopqrstuvwxyz"',
 ]
 
 
