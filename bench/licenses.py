@@ -103,7 +103,12 @@ def license_files(dist) -> dict[str, str]:
     return files
 
 
+DEPRECATED_GNU = re.compile(r"^(A|L)?GPL-\d\.\d$")  # GPL-3.0 means -only or -or-later: either matches
+
+
 def family_match(truth: str, detected: set[str]) -> bool:
+    if DEPRECATED_GNU.match(truth):
+        truth += "-*"
     if truth.endswith("*"):
         return any(d.startswith(truth[:-1]) for d in detected)
     return truth in detected or (truth == "PSF-2.0" and any(d.startswith("Python-2.0") for d in detected))

@@ -285,27 +285,66 @@ def reapply_optout(dataset_dir: str | os.PathLike, registry_path: str | os.PathL
 
 
 def whois(origin: str, *, registry_path: str | os.PathLike | None = None, releases_root: str | os.PathLike | None = None,
-          models_root: str | os.PathLike | None = None) -> dict[str, Any]:
-    """Every registered dataset version and every checkpoint holding documents of ``origin``, and
-    the opt-out entry covering it now (if any)."""
+          datasets_root: str | os.PathLike | None = None, models_root: str | os.PathLike | None = None) -> dict[str, Any]:
+    """Every dataset version (registered releases, and version folders under data/datasets) and
+    every checkpoint holding documents of ``origin``, and the opt-out entry covering it now."""
     from quarry.datasets.versions import read_index, releases
 
     wanted = normalize_origin(origin)
     datasets = []
+    seen = set()
     for release in releases(registry=releases_root):
+        manifest = release["manifest"]
+        seen.add(manifest.get("version"))
         count = sum(1 for row in read_index(release["release"])  # row key: "origin::path"
                     if normalize_origin(row.get("key", "").split("::", 1)[0]) == wanted)
         if count:
-            manifest = release["manifest"]
-            datasets.append({"name": manifest.get("name"), "version": manifest.get("version"),
-                             "label": manifest.get("label"), "documents": count, "path": str(release["path"]),
-                             "optout_registry_hash": manifest.get("optout_registry_hash")})
+            datasets.append(_dataset_row(manifest, release["path"], count))
+    root = Path(datasets_root) if datasets_root else project_root() / "data" / "datasets"
+    for manifest_path in sorted(root.glob("**/manifest.json")) if root.is_dir() else []:
+        manifest = _read_manifest(manifest_path)
+        if manifest is None or manifest.get("version") in seen or not _has_shards(manifest_path.parent, manifest):
+            continue
+        seen.add(manifest.get("version"))
+        count = sum(1 for record in _dataset_records(manifest_path.parent, manifest)
+                    if normalize_origin((record.get("meta") or {}).get("origin") or "") == wanted)
+        if count:
+            datasets.append(_dataset_row(manifest, manifest_path.parent, count))
     checkpoints = _checkpoints_with(origin, models_root)
     path = Path(registry_path) if registry_path else default_registry_path()
     entry = load_registry(path).match(origin) if path.exists() else None
     return {"origin": origin, "datasets": datasets, "checkpoints": checkpoints,
             "opted_out": None if entry is None else {"kind": entry.kind, "value": entry.value, "date": entry.date,
                                                      "reason": entry.reason}}
+
+
+def _dataset_row(manifest: dict[str, Any], path, count: int) -> dict[str, Any]:
+    return {"name": manifest.get("name"), "version": manifest.get("version"), "label": manifest.get("label"),
+            "documents": count, "path": str(path), "optout_registry_hash": manifest.get("optout_registry_hash")}
+
+
+def _read_manifest(path: Path) -> dict[str, Any] | None:
+    """A dataset version's manifest; None for other manifests (a snapshot's) or unreadable ones."""
+    from quarry.records import read_json
+
+    try:
+        manifest = read_json(path)
+    except QuarryError:
+        return None
+    return manifest if isinstance(manifest, dict) and "splits" in manifest and "version" in manifest else None
+
+
+def _has_shards(folder: Path, manifest: dict[str, Any]) -> bool:
+    return any((folder / entry["path"]).is_file()
+               for info in manifest.get("splits", {}).values() for entry in info.get("files", []))
+
+
+def _dataset_records(folder: Path, manifest: dict[str, Any]):
+    """The records of the shards a manifest lists (none when they are not checked out here)."""
+    for info in manifest.get("splits", {}).values():
+        for entry in info.get("files", []):
+            if (folder / entry["path"]).is_file():
+                yield from read_records(folder / entry["path"])
 
 
 def _checkpoints_with(origin: str, models_root: str | os.PathLike | None) -> list[dict[str, Any]]:

@@ -24,7 +24,8 @@ KEEP_ALL = LicensePolicy(allow_categories=frozenset(CATEGORIES), no_license="kee
 def _has_licenses(shards: list[Path]) -> bool:
     for shard in shards:
         for record in read_records(shard):
-            return "license" in (record.get("meta") or {})
+            return isinstance((record.get("meta") or {}).get("license"), dict) and \
+                "category" in record["meta"]["license"]
     return False
 
 

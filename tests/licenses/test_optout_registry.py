@@ -129,5 +129,13 @@ def test_reapplying_a_newer_registry_makes_a_new_version_with_a_changelog(tmp_pa
                   models_root=tmp_path / "models")
     assert [(d["version"], d["documents"]) for d in found["datasets"]] == [(v1["version"], 6)]
     assert found["opted_out"]["kind"] == "prefix" and found["checkpoints"] == []
-    kept = whois("https://github.com/acme/app", registry_path=registry, releases_root=releases)
+    kept = whois("https://github.com/acme/app", registry_path=registry, releases_root=releases,
+                 datasets_root=tmp_path / "nowhere")
     assert {d["version"] for d in kept["datasets"]} == {v1["version"], v2["version"]} and kept["opted_out"] is None
+    # an unregistered version folder is found by scanning its shards
+    unregistered = whois("https://gitlab.com/team/one", registry_path=registry, releases_root=tmp_path / "empty",
+                         datasets_root=tmp_path)
+    assert [(d["version"], d["documents"]) for d in unregistered["datasets"]] == [(v1["version"], 6)]
+    assert quarry_main(["whois", "https://gitlab.com/team/one", "--registry", str(registry),
+                        "--models", str(tmp_path / "models")]) == 0
+    assert "not covered" not in capsys.readouterr().out
