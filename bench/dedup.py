@@ -168,7 +168,7 @@ def run_quarry(work: Path, workers: int, params: dict) -> dict:
     from quarry.dedup import run_dedup
     from quarry.records import read_folder, read_records
 
-    out = work / f"quarry-out-{params.get('verify_margin', 'default')}"
+    out = work / f"quarry-out-{params.get('verify', 'default')}"
     start = time.perf_counter()
     ledger = run_dedup(work / "corpus", out, {"dedup": params}, workers=workers)
     seconds = time.perf_counter() - start
@@ -181,6 +181,8 @@ def run_quarry(work: Path, workers: int, params: dict) -> dict:
         return x
 
     def link(a: str, b: str) -> None:
+        parent.setdefault(a, a)
+        parent.setdefault(b, b)
         ra, rb = root(a), root(b)
         if ra != rb:
             parent[max(ra, rb)] = min(ra, rb)
@@ -318,9 +320,9 @@ def main() -> None:
         labels = json.loads((work / "labels.json").read_text())
         report = {"corpus": corpus, "workers": args.workers, "cpu_count": os.cpu_count()}
         report["quarry"] = score(run_child(work, "quarry", args.workers), labels, corpus["mb"], args.workers)
-        strict = {"verify_margin": 0.0}
-        report["quarry_margin_0"] = score(run_child(work, "quarry", args.workers, strict), labels, corpus["mb"],
-                                          args.workers)
+        estimate = {"verify": "estimate"}
+        report["quarry_verify_estimate"] = score(run_child(work, "quarry", args.workers, estimate), labels,
+                                                 corpus["mb"], args.workers)
         if not args.skip_datatrove:
             report["datatrove"] = score(run_child(work, "datatrove", args.workers), labels, corpus["mb"],
                                         args.workers)

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import orjson
 
-from quarry.dedup.shingles import ngram_hashes, word_hashes, words
+from quarry.dedup.shingles import ngram_hashes, sorted_unique, word_hashes, words
 from quarry.errors import ConfigError
 from quarry.ledger import Ledger, merge_ledgers
 from quarry.records import RecordWriter, read_records, write_json
@@ -70,19 +70,19 @@ class DecontaminationConfig:
 
 
 def item_ngrams(text: str, n: int) -> np.ndarray:
-    return np.unique(ngram_hashes(word_hashes(text), n))
+    return sorted_unique(ngram_hashes(word_hashes(text), n))
 
 
 # ---------------------------------------------------------------------------------------------
 # Evaluation index
 
 
-def _test_split_items(src: str, config: DecontaminationConfig) -> list[tuple[str, np.ndarray]]:
+def test_split_items(src: str, config: DecontaminationConfig) -> list[tuple[str, np.ndarray]]:
     return [(f"test:{r['meta']['id']}", item_ngrams(r["text"], config.ngram))
             for r in read_records(src) if config.is_eval(r)]
 
 
-def _eval_file_items(path: Path, n: int) -> list[tuple[str, np.ndarray]]:
+def eval_file_items(path: Path, n: int) -> list[tuple[str, np.ndarray]]:
     if not path.exists():
         raise ConfigError(f"{path}: evaluation file named in decontaminate.eval_files does not exist")
     if path.suffix == ".txt":
@@ -177,7 +177,7 @@ def decontaminate_shard(src: Path, dst: Path, index: EvalIndex, config: Decontam
 def _match(record: dict[str, Any], index: EvalIndex, config: DecontaminationConfig) -> dict | None:
     grams = ngram_hashes(word_hashes(record["text"]), config.ngram)
     hits = index.matches(grams)
-    distinct = np.unique(grams[hits])
+    distinct = sorted_unique(grams[hits])
     if len(distinct) < max(1, config.min_matches):
         return None
     items = sorted({index.labels[i] for i in index.item_of[np.searchsorted(index.hashes, distinct)].tolist()})
@@ -207,12 +207,12 @@ def run_decontaminate(src_dir: Path, dst_dir: Path, params: dict[str, Any] | Non
     shards = input_shards(src_dir)
     items: list[tuple[str, np.ndarray]] = []
     if config.test_split is not None:
-        for found in map_shards(_test_split_items, [(str(s), config) for s in shards], workers=workers,
+        for found in map_shards(test_split_items, [(str(s), config) for s in shards], workers=workers,
                                 description="decontaminate: eval n-grams"):
             items.extend(found)
     test_items = len(items)
     for name in config.eval_files:
-        items.extend(_eval_file_items(Path(name), config.ngram))
+        items.extend(eval_file_items(Path(name), config.ngram))
     index = EvalIndex.build(items, config)
     dst_dir.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=".decontaminate-", dir=dst_dir))

@@ -3,9 +3,10 @@
 Reads only the per-shard index files. Exact duplicates group by their normalised content hash.
 Near duplicates: for each band, the band keys of all live documents are sorted; documents that
 share a key become candidate pairs with the first document of their bucket; each candidate is
-verified by its estimated Jaccard (stops chains of weak links) and merged with union-find.
-Memory holds one band's keys, the candidate pairs and the union-find arrays, never every
-signature at once (signatures are memory-mapped and gathered per pair batch).
+verified (by the exact Jaccard of the two shingle sets, or by signature agreement) before
+union-find merges it, which stops chains of weak links and false merges. Memory holds one
+band's keys, the candidate pairs and the union-find arrays, never every signature or shingle
+set at once (those are memory-mapped and read per pair).
 
 Every group keeps its member with the smallest survival key (see index.survival_key), so the
 outcome depends on the documents, not on how shards were spread over workers.
@@ -26,6 +27,7 @@ from quarry.dedup.minhash import estimated_jaccard
 from quarry.dedup.unionfind import UnionFind
 
 PAIR_BATCH = 1 << 18
+ESTIMATE_SLACK = 0.2
 
 
 def decisions_file(prefix: Path) -> Path:
@@ -35,13 +37,14 @@ def decisions_file(prefix: Path) -> Path:
 class ShardIndex:
     """The index files of all shards, addressed by a global document number."""
 
-    def __init__(self, prefixes: list[Path]):
+    def __init__(self, prefixes: list[Path], with_shingles: bool = False):
         self.prefixes = [Path(p) for p in prefixes]
-        self.files = [index_files(p) for p in self.prefixes]
+        self.files = [index_files(p, with_shingles) for p in self.prefixes]
         sizes = [len(np.load(f["has_sig"], mmap_mode="r")) for f in self.files]
         self.offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
         np.cumsum(sizes, out=self.offsets[1:])
         self._keys: dict[int, list] = {}
+        self._sets: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
     @property
     def total(self) -> int:
@@ -70,6 +73,14 @@ class ShardIndex:
                 out = np.empty((len(docs),) + rows.shape[1:], dtype=rows.dtype)
             out[mask] = rows
         return out if out is not None else np.empty(0)
+
+    def shingle_set(self, doc: int) -> np.ndarray:
+        shard, row = self.locate(doc)
+        if shard not in self._sets:
+            files = self.files[shard]
+            self._sets[shard] = (np.load(files["offsets"]), np.load(files["shingles"], mmap_mode="r"))
+        offsets, flat = self._sets[shard]
+        return np.asarray(flat[offsets[row]:offsets[row + 1]])
 
     def key(self, doc: int) -> list:
         shard, row = self.locate(doc)
@@ -136,14 +147,22 @@ def candidate_pairs(index: ShardIndex, live: np.ndarray, bands: int) -> np.ndarr
     return np.unique(np.concatenate(found), axis=0)
 
 
-def verified(index: ShardIndex, pairs: np.ndarray, threshold: float) -> np.ndarray:
-    if threshold <= 0 or len(pairs) == 0:
+def verified(index: ShardIndex, pairs: np.ndarray, config: DedupConfig) -> np.ndarray:
+    """The candidate pairs whose similarity reaches the threshold (see DedupConfig.verify)."""
+    if config.verify == "none" or len(pairs) == 0:
         return pairs
+    # exact mode first drops pairs whose estimate is far (~4.5 standard errors) below the threshold
+    floor = config.verify_threshold if config.verify == "estimate" else config.threshold - ESTIMATE_SLACK
     keep = np.zeros(len(pairs), dtype=bool)
     for start in range(0, len(pairs), PAIR_BATCH):
         batch = pairs[start:start + PAIR_BATCH]
         similarity = estimated_jaccard(index.gather("sig", batch[:, 0]), index.gather("sig", batch[:, 1]))
-        keep[start:start + PAIR_BATCH] = similarity >= threshold
+        keep[start:start + PAIR_BATCH] = similarity >= floor
+    if config.verify == "exact":
+        for i in np.flatnonzero(keep).tolist():
+            a, b = index.shingle_set(int(pairs[i, 0])), index.shingle_set(int(pairs[i, 1]))
+            shared = len(np.intersect1d(a, b, assume_unique=True))
+            keep[i] = shared >= config.threshold * (len(a) + len(b) - shared)
     return pairs[keep]
 
 
@@ -151,7 +170,7 @@ def near_clusters(index: ShardIndex, live: np.ndarray, config: DedupConfig,
                   decisions: dict[int, list]) -> dict[str, Any]:
     bands, _ = config.band_shape()
     pairs = candidate_pairs(index, live, bands)
-    merged = verified(index, pairs, config.verify_threshold)
+    merged = verified(index, pairs, config)
     uf = UnionFind(index.total)
     uf.union_pairs(merged)
     roots = uf.roots()
@@ -179,7 +198,7 @@ def near_clusters(index: ShardIndex, live: np.ndarray, config: DedupConfig,
 
 def cluster_index(prefixes: list[Path], config: DedupConfig) -> dict[str, Any]:
     """Decide every document's fate; writes ``<prefix>.decisions.json`` per shard."""
-    index = ShardIndex(prefixes)
+    index = ShardIndex(prefixes, with_shingles=config.verify == "exact")
     decisions: dict[int, list] = {}
     stats: dict[str, Any] = {"documents": index.total}
     exact_dropped = np.zeros(index.total, dtype=bool)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from quarry.errors import ConfigError
 from quarry.dedup.minhash import MinHasher, choose_bands
+
+
+VERIFY_MODES = ("exact", "estimate", "none")
 
 
 @dataclass(frozen=True)
@@ -18,10 +21,12 @@ class DedupConfig:
     threshold: float = 0.7          # target Jaccard similarity of word n-gram sets
     bands: int | None = None        # explicit LSH bands x rows; None: chosen from the threshold
     rows: int | None = None
-    fp_weight: float = 0.2          # datasketch optimiser weights; verification removes false
-    fn_weight: float = 0.8          # candidates, so missed pairs weigh more by default
-    verify: bool = True             # merge a candidate pair only if its estimated Jaccard passes
-    verify_margin: float = 0.05     # ... threshold - margin (the estimate's noise, not a new rule)
+    fp_weight: float = 0.01         # datasketch optimiser weights: verification removes false
+    fn_weight: float = 0.99         # candidates, so a missed pair is what costs
+    verify: str = "exact"           # exact: merge a candidate pair only if the exact Jaccard of
+                                    # its shingle sets passes; estimate: by signature agreement
+                                    # (threshold - verify_margin); none: every band collision
+    verify_margin: float = 0.0
     min_tokens: int = 10            # documents with fewer words are only exact-deduplicated
     seed: int = 1
     permissive: tuple[str, ...] = field(default=("permissive", "public-domain"))
@@ -36,6 +41,10 @@ class DedupConfig:
                               f"valid keys: {', '.join(sorted(known))}")
         if "permissive" in section:
             section["permissive"] = tuple(section["permissive"])
+        verify = section.get("verify", "exact")
+        section["verify"] = {True: "exact", False: "none", None: "none"}.get(verify, verify)
+        if section["verify"] not in VERIFY_MODES:
+            raise ConfigError(f"params: dedup.verify must be one of {', '.join(VERIFY_MODES)}, got {verify!r}")
         config = cls(**section)
         if not 0 < config.threshold <= 1:
             raise ConfigError(f"params: dedup.threshold must be in (0, 1], got {config.threshold}")
@@ -48,14 +57,19 @@ class DedupConfig:
 
     @property
     def verify_threshold(self) -> float:
-        return round(max(0.0, self.threshold - self.verify_margin), 6) if self.verify else 0.0
+        return round(max(0.0, self.threshold - self.verify_margin), 6) if self.verify != "none" else 0.0
 
     def band_shape(self) -> tuple[int, int]:
         if self.bands is not None:
             return self.bands, self.rows
-        if self.verify:
-            return choose_bands(self.verify_threshold, self.num_perm, self.fp_weight, self.fn_weight)
+        if self.verify != "none":
+            return choose_bands(self.threshold, self.num_perm, self.fp_weight, self.fn_weight)
         return choose_bands(self.threshold, self.num_perm, 0.5, 0.5)
+
+    def resolved(self) -> DedupConfig:
+        """The same settings with bands x rows fixed (workers then never run the optimiser)."""
+        bands, rows = self.band_shape()
+        return replace(self, bands=bands, rows=rows)
 
     def hasher(self) -> MinHasher:
         return MinHasher(num_perm=self.num_perm, ngram=self.ngram, seed=self.seed,
@@ -70,5 +84,5 @@ class DedupConfig:
     def summary(self) -> dict[str, Any]:
         bands, rows = self.band_shape()
         return {"ngram": self.ngram, "num_perm": self.num_perm, "threshold": self.threshold, "bands": bands,
-                "rows": rows, "verify_threshold": self.verify_threshold if self.verify else None,
+                "rows": rows, "verify": self.verify, "verify_threshold": self.verify_threshold,
                 "min_tokens": self.min_tokens}

@@ -15,14 +15,16 @@ import orjson
 
 from quarry.dedup.config import DedupConfig
 from quarry.dedup.minhash import band_keys
-from quarry.dedup.shingles import encode, normalized_content_hash
+from quarry.dedup.shingles import encode, normalized_content_hash, shingles, sorted_unique
 from quarry.records import read_records
 
 SUFFIXES = ("exact.npy", "sig.npy", "has_sig.npy", "bands.npy", "keys.json")
+SHINGLE_SUFFIXES = ("shingles.npy", "offsets.npy")  # only when pairs are verified exactly
 
 
-def index_files(prefix: Path) -> dict[str, Path]:
-    return {suffix.split(".")[0]: Path(f"{prefix}.{suffix}") for suffix in SUFFIXES}
+def index_files(prefix: Path, with_shingles: bool = False) -> dict[str, Path]:
+    suffixes = SUFFIXES + (SHINGLE_SUFFIXES if with_shingles else ())
+    return {suffix.split(".")[0]: Path(f"{prefix}.{suffix}") for suffix in suffixes}
 
 
 def survival_key(meta: dict[str, Any], config: DedupConfig) -> list:
@@ -46,23 +48,33 @@ def index_shard(src: Path, prefix: Path, config: DedupConfig) -> dict[str, int]:
     """Index one shard under ``prefix``; returns its record and byte counts."""
     exact: list[tuple[int, int]] = []
     keys: list[list] = []
+    kept_sets: list[np.ndarray] = []
+    keep_sets = config.verify == "exact"
     nbytes = 0
 
-    def texts():
+    def shingle_sets():
         nonlocal nbytes
         for record in read_records(src):
             data = encode(record["text"])
             nbytes += len(data)
             exact.append(normalized_content_hash(data))
             keys.append(survival_key(record.get("meta") or {}, config))
-            yield data
+            unique = sorted_unique(shingles(data, config.ngram))  # sorted: exact verification intersects
+            if keep_sets:
+                kept_sets.append(unique)
+            yield unique
 
-    sigs, has_sig = config.hasher().signatures(texts())
+    sigs, has_sig = config.hasher().signatures_of_sets(shingle_sets())
     bands, rows = config.band_shape()
-    files = index_files(prefix)
+    files = index_files(prefix, with_shingles=keep_sets)
     save_scratch(files["exact"], np.array(exact, dtype=np.uint64).reshape(-1, 2))
     save_scratch(files["sig"], sigs)
     save_scratch(files["has_sig"], has_sig)
     save_scratch(files["bands"], band_keys(sigs, bands, rows, config.seed))
     save_scratch(files["keys"], orjson.dumps(keys))
+    if keep_sets:
+        offsets = np.zeros(len(kept_sets) + 1, dtype=np.int64)
+        np.cumsum([len(s) for s in kept_sets], out=offsets[1:])
+        save_scratch(files["offsets"], offsets)
+        save_scratch(files["shingles"], np.concatenate(kept_sets) if kept_sets else np.empty(0, np.uint64))
     return {"records": len(keys), "bytes": nbytes}

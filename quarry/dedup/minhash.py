@@ -48,15 +48,19 @@ class MinHasher:
         return (block.min(axis=1) >> np.uint64(32)).astype(np.uint32)
 
     def signatures(self, texts: Iterable[str | bytes]) -> tuple[np.ndarray, np.ndarray]:
-        """Signatures of many texts: (uint32 array (n, num_perm), bool array: has a signature).
+        """Signatures of many texts (see ``signatures_of_sets``)."""
+        return self.signatures_of_sets(shingles(text, self.ngram) for text in texts)
 
-        A text with fewer than ``min_shingles`` shingles gets no signature (its row is zeros
+    def signatures_of_sets(self, shingle_sets: Iterable[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """Signatures of many shingle arrays: (uint32 array (n, num_perm), bool array: has one).
+
+        A document with fewer than ``min_shingles`` shingles gets no signature (its row is zeros
         and its flag False): too short to say anything about near-duplication.
         """
         flags: list[bool] = []
+        out: list[np.ndarray | None] = []
         pending: list[tuple[int, np.ndarray]] = []
         pending_size = 0
-        out: list[np.ndarray | None] = []
 
         def flush():
             nonlocal pending, pending_size
@@ -65,8 +69,7 @@ class MinHasher:
                     out[index] = sig
             pending, pending_size = [], 0
 
-        for text in texts:
-            hashes = shingles(text, self.ngram)
+        for hashes in shingle_sets:
             ok = len(hashes) >= max(1, self.min_shingles)
             flags.append(ok)
             out.append(None)

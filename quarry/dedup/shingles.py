@@ -57,6 +57,17 @@ def shingles(text: str | bytes, n: int = 5) -> np.ndarray:
     return ngram_hashes(word_hashes(text), n)
 
 
+def sorted_unique(hashes: np.ndarray) -> np.ndarray:
+    """Sorted distinct values (np.unique's hash-then-sort path is several times slower)."""
+    if len(hashes) < 2:
+        return hashes
+    ordered = np.sort(hashes)
+    first = np.empty(len(ordered), dtype=bool)
+    first[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    return ordered[first]
+
+
 def normalized_content_hash(text: str | bytes) -> tuple[int, int]:
     """128-bit hash of the text's UTF-8 bytes with all ASCII whitespace removed.
 

@@ -79,7 +79,7 @@ def run_dedup(src_dir: Path, dst_dir: Path, params: dict[str, Any] | None, *, wo
     they live in a temporary folder that is removed at the end.
     """
     src_dir, dst_dir = Path(src_dir), Path(dst_dir)
-    config = DedupConfig.from_params(params)
+    config = DedupConfig.from_params(params).resolved()
     shards = input_shards(src_dir)
     names = [relative_name(shard, src_dir) for shard in shards]
     dst_dir.mkdir(parents=True, exist_ok=True)

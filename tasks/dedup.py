@@ -1,0 +1,46 @@
+"""Deduplication as cached Prefect tasks, in the three steps that scale out:
+
+    index_shard_task (per shard, parallel) -> cluster_task (once) -> filter_dedup_shard_task (per shard)
+
+A flow maps the first over shards into an index folder, runs the second over that folder, then
+maps the third with each shard's decisions file (``quarry.dedup.cluster.decisions_file``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+
+from quarry.dedup.cluster import cluster_index, decisions_file
+from quarry.dedup.config import DedupConfig
+from quarry.dedup.index import index_files, index_shard
+from quarry.dedup.stage import filter_shard, index_prefix
+from quarry.hashing import file_hash, value_hash
+from tasks.caching import cached_task
+
+
+@cached_task(task_run_name="dedup index {src.name}")
+def index_shard_task(src: Path, index_dir: str, name: str, dedup_params: dict) -> dict:
+    """Signatures, band keys and exact hashes of one shard: its index prefix and content hash."""
+    prefix = index_prefix(Path(index_dir), name)
+    prefix.parent.mkdir(parents=True, exist_ok=True)
+    index_shard(src, prefix, DedupConfig.from_params({"dedup": dedup_params}))
+    content = [file_hash(path) for path in index_files(prefix).values()]
+    return {"prefix": str(prefix), "content": value_hash(content)}
+
+
+@cached_task(task_run_name="dedup cluster")
+def cluster_task(indexes: list[dict], dedup_params: dict) -> dict:
+    """Exact groups and near-duplicate clusters over all shards (the index_shard_task results,
+    in shard order); writes each shard's decisions file."""
+    return cluster_index([Path(i["prefix"]) for i in indexes], DedupConfig.from_params({"dedup": dedup_params}))
+
+
+@cached_task(task_run_name="dedup filter {src.name}")
+def filter_dedup_shard_task(src: Path, dst: str, decisions: Path, rejects: str) -> dict:
+    """Write the survivors of one shard; returns the shard's ledger."""
+    return filter_shard(src, Path(dst), orjson.loads(decisions.read_bytes()), rejects=Path(rejects)).to_dict()
+
+
+__all__ = ["cluster_task", "decisions_file", "filter_dedup_shard_task", "index_shard_task"]
