@@ -154,7 +154,7 @@ _CREDENTIAL_NAME = re.compile(
 )
 _PASSWORD_WORD = re.compile(r"(?i)passw|passphrase|pwd")
 _KEY_QUALIFIER = re.compile(
-    r"(?:api|access|private|auth|signing|encryption|master|consumer|app|client|license|account|storage|secret)"
+    r"(?:api|access|private|auth|signing|encryption|master|consumer|app|client|account|storage|secret)"
     r"[_.-]?$")
 _REFERENCE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")  # a variable or attribute path
 # Name parts that make a credential-like name describe something else (token_hash, secret_name).
@@ -165,7 +165,7 @@ _NOT_SECRET_PARTS = frozenset(
     "index max min kind mode version ref prompt message msg hint help text title error placeholder "
     "validator validation policy reset page cursor next continuation".split())
 _NAME_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
-_IDENTIFIER_LITERAL = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z]+(?:_[a-z]+)+")
+_IDENTIFIER_LITERAL = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z]+(?:_[a-z]+)+|[a-z]+(?:[A-Z][a-z]+)+")
 _END_OF_LINE = re.compile(r"[ \t]*(?:[#;].*)?(?:\r?\n|$)")
 _LANGUAGE_WORDS = frozenset("lambda function def fn func new await async return " "none null nil undefined true false self this str string int bool bytes "
                             "dict list object any optional required os env process getenv".split())
@@ -299,8 +299,8 @@ def _char_class(c: str) -> int:
 def _class_changes(value: str) -> float:
     """Share of neighbouring characters of different classes (lower/upper/digit/other): about 0.6
     in random base62, about 0.3 in identifiers such as TokenizerEncoderConfig or input_tokens_1hr."""
-    classes = [_char_class(c) for c in value]
-    return sum(a != b for a, b in zip(classes, classes[1:])) / max(1, len(value) - 1)
+    classes = [_char_class(c) for c in value if c.isalnum()]  # separators: 'cc-by-1.0' is words
+    return sum(a != b for a, b in zip(classes, classes[1:])) / max(1, len(classes) - 1)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -406,8 +406,10 @@ def luhn_ok(digits: str) -> bool:
 def find_cards(text: str) -> Iterator[Finding]:
     for m in _CARD.finditer(text):
         before = text[max(0, m.start() - 2):m.start()]
-        if before[-1:].isdigit() or (before[-1:] in (".", ",", "-") and before[:1].isdigit()):
-            continue  # the tail of a longer number: 1,234..., 3.14159...
+        if before[-1:].isalnum() or (before[-1:] in (".", ",", "-") and before[:1].isdigit()):
+            continue  # the tail of a longer number or word: 1,234..., 3.14159..., 0x85468a46...
+        if text[m.end():m.end() + 1].isalpha():
+            continue
         digits = m.group().replace(" ", "").replace("-", "")
         if len(digits) == len(m.group()) and len(digits) not in (15, 16):
             continue  # an unseparated 13 or 19 digit run is an integer far more often than a card
