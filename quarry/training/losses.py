@@ -1,8 +1,8 @@
 """Losses that never hold the full float32 logits: chunked cross-entropy and DPO.
 
-The output projection is applied to a chunk of tokens at a time under activation checkpointing,
-so at any moment only one chunk's logits exist (forward and backward); each chunk is upcast to
-float32 for a stable log-softmax. Losses return (sum, count) so gradient accumulation and data
+The output projection is applied to a chunk of tokens at a time, so at any moment only one
+chunk's logits exist; each chunk is upcast to float32 for a stable log-softmax. For training,
+the gradients are formed in the same pass (no recomputation in backward). Losses return (sum, count) so gradient accumulation and data
 parallel ranks can normalise by the global number of target tokens, which makes 4 x batch 2
 equal to batch 8 exactly.
 """
@@ -29,6 +29,57 @@ def _chunk_token_logps(hidden: torch.Tensor, weight: torch.Tensor, labels: torch
     return logps * (labels != IGNORE_INDEX)
 
 
+class _LinearCrossEntropy(torch.autograd.Function):
+    """Output projection + cross-entropy, chunk by chunk, with the gradients made in forward.
+
+    Each chunk's logits exist once: the loss and d(loss)/d(logits) = softmax - onehot are taken
+    from them at once, turned into the gradients of the hidden states and of the weight, and
+    freed, so backward only scales the stored gradients (no second projection, no logits kept).
+    """
+
+    @staticmethod
+    def forward(ctx, hidden, weight, labels, chunk_tokens):
+        need_h, need_w = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
+        n_chunks = max(1, -(-labels.numel() // chunk_tokens))
+        grad_h = torch.empty_like(hidden) if need_h else None
+        # One chunk needs no accumulation; several accumulate the weight gradient in float32.
+        grad_w = (torch.zeros_like(weight, dtype=torch.float32 if n_chunks > 1 else weight.dtype)
+                  if need_w else None)
+        total = torch.zeros((), dtype=torch.float32, device=hidden.device)
+        for start in range(0, labels.numel(), chunk_tokens):
+            h, y = hidden[start:start + chunk_tokens], labels[start:start + chunk_tokens]
+            logits = (h @ weight.t()).float()
+            valid = y != IGNORE_INDEX
+            safe = y.clamp_min(0)
+            lse = torch.logsumexp(logits, dim=-1)
+            picked = logits.gather(-1, safe.unsqueeze(-1)).squeeze(-1)
+            total += ((lse - picked) * valid).sum()
+            if need_h or need_w:
+                grad = torch.exp(logits.sub_(lse.unsqueeze(-1)))  # softmax, in place of the logits
+                grad[torch.arange(y.numel(), device=y.device), safe] -= 1.0
+                grad = (grad * valid.unsqueeze(-1)).to(h.dtype)
+                if need_h:
+                    grad_h[start:start + chunk_tokens] = grad @ weight
+                if need_w:
+                    if n_chunks > 1:
+                        grad_w += (grad.t() @ h).float()
+                    else:
+                        grad_w = grad.t() @ h
+            del logits
+        ctx.save_for_backward(*(t for t in (grad_h, grad_w) if t is not None))
+        ctx.has = (need_h, need_w)
+        ctx.weight_dtype, ctx.hidden_dtype = weight.dtype, hidden.dtype
+        return total
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        saved = list(ctx.saved_tensors)
+        need_h, need_w = ctx.has
+        grad_h = (saved.pop(0) * grad_out).to(ctx.hidden_dtype) if need_h else None
+        grad_w = (saved.pop(0) * grad_out).to(ctx.weight_dtype) if need_w else None
+        return grad_h, grad_w, None, None
+
+
 def chunked_cross_entropy(hidden: torch.Tensor, weight: torch.Tensor, labels: torch.Tensor,
                           chunk_tokens: int = 4096) -> tuple[torch.Tensor, torch.Tensor]:
     """Summed next-token NLL over non-ignored labels, and their count.
@@ -38,13 +89,12 @@ def chunked_cross_entropy(hidden: torch.Tensor, weight: torch.Tensor, labels: to
     """
     flat_h = hidden.reshape(-1, hidden.shape[-1])
     flat_y = labels.reshape(-1)
-    total = flat_h.new_zeros((), dtype=torch.float32)
-    for start in range(0, flat_y.numel(), chunk_tokens):
-        h, y = flat_h[start:start + chunk_tokens], flat_y[start:start + chunk_tokens]
-        if torch.is_grad_enabled() and (h.requires_grad or weight.requires_grad):
-            total = total + checkpoint(_chunk_nll, h, weight, y, use_reentrant=False)
-        else:
-            total = total + _chunk_nll(h, weight, y)
+    if torch.is_grad_enabled() and (flat_h.requires_grad or weight.requires_grad):
+        total = _LinearCrossEntropy.apply(flat_h, weight, flat_y, chunk_tokens)
+    else:
+        total = flat_h.new_zeros((), dtype=torch.float32)
+        for start in range(0, flat_y.numel(), chunk_tokens):
+            total = total + _chunk_nll(flat_h[start:start + chunk_tokens], weight, flat_y[start:start + chunk_tokens])
     return total, (flat_y != IGNORE_INDEX).sum()
 
 

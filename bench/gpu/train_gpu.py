@@ -1,0 +1,226 @@
+"""Training throughput and peak memory on one GPU: Quarry's recipes vs transformers + PEFT.
+
+Llama-3.2-1B shape (random weights), batch 4 x 2048, full / LoRA (r=16, all linear layers) /
+QLoRA (NF4 + double quantisation). Quarry runs its real recipes (``recipe.train_step``) with
+torch.compile per block and the chunked cross-entropy; the peer runs three ways: eager,
+torch.compile and activation checkpointing. Prints one JSON line per measurement as it goes,
+then a JSON summary with the ratios to the eager peer.
+
+    python bench/gpu/train_gpu.py                        # the full comparison (H200)
+    python bench/gpu/train_gpu.py --dry-run              # tiny shape on CPU: checks it runs
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+import torch  # noqa: E402
+
+LORA_R, LORA_ALPHA = 16, 32
+
+
+def emit(row: dict, sink: Path | None) -> None:
+    line = json.dumps(row, sort_keys=True)
+    print(line, flush=True)
+    if sink is not None:
+        with sink.open("a") as fh:
+            fh.write(line + "\n")
+
+
+def make_inputs(folder: Path, shape: str, n_chars: int, device: str) -> tuple[Path, Path]:
+    """A random model saved in the Hugging Face layout, and a shard of synthetic text."""
+    from quarry.models import build_model
+    from quarry.models.checkpoint import save_pretrained
+    from quarry.records import write_records
+
+    torch.manual_seed(0)
+    model = build_model(shape).to(torch.bfloat16)
+    base = folder / "base"
+    save_pretrained(model, base)
+    del model
+    rng = random.Random(0)
+    words = "def return import class self value for while if else print yield with open read".split()
+    docs, total = [], 0
+    while total < n_chars:
+        text = " ".join(rng.choice(words) for _ in range(rng.randint(200, 600)))
+        docs.append({"text": text, "meta": {"id": f"d{len(docs)}", "split": "train"}})
+        total += len(text)
+    write_records(folder / "data" / "part-00000.jsonl.zst", docs)
+    return base, folder / "data"
+
+
+def sync(device: str) -> None:
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()
+
+
+def reset_memory(device: str) -> None:
+    gc.collect()
+    if device.startswith("cuda"):
+        torch.cuda.empty_cache()
+        torch.cuda.reset_peak_memory_stats()
+
+
+def peak_gib(device: str) -> float:
+    return torch.cuda.max_memory_allocated() / 2**30 if device.startswith("cuda") else float("nan")
+
+
+def timed(step, warmup: int, steps: int, tokens_per_step: int, device: str) -> dict:
+    for _ in range(warmup):
+        step()
+    sync(device)
+    start = time.perf_counter()
+    for _ in range(steps):
+        step()
+    sync(device)
+    seconds = (time.perf_counter() - start) / steps
+    return {"step_s": round(seconds, 4), "tokens_per_s": round(tokens_per_step / seconds, 1),
+            "peak_gib": round(peak_gib(device), 2)}
+
+
+# --- Quarry ----------------------------------------------------------------------------------------
+QUARRY_RECIPES = {"full": ("full_finetune", "tiny_full_finetune"), "lora": ("lora_finetune", "tiny_lora"),
+                  "qlora": ("qlora_finetune", "tiny_qlora")}
+
+
+def quarry_run(method: str, mode: str, args, base: Path, data: Path, work: Path) -> dict:
+    from quarry.training.registry import build_recipe
+
+    recipe_name, config = QUARRY_RECIPES[method]
+    overrides = {
+        "base_model": base, "dataset.path": data, "output_dir": work / f"quarry-{method}-{mode}",
+        "dataset.seq_len": args.seq, "batch_size": args.batch, "dtype": "bf16", "device": args.device,
+        "compile": str(mode in ("compiled", "compiled+ckpt")).lower(),
+        "activation_checkpointing": str(mode in ("act-ckpt", "compiled+ckpt")).lower(),
+        "max_steps": args.warmup + args.steps, "mlflow.enabled": "false", "progress": "false",
+        "save_every_n_steps": 0, "validation.every_n_steps": 0, "loss.chunk_tokens": args.chunk,
+        "dataset.shuffle": "false",
+    }
+    if method != "full":
+        overrides.update({"lora.rank": LORA_R, "lora.alpha": LORA_ALPHA, "lora.target_modules": "all-linear",
+                          "lora.dtype": "bf16", "lora.dropout": 0.0})
+    if args.device.startswith("cuda"):
+        overrides["+optimizer.fused"] = "true"
+    recipe = build_recipe(recipe_name, config, [f"{k}={v}" for k, v in overrides.items()])
+    reset_memory(args.device)
+    recipe.setup()
+    reset_memory(args.device)
+    steps = iter(range(args.warmup + args.steps))
+    result = timed(lambda: recipe.train_step(0, next(steps)), args.warmup, args.steps,
+                   args.batch * args.seq, args.device)
+    recipe.cleanup()
+    del recipe
+    return result
+
+
+# --- transformers + PEFT ---------------------------------------------------------------------------
+def peer_run(method: str, mode: str, args, base: Path) -> dict:
+    import peft
+    import transformers
+
+    kwargs = {"dtype": torch.bfloat16}
+    if method == "qlora":
+        kwargs["quantization_config"] = transformers.BitsAndBytesConfig(
+            load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_use_double_quant=True,
+            bnb_4bit_compute_dtype=torch.bfloat16)
+        kwargs["device_map"] = {"": torch.device(args.device).index or 0} if args.device.startswith("cuda") \
+            else {"": "cpu"}
+    model = transformers.AutoModelForCausalLM.from_pretrained(str(base), **kwargs)
+    if method != "qlora":
+        model = model.to(args.device)
+    if mode == "act-ckpt":
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+        model.enable_input_require_grads()
+    if method != "full":
+        cfg = peft.LoraConfig(r=LORA_R, lora_alpha=LORA_ALPHA, target_modules="all-linear", lora_dropout=0.0,
+                              task_type="CAUSAL_LM")
+        model = peft.get_peft_model(model, cfg)
+    model.train()
+    params = [p for p in model.parameters() if p.requires_grad]
+    opt = torch.optim.AdamW(params, lr=1e-5, fused=args.device.startswith("cuda"))
+    forward = torch.compile(model) if mode == "compiled" else model
+    gen = torch.Generator().manual_seed(0)
+    vocab = model.config.vocab_size
+
+    def step():
+        ids = torch.randint(0, min(vocab, 259), (args.batch, args.seq), generator=gen).to(args.device)
+        loss = forward(input_ids=ids, labels=ids).loss
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(params, 1.0)
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+
+    reset_memory(args.device)
+    result = timed(step, args.warmup, args.steps, args.batch * args.seq, args.device)
+    del model, forward, opt, params
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--shape", default="llama3_2_1b")
+    parser.add_argument("--batch", type=int, default=4)
+    parser.add_argument("--seq", type=int, default=2048)
+    parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--steps", type=int, default=8)
+    parser.add_argument("--chunk", type=int, default=8192, help="tokens per chunk of the chunked cross-entropy")
+    parser.add_argument("--device", default="cuda")
+    parser.add_argument("--methods", default="full,lora,qlora")
+    parser.add_argument("--quarry-modes", default="compiled,compiled+ckpt")
+    parser.add_argument("--peer-modes", default="eager,act-ckpt,compiled")
+    parser.add_argument("--out", type=Path, default=None, help="also append the JSON lines to this file")
+    parser.add_argument("--dry-run", action="store_true", help="tiny shape on CPU, eager only")
+    args = parser.parse_args(argv)
+    if args.dry_run:
+        args.shape, args.batch, args.seq, args.warmup, args.steps, args.device = "llama_tiny", 2, 64, 1, 2, "cpu"
+        args.quarry_modes, args.peer_modes = "eager,act-ckpt", "eager,act-ckpt"
+    if args.device.startswith("cuda") and not torch.cuda.is_available():
+        parser.error("no CUDA device (use --dry-run on CPU)")
+    torch.backends.cuda.matmul.allow_tf32 = True
+    methods = args.methods.split(",")
+    results: dict[str, dict] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        n_chars = (args.warmup + args.steps + 2) * args.batch * (args.seq + 1) + 10_000
+        base, data = make_inputs(work, args.shape, n_chars, args.device)
+        env = {"torch": torch.__version__, "device": torch.cuda.get_device_name() if args.device.startswith("cuda")
+               else "cpu", "shape": args.shape, "batch": args.batch, "seq": args.seq}
+        emit({"env": env}, args.out)
+        for method in methods:
+            for side, modes in (("quarry", args.quarry_modes), ("peer", args.peer_modes)):
+                for mode in filter(None, modes.split(",")):
+                    if side == "peer" and method == "full" and mode == "act-ckpt":
+                        continue  # the peer's reference numbers have no full act-ckpt run
+                    key = f"{side}/{method}/{mode}"
+                    try:
+                        row = quarry_run(method, mode, args, base, data, work) if side == "quarry" \
+                            else peer_run(method, mode, args, base)
+                    except Exception as exc:  # noqa: BLE001 - report and carry on with the rest
+                        row = {"error": f"{type(exc).__name__}: {exc}"[:500]}
+                    results[key] = row
+                    emit({"run": key, **row}, args.out)
+    summary = {}
+    for method in methods:
+        eager = results.get(f"peer/{method}/eager", {})
+        for key, row in results.items():
+            if key.split("/")[1] == method and "tokens_per_s" in row and "tokens_per_s" in eager:
+                summary[key] = {"tokens_per_s": row["tokens_per_s"], "peak_gib": row["peak_gib"],
+                                "speed_vs_peer_eager": round(row["tokens_per_s"] / eager["tokens_per_s"], 3),
+                                "memory_vs_peer_eager": round(row["peak_gib"] / eager["peak_gib"], 3)
+                                if eager["peak_gib"] == eager["peak_gib"] else None}
+    emit({"summary": summary or results}, args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
