@@ -4,7 +4,7 @@
                                    index.jsonl.zst  one row per document (id, key, split, subset)
                                    dropped.jsonl.zst ids rejected while it was built, with reasons
                                    changelog.json, CHANGELOG.md   changes from its parent
-                                   release.json     where its folder was written, when
+                                   release.json     its data folder (relative to the project), when
 
 The index outlives the shards (a dataset folder is rebuilt in place), so `dataset diff` and
 `cite` work for any version ever built. The shards themselves are restored by `dvc pull`.
@@ -59,9 +59,18 @@ def register(manifest: dict[str, Any], dataset_dir: Path, index: Iterable[dict],
     if changelog is not None:
         write_json(release / "changelog.json", changelog)
         (release / "CHANGELOG.md").write_text(changelog_md or "", encoding="utf-8")
-    write_json(release / "release.json", {"path": str(Path(dataset_dir).resolve()), "registered_at": time.time()})
+    write_json(release / "release.json", {"path": _portable(Path(dataset_dir)), "registered_at": time.time()})
     write_json(release / MANIFEST, manifest)  # last: a release with a manifest is complete
     return release
+
+
+def _portable(folder: Path) -> str:
+    """The data folder relative to the project (so a clone finds it), absolute when outside it."""
+    folder = folder.resolve()
+    try:
+        return folder.relative_to(project_root()).as_posix()
+    except ValueError:
+        return str(folder)
 
 
 def releases(name: str | None = None, registry: str | os.PathLike | None = None) -> list[dict[str, Any]]:
@@ -71,7 +80,7 @@ def releases(name: str | None = None, registry: str | os.PathLike | None = None)
     for manifest_path in root.glob(f"{name or '*'}/*/{MANIFEST}"):
         release = manifest_path.parent
         info = read_json(release / "release.json")
-        found.append({"manifest": read_json(manifest_path), "release": release, "path": Path(info["path"]),
+        found.append({"manifest": read_json(manifest_path), "release": release, "path": project_root() / info["path"],
                       "registered_at": info.get("registered_at", 0)})
     return sorted(found, key=lambda r: (r["registered_at"], r["manifest"]["version"]))
 

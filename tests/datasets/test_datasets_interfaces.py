@@ -51,8 +51,10 @@ def test_datacard_front_matter_tables_and_plot(built):
     assert image.shape[0] > 100 and image.shape[1] > 300
 
 
-def test_cite_plain_and_bibtex(built, capsys):
+def test_cite_plain_and_bibtex(built, tmp_path, capsys):
     _, manifest = built
+    release = tmp_path / "data" / "releases" / "test-code" / manifest["version"]
+    assert read_json(release / "release.json")["path"] == "data/datasets/test-code"  # a clone finds it too
     assert main(["cite", manifest["version"][:10], "--format", "both"]) == 0
     text = capsys.readouterr().out
     assert "Quarry Team. test-code (" in text and "version 0.1.0" in text
