@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import io
+import json
 import os
 import platform
 import re
@@ -129,14 +130,15 @@ def plan_stdlib(source: dict, cfg: dict) -> list[OriginPlan]:
 
 
 def plan_installed(source: dict, cfg: dict) -> list[OriginPlan]:
-    """Each installed distribution as one origin: its RECORD files and dist-info texts."""
+    """Each distribution installed in the environment as one origin: its RECORD files and dist-info
+    texts (LICENSE / COPYING / NOTICE, METADATA with its long description)."""
     skip = {_normalize(n) for n in source.get("exclude", cfg["installed_exclude"])}
     only = {_normalize(n) for n in source.get("include", [])}
     seen: set[str] = set()
     plans = []
-    for dist in importlib.metadata.distributions():
+    for dist in importlib.metadata.distributions(path=site_packages()):
         name = _normalize(dist.metadata["Name"] or "")
-        if not name or name in seen or name in skip or (only and name not in only):
+        if not name or name in seen or name in skip or (only and name not in only) or _is_editable(dist):
             continue
         seen.add(name)  # the first on sys.path wins, as for import
         version = dist.version
@@ -155,6 +157,23 @@ def plan_installed(source: dict, cfg: dict) -> list[OriginPlan]:
             _admit(plan, rel, st.st_size, mode, ("file", full), cfg)
         plans.append(plan)
     return plans
+
+
+def site_packages() -> list[str]:
+    """The environment's install folders: distributions found through the current directory or an
+    editable install are working copies, not releases, and are left out."""
+    paths = sysconfig.get_paths()
+    return sorted({paths["purelib"], paths["platlib"]})
+
+
+def _is_editable(dist) -> bool:
+    text = dist.read_text("direct_url.json")
+    if not text:
+        return False
+    try:
+        return bool(json.loads(text).get("dir_info", {}).get("editable"))
+    except ValueError:
+        return False
 
 
 def _normalize(name: str) -> str:

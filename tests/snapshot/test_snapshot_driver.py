@@ -4,6 +4,7 @@ count, filters with reasons, corpora mapped into subsets, shards, caps and re-sn
 from __future__ import annotations
 
 import subprocess
+from pathlib import Path
 
 from quarry.hashing import tree_hash
 from quarry.ledger import Ledger
@@ -11,6 +12,7 @@ from quarry.records import read_folder, read_json, read_records, write_records
 from quarry.snapshot import load_manifest, process_origin, run_snapshot, verify
 from quarry.snapshot.driver import plan_all
 from quarry.snapshot.settings import settings
+from quarry.snapshot.sources import plan_installed
 
 from snapshot_gitrepos import write
 
@@ -177,3 +179,11 @@ def test_embedded_default_sources(tmp_path):
     assert manifest["counts"]["subsets"]["code-python"] > 10
     meta_record = next(r for r in read_folder(out / "shards") if r["meta"]["path"] == metadata)
     assert "@" in meta_record["text"]  # author e-mails are kept for the PII stage
+
+
+def test_installed_leaves_out_editable_working_copies(tmp_path, monkeypatch):
+    """This project is installed editable (and its egg-info may sit in the current directory):
+    a working copy changes under the snapshot, so it is not an installed release."""
+    monkeypatch.chdir(Path(__file__).resolve().parents[2])
+    names = {plan.origin.split("@")[0] for plan in plan_installed({"name": "i", "kind": "installed"}, settings({}))}
+    assert "pypi:quarry" not in names and {"pypi:pyyaml", "pypi:dulwich", "pypi:swh-model"} <= names
