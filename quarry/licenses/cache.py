@@ -31,19 +31,23 @@ def default_cache_dir() -> Path:
 class CacheStats:
     hits: int = 0
     misses: int = 0
+    sent: int = 0  # texts sent to ScanCode: distinct misses
 
 
 class CachedDetector:
     """ScanCode detections through an on-disk cache; the worker starts on the first miss only."""
 
-    def __init__(self, cache_dir: Path | None = None, *, batch_size: int = 64, python: Path | None = None):
+    def __init__(self, cache_dir: Path | None = None, *, batch_size: int = 64, python: Path | None = None,
+                 worker: ScanCodeWorker | None = None):
+        """``worker``: an already running ScanCode worker to share (left open by ``close``)."""
         self.python = python
         self.batch_size = batch_size
+        self._shared_worker = worker
         version = scancode_version(python or scancode_python())
         self.folder = Path(cache_dir or default_cache_dir()) / f"scancode-{version}"
         self.stats = CacheStats()
         self._memory: dict[str, dict[str, Any]] = {}
-        self._worker: ScanCodeWorker | None = None
+        self._worker: ScanCodeWorker | None = worker
 
     def _path(self, key: str) -> Path:
         return self.folder / key[:2] / f"{key}.json"
@@ -74,6 +78,7 @@ class CachedDetector:
         self.stats.hits += len(texts) - len(missing)
         self.stats.misses += len(missing)
         if missing:
+            self.stats.sent += len(missing)
             for key, result in zip(missing, self.worker.detect(list(missing.values()))):
                 atomic_write_bytes(self._path(key), orjson.dumps(result, option=orjson.OPT_SORT_KEYS))
                 self._memory[key] = found[key] = result
@@ -87,12 +92,13 @@ class CachedDetector:
 
     @property
     def scancode_calls(self) -> int:
-        return self._worker.calls if self._worker else 0
+        """Texts this detector sent to ScanCode (every other answer came from the cache)."""
+        return self.stats.sent
 
     def close(self) -> None:
-        if self._worker is not None:
+        if self._worker is not None and self._worker is not self._shared_worker:
             self._worker.close()
-            self._worker = None
+        self._worker = None
 
     def __enter__(self) -> CachedDetector:
         return self

@@ -24,19 +24,29 @@ from quarry.records import read_records
 RepoFiles = dict[str, dict[str, tuple[int, str]]]
 
 
+def repo_file(record: dict[str, Any]) -> tuple[str, str, int, str] | None:
+    """(origin, path, tier, text for ScanCode) when the record is a license-bearing root file."""
+    meta = record.get("meta") or {}
+    path, origin = (meta.get("path") or "").strip("/"), meta.get("origin")
+    tier = repo_file_tier(path)
+    if origin is None or tier is None:
+        return None
+    text = declared_licenses(path, record["text"]) if tier == MANIFEST_TIER else record["text"]
+    return (origin, path, tier, text) if text else None
+
+
+def add_repo_file(files: RepoFiles, record: dict[str, Any]) -> None:
+    if found := repo_file(record):
+        origin, path, tier, text = found
+        files.setdefault(origin, {})[path] = (tier, text)
+
+
 def collect_repo_files(shards: Iterable[Path]) -> RepoFiles:
-    files: RepoFiles = defaultdict(dict)
+    files: RepoFiles = {}
     for shard in shards:
         for record in read_records(shard):
-            meta = record.get("meta") or {}
-            path, origin = meta.get("path") or "", meta.get("origin")
-            tier = repo_file_tier(path)
-            if origin is None or tier is None:
-                continue
-            text = declared_licenses(path, record["text"]) if tier == MANIFEST_TIER else record["text"]
-            if text:
-                files[origin][path.strip("/")] = (tier, text)
-    return dict(files)
+            add_repo_file(files, record)
+    return files
 
 
 def _prefer_manifest_choice(chosen: list[tuple[str, Finding]], manifests: list[tuple[str, Finding]]):

@@ -26,6 +26,7 @@ if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.a
     del sys.path[0]
 
 MAX_MATCHES = 8  # per text, enough evidence to explain a detection
+DEADLINE_S = 120.0  # per text: ScanCode returns what it matched so far on a pathological input
 
 
 def load_engine():
@@ -54,7 +55,7 @@ def describe_key(db, key):
     return {"spdx": lic.spdx_license_key or ("LicenseRef-scancode-" + key), "category": lic.category or ""}
 
 
-def detect_one(index, db, licensing, text):
+def detect_one(index, db, licensing, text, deadline_s=DEADLINE_S):
     from licensedcode.cache import build_spdx_license_expression
     from licensedcode.detection import detect_licenses
     from packagedcode.utils import combine_expressions
@@ -63,7 +64,8 @@ def detect_one(index, db, licensing, text):
     matches = []
     weighted = 0.0
     length = 0
-    for detection in detect_licenses(index=index, query_string=text):
+    deadline = time.time() + deadline_s
+    for detection in detect_licenses(index=index, query_string=text, deadline=deadline):
         if detection.license_expression is None:
             continue  # a clue, not a detection
         expressions.append(detection.license_expression)

@@ -28,6 +28,7 @@ LICENSEISH = re.compile(r"licen[cs]|copyleft|permission is hereby granted|redist
                         r"gnu (lesser |affero )?general public|public domain|all rights reserved", re.I)
 _COPYRIGHT_ONLY = re.compile(r"^\W*(copyright\b|\(c\)|©)", re.I)
 _COMMENT = re.compile(r"^\s*(#|//|/\*|\*|--|;|%|<!--|\"\"\"|'''|\{-|\(\*|rem\b|@REM|!)", re.I)
+MAX_HEADER_CHARS = 8000  # a header is prose; a longer block is minified code or data
 _spdx = get_spdx_licensing()
 
 
@@ -125,7 +126,7 @@ def _from_core_metadata(text: str) -> list:
 
 def spdx_identifier(text: str, max_lines: int) -> str | None:
     """The expression of the first ``SPDX-License-Identifier`` line among the first lines."""
-    for line in text.splitlines()[:max_lines]:
+    for line in text[:MAX_HEADER_CHARS].splitlines()[:max_lines]:
         if match := SPDX_LINE.search(line):
             expression = _SPDX_TAIL.sub("", match.group(1)).strip().strip("\"',;")
             return expression or None
@@ -138,7 +139,7 @@ def license_header(text: str, max_lines: int) -> str | None:
     under different owners and years hit the same cache entry."""
     block: list[str] = []
     in_docstring = False
-    for number, line in enumerate(text.splitlines()[:max_lines]):
+    for number, line in enumerate(text[:MAX_HEADER_CHARS * 2].splitlines()[:max_lines]):
         stripped = line.strip()
         if number == 0 and stripped.startswith("#!"):
             continue
@@ -149,7 +150,7 @@ def license_header(text: str, max_lines: int) -> str | None:
             continue
         break
     kept = [line for line in block if not (_COPYRIGHT_ONLY.match(line) and not LICENSEISH.search(line))]
-    header = "\n".join(kept).strip()
+    header = "\n".join(kept).strip()[:MAX_HEADER_CHARS]
     if not header or not LICENSEISH.search(header):
         return None
     return header

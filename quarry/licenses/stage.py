@@ -23,7 +23,7 @@ from quarry.ledger import Ledger, merge_ledgers
 from quarry.licenses.cache import CachedDetector
 from quarry.licenses.findings import Finding, license_meta
 from quarry.licenses.policy import LicensePolicy
-from quarry.licenses.repository import collect_repo_files, detect_repo_licenses
+from quarry.licenses.repository import RepoFiles, add_repo_file, detect_repo_licenses
 from quarry.licenses.sources import license_header, spdx_identifier
 from quarry.records import read_json, read_records, write_json
 from quarry.stage import Drop, run_step_on_shard
@@ -117,6 +117,20 @@ def _borrowed(detector: CachedDetector):
     yield detector  # the caller closes it
 
 
+def survey(shards: list[Path], header_lines: int, on_shard=lambda: None) -> tuple[RepoFiles, list[str]]:
+    """One read of every shard: each origin's license-bearing files, and every distinct file-level
+    statement, so ScanCode sees all the stage's texts in full batches from one worker."""
+    files: RepoFiles = {}
+    statements: set[str] = set()
+    for shard in shards:
+        for record in read_records(shard):
+            add_repo_file(files, record)
+            if statement := file_statement(record["text"], header_lines):
+                statements.add(statement)
+        on_shard()
+    return files, sorted(statements)
+
+
 # One detector per worker process, so the ScanCode index loads once per process, not per shard.
 _process_detector: CachedDetector | None = None
 
@@ -142,9 +156,12 @@ def run_licenses(src_dir: Path, dst_dir: Path, params: dict[str, Any] | None = N
     shards = stage_shards(src_dir)
     dst_dir.mkdir(parents=True, exist_ok=True)
     with Progress(disable=not show_progress, transient=True) as progress:
-        task = progress.add_task("licenses: repositories", total=None)
+        task = progress.add_task("licenses: survey", total=len(shards))
         with _borrowed(detector) if detector else CachedDetector(batch_size=int(conf["batch_size"])) as detector:
-            repo_licenses = detect_repo_licenses(collect_repo_files(shards), detector)
+            files, statements = survey(shards, int(conf["header_lines"]), lambda: progress.advance(task))
+            progress.update(task, description="licenses: ScanCode", total=None)
+            repo_licenses = detect_repo_licenses(files, detector)
+            detector.detect(statements)  # shard jobs then find every answer in the cache
             progress.update(task, description="licenses: files", total=len(shards), completed=0)
             repo_path = dst_dir / "repo_licenses.json"
             write_json(repo_path, repo_licenses)

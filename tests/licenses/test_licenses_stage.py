@@ -160,3 +160,19 @@ def test_stricter_policy_from_params(corpus, tmp_path):
     assert rejects[("none", "x.py")] == "license:no-license"
     assert ("lgpl", "lgpl.c") not in rejects and ("mpl", "mpl.rs") not in rejects
     assert ledger["dropped"]["license:no-license"] == 3  # none/README.md, none/x.py, headers/bare.py
+
+
+def test_a_repeated_license_text_costs_one_scancode_call(detector, tmp_path):
+    from licenses_helpers import license_text
+
+    mit, apache = license_text("mit"), license_text("apache-2.0")
+    files = {f"https://example.org/r{i}": {"LICENSE": (0, text)} for i, text in enumerate([mit, mit, apache, mit])}
+    with CachedDetector(tmp_path / "cache", worker=detector.worker) as cold:
+        first = detect_repo_licenses(files, cold)
+        assert cold.scancode_calls == 2 and cold.stats.misses == 2
+    assert detector.worker.calls > 0  # the shared worker stays open for its owner
+    with CachedDetector(tmp_path / "cache") as warm:
+        assert detect_repo_licenses(files, warm) == first
+        assert warm.scancode_calls == 0 and warm._worker is None  # no ScanCode process was even started
+    assert [first[o]["spdx"] for o in sorted(first)] == ["MIT", "MIT", "Apache-2.0", "MIT"]
+    assert len(list((tmp_path / "cache").rglob("*.json"))) == 2
