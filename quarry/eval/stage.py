@@ -97,31 +97,57 @@ def context_of(model: Any, configured: int | None) -> int:
     raise ConfigError("params evaluate.context_len: the model does not say its context length; set it")
 
 
-def score_checkpoint(checkpoint: str | os.PathLike, data: str | os.PathLike, params: dict[str, Any] | None = None,
-                     *, progress: bool = False) -> dict[str, Any]:
-    """The BPB report of a checkpoint on a dataset: per subset, aggregate, and what was scored."""
-    from quarry.lineage import checkpoint_hash
-
-    cfg = settings(params)
+def _scoring_setup(checkpoint: str | os.PathLike, cfg: dict[str, Any]):
     device = pick_device(cfg["device"])
     model, tokenizer = load_for_eval(checkpoint, device, cfg["dtype"])
     context = context_of(model, cfg["context_len"])
-    stride = int(cfg["stride"] or max(1, context // 2))
+    options = {"context_len": context, "stride": int(cfg["stride"] or max(1, context // 2)),
+               "batch_size": int(cfg["batch_size"]), "device": device}
+    return model, tokenizer, options
+
+
+def score_checkpoint(checkpoint: str | os.PathLike, data: str | os.PathLike, params: dict[str, Any] | None = None,
+                     *, progress: bool = False) -> dict[str, Any]:
+    """The BPB report of a checkpoint on a dataset: per subset, aggregate, and what was scored."""
+    cfg = settings(params)
+    model, tokenizer, options = _scoring_setup(checkpoint, cfg)
     records = evaluation_records(data, cfg["split"], cfg["subsets"], cfg["max_docs"])
-    result = score_records(model, tokenizer, records, context_len=context, stride=stride,
-                           batch_size=int(cfg["batch_size"]), device=device, progress=progress)
-    return build_report(result, checkpoint, data, cfg["split"], checkpoint_hash(Path(checkpoint)))
+    result = score_records(model, tokenizer, records, progress=progress, **options)
+    return build_report(result, checkpoint, data, cfg["split"])
 
 
-def build_report(result: BpbResult, checkpoint: str | os.PathLike, data: str | os.PathLike, split: str,
-                 weights_hash: str) -> dict[str, Any]:
+def score_shard(checkpoint: str | os.PathLike, shard: str | os.PathLike,
+                params: dict[str, Any] | None = None) -> dict[str, Any]:
+    """BPB totals of one shard (a BpbResult dict): the unit a Prefect task caches and maps.
+    ``merge_shards`` adds the shards of a split back into one result."""
+    cfg = settings(params)
+    model, tokenizer, options = _scoring_setup(checkpoint, cfg)
+    wanted = set(cfg["subsets"]) if cfg["subsets"] else None
+    records = (r for r in read_records(shard)
+               if wanted is None or (r.get("meta") or {}).get("pile_set_name") in wanted)
+    return score_records(model, tokenizer, records, **options).to_dict()
+
+
+def merge_shards(results: list[dict[str, Any]]) -> BpbResult:
+    """One result from per-shard results, added in the order given."""
+    merged = BpbResult(context_len=results[0]["context_len"] if results else 0,
+                       stride=results[0]["stride"] if results else 0)
+    for result in results:
+        merged.merge(BpbResult.from_dict(result))
+    return merged
+
+
+def build_report(result: BpbResult, checkpoint: str | os.PathLike, data: str | os.PathLike,
+                 split: str) -> dict[str, Any]:
+    from quarry.lineage import checkpoint_hash
+
     manifest_path = Path(data) / "manifest.json"
     version = None
     if manifest_path.is_file():
         from quarry.records import read_json
 
         version = read_json(manifest_path).get("version")
-    return {"checkpoint": {"path": str(checkpoint), "hash": weights_hash},
+    return {"checkpoint": {"path": str(checkpoint), "hash": checkpoint_hash(Path(checkpoint))},
             "dataset": {"path": str(data), "version": version, "split": split}, **result.to_dict()}
 
 
@@ -130,11 +156,17 @@ def run_evaluate(checkpoint: str | os.PathLike, data: str | os.PathLike, out_dir
                  track: bool | None = None) -> dict[str, Any]:
     """Score, write ``out_dir/bpb.json`` and ``bpb.png`` (and ``loss.png`` when the training run
     logged a loss), then log everything to MLflow; returns the report (plus ``mlflow_run_id``)."""
+    report = score_checkpoint(checkpoint, data, params, progress=progress)
+    return publish_report(report, checkpoint, out_dir, params, track=track)
+
+
+def publish_report(report: dict[str, Any], checkpoint: str | os.PathLike, out_dir: str | os.PathLike,
+                   params: dict[str, Any] | None = None, *, track: bool | None = None) -> dict[str, Any]:
+    """Write the report and its plot into ``out_dir`` and, unless disabled, log them to MLflow."""
     from quarry.eval.plots import bpb_bar_chart
 
     cfg = settings(params)
     out_dir = Path(out_dir)
-    report = score_checkpoint(checkpoint, data, params, progress=progress)
     write_json(out_dir / "bpb.json", report)
     plots = [bpb_bar_chart(report, out_dir / "bpb.png", title=f"bits per byte: {Path(checkpoint).name}")]
     if not (cfg["mlflow"] if track is None else track):
