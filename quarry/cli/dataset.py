@@ -45,7 +45,7 @@ def register(app: typer.Typer) -> None:
         ledger: list[Path] = typer.Option([], help="An upstream stage's ledger.json (or its folder); repeatable."),
         snapshot: Path = typer.Option(None, help="The snapshot's manifest (JSON), for its id."),
         optout_hash: str = typer.Option(None, help="Hash of the opt-out registry the curation applied."),
-        tokenizer: Path = typer.Option(None, help="A tokenizer.json (or its folder): adds token counts to the composition."),
+        tokenizer: Path = typer.Option(None, help="A tokenizer.json (or its folder): adds token counts."),
         parent: str = typer.Option(None, help="The previous version (hash, label, folder, or 'latest')."),
         workers: int = typer.Option(None, help="Processes (default params pipeline.workers); same bytes for any."),
         no_register: bool = typer.Option(False, "--no-register", help="Do not record it in the release registry."),

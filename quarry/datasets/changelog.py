@@ -102,7 +102,8 @@ def render(log: dict[str, Any], limit: int = 50) -> str:
     for reason, removed in log["removed"].items():
         out += [f"## Removed ({reason})", "", *ids(removed), ""]
     if log["changed"]:
-        out += ["## Changed", "", *[f"- `{c['key']}`: `{c['from']}` -> `{c['to']}`" for c in log["changed"][:limit]], ""]
+        changed = [f"- `{c['key']}`: `{c['from']}` -> `{c['to']}`" for c in log["changed"][:limit]]
+        out += ["## Changed", "", *changed, ""]
     return "\n".join(out)
 
 

@@ -55,7 +55,8 @@ def register(manifest: dict[str, Any], dataset_dir: Path, index: Iterable[dict],
              registry: str | os.PathLike | None = None) -> Path:
     release = registry_root(registry) / manifest["name"] / manifest["version"]
     write_records(release / INDEX, index, validate=False)
-    write_records(release / DROPPED, sorted(dropped, key=lambda r: (r["id"], r.get("key") or "", r["reason"])), validate=False)
+    dropped = sorted(dropped, key=lambda r: (r["id"], r.get("key") or "", r["reason"]))
+    write_records(release / DROPPED, dropped, validate=False)
     if changelog is not None:
         write_json(release / "changelog.json", changelog)
         (release / "CHANGELOG.md").write_text(changelog_md or "", encoding="utf-8")
