@@ -32,6 +32,7 @@ COMMAND_MODULES = [
     "quarry.cli.snapshot",
     "quarry.cli.licenses",
     "quarry.cli.train",
+    "quarry.cli.dedup",
 ]
 
 
