@@ -51,12 +51,13 @@ def register(app: typer.Typer) -> None:
         no_register: bool = typer.Option(False, "--no-register", help="Do not record it in the release registry."),
     ) -> None:
         """Assemble curated shards into a versioned dataset: shards, manifest, datacard, SHA256SUMS."""
-        from quarry.datasets import assemble
+        from quarry.datasets import assemble, releases
         from quarry.params import get, load_params
 
         params = load_params(params_file)
-        if parent == "latest":
-            parent = f"{get(params, 'assemble.name', 'quarry-code')}@latest"
+        if parent == "latest":  # the newest registered version of this dataset; none for a first build
+            name = get(params, "assemble.name", None) or "quarry-code"
+            parent = f"{name}@latest" if releases(name) else None
         manifest = assemble(src, dst, params, snapshot_manifest=snapshot, ledgers=ledger,
                             optout_registry_hash=optout_hash, tokenizer=_tokenizer(tokenizer),
                             parent=parent, workers=workers or int(get(params, "pipeline.workers", 1)),

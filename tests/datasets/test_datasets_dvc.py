@@ -24,7 +24,7 @@ def run(*cmd, cwd: Path, env: dict) -> str:
     return done.stdout
 
 
-def test_dvc_repro_push_and_pull_into_a_fresh_clone(curated, params, tmp_path):
+def test_dvc_repro_push_and_pull_into_a_fresh_clone(curated, params, tmp_path, monkeypatch):
     repo, remote, clone = tmp_path / "repo", tmp_path / "remote", tmp_path / "clone"
     env = {**os.environ, "DVC_NO_ANALYTICS": "1", "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org",
            "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org", "QUARRY_HOME": str(repo)}
@@ -32,7 +32,7 @@ def test_dvc_repro_push_and_pull_into_a_fresh_clone(curated, params, tmp_path):
     shutil.copytree(curated, repo / "data" / "curated")
     (repo / "params.yaml").write_text(yaml.safe_dump(params))
     stage = {"cmd": f"{sys.executable} -m quarry assemble data/curated data/datasets/test-code "
-                    "--params params.yaml --ledger data/curated/ledger.json",
+                    "--params params.yaml --ledger data/curated/ledger.json --parent latest",
              "deps": ["data/curated"], "params": ["assemble"], "outs": ["data/datasets/test-code"]}
     (repo / "dvc.yaml").write_text(yaml.safe_dump({"stages": {"assemble": stage}}))
     run("git", "init", "-q", cwd=repo, env=env)
@@ -54,3 +54,7 @@ def test_dvc_repro_push_and_pull_into_a_fresh_clone(curated, params, tmp_path):
     assert verify_sums(pulled_dir) == []
     assert tree_hash(pulled_dir) == tree_hash(repo / "data" / "datasets" / "test-code")
     assert list(qd.open(pulled_dir, split="test")) == list(qd.open(repo / "data/datasets/test-code", split="test"))
+    # the release registry travels in git: the clone finds the version by its hash
+    monkeypatch.setenv("QUARRY_HOME", str(clone))
+    assert [r["manifest"]["version"] for r in qd.releases()] == [built["version"]]
+    assert list(qd.open(built["version"][:12], split="test")) == list(qd.open(pulled_dir, split="test"))
