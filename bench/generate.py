@@ -51,6 +51,10 @@ def timed(fn, repeats: int, device: torch.device):
     return statistics.median(times), result
 
 
+def agreement(a: list[list[int]], b: list[list[int]]) -> float:
+    return sum(x == y for x, y in zip(a, b)) / len(a)
+
+
 def main(argv=None) -> dict:
     args = parse_args(argv)
     torch.set_num_threads(args.threads)
@@ -100,9 +104,10 @@ def main(argv=None) -> dict:
         "environment": {"device": str(device), "dtype": args.dtype, "threads": args.threads,
                         "torch": torch.__version__, "python": platform.python_version()},
         "results": results,
-        "tokens_agree": {
-            "kv_cache_vs_recompute": outputs["quarry_kv_cache"] == outputs["quarry_recompute"],
-            "kv_cache_vs_transformers": outputs["quarry_kv_cache"] == outputs["transformers_generate"],
+        # Share of rows whose tokens are identical (bf16 near-ties can flip a greedy pick late in a row).
+        "identical_rows": {
+            "kv_cache_vs_recompute": agreement(outputs["quarry_kv_cache"], outputs["quarry_recompute"]),
+            "kv_cache_vs_transformers": agreement(outputs["quarry_kv_cache"], outputs["transformers_generate"]),
         },
     }
     json.dump(report, sys.stdout, indent=2)

@@ -119,9 +119,13 @@ class Attention(nn.Module):
         q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
         if self.kv_cache is not None:
             k, v = self.kv_cache.update(k, v)
-        # mask None means plain causal over these t tokens (the fast flash / memory-efficient path).
+        if mask is not None and self.n_kv_heads != self.n_heads:
+            # The kernel that takes a mask (memory-efficient) has no grouped-query support: share heads.
+            k = k.repeat_interleave(self.n_heads // self.n_kv_heads, dim=1)
+            v = v.repeat_interleave(self.n_heads // self.n_kv_heads, dim=1)
+        # mask None means plain causal over these t tokens: the flash kernel, GQA included.
         out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=mask is None and t > 1,
-                                             enable_gqa=self.n_kv_heads != self.n_heads)
+                                             enable_gqa=k.shape[1] != q.shape[1])
         return self.o_proj(out.transpose(1, 2).reshape(b, t, -1))
 
 
