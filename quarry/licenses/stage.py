@@ -1,10 +1,12 @@
 """The licenses stage: give every record its governing license, then apply the policy.
 
-Pass 1 (``detect_repo_licenses``) decides each repository's license over all shards and is
-saved as ``repo_licenses.json``. Pass 2 (``license_shard``) is a pure function of one shard: it
-reads the shard once to batch the distinct file-level statements (SPDX lines, license headers)
-to ScanCode, then streams it again assigning ``meta.license`` — the file's own when present, else
-its repository's — and drops what the policy refuses, by reason, in the ledger.
+Pass 1 (``survey``) reads every shard once, since one origin may span shards: it collects each
+repository's license-bearing files and every distinct file-level statement (SPDX lines, license
+headers), which ScanCode then sees in full batches from one worker; the repository licenses are
+saved as ``repo_licenses.json``. Pass 2 (``license_shard``) is a pure function of one shard that
+assigns ``meta.license`` — the file's own when present, else its repository's — and drops what
+the policy refuses, by reason, in the ledger. Run on its own (a Prefect task, a Dask worker) it
+batches its own statements, through the same content-hash cache.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import atexit
 import os
 from collections import Counter
-from contextlib import contextmanager
+from contextlib import nullcontext
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -112,11 +114,6 @@ def license_shard(src: Path, dst: Path, params: dict[str, Any], repo_licenses: d
     return ledger
 
 
-@contextmanager
-def _borrowed(detector: CachedDetector):
-    yield detector  # the caller closes it
-
-
 def survey(shards: list[Path], header_lines: int, on_shard=lambda: None) -> tuple[RepoFiles, list[str]]:
     """One read of every shard: each origin's license-bearing files, and every distinct file-level
     statement, so ScanCode sees all the stage's texts in full batches from one worker."""
@@ -155,29 +152,28 @@ def run_licenses(src_dir: Path, dst_dir: Path, params: dict[str, Any] | None = N
     conf = section(params)
     shards = stage_shards(src_dir)
     dst_dir.mkdir(parents=True, exist_ok=True)
-    with Progress(disable=not show_progress, transient=True) as progress:
-        task = progress.add_task("licenses: survey", total=len(shards))
-        with _borrowed(detector) if detector else CachedDetector(batch_size=int(conf["batch_size"])) as detector:
-            files, statements = survey(shards, int(conf["header_lines"]), lambda: progress.advance(task))
-            progress.update(task, description="licenses: ScanCode", total=None)
-            repo_licenses = detect_repo_licenses(files, detector)
-            detector.detect(statements)  # shard jobs then find every answer in the cache
-            progress.update(task, description="licenses: files", total=len(shards), completed=0)
-            repo_path = dst_dir / "repo_licenses.json"
-            write_json(repo_path, repo_licenses)
-            jobs = [(str(s), str(dst_dir / s.relative_to(src_dir)),
-                     str(dst_dir / "rejects" / s.relative_to(src_dir)), conf, str(repo_path)) for s in shards]
-            ledgers = []
-            if workers <= 1:
-                for src, dst, rejects, _, _ in jobs:
-                    ledgers.append(license_shard(Path(src), Path(dst), conf, repo_licenses, rejects=Path(rejects),
-                                                 detector=detector).to_dict())
-                    progress.advance(task)
-            else:
-                with ProcessPoolExecutor(max_workers=min(workers, os.cpu_count() or 1, len(jobs) or 1)) as pool:
-                    for ledger in pool.map(_shard_job, *zip(*jobs)) if jobs else []:
-                        ledgers.append(ledger)
-                        progress.advance(task)
+    repo_path = dst_dir / "repo_licenses.json"
+    owned = nullcontext(detector) if detector else CachedDetector(batch_size=int(conf["batch_size"]))
+    with Progress(disable=not show_progress, transient=True) as progress, owned as detector:
+        bar = progress.add_task("licenses: survey", total=len(shards))
+        files, statements = survey(shards, int(conf["header_lines"]), lambda: progress.advance(bar))
+        progress.update(bar, description="licenses: ScanCode", total=None)
+        repo_licenses = detect_repo_licenses(files, detector)
+        detector.detect(statements)  # shard jobs then find every answer in the cache
+        write_json(repo_path, repo_licenses)
+        progress.update(bar, description="licenses: files", total=len(shards), completed=0)
+        jobs = [(s, dst_dir / s.relative_to(src_dir), dst_dir / "rejects" / s.relative_to(src_dir)) for s in shards]
+        ledgers = []
+        if workers <= 1 or len(jobs) <= 1:
+            for src, dst, rejects in jobs:
+                ledgers.append(license_shard(src, dst, conf, repo_licenses, rejects=rejects, detector=detector).to_dict())
+                progress.advance(bar)
+        else:
+            with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
+                args = [(str(s), str(d), str(r), conf, str(repo_path)) for s, d, r in jobs]
+                for ledger in pool.map(_shard_job, *zip(*args)):
+                    ledgers.append(ledger)
+                    progress.advance(bar)
     ledger = merge_ledgers(STAGE, ledgers).to_dict()
     write_json(dst_dir / "ledger.json", ledger)
     return ledger
