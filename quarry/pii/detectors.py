@@ -286,7 +286,7 @@ def _looks_generated(value: str) -> bool:
         return False
     if set(value) <= _HEX_CHARS:
         return suppress.shannon_entropy(value) >= 3.0
-    return suppress.shannon_entropy(value) >= 3.5 and _class_changes(value) >= 0.4
+    return suppress.shannon_entropy(value) >= 3.5 and _class_changes(value) >= 0.34
 
 
 _HEX_CHARS = frozenset("0123456789abcdefABCDEF")
@@ -350,8 +350,24 @@ def _email_at(text: str, at: int) -> Finding | None:
 # IP addresses: candidates by regex, public-ness by the ipaddress module.
 
 _IPV4 = re.compile(r"\d\d{0,2}\.\d{1,3}\.\d{1,3}\.\d{1,3}(?!\w|\.\d)")
-# Global unicast IPv6 lies in 2000::/3: the first group has four hex digits starting with 2 or 3.
-_IPV6 = re.compile(r"[23][0-9A-Fa-f]{3}:[0-9A-Fa-f:]*(?:(?<=:)\d{1,3}(?:\.\d{1,3}){3})?(?![\w.])")
+# IPv6 candidates grow out of ':<0-4 hex>:' (a literal ':' the engine skips to) in both directions.
+_IPV6_CORE = re.compile(r":[0-9A-Fa-f]{0,4}:")
+_IPV6_LEFT_REVERSED = re.compile(r"[0-9A-Fa-f:]{0,39}")
+_IPV6_RIGHT = re.compile(r"[0-9A-Fa-f:]{0,39}(?:(?<=:)\d{1,3}(?:\.\d{1,3}){3})?")
+
+
+def _ipv6_candidates(text: str) -> Iterator[tuple[int, int]]:
+    covered = -1
+    for m in _IPV6_CORE.finditer(text):
+        if m.start() < covered:
+            continue
+        left = _IPV6_LEFT_REVERSED.match(text[max(0, m.start() - 39):m.start()][::-1]).end()
+        start, end = m.start() - left, _IPV6_RIGHT.match(text, m.start()).end()
+        covered = end
+        before, after = text[start - 1:start] if start else "", text[end:end + 1]
+        if before.isalnum() or before in ("_", ".") or after.isalnum() or after in ("_", "."):
+            continue
+        yield start, end
 
 
 def find_ips(text: str, fake_pool: frozenset[str] = frozenset()) -> Iterator[Finding]:
@@ -367,16 +383,18 @@ def find_ips(text: str, fake_pool: frozenset[str] = frozenset()) -> Iterator[Fin
             yield Finding(start, m.end(), IP_ADDRESS, "ipv4", 0.85)
     if "::" not in text and text.count(":") < 7:
         return
-    for m in _IPV6.finditer(text):
-        start, ip = m.start(), m.group()
-        if ip.count(":") < 2 or ip in fake_pool or (start and text[start - 1] in ":." or _word_before(text, start)):
+    for start, end in _ipv6_candidates(text):
+        ip = text[start:end]
+        if ip.count(":") < 2 or ip in fake_pool:
             continue
         try:
             address = ipaddress.IPv6Address(ip)
         except ValueError:
             continue
-        if suppress.is_public_ip(address):
-            yield Finding(start, m.end(), IP_ADDRESS, "ipv6", 0.85)
+        # Outside 2000::/3 only a fully written address counts: 'a::b' is C++ far more often.
+        if suppress.is_public_ip(address) or (ip.count(":") == 7 and "::" not in ip and suppress.is_public_ip(
+                address, global_unicast_only=False)):
+            yield Finding(start, end, IP_ADDRESS, "ipv6", 0.85)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -384,7 +402,7 @@ def find_ips(text: str, fake_pool: frozenset[str] = frozenset()) -> Iterator[Fin
 
 _CARD = re.compile(r"\d\d{3}(?:([ -]?)\d{4,6})(?:\1\d{4,5}){1,2}(?:\1\d{1,4})?(?!\d|[.,-]\d)")
 # Card networks: leading digits -> the lengths their numbers have.
-_CARD_NETWORKS = ((re.compile(r"4"), (16, 19)), (re.compile(r"5[1-5]|2[2-7]"), (16,)),
+_CARD_NETWORKS = ((re.compile(r"4"), (13, 16, 19)), (re.compile(r"5[1-5]|2[2-7]"), (16,)),
                   (re.compile(r"3[47]"), (15,)), (re.compile(r"3[068]"), (14, 16, 19)),
                   (re.compile(r"6(?:011|5|4[4-9]|22)"), (16, 19)), (re.compile(r"35"), (16, 19)))
 
@@ -403,6 +421,9 @@ def luhn_ok(digits: str) -> bool:
     return total % 10 == 0
 
 
+_CARD_WORDS = re.compile(r"(?i)card|credit|debit|visa|master|amex|diners|jcb|\bcc\b|\bpan\b|payment")
+
+
 def find_cards(text: str) -> Iterator[Finding]:
     for m in _CARD.finditer(text):
         before = text[max(0, m.start() - 2):m.start()]
@@ -411,8 +432,9 @@ def find_cards(text: str) -> Iterator[Finding]:
         if text[m.end():m.end() + 1].isalpha():
             continue
         digits = m.group().replace(" ", "").replace("-", "")
-        if len(digits) == len(m.group()) and len(digits) not in (15, 16):
-            continue  # an unseparated 13 or 19 digit run is an integer far more often than a card
+        if len(digits) == len(m.group()) and len(digits) not in (15, 16) and not _CARD_WORDS.search(
+                text, max(0, m.start() - 48), m.start()):
+            continue  # without a word about cards, a 13/14/19 digit run is an integer more often than a card
         if (_card_network_ok(digits) and len(set(digits)) > 2
                 and luhn_ok(digits)):
             yield Finding(m.start(), m.end(), CARD, "payment_card", 0.9)
@@ -421,9 +443,10 @@ def find_cards(text: str) -> Iterator[Finding]:
 # ---------------------------------------------------------------------------------------------
 # Phone numbers: international (+CC ...) or North-American shapes with separators.
 
-_PHONE_INTL = re.compile(r"\+[1-9]\d{0,2}(?:[ .-]?\(\d{1,4}\))?(?:[ .-]?\d{1,4}){2,5}(?!\w|[.-]\d)")
-_PHONE_PAREN = re.compile(r"\([2-9]\d\d\) ?[2-9]\d\d[-. ]\d{4}(?!\w|[.-]\d)")
-_PHONE_NANP = re.compile(r"[2-9]\d\d([-. ])[2-9]\d\d\1\d{4}(?!\w|[.-]\d)")
+_EXTENSION = r"(?: ?(?:x|ext\.? ?)\d{1,6})?"
+_PHONE_INTL = re.compile(r"\+[1-9]\d{0,2}(?:[ .-]?\(\d{1,4}\))?(?:[ .-]?\d{1,4}){2,5}" + _EXTENSION + r"(?!\w|[.-]\d)")
+_PHONE_PAREN = re.compile(r"\(\d\d\d\) ?\d\d\d[-. ]\d{4}" + _EXTENSION + r"(?!\w|[.-]\d)")
+_PHONE_NANP = re.compile(r"\d\d\d([-. ])\d\d\d\1\d{4}" + _EXTENSION + r"(?!\w|[.-]\d)")
 _PHONE_WORDS = re.compile(r"(?i)phone|\btel\b|mobile|cell|fax|call|contact|sms|whatsapp")
 
 
@@ -448,7 +471,7 @@ def find_phones(text: str) -> Iterator[Finding]:
         confidence = _phone_confidence(text, start, 0.6)
         if m.group(1) == " " and confidence < 0.9:
             continue  # '555 123 4567' is only a phone number where the text says so
-        if not suppress.looks_like_version(text, start, m.end()):
+        if not suppress.after_version_word(text, start):
             yield Finding(start, m.end(), PHONE, "phone", confidence)
 
 

@@ -112,9 +112,14 @@ def _ipv4(rng):
 
 def _ipv6(rng):
     while True:
-        address = ipaddress.IPv6Address(bytes([0x20 | rng.randrange(0, 0x0F)]) + rng.randbytes(7) + bytes(6) + rng.randbytes(2))
-        if is_public_ip(address):
-            return str(address)
+        if rng.random() < 0.7:  # compressed global unicast, as configs write them
+            address = ipaddress.IPv6Address(bytes([0x20 | rng.randrange(0, 0x0F)]) + rng.randbytes(7) + bytes(6) + rng.randbytes(2))
+            text = str(address)
+        else:  # every group written out
+            address = ipaddress.IPv6Address(rng.randbytes(16))
+            text = address.exploded
+        if is_public_ip(address, global_unicast_only="::" in text):
+            return text
 
 
 def _luhn_complete(prefix: str, length: int, rng) -> str:
@@ -129,12 +134,15 @@ def _luhn_complete(prefix: str, length: int, rng) -> str:
 
 
 def _card(rng):
-    network = rng.choice(["visa", "mc", "amex"])
+    network = rng.choice(["visa", "mc", "amex", "discover", "visa13"])
     if network == "amex":
         number = _luhn_complete(rng.choice(["34", "37"]), 15, rng)
         groups = [number[:4], number[4:10], number[10:]]
+    elif network == "visa13":  # old 13-digit numbers are written unseparated
+        return _luhn_complete("4", 13, rng)
     else:
-        number = _luhn_complete("4" if network == "visa" else str(rng.randrange(51, 56)), 16, rng)
+        prefix = {"visa": "4", "mc": str(rng.randrange(51, 56)), "discover": "6011"}[network]
+        number = _luhn_complete(prefix, 16, rng)
         groups = [number[i:i + 4] for i in range(0, 16, 4)]
     return rng.choice([" ", "-", ""]).join(groups)
 
@@ -142,6 +150,7 @@ def _card(rng):
 def _phone(rng):
     area, exchange, line = rng.randrange(201, 989), rng.randrange(200, 999), rng.randrange(0, 9999)
     return rng.choice([
+        f"({area}){exchange}-{line:04d}", f"{area}.{exchange}.{line:04d} x{rng.randrange(10, 9999)}",
         f"+1 ({area}) {exchange}-{line:04d}", f"({area}) {exchange}-{line:04d}", f"{area}-{exchange}-{line:04d}",
         f"+1-{area}-{exchange}-{line:04d}", f"+44 20 {rng.randrange(7000, 8999)} {line:04d}",
         f"+49 30 {rng.randrange(100, 999)} {rng.randrange(1000, 99999)}", f"+33 1 {rng.randrange(10, 99)} {rng.randrange(10, 99)} {rng.randrange(10, 99)} {rng.randrange(10, 99)}",

@@ -110,15 +110,17 @@ def is_file_name_domain(domain: str) -> bool:
     return domain.rsplit(".", 1)[-1].lower() in FILE_TLDS
 
 
-def is_public_ip(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
-    """Global unicast only: private, loopback, link-local, multicast, reserved and
-    documentation ranges are not anybody's address."""
+def is_public_ip(address: ipaddress.IPv4Address | ipaddress.IPv6Address, global_unicast_only: bool = True) -> bool:
+    """Global addresses only: private, loopback, link-local, multicast and documentation ranges
+    are not anybody's address. IPv6 must also lie in 2000::/3 (global unicast) unless
+    ``global_unicast_only`` is off."""
     if any(address in net for net in _DOC_NETS if net.version == address.version):
         return False
     if address.version == 6:
         if address.ipv4_mapped is not None:
             return is_public_ip(address.ipv4_mapped)
-        return address in _GLOBAL_UNICAST_V6 and address.is_global
+        in_range = address in _GLOBAL_UNICAST_V6 or not global_unicast_only
+        return in_range and address.is_global and not address.is_multicast
     return address.is_global and not address.is_multicast
 
 
@@ -133,8 +135,12 @@ def looks_like_version(text: str, start: int, end: int) -> bool:
         return True
     if len(parts) == 4 and all(p.isdigit() and int(p) < 16 for p in parts) and candidate not in WELL_KNOWN_IPS:
         return True  # 2.1.1.0, 7.9.2.2: versions and section numbers, not hosts
-    before = text[max(0, start - 12):start]
-    if _VERSION_CONTEXT.search(before):
+    return after_version_word(text, start)
+
+
+def after_version_word(text: str, start: int) -> bool:
+    """Right after 'v', 'version', '==', '^'..., or on a line that talks about a version."""
+    if _VERSION_CONTEXT.search(text[max(0, start - 12):start]):
         return True
     line_start = text.rfind("\n", 0, start) + 1
     return "version" in text[line_start:start].lower()

@@ -37,6 +37,11 @@ POSITIVES = [
     ("phone: +1 (415) 555-2671", "+1 (415) 555-2671", "PHONE", "phone"),
     ("call 415-555-0132 today", "415-555-0132", "PHONE", "phone"),
     ("Tel +44 20 7946 0958", "+44 20 7946 0958", "PHONE", "phone"),
+    ("office (123)456-7890 ok", "(123)456-7890", "PHONE", "phone"),
+    ("desk 555.013.4567 x204\n", "555.013.4567 x204", "PHONE", "phone"),
+    ("credit card: 4929804463624", "4929804463624", "CARD", "payment_card"),
+    ("peer a3f1:0b2c:77d4:9e01:5c3a:aa10:0f0f:1234 up", "a3f1:0b2c:77d4:9e01:5c3a:aa10:0f0f:1234", "IP_ADDRESS", "ipv6"),
+    ("[2001:4860:4860::8888]:443", "2001:4860:4860::8888", "IP_ADDRESS", "ipv6"),
 ]
 
 PEM = ("-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(["MIIEowIBAAKCAQEA7bq2m9XzN1vQ8rT5yW3kP6sL0dF4hJ2gC9xB7nM1aZ5eR8uK"] * 6)
@@ -71,7 +76,7 @@ HARD_NEGATIVES = [
     'host = "192.0.2.15"', 'doc6 = "2001:db8::1"', 'bind = "192.168.1.10"', "lo 127.0.0.1 and 10.0.0.7 and fe80::1 and ::1",
     'version = "1.2.3.4"', "requires foo>=2.31.0.1", "see section 7.9.2.2", 'oid = "1.3.6.1.4.1"',
     "created_ms = 1699999999999", "order 1234567890123456 shipped",  # fails Luhn
-    "std::vector<int> v; a::b::c();", "mac 00:1A:2B:3C:4D:5E", "def login(user, password: str, token=None):",
+    "std::vector<int> v; a::b::c(); dead::beef", "at 12:34:56 and 2023-10-05T12:34:56Z", "mac 00:1A:2B:3C:4D:5E", "def login(user, password: str, token=None):",
     "self.password = password", "password = os.environ['DB_PASSWORD']", "token = get_token(session)",
     'PASSWORD_FIELD = "password"', "MAX_TOKENS = 4096", "color: #ff00aa;", "pip install scikit-learn==1.4.2",
     "@property\ndef name(self):", "npm i @types/node@20.11.5", "date 2023-10-05 12:34:56", "pi = 3.14159265358979",
