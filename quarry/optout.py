@@ -38,6 +38,7 @@ REASON = "opt-out"
 KINDS = ("origin", "prefix", "owner")
 HEADER = "# kind\tvalue\tdate\treason"
 DEFAULT_REGISTRY = Path("data") / "optout" / "registry.tsv"
+PathLike = str | os.PathLike
 
 _SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*://", re.I)
 _SCP_LIKE = re.compile(r"^(?:[^@/]+@)?([^:/]+):(?!//)(.+)$")  # git@github.com:acme/app.git
@@ -284,8 +285,8 @@ def reapply_optout(dataset_dir: str | os.PathLike, registry_path: str | os.PathL
 # Who holds data from an origin
 
 
-def whois(origin: str, *, registry_path: str | os.PathLike | None = None, releases_root: str | os.PathLike | None = None,
-          datasets_root: str | os.PathLike | None = None, models_root: str | os.PathLike | None = None) -> dict[str, Any]:
+def whois(origin: str, *, registry_path: PathLike | None = None, releases_root: PathLike | None = None,
+          datasets_root: PathLike | None = None, models_root: PathLike | None = None) -> dict[str, Any]:
     """Every dataset version (registered releases, and version folders under data/datasets) and
     every checkpoint holding documents of ``origin``, and the opt-out entry covering it now."""
     from quarry.datasets.versions import read_index, releases

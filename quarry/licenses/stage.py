@@ -12,7 +12,6 @@ batches its own statements, through the same content-hash cache.
 from __future__ import annotations
 
 import atexit
-import os
 from collections import Counter
 from contextlib import nullcontext
 from concurrent.futures import ProcessPoolExecutor
@@ -166,7 +165,8 @@ def run_licenses(src_dir: Path, dst_dir: Path, params: dict[str, Any] | None = N
         ledgers = []
         if workers <= 1 or len(jobs) <= 1:
             for src, dst, rejects in jobs:
-                ledgers.append(license_shard(src, dst, conf, repo_licenses, rejects=rejects, detector=detector).to_dict())
+                ledger = license_shard(src, dst, conf, repo_licenses, rejects=rejects, detector=detector)
+                ledgers.append(ledger.to_dict())
                 progress.advance(bar)
         else:
             with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:

@@ -13,8 +13,9 @@ from quarry.records import write_records
 _SCANCODE_PYTHON = Path(__file__).resolve().parents[2] / ".venv-scancode" / "bin" / "python"
 os.environ.setdefault("QUARRY_SCANCODE_PYTHON", str(_SCANCODE_PYTHON))
 SCANCODE_PYTHON = Path(os.environ["QUARRY_SCANCODE_PYTHON"])
-LICENSE_DATA = next(iter(sorted(SCANCODE_PYTHON.parent.parent.glob("lib/python3*/site-packages/licensedcode/data/licenses"))),
-                    None) if SCANCODE_PYTHON.exists() else None
+_DATA_GLOB = "lib/python3*/site-packages/licensedcode/data/licenses"
+LICENSE_DATA = next(iter(sorted(SCANCODE_PYTHON.parent.parent.glob(_DATA_GLOB))), None) \
+    if SCANCODE_PYTHON.exists() else None
 
 needs_scancode = pytest.mark.skipif(LICENSE_DATA is None,
                                     reason=f"ScanCode virtualenv absent ({SCANCODE_PYTHON}): create .venv-scancode")

@@ -10,8 +10,8 @@ import pytest
 import quarry.datasets as qd
 from quarry.cli import main as quarry_main
 from quarry.errors import ConfigError
-from quarry.optout import (OptOut, Registry, add_entry, load_registry, normalize_origin, registry_hash, remove_entry,
-                           reapply_optout, run_optout, whois)
+from quarry.optout import (OptOut, Registry, add_entry, load_registry, normalize_origin, reapply_optout,
+                           registry_hash, run_optout, whois)
 from quarry.records import read_folder, read_json, read_records, shard_paths, write_records
 
 ORIGINS = ["https://github.com/acme/app", "https://github.com/acme/lib", "https://github.com/acmecorp/tool",
