@@ -29,6 +29,15 @@ import torch  # noqa: E402
 LORA_R, LORA_ALPHA = 16, 32
 
 
+# Essential and cheap first: a run cut short by its time limit still answers the main question.
+DEFAULT_PLAN = [
+    "quarry/lora/compiled", "peer/lora/eager", "quarry/qlora/compiled", "peer/qlora/eager",
+    "quarry/full/compiled", "peer/full/eager", "quarry/lora/eager", "quarry/qlora/eager", "quarry/full/eager",
+    "peer/lora/act-ckpt", "peer/qlora/act-ckpt", "quarry/lora/compiled+ckpt", "quarry/qlora/compiled+ckpt",
+    "peer/lora/compiled", "peer/qlora/compiled", "peer/full/compiled",
+]
+
+
 def emit(row: dict, sink: Path | None) -> None:
     line = json.dumps(row, sort_keys=True)
     print(line, flush=True)
@@ -173,21 +182,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seq", type=int, default=2048)
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--steps", type=int, default=8)
-    parser.add_argument("--chunk", type=int, default=8192, help="tokens per chunk of the chunked cross-entropy")
+    parser.add_argument("--chunk", type=int, default=2048, help="tokens per chunk of the chunked cross-entropy")
     parser.add_argument("--device", default="cuda")
-    parser.add_argument("--methods", default="full,lora,qlora")
-    parser.add_argument("--quarry-modes", default="compiled,compiled+ckpt")
-    parser.add_argument("--peer-modes", default="eager,act-ckpt,compiled")
+    parser.add_argument("--plan", default=",".join(DEFAULT_PLAN),
+                        help="side/method/mode runs in order (cheap and essential first)")
     parser.add_argument("--out", type=Path, default=None, help="also append the JSON lines to this file")
     parser.add_argument("--dry-run", action="store_true", help="tiny shape on CPU, eager only")
     args = parser.parse_args(argv)
     if args.dry_run:
         args.shape, args.batch, args.seq, args.warmup, args.steps, args.device = "llama_tiny", 2, 64, 1, 2, "cpu"
-        args.quarry_modes, args.peer_modes = "eager,act-ckpt", "eager,act-ckpt"
+        args.plan = ",".join(p for p in args.plan.split(",") if "compiled" not in p)
     if args.device.startswith("cuda") and not torch.cuda.is_available():
         parser.error("no CUDA device (use --dry-run on CPU)")
     torch.backends.cuda.matmul.allow_tf32 = True
-    methods = args.methods.split(",")
+    plan = [tuple(item.split("/")) for item in args.plan.split(",") if item]
+    methods = sorted({method for _, method, _ in plan}, key=["full", "lora", "qlora"].index)
     results: dict[str, dict] = {}
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
@@ -196,19 +205,15 @@ def main(argv: list[str] | None = None) -> int:
         env = {"torch": torch.__version__, "device": torch.cuda.get_device_name() if args.device.startswith("cuda")
                else "cpu", "shape": args.shape, "batch": args.batch, "seq": args.seq}
         emit({"env": env}, args.out)
-        for method in methods:
-            for side, modes in (("quarry", args.quarry_modes), ("peer", args.peer_modes)):
-                for mode in filter(None, modes.split(",")):
-                    if side == "peer" and method == "full" and mode == "act-ckpt":
-                        continue  # the peer's reference numbers have no full act-ckpt run
-                    key = f"{side}/{method}/{mode}"
-                    try:
-                        row = quarry_run(method, mode, args, base, data, work) if side == "quarry" \
-                            else peer_run(method, mode, args, base)
-                    except Exception as exc:  # noqa: BLE001 - report and carry on with the rest
-                        row = {"error": f"{type(exc).__name__}: {exc}"[:500]}
-                    results[key] = row
-                    emit({"run": key, **row}, args.out)
+        for side, method, mode in plan:
+            key = f"{side}/{method}/{mode}"
+            try:
+                row = quarry_run(method, mode, args, base, data, work) if side == "quarry" \
+                    else peer_run(method, mode, args, base)
+            except Exception as exc:  # noqa: BLE001 - report and carry on with the rest
+                row = {"error": f"{type(exc).__name__}: {exc}"[:500]}
+            results[key] = row
+            emit({"run": key, **row}, args.out)
     summary = {}
     for method in methods:
         eager = results.get(f"peer/{method}/eager", {})

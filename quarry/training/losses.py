@@ -57,7 +57,7 @@ class _LinearCrossEntropy(torch.autograd.Function):
             if need_h or need_w:
                 grad = torch.exp(logits.sub_(lse.unsqueeze(-1)))  # softmax, in place of the logits
                 grad[torch.arange(y.numel(), device=y.device), safe] -= 1.0
-                grad = (grad * valid.unsqueeze(-1)).to(h.dtype)
+                grad = grad.mul_(valid.unsqueeze(-1)).to(h.dtype)
                 if need_h:
                     grad_h[start:start + chunk_tokens] = grad @ weight
                 if need_w:
