@@ -73,7 +73,18 @@ SHAPES: tuple[Shape, ...] = (
     _shape("square_token", r"sq0(?:atp|csp)-[0-9A-Za-z_-]{22,43}"),
     _shape("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", confidence=0.9),
     _shape("azure_storage_key", r"AccountKey=[A-Za-z0-9+/]{86}==", min_entropy=4.0),
+    _shape("mailgun_key", r"key-[0-9a-z]{32}" + _E),
+    _shape("databricks_token", r"dapi[0-9a-f]{32}(?:-\d)?" + _E),
+    _shape("postman_key", r"PMAK-[0-9a-f]{24}-[0-9a-f]{34}" + _E),
+    _shape("docker_token", r"dckr_pat_[A-Za-z0-9_-]{27,}" + _E),
+    _shape("linear_key", r"lin_api_[A-Za-z0-9]{40}" + _E),
+    _shape("vault_token", r"hv[sbr]\.[A-Za-z0-9_-]{24,}" + _E),
+    _shape("grafana_token", r"gl(?:c_[A-Za-z0-9+/]{32,}={0,2}|sa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8})" + _E),
+    _shape("newrelic_key", r"NR(?:AK|JS|II)-[A-Za-z0-9]{19,32}" + _E),
+    _shape("age_secret_key", r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}" + _E),
 )
+# An AWS secret key near its key id, whatever it is assigned to (CSV exports, `aws configure`).
+_AWS_SECRET_NEAR = re.compile(r"(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
 
 
 def _word_before(text: str, start: int) -> bool:
@@ -94,6 +105,15 @@ def find_shapes(text: str) -> Iterator[Finding]:
             if suppress.shannon_entropy(token) < shape.min_entropy or suppress.is_placeholder(token):
                 continue
             yield Finding(start, m.end(), KEY, shape.kind, shape.confidence)
+            if shape.kind == "aws_access_key_id":
+                yield from _aws_secret_near(text, m.end())
+
+
+def _aws_secret_near(text: str, after: int) -> Iterator[Finding]:
+    for m in _AWS_SECRET_NEAR.finditer(text, after, after + 240):
+        value = m.group()
+        if suppress.shannon_entropy(value) >= 4.0 and suppress.char_classes(value) >= 3 and not suppress.is_placeholder(value):
+            yield Finding(m.start(), m.end(), KEY, "aws_secret_key", 0.9)
 
 # ---------------------------------------------------------------------------------------------
 # Private key blocks (PEM, OpenSSH, PGP), also inside JSON strings with escaped newlines.
@@ -169,6 +189,9 @@ _IDENTIFIER_LITERAL = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z]+(?:_[a-z]
 _END_OF_LINE = re.compile(r"[ \t]*(?:[#;].*)?(?:\r?\n|$)")
 _LANGUAGE_WORDS = frozenset("lambda function def fn func new await async return " "none null nil undefined true false self this str string int bool bytes "
                             "dict list object any optional required os env process getenv".split())
+_XML_CREDENTIAL = re.compile(
+    r"<((?:[\w-]+:)?[\w.-]*(?:[Pp]assw(?:or)?d|PASSWORD|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[_-]?[Kk]ey|API_KEY)[\w.-]*)>"
+    r"([^<\s]{4,256})</\1>")
 _BEARER = re.compile(r"\b[Bb]earer[ \t]+([A-Za-z0-9._~+/-]{16,}=*)")
 _BASIC = re.compile(r"\b[Bb]asic[ \t]+([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])")
 
@@ -220,7 +243,8 @@ def find_assignments(text: str) -> Iterator[Finding]:
         if not quoted and m.group("q"):
             continue  # an opening quote that does not close on the value: not a plain literal
         prefix = re.search(r"[\w.-]*$", _line_prefix(text, at)[-48:]).group()
-        in_list = at - len(prefix) > 0 and text[at - len(prefix) - 1] in "?&;"  # url query, key=v;key=v
+        # url query (?password=...&), key=v;key=v connection strings, --password=... command lines
+        in_list = at - len(prefix) > 0 and (text[at - len(prefix) - 1] in "?&;" or prefix.startswith("--"))
         finding = _judge_assignment(text, m, prefix + keyword + m.group("tail"), value, quoted, in_list)
         if finding:
             seen_values.add(m.start("value"))
@@ -230,6 +254,15 @@ def find_assignments(text: str) -> Iterator[Finding]:
             token = m.group(1)
             if _looks_generated(token) and not suppress.is_lookalike_secret(token):
                 yield Finding(m.start(1), m.end(1), KEY, "bearer_token", 0.8)
+    if "</" in text:
+        for m in _XML_CREDENTIAL.finditer(text):
+            value = m.group(2)
+            if suppress.is_placeholder(value) or any(p.lower() in _NOT_SECRET_PARTS for p in _NAME_PARTS.findall(m.group(1))):
+                continue
+            if _PASSWORD_WORD.search(m.group(1)) and len(value) >= 6:
+                yield Finding(m.start(2), m.end(2), PASSWORD, "password_assignment", 0.8)
+            elif len(value) >= 16 and _looks_generated(value) and not suppress.is_lookalike_secret(value):
+                yield Finding(m.start(2), m.end(2), KEY, "high_entropy_assignment", 0.7)
     if "asic " in text:
         for m in _BASIC.finditer(text):
             if _basic_credentials(m.group(1)):

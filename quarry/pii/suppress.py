@@ -25,8 +25,10 @@ _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}
 _DIGEST_PREFIX = re.compile(r"(?i)^(?:sha(?:1|224|256|384|512)|md5|blake2b?|xxh\d*)[-:=]")
 _DIGEST_LENGTHS = {32, 40, 56, 64, 96, 128}
 
-DOC_EMAIL_DOMAINS = ("example.com", "example.org", "example.net", "example.edu")
-DOC_TLDS = ("example", "test", "invalid", "localhost", "local", "internal")
+# RFC 2606 / 6761 names, and the domains people type when they mean "some domain".
+DOC_EMAIL_DOMAINS = ("example.com", "example.org", "example.net", "example.edu", "domain.com", "yourdomain.com",
+                     "mydomain.com", "yourcompany.com", "company.com", "email.com", "somewhere.com")
+DOC_TLDS = ("example", "test", "invalid", "localhost", "local", "internal", "localdomain", "lan")
 # Things after '@' that look like a domain but are file names (icon@2x.png) or code.
 FILE_TLDS = frozenset(
     "png jpg jpeg gif svg webp ico bmp tif tiff pdf js mjs cjs ts tsx jsx css scss less html htm "
@@ -34,7 +36,9 @@ FILE_TLDS = frozenset(
     "zip gz tar bz2 xz whl jar so dll dylib exe bin dat csv log ini cfg conf map wasm mp3 mp4 wav "
     "ttf otf woff woff2 eot min bundle chunk d vue svelte swift m mm sql proto".split()
 )
-NON_PERSONAL_LOCALS = frozenset({"git", "noreply", "no-reply", "donotreply", "do-not-reply"})
+NON_PERSONAL_LOCALS = frozenset({"git", "user", "username", "email", "name", "someone", "somebody", "your.name",
+                                 "yourname", "your.email", "youremail", "your_email", "firstname.lastname",
+                                 "first.last", "name.surname"})
 
 # RFC 5737 (IPv4) and RFC 3849 (IPv6) documentation ranges, plus benchmarking and shared space.
 _DOC_NETS = tuple(ipaddress.ip_network(n) for n in (

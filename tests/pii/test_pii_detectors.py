@@ -42,7 +42,18 @@ POSITIVES = [
     ("credit card: 4929804463624", "4929804463624", "CARD", "payment_card"),
     ("peer a3f1:0b2c:77d4:9e01:5c3a:aa10:0f0f:1234 up", "a3f1:0b2c:77d4:9e01:5c3a:aa10:0f0f:1234", "IP_ADDRESS", "ipv6"),
     ("[2001:4860:4860::8888]:443", "2001:4860:4860::8888", "IP_ADDRESS", "ipv6"),
+    ("<settings><password>Xk9mP2vLq7z</password></settings>", "Xk9mP2vLq7z", "PASSWORD", "password_assignment"),
+    ("mysql -u root --password=Xk9mP2vLq7 app", "Xk9mP2vLq7", "PASSWORD", "password_assignment"),
+    ('url = "jdbc:mysql://h:3306/db?user=root&password=s3cret99x"', "s3cret99x", "PASSWORD", "password_assignment"),
+    ("MAILGUN=key-3ax6xnjp29jd6fds4gc373sgvjxteol0", "key-3ax6xnjp29jd6fds4gc373sgvjxteol0", "KEY", "mailgun_key"),
+    ('curl -H "Authorization: Basic YWRtaW46czNjcjN0UGFzcw=="', "YWRtaW46czNjcjN0UGFzcw==", "PASSWORD", "basic_auth"),
 ]
+
+
+def test_aws_secret_next_to_its_key_id_without_a_name():
+    text = "AKIAQ3EGRT5VWXZ2L7MN,q8Vw3Zr9Tb2Lm5Np7Xc1Hs4Jd6Kf0Gy8Ue3Ri5Oa\n"
+    assert [(f.kind, text[f.start:f.end]) for f in detect(text)] == [
+        ("aws_access_key_id", "AKIAQ3EGRT5VWXZ2L7MN"), ("aws_secret_key", "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")]
 
 PEM = ("-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(["MIIEowIBAAKCAQEA7bq2m9XzN1vQ8rT5yW3kP6sL0dF4hJ2gC9xB7nM1aZ5eR8uK"] * 6)
        + "\n-----END RSA PRIVATE KEY-----")
@@ -72,7 +83,7 @@ HARD_NEGATIVES = [
     'ICON = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="',
     'api_key = "YOUR_API_KEY"', "token: <token>", 'password = "xxxxxxxx"', 'secret = "${SECRET}"',
     'AWS_ACCESS_KEY_ID = "AKIAIOSFODNN7EXAMPLE"', "ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
-    "contact jane@example.com or ops@example.org", "clone git@github.com:acme/widgets.git", "see logo@2x.png",
+    "contact jane@example.com or ops@example.org", "write to your.name@yourcompany.com", "root@localhost.localdomain", "clone git@github.com:acme/widgets.git", "see logo@2x.png",
     'host = "192.0.2.15"', 'doc6 = "2001:db8::1"', 'bind = "192.168.1.10"', "lo 127.0.0.1 and 10.0.0.7 and fe80::1 and ::1",
     'version = "1.2.3.4"', "requires foo>=2.31.0.1", "see section 7.9.2.2", 'oid = "1.3.6.1.4.1"',
     "created_ms = 1699999999999", "order 1234567890123456 shipped",  # fails Luhn
