@@ -104,11 +104,13 @@ def generate(model, prompts: Sequence[Sequence[int]], *, max_new_tokens: int, te
         for step in range(max_new_tokens):
             nxt = sample_next(logits, temperature=temperature, top_k=top_k, top_p=top_p, generator=generator)
             done |= torch.isin(nxt, stops)
-            for row in (~done).nonzero().flatten().tolist():
-                out[row].append(int(nxt[row]))
-                if stream:
-                    stream(row, int(nxt[row]))
-            if bool(done.all()) or step == max_new_tokens - 1:
+            finished = done.tolist()  # with nxt.tolist(): the step's only host syncs
+            for row, token in enumerate(nxt.tolist()):
+                if not finished[row]:
+                    out[row].append(token)
+                    if stream:
+                        stream(row, token)
+            if all(finished) or step == max_new_tokens - 1:
                 break
             nxt = torch.where(done, torch.full_like(nxt, pad_id), nxt)[:, None]
             new_pos = positions[:, -1:] + 1

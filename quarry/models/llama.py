@@ -171,6 +171,7 @@ class Transformer(nn.Module):
         self.args = args
         self.model = LlamaModel(args)
         self.lm_head = nn.Linear(args.dim, args.vocab_size, bias=False)
+        self._rope_cache: dict[torch.device, torch.Tensor] = {}
         self.apply(self._init_weights)
         if args.tie_embeddings:
             self.lm_head.weight = self.model.embed_tokens.weight
@@ -200,11 +201,17 @@ class Transformer(nn.Module):
         input_pos = input_pos.expand(b, t) if input_pos.dim() == 1 else input_pos
         mask = self._attention_mask(attention_mask, b, t, offset, tokens.device)
         x = self.model.embed_tokens(tokens)
-        cos, sin = rope_cos_sin(rope_frequencies(self.args, tokens.device), input_pos, x.dtype)
+        cos, sin = rope_cos_sin(self._inv_freq(tokens.device), input_pos, x.dtype)
         for layer in self.model.layers:
             x = layer(x, cos, sin, mask)
         x = self.model.norm(x)
         return x if return_hidden else self.lm_head(x)
+
+    def _inv_freq(self, device) -> torch.Tensor:
+        # Kept out of the state_dict and module buffers, so meta-device init and .to() never touch it.
+        if device not in self._rope_cache:
+            self._rope_cache[device] = rope_frequencies(self.args, device)
+        return self._rope_cache[device]
 
     def _attention_mask(self, attention_mask, b: int, t: int, offset: int, device) -> torch.Tensor | None:
         """Boolean (B, 1, T, S) mask, or None when plain causal attention is exact."""
