@@ -292,29 +292,37 @@ def whois(origin: str, *, registry_path: PathLike | None = None, releases_root: 
     from quarry.datasets.versions import read_index, releases
 
     wanted = normalize_origin(origin)
+    spellings = {origin}  # the origin as the data spells it, for the lineage lookup
     datasets = []
     seen = set()
+
+    def count(origins) -> int:
+        hits = [o for o in origins if normalize_origin(o) == wanted]
+        spellings.update(hits)
+        return len(hits)
+
     for release in releases(registry=releases_root):
         manifest = release["manifest"]
         seen.add(manifest.get("version"))
-        count = sum(1 for row in read_index(release["release"])  # row key: "origin::path"
-                    if normalize_origin(row.get("key", "").split("::", 1)[0]) == wanted)
-        if count:
-            datasets.append(_dataset_row(manifest, release["path"], count))
+        # an index row's key is "origin::path"
+        if n := count(row.get("key", "").split("::", 1)[0] for row in read_index(release["release"])):
+            datasets.append(_dataset_row(manifest, release["path"], n))
     root = Path(datasets_root) if datasets_root else project_root() / "data" / "datasets"
     for manifest_path in sorted(root.glob("**/manifest.json")) if root.is_dir() else []:
         manifest = _read_manifest(manifest_path)
         if manifest is None or manifest.get("version") in seen or not _has_shards(manifest_path.parent, manifest):
             continue
         seen.add(manifest.get("version"))
-        count = sum(1 for record in _dataset_records(manifest_path.parent, manifest)
-                    if normalize_origin((record.get("meta") or {}).get("origin") or "") == wanted)
-        if count:
-            datasets.append(_dataset_row(manifest, manifest_path.parent, count))
-    checkpoints = _checkpoints_with(origin, models_root)
+        records = _dataset_records(manifest_path.parent, manifest)
+        if n := count((r.get("meta") or {}).get("origin") or "" for r in records):
+            datasets.append(_dataset_row(manifest, manifest_path.parent, n))
+    checkpoints = {}
+    for spelling in sorted(spellings):
+        for found in _checkpoints_with(spelling, models_root):
+            checkpoints.setdefault(found["checkpoint"], found)
     path = Path(registry_path) if registry_path else default_registry_path()
     entry = load_registry(path).match(origin) if path.exists() else None
-    return {"origin": origin, "datasets": datasets, "checkpoints": checkpoints,
+    return {"origin": origin, "datasets": datasets, "checkpoints": [checkpoints[k] for k in sorted(checkpoints)],
             "opted_out": None if entry is None else {"kind": entry.kind, "value": entry.value, "date": entry.date,
                                                      "reason": entry.reason}}
 

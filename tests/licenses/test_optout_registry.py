@@ -12,7 +12,7 @@ from quarry.cli import main as quarry_main
 from quarry.errors import ConfigError
 from quarry.optout import (OptOut, Registry, add_entry, load_registry, normalize_origin, reapply_optout,
                            registry_hash, run_optout, whois)
-from quarry.records import read_folder, read_json, read_records, shard_paths, write_records
+from quarry.records import read_folder, read_json, read_records, shard_paths, write_json, write_records
 
 ORIGINS = ["https://github.com/acme/app", "https://github.com/acme/lib", "https://github.com/acmecorp/tool",
            "https://gitlab.com/team/one", "https://example.org/solo"]
@@ -125,10 +125,17 @@ def test_reapplying_a_newer_registry_makes_a_new_version_with_a_changelog(tmp_pa
     remaining = list(qd.open_dataset(tmp_path / "v2"))
     assert len(remaining) == 18 and not any("gitlab.com" in r["meta"]["origin"] for r in remaining)
 
-    found = whois("https://gitlab.com/team/one.git", registry_path=registry, releases_root=releases,
+    # a checkpoint trained on v1, as its lineage record names it
+    write_json(tmp_path / "models" / "ckpt" / "lineage.json", {"dataset": {"path": str(tmp_path / "v1"),
+                                                                          "version": v1["version"]}})
+    in_train = sum(1 for r in qd.open_dataset(tmp_path / "v1", split="train")
+                   if r["meta"]["origin"] == "https://gitlab.com/team/one")
+    assert in_train > 0
+    found = whois("gitlab.com/team/one.git", registry_path=registry, releases_root=releases,
                   models_root=tmp_path / "models")
     assert [(d["version"], d["documents"]) for d in found["datasets"]] == [(v1["version"], 6)]
-    assert found["opted_out"]["kind"] == "prefix" and found["checkpoints"] == []
+    assert [(Path(c["checkpoint"]).name, c["documents"]) for c in found["checkpoints"]] == [("ckpt", in_train)]
+    assert found["opted_out"]["kind"] == "prefix"
     kept = whois("https://github.com/acme/app", registry_path=registry, releases_root=releases,
                  datasets_root=tmp_path / "nowhere")
     assert {d["version"] for d in kept["datasets"]} == {v1["version"], v2["version"]} and kept["opted_out"] is None
