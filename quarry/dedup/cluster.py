@@ -50,11 +50,12 @@ class ShardIndex:
     def total(self) -> int:
         return int(self.offsets[-1])
 
-    def concat(self, name: str, column: int | None = None) -> np.ndarray:
+    def concat(self, name: str, row: int | None = None) -> np.ndarray:
+        """A per-shard array over all shards (or one row of it: band keys are stored band-major)."""
         parts = []
         for f in self.files:
             array = np.load(f[name], mmap_mode="r")
-            parts.append(np.asarray(array if column is None else array[:, column]))
+            parts.append(np.asarray(array if row is None else array[row]))
         return np.concatenate(parts) if parts else np.empty(0)
 
     def locate(self, doc: int) -> tuple[int, int]:
@@ -111,11 +112,9 @@ def exact_groups(index: ShardIndex, decisions: dict[int, list]) -> tuple[np.ndar
     new_group[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)
     starts = np.flatnonzero(new_group)
     ends = np.append(starts[1:], len(order))
-    groups = 0
-    for start, end in zip(starts, ends, strict=True):
-        if end - start < 2:
-            continue
-        groups += 1
+    copied = ends - starts > 1
+    groups = int(copied.sum())
+    for start, end in zip(starts[copied].tolist(), ends[copied].tolist(), strict=True):
         members = order[start:end]
         kept, key = _keep_first(index, members)
         decisions[kept] = ["keep", _cluster_name(key, kept), int(end - start)]

@@ -70,7 +70,8 @@ def index_shard(src: Path, prefix: Path, config: DedupConfig) -> dict[str, int]:
     save_scratch(files["exact"], np.array(exact, dtype=np.uint64).reshape(-1, 2))
     save_scratch(files["sig"], sigs)
     save_scratch(files["has_sig"], has_sig)
-    save_scratch(files["bands"], band_keys(sigs, bands, rows, config.seed))
+    # band-major, so the clustering step reads one band of a shard as one contiguous run
+    save_scratch(files["bands"], np.ascontiguousarray(band_keys(sigs, bands, rows, config.seed).T))
     save_scratch(files["keys"], orjson.dumps(keys))
     if keep_sets:
         offsets = np.zeros(len(kept_sets) + 1, dtype=np.int64)

@@ -7,16 +7,18 @@ the same bytes for any ``workers``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 
 def _progress() -> Progress:
+    console = Console(stderr=True)
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    transient=True)
+                    console=console, transient=True, disable=not console.is_terminal)
 
 
 def map_shards(fn: Callable[..., Any], jobs: Sequence[tuple], *, workers: int = 1, description: str = "shards") -> list:
@@ -31,16 +33,10 @@ def map_shards(fn: Callable[..., Any], jobs: Sequence[tuple], *, workers: int = 
             return results
         with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
             futures = {pool.submit(fn, *job): i for i, job in enumerate(jobs)}
-            for future in _as_completed(futures):
+            for future in as_completed(futures):
                 results[futures[future]] = future.result()
                 progress.advance(bar)
     return results
-
-
-def _as_completed(futures):
-    from concurrent.futures import as_completed
-
-    return as_completed(futures)
 
 
 def input_shards(src_dir: Path) -> list[Path]:

@@ -4,9 +4,10 @@
 
 writes the surviving records of each shard under the same file name in ``dst_dir``, the ids of
 the removed copies with their reason, kept copy and cluster under ``dst_dir/rejects/``, and
-``dst_dir/ledger.json`` (counts by reason plus cluster statistics). Kept members of a
-near-duplicate cluster carry ``meta.near_dup_cluster`` (the id of the kept copy) and
-``meta.near_dup_size``; other records get ``near_dup_cluster: null``.
+``dst_dir/ledger.json`` (counts by reason plus cluster statistics). The surviving copy of a
+duplicate group (exact or near) carries ``meta.near_dup_cluster`` (its own id, which every
+removed member's reject names as ``kept``) and ``meta.near_dup_size``; records without copies
+get ``near_dup_cluster: null``.
 """
 
 from __future__ import annotations
