@@ -8,6 +8,7 @@ has a reason that lands in the manifest counts and the rejects file.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -20,13 +21,17 @@ PROSE_NAMES = re.compile(r"^(README|CHANGES|CHANGELOG|HISTORY|NEWS|CONTRIBUTING)
                          re.I)
 
 
-def matches_any(path: str, patterns: list[str]) -> str | None:
-    """The first glob that matches ``path`` (posix, relative); `**/x` also matches `x` at the top."""
-    for pattern in patterns:
-        if fnmatch.fnmatchcase(path, pattern) or (pattern.startswith("**/")
-                                                 and fnmatch.fnmatchcase(path, pattern[3:])):
-            return pattern
-    return None
+def matches_any(path: str, patterns: list[str]) -> bool:
+    """Whether a glob matches ``path`` (posix, relative); `**/x` also matches `x` at the top."""
+    return _glob_regex(tuple(patterns)).match(path) is not None
+
+
+@functools.cache
+def _glob_regex(patterns: tuple[str, ...]) -> re.Pattern:
+    expanded = [p for pattern in patterns for p in ((pattern, pattern[3:]) if pattern.startswith("**/") else (pattern,))]
+    if not expanded:
+        return re.compile(r"(?!)")
+    return re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in expanded))
 
 
 def path_refusal(path: str, size: int, cfg: dict[str, Any]) -> str | None:

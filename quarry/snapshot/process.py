@@ -1,19 +1,23 @@
 """One origin → its records: read, address (SWHID), filter, detect language, assign a subset.
 
-`process_origin` is the pure per-origin unit of work (the one a Prefect task caches and a process
+`process_origin` is the pure per-origin unit of work (the one a Prefect task runs and a process
 pool maps). Its result is stored in the re-snapshot cache under a key made of the origin, its
-revision, the content hash of every selected file and the processing params, so an unchanged
-origin is never decoded twice.
+revision, the content hash of every selected file, the processing params and the code and library
+versions that process them, so an unchanged origin is never decoded twice.
 """
 
 from __future__ import annotations
 
 import functools
+import os
 from pathlib import Path
 from typing import Any
 
+import orjson
+import zstandard
+
 from quarry.hashing import bytes_hash, value_hash
-from quarry.records import RecordWriter, read_json, read_records, write_json
+from quarry.records import dumps, read_records
 from quarry.snapshot import filters, language
 from quarry.snapshot.settings import processing_hash
 from quarry.snapshot.sources import OriginPlan
@@ -74,9 +78,9 @@ def process_origin(plan: OriginPlan, cfg: dict[str, Any], cache_dir: Path) -> di
     swhids = [content_swhid(data) for data in contents]
     key = cache_key(plan, swhids, cfg)
     entry = cache_dir / key
-    if (entry / SUMMARY_FILE).is_file() and (entry / RECORDS_FILE).is_file():
-        summary = read_json(entry / SUMMARY_FILE)
-        return {**summary, "cached": True}
+    cached = _read_entry(entry)
+    if cached is not None:
+        return {**cached, "cached": True}
     records, files, refused = [], [], []
     for cand, data, swhid in zip(plan.candidates, contents, swhids):
         outcome = _process_file(plan, cand, data, swhid, cfg)
@@ -89,12 +93,30 @@ def process_origin(plan: OriginPlan, cfg: dict[str, Any], cache_dir: Path) -> di
                                                       "encoding", "natural_language") if name in meta})
     tree = [(c.path, c.mode, bytes.fromhex(hex_of(s))) for c, s in zip(plan.candidates, swhids)]
     directory = plan.info.get("directory") or directory_swhid(tree + plan.links)
+    payload = zstandard.ZstdCompressor(level=3).compress(b"".join(dumps(r) for r in records))
     summary = {"key": key, "origin": plan.origin, "revision": plan.revision, "directory": directory,
-               "files": files, "refused": refused}
-    with RecordWriter(entry / RECORDS_FILE) as writer:
-        writer.write_all(records)
-    write_json(entry / SUMMARY_FILE, summary)  # written last: its presence marks a complete entry
+               "files": files, "refused": refused, "records_sha256": bytes_hash(payload)}
+    _replace(entry / RECORDS_FILE, payload)
+    _replace(entry / SUMMARY_FILE, orjson.dumps(summary))  # last: its presence marks a complete entry
     return {**summary, "cached": False}
+
+
+def _replace(path: Path, data: bytes) -> None:
+    """Atomic rename without fsync: a cache entry is checked by hash when read, so a torn write
+    after a crash is detected and the origin processed again, at no fsync cost per origin."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def _read_entry(entry: Path) -> dict | None:
+    try:
+        summary = orjson.loads((entry / SUMMARY_FILE).read_bytes())
+        intact = bytes_hash((entry / RECORDS_FILE).read_bytes()) == summary["records_sha256"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return summary if intact else None
 
 
 def cached_records(cache_dir: Path, key: str):

@@ -8,12 +8,15 @@ before anything is decoded.
 
 from __future__ import annotations
 
+import csv
 import importlib.metadata
 import io
 import json
 import os
 import platform
+import posixpath
 import re
+import stat
 import sysconfig
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -26,7 +29,8 @@ from quarry.paths import state_dir
 from quarry.records import read_records, shard_paths
 from quarry.snapshot import archives
 from quarry.snapshot.filters import matches_any, path_refusal
-from quarry.snapshot.swhid import EXEC_MODE, FILE_MODE, LINK_MODE, SUBMODULE_MODE, directory_swhid, revision_swhid
+from quarry.snapshot.swhid import (EXEC_MODE, FILE_MODE, LINK_MODE, SUBMODULE_MODE, directory_swhid, revision_swhid,
+                                   sha1_git)
 
 
 @dataclass
@@ -82,33 +86,40 @@ def _admit(plan: OriginPlan, path: str, size: int, mode: int, locator: tuple, cf
 # Directories (plain, stdlib, extracted archives)
 
 
-def _walk(root: Path):
-    """(relative posix path, absolute path) of every entry below root, sorted, links not followed."""
-    for folder, dirs, files in os.walk(root):
-        dirs.sort()
-        for name in sorted(files + [d for d in dirs if os.path.islink(os.path.join(folder, d))]):
-            full = os.path.join(folder, name)
-            yield Path(full).relative_to(root).as_posix(), full
-
-
 def _plan_tree(plan: OriginPlan, root: Path, cfg: dict, exclude=()) -> OriginPlan:
-    for rel, full in _walk(root):
-        st = os.lstat(full)
-        if os.path.islink(full):
-            target = os.readlink(full)
-            if matches_any(rel, list(exclude)) or path_refusal(rel, 0, cfg) == "excluded_path":
-                continue
-            plan.links.append((rel, LINK_MODE, _link_digest(target)))
-            plan.refused.append(Refused(rel, "symlink", {"target": target}))
-            continue
-        mode = EXEC_MODE if st.st_mode & 0o111 else FILE_MODE
-        _admit(plan, rel, st.st_size, mode, ("file", full), cfg, exclude)
+    """Every entry below root, links not followed; an excluded folder is refused once, whole."""
+    patterns = [*exclude, *cfg["exclude"]]
+    root = os.fspath(root)
+    for folder, dirs, files in os.walk(root):
+        rel_folder = os.path.relpath(folder, root).replace(os.sep, "/")
+        prefix = "" if rel_folder == "." else rel_folder + "/"
+        linked = [d for d in dirs if os.path.islink(os.path.join(folder, d))]
+        dirs[:] = sorted(d for d in dirs if d not in linked and not _refuse_folder(plan, prefix + d + "/", patterns))
+        for name in sorted(files + linked):
+            rel, full = prefix + name, os.path.join(folder, name)
+            st = os.lstat(full)
+            if matches_any(rel, patterns):
+                plan.refused.append(Refused(rel, "excluded_path", {"bytes": st.st_size}))
+            elif stat.S_ISLNK(st.st_mode):
+                target = os.readlink(full)
+                plan.links.append((rel, LINK_MODE, _link_digest(target)))
+                plan.refused.append(Refused(rel, "symlink", {"target": target}))
+            elif not stat.S_ISREG(st.st_mode):
+                plan.refused.append(Refused(rel, "special_file"))
+            else:
+                mode = EXEC_MODE if st.st_mode & 0o111 else FILE_MODE
+                _admit(plan, rel, st.st_size, mode, ("file", full), cfg)
     return plan
 
 
-def _link_digest(target: str) -> bytes:
-    from quarry.snapshot.swhid import sha1_git
+def _refuse_folder(plan: OriginPlan, rel_folder: str, patterns: list[str]) -> bool:
+    if matches_any(rel_folder, patterns):
+        plan.refused.append(Refused(rel_folder, "excluded_path"))
+        return True
+    return False
 
+
+def _link_digest(target: str) -> bytes:
     return sha1_git(os.fsencode(target))
 
 
@@ -181,16 +192,22 @@ def _normalize(name: str) -> str:
 
 
 def _distribution_files(dist) -> list[tuple[str, str]]:
+    """(path relative to site-packages, absolute path) of the files RECORD lists, plus every file
+    of the dist-info folder (its license texts also when RECORD is missing)."""
+    info_dir = getattr(dist, "_path", None)
+    if info_dir is None:
+        return []
+    info_dir = os.fspath(info_dir)
+    base = os.path.dirname(info_dir)
     files = {}
-    for item in dist.files or []:
-        rel = Path(os.path.normpath(str(item))).as_posix()
-        files[rel] = str(dist.locate_file(item))
-    info_dir = getattr(dist, "_path", None)  # dist-info texts, also when RECORD is missing
-    if info_dir is not None and Path(info_dir).is_dir():
-        base = Path(info_dir).parent
-        for path in Path(info_dir).rglob("*"):
-            if path.is_file():
-                files.setdefault(path.relative_to(base).as_posix(), str(path))
+    for row in csv.reader((dist.read_text("RECORD") or "").splitlines()):
+        if row and row[0]:
+            rel = posixpath.normpath(row[0].replace("\\", "/"))
+            files[rel] = os.path.join(base, rel)
+    for folder, _dirs, names in os.walk(info_dir):
+        for name in names:
+            full = os.path.join(folder, name)
+            files.setdefault(os.path.relpath(full, base).replace(os.sep, "/"), full)
     return sorted(files.items())
 
 
@@ -339,7 +356,7 @@ def plan_git(source: dict, cfg: dict) -> list[OriginPlan]:
         elif entry.mode == LINK_MODE:
             plan.refused.append(Refused(rel, "symlink", {"target": repo[entry.sha].data.decode("utf-8", "replace")}))
         else:
-            size = repo.object_store.get_raw(entry.sha)[1].__len__()
+            size = len(repo.object_store.get_raw(entry.sha)[1])
             _admit(plan, rel, size, entry.mode, ("git", repo_path, entry.sha.decode()), cfg, source.get("exclude", ()))
     plan.info["directory"] = directory_swhid(entries)  # the commit's whole tree: equals its git tree id
     plan.info["tree"] = commit.tree.decode()

@@ -74,7 +74,7 @@ def test_filters_record_reasons(tmp_path):
     assert sorted(records) == ["LICENSE", "README.md", "legacy.txt", "scripts/run", "src/main.py", "src/util.c"]
     reasons = {r["meta"]["path"]: r["meta"]["reason"]
                for r in read_records(out / "rejects" / "rejects.jsonl.zst", require_text=False)}
-    assert reasons == {"node_modules/dep/index.js": "excluded_path", "static/app.min.js": "excluded_path",
+    assert reasons == {"node_modules/": "excluded_path", "static/app.min.js": "excluded_path",  # a folder, once
                        "gen/api_pb2.py": "excluded_path", "gen/schema.py": "generated", "big/data.js": "minified",
                        "image.png": "binary", "data.raw": "binary", "huge.py": "too_large",
                        "empty/__init__.py": "empty"}
