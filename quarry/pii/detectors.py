@@ -403,6 +403,10 @@ def _ipv6_candidates(text: str) -> Iterator[tuple[int, int]]:
         yield start, end
 
 
+def _network_suffix(text: str, end: int) -> bool:
+    return text[end:end + 1] == "/" and text[end + 1:end + 2].isdigit()
+
+
 def find_ips(text: str, fake_pool: frozenset[str] = frozenset()) -> Iterator[Finding]:
     for m in _IPV4.finditer(text):
         start, ip = m.start(), m.group()
@@ -412,13 +416,15 @@ def find_ips(text: str, fake_pool: frozenset[str] = frozenset()) -> Iterator[Fin
             address = ipaddress.IPv4Address(ip)  # rejects octets > 255 and zero-padded ones
         except ValueError:
             continue
+        if _network_suffix(text, m.end()):
+            continue  # 203.0.114.0/24 names a network, not a host
         if suppress.is_public_ip(address) and not suppress.looks_like_version(text, start, m.end()):
             yield Finding(start, m.end(), IP_ADDRESS, "ipv4", 0.85)
     if "::" not in text and text.count(":") < 7:
         return
     for start, end in _ipv6_candidates(text):
         ip = text[start:end]
-        if ip.count(":") < 2 or ip in fake_pool:
+        if ip.count(":") < 2 or ip in fake_pool or _network_suffix(text, end):
             continue
         try:
             address = ipaddress.IPv6Address(ip)

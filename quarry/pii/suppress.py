@@ -50,7 +50,7 @@ _GLOBAL_UNICAST_V6 = ipaddress.ip_network("2000::/3")
 WELL_KNOWN_IPS = frozenset({"1.1.1.1", "1.0.0.1", "8.8.8.8", "8.8.4.4", "9.9.9.9", "4.2.2.1", "4.2.2.2"})
 _PLACEHOLDER_IPS = frozenset({"1.2.3.4", "4.3.2.1", "5.6.7.8", "1.2.3.5", "9.8.7.6"})
 _VERSION_CONTEXT = re.compile(
-    r"(?i)(?:\b(?:v|ver|version|release|rev|build)|==|>=|<=|~=|!=|\^|~)\s*['\"]?$"
+    r"(?i)(?:\b(?:v|ver|version|release|rev|build|section|sec\.|chapter|rfc)|==|>=|<=|~=|!=|\^|~|\u00a7)\s*['\"]?$"
 )
 
 

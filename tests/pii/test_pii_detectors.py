@@ -97,7 +97,7 @@ HARD_NEGATIVES = [
     '"cache_input_tokens_above_1hr": "cache_input_tokens_above_1hr",', '"next_page_token": "eyJpbmRleCI6IDExfQ==",',
     "weights = [+0.3333333, 0.4969]", "32-bit PCM  -2147483648  +2147483647  int32", "[4220315081820346526, 7]",
     '"b": ["2.1.1.0", "2.1.1.1"]', 'OAUTH_OWNER_PASSWORD = "OAUTH_OWNER_PASSWORD"', 'cparams["password"] = "some_password"',
-    "redis://[[username]:[password]]@localhost:6379", 'key: "sk-1234567890abcdefghijklmnopqrstuvwxyz"',
+    "redis://[[username]:[password]]@localhost:6379", '"192.31.196.0/24", "2620:4f:8000::/48"', "Section 2.2.24.1", 'key: "sk-1234567890abcdefghijklmnopqrstuvwxyz"',
 ]
 
 

@@ -109,3 +109,13 @@ def test_no_secret_value_in_any_output_log_or_report(tmp_path, caplog, capsys):
             assert value.encode() not in haystack
     findings = [orjson.loads(line) for line in (tmp_path / "report" / "f.jsonl").read_bytes().splitlines()]
     assert len(findings) == 18 and {len(f["sha256"]) for f in findings} == {16}
+
+
+def test_cli_reports_a_bad_sensitivity_as_one_line(tmp_path, capsys):
+    from quarry.cli import main
+
+    path = tmp_path / "a.py"
+    path.write_text("x = 1\n")
+    assert main(["pii", "scan", str(path), "--sensitivity", "extreme"]) == 1
+    err = capsys.readouterr().err
+    assert "pii.sensitivity" in err and "Traceback" not in err
