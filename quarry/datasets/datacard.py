@@ -14,6 +14,9 @@ SIZE_CATEGORIES = [(1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"
                    (10_000_000, "1M<n<10M"), (100_000_000, "10M<n<100M"), (1_000_000_000, "100M<n<1B")]
 
 
+PLOT_ROWS = 15
+
+
 def size_category(n: int) -> str:
     return next((label for bound, label in SIZE_CATEGORIES if n < bound), "n>1B")
 
@@ -59,7 +62,9 @@ def render(manifest: dict[str, Any]) -> str:
              f"- opt-out registry hash: `{manifest.get('optout_registry_hash') or 'none'}`",
              f"- code version: `{manifest.get('code_version') or 'unknown'}`",
              f"- tokenizer: `{manifest.get('tokenizer') or 'none'}`", "",
-             "## Composition", "", "![composition](composition.png)", "", "### By split", "",
+             "## Composition", "", "![composition](composition.png)", "",
+             "Exact counts of the released shards; a training document repeated by the mixture counts once "
+             "per copy. Bytes are UTF-8 bytes of `text`.", "", "### By split", "",
              *table(comp["by_split"], "split", total), ""]
     for dim, title in (("subset", "subset (pile_set_name)"), ("language", "language"),
                        ("license_category", "license category")):
@@ -99,14 +104,24 @@ def plot(manifest: dict[str, Any], path: Path) -> None:
 
     comp = manifest["composition"]
     total = comp["total"]["bytes"] or 1
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
-    for ax, dim, title in ((axes[0], "subset", "subset"), (axes[1], "language", "language")):
-        rows = sorted(comp[f"by_{dim}"].items(), key=lambda kv: (kv[1]["bytes"], kv[0]))
-        ax.barh([name for name, _ in rows], [100 * c["bytes"] / total for _, c in rows], color="#4c72b0")
+    bars = {dim: _largest(comp[f"by_{dim}"]) for dim in ("subset", "language")}
+    height = 1.5 + 0.3 * max(len(rows) for rows in bars.values())
+    fig, axes = plt.subplots(1, 2, figsize=(10, height))
+    for ax, dim in zip(axes, ("subset", "language")):
+        rows = bars[dim][::-1]  # largest at the top
+        ax.barh([name for name, _ in rows], [100 * size / total for _, size in rows], color="#4c72b0")
         ax.set_xlabel("share of bytes (%)")
-        ax.set_title(f"by {title}")
+        ax.set_title(f"by {dim}")
     fig.suptitle(f"{manifest['name']} {manifest['label']} ({manifest['version'][:12]})")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, format="png", dpi=100, metadata={"Software": None})
     plt.close(fig)
+
+
+def _largest(table: dict[str, dict[str, int]], keep: int = PLOT_ROWS) -> list[tuple[str, int]]:
+    """(name, bytes) largest first; beyond ``keep`` rows the rest are summed as 'other'."""
+    rows = sorted(((name, c["bytes"]) for name, c in table.items()), key=lambda kv: (-kv[1], kv[0]))
+    if len(rows) > keep:
+        rows = [*rows[:keep - 1], (f"other ({len(rows) - keep + 1})", sum(size for _, size in rows[keep - 1:]))]
+    return rows
