@@ -66,6 +66,9 @@ def test_licenses_over_a_real_snapshot(snapshot, detector, capsys):
     assert "MIT" in table and "Apache-2.0" in table and "permissive" in table
     assert quarry_main(["licenses", str(snap)]) == 0  # a snapshot: detected on the fly
     assert "GPL-2.0-only" in capsys.readouterr().out
+    assert quarry_main(["licenses", str(snap), "--out", str(root / "cli-out"), "--workers", "2"]) == 0
+    for shard in stage_shards(root / "licensed"):
+        assert shard.read_bytes() == (root / "cli-out" / shard.relative_to(root / "licensed")).read_bytes()
 
 
 @pytest.mark.slow  # starts Prefect's ephemeral API server: about a minute on a loaded machine

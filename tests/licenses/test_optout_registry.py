@@ -77,6 +77,9 @@ def test_registry_file_add_remove_list_through_the_cli(tmp_path, capsys):
     assert registry_hash(path) != before
     assert [e.value for e in load_registry(path).entries] == ["https://github.com/acme/app"]
     assert quarry_main(["optout", "remove", "github.com/nobody", "--registry", str(path)]) == 1
+    assert quarry_main(["optout", "list", "--registry", str(tmp_path / "missing.tsv")]) == 1
+    err = capsys.readouterr().err
+    assert "missing.tsv: no opt-out registry there" in err and "Traceback" not in err
 
 
 def test_a_bad_line_names_the_file_and_line(tmp_path):
