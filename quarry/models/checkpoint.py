@@ -200,8 +200,7 @@ def load_pretrained(folder: str | os.PathLike, device=None, dtype: torch.dtype |
     if missing or unexpected:
         raise QuarryError(f"{folder}: weights do not match config.json "
                           f"(missing {missing[:3]}, unexpected {unexpected[:3]})")
-    if args.tie_embeddings:
-        model.lm_head.weight = model.model.embed_tokens.weight
+    model.tie_weights()
     return model.eval()
 
 

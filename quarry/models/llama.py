@@ -172,14 +172,22 @@ class Transformer(nn.Module):
         self.model = LlamaModel(args)
         self.lm_head = nn.Linear(args.dim, args.vocab_size, bias=False)
         self._rope_cache: dict[torch.device, torch.Tensor] = {}
-        self.apply(self._init_weights)
-        if args.tie_embeddings:
+        self.init_weights()
+
+    def tie_weights(self) -> None:
+        """lm_head shares the embedding matrix when tie_embeddings (to_empty unties them: call again)."""
+        if self.args.tie_embeddings:
             self.lm_head.weight = self.model.embed_tokens.weight
 
-    @staticmethod
-    def _init_weights(module: nn.Module, std: float = 0.02) -> None:
-        if isinstance(module, (nn.Linear, nn.Embedding)):
-            nn.init.normal_(module.weight, mean=0.0, std=std)
+    @torch.no_grad()
+    def init_weights(self, std: float = 0.02) -> None:
+        """Fresh random weights, as HF initialises Llama (also after meta-device init + to_empty)."""
+        self.tie_weights()
+        for module in self.modules():
+            if isinstance(module, (nn.Linear, nn.Embedding)):
+                nn.init.normal_(module.weight, mean=0.0, std=std)
+            elif isinstance(module, RMSNorm):
+                nn.init.ones_(module.weight)
 
     @property
     def layers(self) -> nn.ModuleList:

@@ -115,3 +115,14 @@ def test_presets_accept_vocab_overrides():
         build_model("gpt2")
     with pytest.raises(ValueError, match="multiple of n_kv_heads"):
         ModelArgs(dim=64, n_heads=4, n_kv_heads=3)
+
+
+def test_meta_init_then_materialise_keeps_tied_weights():
+    with torch.device("meta"):
+        model = llama_tiny(tie_embeddings=True)
+    model.to_empty(device="cpu")
+    model.init_weights()
+    assert model.lm_head.weight is model.model.embed_tokens.weight
+    assert torch.equal(model.layers[0].input_layernorm.weight, torch.ones(model.args.dim))
+    assert 0.015 < model.layers[0].mlp.up_proj.weight.std().item() < 0.025
+    assert torch.isfinite(model(torch.tensor([[1, 2, 3]]))).all()
