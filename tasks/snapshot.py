@@ -15,7 +15,7 @@ from prefect.cache_policies import NO_CACHE
 
 from quarry.snapshot import driver
 from quarry.snapshot.process import process_origin
-from quarry.snapshot.sources import OriginPlan
+from quarry.snapshot.plan import OriginPlan
 from tasks.caching import cached_task
 
 UNCACHED = dict(cache_policy=NO_CACHE, persist_result=False)

@@ -19,9 +19,10 @@ from quarry.ledger import Ledger
 from quarry.paths import state_dir
 from quarry.records import RecordWriter, write_json
 from quarry.snapshot import manifest as manifest_mod
-from quarry.snapshot.process import cached_records, plan_summary, process_origin
+from quarry.snapshot.process import cached_records, process_origin
 from quarry.snapshot.settings import settings
-from quarry.snapshot.sources import OriginPlan, Refused, plan_source
+from quarry.snapshot.plan import OriginPlan, Refused
+from quarry.snapshot.sources import plan_source
 
 STAGE = "snapshot"
 

@@ -10,7 +10,7 @@ from typing import Any
 from quarry.hashing import value_hash
 from quarry.ledger import Ledger
 from quarry.records import read_json
-from quarry.snapshot.process import plan_summary
+from quarry.snapshot.plan import OriginPlan
 from quarry.snapshot.settings import processing_hash
 
 MANIFEST = "manifest.json"
@@ -43,6 +43,17 @@ def build(sources: list[dict], cfg: dict, plans, results: list[dict], shards: li
         "shards": shards,
     }
     return {"snapshot_id": snapshot_id(body), **body}
+
+
+def plan_summary(plan: OriginPlan) -> dict[str, Any]:
+    """What the manifest says about an origin besides its files (JSON-able)."""
+    hostile = [{"member": r.path, "reason": r.reason, **r.detail} for r in plan.refused
+               if r.reason.startswith("archive_")]
+    summary = {"source": plan.source, "kind": plan.kind, "origin": plan.origin, "revision": plan.revision,
+               **{k: v for k, v in plan.info.items() if v is not None and k != "directory"}}
+    if hostile:
+        summary["archive_refusals"] = hostile
+    return summary
 
 
 def snapshot_id(manifest: dict[str, Any]) -> str:

@@ -20,7 +20,7 @@ from quarry.hashing import bytes_hash, value_hash
 from quarry.records import dumps, read_records
 from quarry.snapshot import filters, language
 from quarry.snapshot.settings import processing_hash
-from quarry.snapshot.sources import OriginPlan
+from quarry.snapshot.plan import OriginPlan
 from quarry.snapshot.swhid import content_swhid, directory_swhid, hex_of
 
 FORMAT_VERSION = 1
@@ -147,14 +147,3 @@ def _process_file(plan: OriginPlan, cand, data: bytes, swhid: str, cfg: dict[str
     if cand.locator[0] == "text":
         meta.update({k: v for k, v in cand.locator[2].items() if k != "subset" and v is not None})
     return {"text": text, "meta": meta}
-
-
-def plan_summary(plan: OriginPlan) -> dict[str, Any]:
-    """What the manifest says about an origin besides its files (JSON-able)."""
-    hostile = [{"member": r.path, "reason": r.reason, **r.detail} for r in plan.refused
-               if r.reason.startswith("archive_")]
-    summary = {"source": plan.source, "kind": plan.kind, "origin": plan.origin, "revision": plan.revision,
-               **{k: v for k, v in plan.info.items() if v is not None and k != "directory"}}
-    if hostile:
-        summary["archive_refusals"] = hostile
-    return summary

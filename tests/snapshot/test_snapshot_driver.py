@@ -12,7 +12,7 @@ from quarry.records import read_folder, read_json, read_records, write_records
 from quarry.snapshot import load_manifest, process_origin, run_snapshot, verify
 from quarry.snapshot.driver import plan_all
 from quarry.snapshot.settings import settings
-from quarry.snapshot.sources import plan_installed
+from quarry.snapshot.pyenv import plan_installed
 
 from snapshot_gitrepos import write
 

@@ -9,7 +9,7 @@ import pytest
 from quarry.errors import QuarryError
 from quarry.records import read_folder
 from quarry.snapshot import run_snapshot
-from quarry.snapshot.sources import plan_git
+from quarry.snapshot.git import plan_git
 from quarry.snapshot.settings import settings
 
 from snapshot_gitrepos import commit, git

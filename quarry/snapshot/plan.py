@@ -1,0 +1,100 @@
+"""What planning produces: the origins of a snapshot and, for each, its candidate files and the
+files refused with a reason, before anything is decoded. Shared by every source kind."""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from quarry.snapshot.filters import matches_any, path_refusal
+from quarry.snapshot.swhid import EXEC_MODE, FILE_MODE, LINK_MODE, sha1_git
+
+
+@dataclass
+class Candidate:
+    path: str                       # posix, relative to the origin's root
+    size: int
+    mode: int = FILE_MODE
+    locator: tuple = ()             # ("file", abs path) | ("git", repo, blob hex) | ("text", text, meta)
+    priority: int = 1               # 0: kept first under a cap (license and prose files)
+
+
+@dataclass
+class Refused:
+    path: str
+    reason: str
+    detail: dict = field(default_factory=dict)
+
+
+@dataclass
+class OriginPlan:
+    source: str                     # the source's name in params
+    kind: str
+    origin: str
+    revision: str | None = None
+    info: dict = field(default_factory=dict)   # revision SWHID, commit date, version, directory ...
+    subset: str | None = None       # a fixed subset for every record (None: the rule table)
+    candidates: list[Candidate] = field(default_factory=list)
+    refused: list[Refused] = field(default_factory=list)
+    links: list[tuple[str, int, bytes]] = field(default_factory=list)  # tree entries not read as files
+
+    @property
+    def sort_key(self) -> tuple[str, str]:
+        return (self.origin, self.revision or "")
+
+
+_PRIORITY_NAMES = re.compile(r"^(LICEN[CS]E|COPYING|NOTICE|README|METADATA)", re.I)
+
+
+def candidate(path: str, size: int, mode: int, locator: tuple) -> Candidate:
+    priority = 0 if _PRIORITY_NAMES.match(path.rsplit("/", 1)[-1]) else 1
+    return Candidate(path, size, mode, locator, priority)
+
+
+def admit(plan: OriginPlan, path: str, size: int, mode: int, locator: tuple, cfg: dict, exclude=()) -> None:
+    reason = "excluded_path" if exclude and matches_any(path, list(exclude)) else path_refusal(path, size, cfg)
+    if reason:
+        plan.refused.append(Refused(path, reason, {"bytes": size}))
+    else:
+        plan.candidates.append(candidate(path, size, mode, locator))
+
+
+
+def plan_tree(plan: OriginPlan, root: Path, cfg: dict, exclude=()) -> OriginPlan:
+    """Every entry below root, links not followed; an excluded folder is refused once, whole."""
+    patterns = [*exclude, *cfg["exclude"]]
+    root = os.fspath(root)
+    for folder, dirs, files in os.walk(root):
+        rel_folder = os.path.relpath(folder, root).replace(os.sep, "/")
+        prefix = "" if rel_folder == "." else rel_folder + "/"
+        linked = [d for d in dirs if os.path.islink(os.path.join(folder, d))]
+        dirs[:] = sorted(d for d in dirs if d not in linked and not _refuse_folder(plan, prefix + d + "/", patterns))
+        for name in sorted(files + linked):
+            rel, full = prefix + name, os.path.join(folder, name)
+            st = os.lstat(full)
+            if matches_any(rel, patterns):
+                plan.refused.append(Refused(rel, "excluded_path", {"bytes": st.st_size}))
+            elif stat.S_ISLNK(st.st_mode):
+                target = os.readlink(full)
+                plan.links.append((rel, LINK_MODE, link_digest(target)))
+                plan.refused.append(Refused(rel, "symlink", {"target": target}))
+            elif not stat.S_ISREG(st.st_mode):
+                plan.refused.append(Refused(rel, "special_file"))
+            else:
+                mode = EXEC_MODE if st.st_mode & 0o111 else FILE_MODE
+                admit(plan, rel, st.st_size, mode, ("file", full), cfg)
+    return plan
+
+
+def _refuse_folder(plan: OriginPlan, rel_folder: str, patterns: list[str]) -> bool:
+    if matches_any(rel_folder, patterns):
+        plan.refused.append(Refused(rel_folder, "excluded_path"))
+        return True
+    return False
+
+
+def link_digest(target: str) -> bytes:
+    return sha1_git(os.fsencode(target))
