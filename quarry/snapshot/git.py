@@ -12,6 +12,7 @@ from typing import Any
 from quarry.errors import QuarryError
 from quarry.hashing import value_hash
 from quarry.paths import state_dir
+from quarry.snapshot.filters import matches_any, path_refusal
 from quarry.snapshot.plan import OriginPlan, Refused, admit
 from quarry.snapshot.swhid import LINK_MODE, SUBMODULE_MODE, directory_swhid, revision_swhid
 
@@ -108,22 +109,22 @@ def plan_git(source: dict, cfg: dict) -> list[OriginPlan]:
                       subset=source.get("subset"),
                       info={"revision_swhid": revision_swhid(revision), "commit_date": _commit_date(commit),
                             "ref": source.get("ref"), "before": source.get("before")})
-    repo_path = repo.path
+    exclude = list(source.get("exclude", ()))
     entries = []
     for entry in iter_tree_contents(repo.object_store, commit.tree):
-        try:
-            rel = entry.path.decode("utf-8")
-        except UnicodeDecodeError:
-            plan.refused.append(Refused(entry.path.decode("utf-8", "replace"), "bad_path"))
-            continue
+        rel = entry.path.decode("utf-8", "surrogateescape")
         entries.append((rel, entry.mode, bytes.fromhex(entry.sha.decode())))
         if entry.mode == SUBMODULE_MODE:
             plan.refused.append(Refused(rel, "submodule", {"commit": entry.sha.decode()}))
         elif entry.mode == LINK_MODE:
             plan.refused.append(Refused(rel, "symlink", {"target": repo[entry.sha].data.decode("utf-8", "replace")}))
+        elif not rel.isprintable() or rel != entry.path.decode("utf-8", "replace"):
+            plan.refused.append(Refused(entry.path.decode("utf-8", "replace"), "bad_path"))
+        elif reason := path_refusal(rel, 0, cfg) or ("excluded_path" if matches_any(rel, exclude) else None):
+            plan.refused.append(Refused(rel, reason))  # decided by the path: the blob is never read
         else:
             size = len(repo.object_store.get_raw(entry.sha)[1])
-            admit(plan, rel, size, entry.mode, ("git", repo_path, entry.sha.decode()), cfg, source.get("exclude", ()))
+            admit(plan, rel, size, entry.mode, ("git", repo.path, entry.sha.decode()), cfg, exclude)
     plan.info["directory"] = directory_swhid(entries)  # the commit's whole tree: equals its git tree id
     plan.info["tree"] = commit.tree.decode()
     return [plan]

@@ -61,13 +61,17 @@ def directory_swhid(entries: Iterable[tuple[str, int, bytes]]) -> str:
     return swhid_of(ObjectType.DIRECTORY, _directory_id(tree))
 
 
+def _name(name: str) -> bytes:
+    return name.encode("utf-8", "surrogateescape")  # non-UTF-8 names from git or disk, byte for byte
+
+
 def _directory_id(tree: dict) -> bytes:
     entries = []
     for name, value in tree.items():
         if isinstance(value, dict):
-            entries.append(DirectoryEntry(name=name.encode(), type="dir", target=_directory_id(value),
+            entries.append(DirectoryEntry(name=_name(name), type="dir", target=_directory_id(value),
                                           perms=DIR_MODE))
         else:
             mode, digest = value
-            entries.append(DirectoryEntry(name=name.encode(), type=_entry_type(mode), target=digest, perms=mode))
+            entries.append(DirectoryEntry(name=_name(name), type=_entry_type(mode), target=digest, perms=mode))
     return Directory(entries=tuple(entries)).id

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 
 import pytest
@@ -99,3 +100,20 @@ def test_clone_by_url(tmp_path, history, monkeypatch):
     latest, records = _snap(tmp_path, {"url": url, "ref": "main"}, name="out3")
     assert latest["origins"][0]["revision"] == c4
     assert "src/new.py" in {r["meta"]["path"] for r in records}
+
+
+def test_submodules_odd_names_and_excluded_paths_keep_the_tree_exact(tmp_path, history):
+    repo = history["repo"]
+    (repo / "node_modules" / "dep").mkdir(parents=True)
+    (repo / "node_modules" / "dep" / "index.js").write_text("module.exports = 1;\n")
+    with open(os.path.join(os.fsencode(repo), b"caf\xe9.txt"), "wb") as fh:  # a Latin-1 file name
+        fh.write(b"latin\n")
+    git(repo, "add", "-A")
+    git(repo, "update-index", "--add", "--cacheinfo", f"160000,{history['c1']},vendor-sub")
+    git(repo, "commit", "-q", "-m", "odd entries", date="2023-08-01T00:00:00+00:00")
+    plan, = plan_git({"name": "g", "kind": "git", "path": str(repo)}, settings({}))
+    reasons = {r.path: r.reason for r in plan.refused}
+    assert reasons["vendor-sub"] == "submodule"
+    assert reasons["node_modules/dep/index.js"] == "excluded_path"
+    assert reasons["caf\ufffd.txt"] == "bad_path"
+    assert plan.info["directory"] == f"swh:1:dir:{git(repo, 'rev-parse', 'HEAD^{tree}')}"
