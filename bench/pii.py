@@ -89,7 +89,8 @@ class Datatrove:
 
     def predict(self, doc: dict) -> list:
         out = []
-        for replacer, category in ((self.formatter.emails_replacer, "EMAIL"), (self.formatter.ip_replacer, "IP_ADDRESS")):
+        replacers = ((self.formatter.emails_replacer, "EMAIL"), (self.formatter.ip_replacer, "IP_ADDRESS"))
+        for replacer, category in replacers:
             for m in replacer.regex.finditer(doc["text"]):
                 if replacer.validator is None or replacer.validator(m.group(0)):
                     out.append((m.start(), m.end(), category))

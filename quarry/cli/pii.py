@@ -71,7 +71,8 @@ def register(app: typer.Typer) -> None:
     def redact(src: Path = typer.Argument(..., exists=True, help="A shard or a folder of shards."),
                dst: Path = typer.Argument(..., help="Output folder: same shard names, ledger.json, rejects/."),
                workers: int = typer.Option(None, help="Processes (default: params.yaml pipeline.workers)."),
-               sensitivity: str = typer.Option(None, help="low | medium | high (default: params.yaml pii.sensitivity)."),
+               sensitivity: str = typer.Option(None, help="low | medium | high (default: params.yaml "
+                                                          "pii.sensitivity)."),
                params_file: Path = typer.Option(None, "--params", help="params.yaml to read the pii section from."),
                ) -> None:
         """Redact every record (typed placeholders, fake IPs) and count findings in meta.pii."""

@@ -1,7 +1,7 @@
 """PII and secret detection and redaction: detectors, suppression of look-alikes, redaction and
 the per-shard stage. ``detect(text)`` finds, ``redact(text)`` replaces, ``run_pii`` runs the stage."""
 
-from quarry.pii.detectors import TYPES, Finding
+from quarry.pii.findings import TYPES, Finding
 from quarry.pii.engine import PiiConfig, detect
 from quarry.pii.redact import PLACEHOLDERS, apply_redactions, redact
 from quarry.pii.stage import redact_shard, run_pii, scan_path

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from quarry.errors import ConfigError
-from quarry.pii.detectors import DETECTORS, TYPES, Finding, find_ips
+from quarry.pii.detectors import DETECTORS, TYPES, Finding
+from quarry.pii.personal import find_ips
 from quarry.pii.fake_ips import FAKE_IP_POOL
 
 # Sensitivity level -> the lowest confidence a finding needs to count.
@@ -51,7 +52,8 @@ class PiiConfig:
         if unknown := sorted(set(self.detectors) - set(DETECTORS)):
             raise ConfigError(f"params: pii.detectors has unknown detectors {unknown}; valid: {', '.join(DETECTORS)}")
         if self.ip_replacement not in ("fake", "placeholder"):
-            raise ConfigError(f"params: pii.ip_replacement must be 'fake' or 'placeholder', got {self.ip_replacement!r}")
+            raise ConfigError("params: pii.ip_replacement must be 'fake' or 'placeholder', "
+                              f"got {self.ip_replacement!r}")
 
     def to_dict(self) -> dict[str, Any]:
         return {"sensitivity": self.sensitivity, "types": list(self.types),

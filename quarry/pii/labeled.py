@@ -16,7 +16,7 @@ import string
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from quarry.pii.detectors import CARD, EMAIL, IP_ADDRESS, KEY, PASSWORD, PHONE
+from quarry.pii.findings import CARD, EMAIL, IP_ADDRESS, KEY, PASSWORD, PHONE
 from quarry.pii.suppress import is_public_ip
 
 ALNUM = string.ascii_letters + string.digits

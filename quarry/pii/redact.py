@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from quarry.pii.detectors import IP_ADDRESS, Finding
+from quarry.pii.findings import IP_ADDRESS, Finding
 from quarry.pii.engine import DEFAULT, PiiConfig, detect
 from quarry.pii.fake_ips import fake_ip
 

@@ -14,7 +14,9 @@ from collections import Counter
 
 # Words that mark a value as a template, an example or a value already redacted.
 _PLACEHOLDER = re.compile(
-    r"(?i)x{5,}|\*{3,}|\.{3}|<[^<>\s]{1,40}>|\$\{|\{[^{}\s]{1,40}\}|%\(|(?-i:%s)(?![A-Za-z0-9])|\$[A-Z_]{3,}|^my[-_]?(?:pass|secret|token|key|api)|\[[^\[\]\s]{1,40}\]|(?-i:abcdefghij|ABCDEFGHIJ|qwertyui)|"
+    r"(?i)x{5,}|\*{3,}|\.{3}|<[^<>\s]{1,40}>|\[[^\[\]\s]{1,40}\]|\$\{|\{[^{}\s]{1,40}\}|%\(|"
+    r"(?-i:%s)(?![A-Za-z0-9])|\$[A-Z_]{3,}|^my[-_]?(?:pass|secret|token|key|api)|"
+    r"(?-i:abcdefghij|ABCDEFGHIJ|qwertyui)|"
     r"your[_-]|example|sample|placeholder|dummy|changeme|change[_-]me|redacted|replace[_-]?me|"
     r"insert[_-]|fake|foobar|"
     r"^(?:test|secret|password|passwd|pass|pwd|pw|user|username|token|none|null|nil|undefined|string|str|"

@@ -3,7 +3,7 @@
 import pytest
 
 from quarry.pii import detect
-from quarry.pii.detectors import luhn_ok
+from quarry.pii.personal import luhn_ok
 from quarry.pii.engine import PiiConfig
 
 POSITIVES = [

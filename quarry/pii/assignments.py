@@ -1,0 +1,192 @@
+"""Credentials found by context: a literal assigned to a credential-like name (password = "...",
+API_KEY: ..., <password>...</password>, --password=...), bearer and basic auth headers, and
+generic high-entropy values, judged by entropy, character classes and the shape of the name.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Iterator
+
+from quarry.pii import suppress
+from quarry.pii.findings import KEY, PASSWORD, Finding, line_prefix
+
+# Anchored at each occurrence of a root word (found with str.find on the lowered text, which is
+# much faster than letting a case-insensitive alternation try every position).
+_ROOTS = ("pass", "pwd", "secret", "token", "credential", "key")
+_CREDENTIAL_NAME = re.compile(
+    r"(?i)(?:passw(?:or)?d|passphrase|pwd|secret|token|credentials?|key)"
+    r"(?P<tail>[A-Za-z0-9_.-]*)(?P<close>[\"'\]]*)[ \t]*(?P<op>:=|=>|=|:)[ \t]*(?P<q>[\"'`]?)"
+    r"(?P<value>[^\s\"'`,;&(){}\[\]<>]{4,512})(?P<q2>[\"'`]?)"
+)
+_PASSWORD_WORD = re.compile(r"(?i)passw|passphrase|pwd")
+_KEY_QUALIFIER = re.compile(
+    r"(?:api|access|private|auth|signing|encryption|master|consumer|app|client|account|storage|secret)"
+    r"[_.-]?$")
+_REFERENCE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")  # a variable or attribute path
+# Name parts that make a credential-like name describe something else (token_hash, secret_name).
+_NOT_SECRET_PARTS = frozenset(
+    "hash hashed digest sha sha1 sha256 sha512 md5 checksum sum commit etag fingerprint integrity id ids uuid "
+    "type types name names field file path url uri len length size count expiry expires expiration timeout "
+    "ttl prefix suffix header param params env var pattern regex format policy endpoint label class limit "
+    "index max min kind mode version ref prompt message msg hint help text title error placeholder "
+    "validator validation reset page cursor next continuation".split())
+_NAME_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_IDENTIFIER_LITERAL = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z]+(?:_[a-z]+)+|[a-z]+(?:[A-Z][a-z]+)+")
+_END_OF_LINE = re.compile(r"[ \t]*(?:[#;].*)?(?:\r?\n|$)")
+_LANGUAGE_WORDS = frozenset("lambda function def fn func new await async return none null nil undefined true "
+                            "false self this str string int bool bytes dict list object any optional required "
+                            "os env process getenv".split())
+_XML_CREDENTIAL = re.compile(
+    r"<((?:[\w-]+:)?[\w.-]*"
+    r"(?:[Pp]assw(?:or)?d|PASSWORD|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[_-]?[Kk]ey|API_KEY)[\w.-]*)>"
+    r"([^<\s]{4,256})</\1>")
+_BEARER = re.compile(r"\b[Bb]earer[ \t]+([A-Za-z0-9._~+/-]{16,}=*)")
+_BASIC = re.compile(r"\b[Bb]asic[ \t]+([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])")
+
+
+_CONFIG_LINE_START = re.compile(r"\s*(?:export\s+|set\s+)?[\"']?[\w.-]*")
+_NAME_BEFORE = re.compile(r"[\w.-]*$")
+
+
+def _config_line(text: str, start: int) -> bool:
+    """The name starts its line (KEY=value, key: value, export KEY=...): a config, not code."""
+    return _CONFIG_LINE_START.fullmatch(line_prefix(text, start)) is not None
+
+
+def _lower_same_length(text: str) -> str:
+    """text.lower() with the same offsets (a few non-ASCII letters lower to two characters)."""
+    lower = text.lower()
+    if len(lower) == len(text):
+        return lower
+    return "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+
+
+def _root_positions(lower: str) -> list[int]:
+    positions = []
+    for root in _ROOTS:
+        at = lower.find(root)
+        while at >= 0:
+            positions.append(at)
+            at = lower.find(root, at + len(root))
+    positions.sort()
+    return positions
+
+
+def find_assignments(text: str) -> Iterator[Finding]:
+    lower = _lower_same_length(text)
+    seen_values: set[int] = set()
+    for at in _root_positions(lower):
+        m = _CREDENTIAL_NAME.match(text, at)
+        if not m or m.start("value") in seen_values:
+            continue
+        keyword = lower[at:m.start("tail")]
+        if keyword == "key" and not _KEY_QUALIFIER.search(lower, max(0, at - 16), at):
+            continue  # a bare 'key' is a dict key or a sort key, not a credential
+        if keyword == "pwd" and at and lower[at - 1].isalpha():
+            continue
+        if m.group("op") == ":" and m.group("q") == "" and m.group("close") == "" and not _config_line(text, at):
+            continue  # 'token: str' / 'case TOKEN:' in code is a type or a label
+        value = m.group("value")
+        quoted = bool(m.group("q")) and m.group("q") == m.group("q2")
+        if not quoted and m.group("q"):
+            continue  # an opening quote that does not close on the value: not a plain literal
+        prefix = _NAME_BEFORE.search(line_prefix(text, at)[-48:]).group()
+        # url query (?password=...&), key=v;key=v connection strings, --password=... command lines
+        in_list = at - len(prefix) > 0 and (text[at - len(prefix) - 1] in "?&;" or prefix.startswith("--"))
+        finding = _judge_assignment(text, m, prefix + keyword + m.group("tail"), value, quoted, in_list)
+        if finding:
+            seen_values.add(m.start("value"))
+            yield finding
+    if "earer" in text:
+        for m in _BEARER.finditer(text):
+            token = m.group(1)
+            if _looks_generated(token) and not suppress.is_lookalike_secret(token):
+                yield Finding(m.start(1), m.end(1), KEY, "bearer_token", 0.8)
+    if "</" in text:
+        for m in _XML_CREDENTIAL.finditer(text):
+            value = m.group(2)
+            if suppress.is_placeholder(value) or _describes_something_else(m.group(1)):
+                continue
+            if _PASSWORD_WORD.search(m.group(1)) and len(value) >= 6:
+                yield Finding(m.start(2), m.end(2), PASSWORD, "password_assignment", 0.8)
+            elif len(value) >= 16 and _looks_generated(value) and not suppress.is_lookalike_secret(value):
+                yield Finding(m.start(2), m.end(2), KEY, "high_entropy_assignment", 0.7)
+    if "asic " in text:
+        for m in _BASIC.finditer(text):
+            if _basic_credentials(m.group(1)):
+                yield Finding(m.start(1), m.end(1), PASSWORD, "basic_auth", 0.85)
+
+
+def _basic_credentials(token: str) -> bool:
+    """'Basic <base64 of user:password>' with a password that is not a template."""
+    try:
+        decoded = base64.b64decode(token, validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return False
+    user, sep, password = decoded.partition(":")
+    return bool(sep and password) and not suppress.is_placeholder(password)
+
+
+def _describes_something_else(name: str) -> bool:
+    """token_hash, secretName, PASSWORD_FIELD: the name is about a credential, not one."""
+    return any(part.lower() in _NOT_SECRET_PARTS for part in _NAME_PARTS.findall(name))
+
+
+def _judge_assignment(text: str, m: re.Match, name: str, value: str, quoted: bool,
+                      in_list: bool = False) -> Finding | None:
+    if suppress.is_placeholder(value) or _describes_something_else(name):
+        return None
+    start, end = m.start("value"), m.end("value")
+    if _IDENTIFIER_LITERAL.fullmatch(value):
+        return None  # "OAUTH_OWNER_PASSWORD", "some_password": a constant's or a field's name
+    if not quoted:
+        if not (in_list or _END_OF_LINE.match(text, end)) or value.rstrip(":").lower() in _LANGUAGE_WORDS:
+            return None  # 'password=lambda: ...', 'token=get_token(),' is code, not a config value
+        if value.startswith("_") or value[:4].lower() in ("pass", "secr", "toke", "cred", "pwd", "key"):
+            return None
+        keyword = text[m.start():m.start("tail")].lower()
+        if not in_list and _REFERENCE.fullmatch(value) and ("." in value or keyword in value.lower()
+                                            or value.isupper() or not _config_line(text, m.start())):
+            return None  # a variable, an attribute or an env var name, not a literal
+    if _PASSWORD_WORD.search(m.group(0)[:m.start("value") - m.start()]):
+        if len(value) < 6 or value.lower() in _LANGUAGE_WORDS:
+            return None
+        return Finding(start, end, PASSWORD, "password_assignment", 0.8 if quoted else 0.6)
+    if "aws" in name.lower() and re.fullmatch(r"[A-Za-z0-9/+]{40}", value):
+        if suppress.shannon_entropy(value) >= 3.5:
+            return Finding(start, end, KEY, "aws_secret_key", 0.95)
+        return None
+    # A hex string assigned to a credential name is a key (Flask SECRET_KEY, API keys), not a digest.
+    if len(value) >= 16 and _looks_generated(value) and (
+            suppress.is_hex_digest(value) and not suppress.is_integrity_hash(value)
+            or not suppress.is_lookalike_secret(value)):
+        return Finding(start, end, KEY, "high_entropy_assignment", 0.7)
+    return None
+
+
+def _looks_generated(value: str) -> bool:
+    """Entropy plus a mix of character classes: what random tokens have and words do not."""
+    alnum_classes = (any(c.islower() for c in value) + any(c.isupper() for c in value)
+                     + any(c.isdigit() for c in value))
+    if alnum_classes < 2:
+        return False
+    if set(value) <= _HEX_CHARS:
+        return suppress.shannon_entropy(value) >= 3.0
+    return suppress.shannon_entropy(value) >= 3.5 and _class_changes(value) >= 0.34
+
+
+_HEX_CHARS = frozenset("0123456789abcdefABCDEF")
+
+
+def _char_class(c: str) -> int:
+    return 0 if c.islower() else 1 if c.isupper() else 2 if c.isdigit() else 3
+
+
+def _class_changes(value: str) -> float:
+    """Share of neighbouring characters of different classes (lower/upper/digit/other): about 0.6
+    in random base62, about 0.3 in identifiers such as TokenizerEncoderConfig or input_tokens_1hr."""
+    classes = [_char_class(c) for c in value if c.isalnum()]  # separators: 'cc-by-1.0' is words
+    return sum(a != b for a, b in zip(classes, classes[1:])) / max(1, len(classes) - 1)

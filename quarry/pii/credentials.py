@@ -1,0 +1,137 @@
+"""Credentials with a known shape: provider tokens, private key blocks, URL passwords.
+
+Each pattern starts with a literal, so the regex engine skips straight to candidates (a leading
+lookbehind would stop that skipping; the left word boundary is checked in Python instead).
+Candidates are then validated: entropy, placeholders, the body of a key block.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from quarry.pii import suppress
+from quarry.pii.findings import KEY, PASSWORD, Finding, word_before
+
+
+@dataclass(frozen=True)
+class Shape:
+    kind: str
+    pattern: re.Pattern
+    gate: tuple[str, ...] = ()  # literals one of which must occur, where the pattern's own is short
+    min_entropy: float = 3.0  # of the whole token: rejects xxxx and 0000 placeholders
+    confidence: float = 0.95
+
+
+def _shape(kind: str, pattern: str, gate: tuple[str, ...] = (), **kw) -> Shape:
+    return Shape(kind, re.compile(pattern), gate, **kw)
+
+
+_E = r"(?![A-Za-z0-9_])"  # token ends at a word boundary
+
+SHAPES: tuple[Shape, ...] = (
+    _shape("aws_access_key_id", r"A(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}" + _E),
+    _shape("github_token", r"g(?:h[pousr]_[A-Za-z0-9]{36,251}|ithub_pat_[A-Za-z0-9_]{60,255})" + _E),
+    _shape("gitlab_token", r"gl(?:pat|dt|rt|ptt|cbt|oas|soat|ft|imt|agent)-[A-Za-z0-9_-]{20,}" + _E),
+    _shape("gitlab_token", r"GR1348941[A-Za-z0-9_-]{20,}" + _E),
+    _shape("slack_token", r"x(?:ox[abposrce]-(?:\d+-)*[A-Za-z0-9]{16,}|app-\d-[A-Z0-9]+-\d+-[a-z0-9]+)" + _E),
+    _shape("slack_webhook", r"https://hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]+"),
+    _shape("stripe_key", r"[srp]k_(?:live|test)_[0-9A-Za-z]{16,}" + _E, gate=("_live_", "_test_")),
+    _shape("stripe_key", r"whsec_[A-Za-z0-9]{32,}" + _E),
+    _shape("google_api_key", r"AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])"),
+    _shape("google_oauth", r"GOCSPX-[0-9A-Za-z_-]{28}(?![A-Za-z0-9_-])"),
+    _shape("google_oauth", r"ya29\.[0-9A-Za-z_-]{30,}"),
+    _shape("openai_key", r"sk-(?:ant-(?:api|admin)\d\d-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}", min_entropy=3.5),
+    _shape("huggingface_token", r"hf_[A-Za-z0-9]{34,}" + _E, min_entropy=3.5),
+    _shape("npm_token", r"npm_[A-Za-z0-9]{36}" + _E),
+    _shape("pypi_token", r"pypi-AgE[A-Za-z0-9_-]{50,}"),
+    _shape("sendgrid_key", r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])"),
+    _shape("digitalocean_token", r"do[opr]_v1_[a-f0-9]{64}" + _E),
+    _shape("shopify_token", r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}" + _E),
+    _shape("square_token", r"sq0(?:atp|csp)-[0-9A-Za-z_-]{22,43}"),
+    _shape("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", confidence=0.9),
+    _shape("azure_storage_key", r"AccountKey=[A-Za-z0-9+/]{86}==", min_entropy=4.0),
+    _shape("mailgun_key", r"key-[0-9a-z]{32}" + _E),
+    _shape("databricks_token", r"dapi[0-9a-f]{32}(?:-\d)?" + _E),
+    _shape("postman_key", r"PMAK-[0-9a-f]{24}-[0-9a-f]{34}" + _E),
+    _shape("docker_token", r"dckr_pat_[A-Za-z0-9_-]{27,}" + _E),
+    _shape("linear_key", r"lin_api_[A-Za-z0-9]{40}" + _E),
+    _shape("vault_token", r"hv[sbr]\.[A-Za-z0-9_-]{24,}" + _E),
+    _shape("grafana_token", r"gl(?:c_[A-Za-z0-9+/]{32,}={0,2}|sa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8})" + _E),
+    _shape("newrelic_key", r"NR(?:AK|JS|II)-[A-Za-z0-9]{19,32}" + _E),
+    _shape("age_secret_key", r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}" + _E),
+)
+# An AWS secret key near its key id, whatever it is assigned to (CSV exports, `aws configure`).
+_AWS_SECRET_NEAR = re.compile(r"(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
+
+
+def find_shapes(text: str) -> Iterator[Finding]:
+    for shape in SHAPES:
+        if shape.gate and not any(g in text for g in shape.gate):
+            continue
+        for m in shape.pattern.finditer(text):
+            start = m.start()
+            if word_before(text, start):
+                continue
+            token = m.group()
+            if token.startswith("AccountKey="):
+                start += len("AccountKey=")
+            if suppress.shannon_entropy(token) < shape.min_entropy or suppress.is_placeholder(token):
+                continue
+            yield Finding(start, m.end(), KEY, shape.kind, shape.confidence)
+            if shape.kind == "aws_access_key_id":
+                yield from _aws_secret_near(text, m.end())
+
+
+def _aws_secret_near(text: str, after: int) -> Iterator[Finding]:
+    for m in _AWS_SECRET_NEAR.finditer(text, after, after + 240):
+        value = m.group()
+        if (suppress.shannon_entropy(value) >= 4.0 and suppress.char_classes(value) >= 3
+                and not suppress.is_placeholder(value)):
+            yield Finding(m.start(), m.end(), KEY, "aws_secret_key", 0.9)
+
+# ---------------------------------------------------------------------------------------------
+# Private key blocks (PEM, OpenSSH, PGP), also inside JSON strings with escaped newlines.
+
+_PEM_BEGIN = re.compile(r"-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?-----")
+_PEM_BODY = re.compile(r"(?:[A-Za-z0-9+/=:,\- \t\r\n]|\\n|\\r)*")
+_PEM_MIN_BODY = 64  # "-----BEGIN RSA PRIVATE KEY-----\n...\n-----END" is documentation
+
+
+def find_private_keys(text: str) -> Iterator[Finding]:
+    if "-----BEGIN" not in text:
+        return
+    for m in _PEM_BEGIN.finditer(text):
+        end_marker = f"-----END {m.group(1)}PRIVATE KEY{m.group(2) or ''}-----"
+        end = text.find(end_marker, m.end(), m.end() + 64_000)
+        if end >= 0:
+            body_len, end = end - m.end(), end + len(end_marker)
+        else:  # truncated block: the key runs as far as base64 does
+            end = _PEM_BODY.match(text, m.end()).end()
+            body_len = end - m.end()
+        body = text[m.end():m.end() + body_len]
+        if body_len >= _PEM_MIN_BODY and not suppress.is_placeholder(body.strip()[:80]):
+            yield Finding(m.start(), end, KEY, "private_key", 0.99)
+
+
+# ---------------------------------------------------------------------------------------------
+# Passwords in connection strings: scheme://user:password@host
+
+_URL_CREDENTIALS = re.compile(r"([^\s:/@'\"`<>]{0,128}):([^\s@/?'\"`<>]{1,256})@[A-Za-z0-9\[]")
+
+
+def _plausible_password(value: str) -> bool:
+    """Not a template ('{token}', 'APIPASS') and not a plain word: has a digit or a symbol."""
+    if suppress.is_placeholder(value) or value.isupper():
+        return False
+    return len(value) >= 12 or any(not c.isalpha() for c in value)
+
+
+def find_url_passwords(text: str) -> Iterator[Finding]:
+    pos = text.find("://")
+    while pos >= 0:
+        m = _URL_CREDENTIALS.match(text, pos + 3)
+        if m and _plausible_password(m.group(2)):
+            yield Finding(m.start(2), m.end(2), PASSWORD, "connection_string", 0.96)
+        pos = text.find("://", pos + 3)

@@ -1,0 +1,30 @@
+"""What a detector reports: a span, its placeholder type, the detector's name and a confidence.
+
+A Finding holds offsets, never the value, so it can be logged, counted and hashed without
+leaking what it points at.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+EMAIL, KEY, PASSWORD, IP_ADDRESS, PHONE, CARD = "EMAIL", "KEY", "PASSWORD", "IP_ADDRESS", "PHONE", "CARD"
+TYPES = (EMAIL, KEY, PASSWORD, IP_ADDRESS, PHONE, CARD)
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    start: int  # offsets in characters (code points) of the str, end exclusive
+    end: int
+    type: str  # one of TYPES: what the span is replaced by
+    kind: str  # the detector that found it, e.g. "github_token"
+    confidence: float
+
+
+def word_before(text: str, start: int) -> bool:
+    """Is the character before ``start`` part of a word (so a token would not start there)?"""
+    return start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_")
+
+
+def line_prefix(text: str, start: int) -> str:
+    return text[text.rfind("\n", 0, start) + 1:start]
