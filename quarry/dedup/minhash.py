@@ -43,9 +43,12 @@ class MinHasher:
         object.__setattr__(self, "_b", b[:, None])
 
     def signature_of_shingles(self, hashes: np.ndarray) -> np.ndarray:
-        """Signature (uint32, num_perm) of one set of shingle hashes."""
-        block = self._a * hashes[None, :] + self._b
-        return (block.min(axis=1) >> np.uint64(32)).astype(np.uint32)
+        """Signature (uint32, num_perm) of one set of shingle hashes, in bounded-memory slices."""
+        mins = np.full(self.num_perm, np.iinfo(np.uint64).max, dtype=np.uint64)
+        for start in range(0, len(hashes), BLOCK):
+            block = self._a * hashes[None, start:start + BLOCK] + self._b
+            np.minimum(mins, block.min(axis=1), out=mins)
+        return (mins >> np.uint64(32)).astype(np.uint32)
 
     def signatures(self, texts: Iterable[str | bytes]) -> tuple[np.ndarray, np.ndarray]:
         """Signatures of many texts (see ``signatures_of_sets``)."""
@@ -74,6 +77,9 @@ class MinHasher:
             flags.append(ok)
             out.append(None)
             if not ok:
+                continue
+            if len(hashes) > BLOCK:  # a big document alone, so no block outgrows the cache
+                out[-1] = self.signature_of_shingles(hashes)
                 continue
             pending.append((len(out) - 1, hashes))
             pending_size += len(hashes)

@@ -42,7 +42,8 @@ def test_signatures_estimate_jaccard_as_well_as_datasketch():
 
 def test_batched_signatures_equal_one_at_a_time():
     hasher = MinHasher(num_perm=64, seed=1)
-    texts = [source("json/decoder.py"), "one two three four five six", source("textwrap.py"), source("bisect.py")]
+    texts = [source("json/decoder.py"), "one two three four five six", source("difflib.py"), source("bisect.py")]
+    assert len(shingles(texts[2])) > 4096  # bigger than one reduction block
     sigs, ok = hasher.signatures(texts)
     assert ok.tolist() == [True, True, True, True]
     for text, sig in zip(texts, sigs, strict=True):
@@ -51,6 +52,10 @@ def test_batched_signatures_equal_one_at_a_time():
     sigs, ok = hasher.signatures(texts)
     assert ok.tolist() == [True, False, True, True]
     assert not sigs[1].any()
+    # a slice-wise minimum equals the minimum over the whole set
+    whole = shingles(texts[2])
+    direct = ((hasher._a * whole[None, :] + hasher._b).min(axis=1) >> np.uint64(32)).astype(np.uint32)
+    assert np.array_equal(hasher.signature_of_shingles(whole), direct)
 
 
 def test_words_ignore_case_punctuation_and_whitespace():
