@@ -71,11 +71,13 @@ class LicenseAssigner:
         meta = record.setdefault("meta", {})
         statement = file_statement(record["text"], self.header_lines)
         own = self.statements.get(statement) if statement else None
+        repo = self.repo_licenses.get(meta.get("origin")) or {}
+        if own is not None and own.category == "unknown" and repo.get("spdx"):
+            own = None  # "see LICENSE", "same license as the package": the repository's license governs
         if own is not None:
             categories = own.categories
             meta["license"] = license_meta(own, meta.get("path"), "file")
         else:
-            repo = self.repo_licenses.get(meta.get("origin")) or {}
             categories = repo.get("categories", {})
             meta["license"] = {k: repo.get(k) for k in ("spdx", "category", "evidence")} if repo else \
                 license_meta(None, None, "repository")

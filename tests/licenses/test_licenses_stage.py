@@ -55,7 +55,8 @@ def _repos(root: Path, text) -> dict[str, Path]:
             "LICENSE": text("mit"),
             "gpl_file.c": "// SPDX-License-Identifier: GPL-3.0-only\nint x;\n",
             "either.py": "# SPDX-License-Identifier: MIT OR GPL-2.0-only\n" + CODE,
-            "both.py": "# SPDX-License-Identifier: MIT AND GPL-2.0-only\n" + CODE}),
+            "both.py": "# SPDX-License-Identifier: MIT AND GPL-2.0-only\n" + CODE,
+            "refers.py": "# This file is distributed under the same license as the package.\n" + CODE}),
     }
 
 
@@ -117,6 +118,9 @@ def test_every_kept_record_carries_its_governing_license(corpus):
     either = metas[("mixed", "either.py")]["license"]
     assert (either["spdx"], either["category"]) == ("MIT OR GPL-2.0-only", "permissive")
     assert metas[("dual", "src/lib.rs")]["license"]["spdx"] == "MIT OR Apache-2.0"
+    # a header that only points elsewhere defers to the repository's license
+    assert metas[("mixed", "refers.py")]["license"]["evidence"] == {"file": "LICENSE", "score": 100.0,
+                                                                   "level": "repository"}
 
 
 def test_policy_drops_the_right_files_by_reason(corpus):
