@@ -32,11 +32,12 @@ def plan_installed(source: dict, cfg: dict) -> list[OriginPlan]:
     only = {_normalize(n) for n in source.get("include", [])}
     seen: set[str] = set()
     plans = []
-    for dist in importlib.metadata.distributions(path=site_packages()):
-        name = _normalize(dist.metadata["Name"] or "")
+    found = sorted(((_normalize(d.metadata["Name"] or ""), os.fspath(getattr(d, "_path", "")), d)
+                    for d in importlib.metadata.distributions(path=site_packages())), key=lambda t: t[:2])
+    for name, _where, dist in found:
         if not name or name in seen or name in skip or (only and name not in only) or _is_editable(dist):
             continue
-        seen.add(name)  # the first on sys.path wins, as for import
+        seen.add(name)  # a name installed twice (a broken environment): the first folder in sorted order
         version = dist.version
         plan = OriginPlan(source["name"], "installed", f"pypi:{name}@{version}", subset=source.get("subset"),
                           info={"version": version})
