@@ -24,7 +24,7 @@ def plan_dir(source: dict, cfg: dict) -> list[OriginPlan]:
     root = Path(source["path"]).expanduser()
     if not root.is_dir():
         raise QuarryError(f"snapshot source {source.get('name')!r}: {root} is not a directory")
-    origin = source.get("origin") or str(root.resolve())
+    origin = source.get("origin") or source["path"]  # as written: the same id on every machine
     plan = OriginPlan(source["name"], "dir", origin, subset=source.get("subset"))
     return [plan_tree(plan, root, cfg, source.get("exclude", ()))]
 
@@ -46,7 +46,7 @@ def plan_archive(source: dict, cfg: dict, staging: Path) -> list[OriginPlan]:
     if (limits.get("strip_root", True) and len(entries) == 1 and entries[0].is_dir()
             and all(link.startswith(entries[0].name + "/") for link in result.links)):
         root = entries[0]  # the usual `project-1.0/` folder of a release archive
-    origin = source.get("origin") or str(archive.resolve())
+    origin = source.get("origin") or source["path"]
     plan = OriginPlan(source["name"], "archive", origin, subset=source.get("subset"),
                       info={"archive_sha256": digest, "extracted_files": result.files,
                             "extracted_bytes": result.bytes})
@@ -75,7 +75,8 @@ def plan_corpus(source: dict, cfg: dict) -> list[OriginPlan]:
     plans = []
     for shard in shards:
         rel_shard = shard.relative_to(location).as_posix() if location.is_dir() else shard.name
-        plan = OriginPlan(source["name"], "corpus", source.get("origin") or str(shard.resolve()),
+        origin = source.get("origin") or (f"{source['path']}/{rel_shard}" if location.is_dir() else source["path"])
+        plan = OriginPlan(source["name"], "corpus", origin,
                           subset=source.get("subset"), info={"file": rel_shard})
         for line, record in enumerate(read_records(shard), start=1):
             meta = record.get("meta") or {}
@@ -90,6 +91,7 @@ def plan_corpus(source: dict, cfg: dict) -> list[OriginPlan]:
             plan.candidates.append(Candidate(path, size, FILE_MODE, ("text", text, upstream)))
         plans.append(plan)
     return plans
+
 
 PLANNERS = {"dir": plan_dir, "stdlib": plan_stdlib, "installed": plan_installed, "git": plan_git,
             "corpus": plan_corpus}

@@ -187,3 +187,17 @@ def test_installed_leaves_out_editable_working_copies(tmp_path, monkeypatch):
     monkeypatch.chdir(Path(__file__).resolve().parents[2])
     names = {plan.origin.split("@")[0] for plan in plan_installed({"name": "i", "kind": "installed"}, settings({}))}
     assert "pypi:quarry" not in names and {"pypi:pyyaml", "pypi:dulwich", "pypi:swh-model"} <= names
+
+
+def test_same_snapshot_id_from_another_checkout_location(tmp_path, monkeypatch):
+    """Origins are written as given (relative paths stay relative), so two machines with the
+    project in different folders cite the same snapshot."""
+    ids = []
+    for place in ("a", "b/deeper"):
+        project = tmp_path / place
+        _tree(project / "data" / "raw")
+        monkeypatch.chdir(project)
+        manifest = run_snapshot([{"kind": "dir", "path": "data/raw", "name": "raw"}], project / "out", {},
+                                cache_dir=project / "cache", progress=False)
+        ids.append(manifest["snapshot_id"])
+    assert ids[0] == ids[1]
