@@ -1,4 +1,4 @@
-"""Dataset commands: `quarry assemble`, `quarry dataset list|show|diff|derive`, `quarry cite`."""
+"""Dataset commands: `quarry assemble`, `quarry dataset list|show|diff|derive|verify`, `quarry cite`."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def _counts_table(title: str, rows: dict, total: dict) -> Table:
 
 
 def register(app: typer.Typer) -> None:
-    dataset = typer.Typer(help="Released dataset versions: list, show, diff, derive.", no_args_is_help=True)
+    dataset = typer.Typer(help="Released dataset versions: list, show, diff, derive, verify.", no_args_is_help=True)
     app.add_typer(dataset, name="dataset")
     register_derive(dataset)
 
@@ -64,7 +64,7 @@ def register(app: typer.Typer) -> None:
                             register=not no_register)
         total = manifest["composition"]["total"]
         out.print(f"{manifest['name']} {manifest['label']} [bold]{manifest['version']}[/bold]: "
-                  f"{total['documents']:,} documents, {total['bytes']:,} bytes -> {dst}")
+                  f"{total['documents']:,} documents, {total['bytes']:,} bytes -> {dst}", soft_wrap=True)
 
     @dataset.command("list")
     def list_cmd(name: str = typer.Argument(None, help="Only this dataset.")) -> None:
@@ -92,9 +92,9 @@ def register(app: typer.Typer) -> None:
         if as_json:
             print(json.dumps(m, indent=2, sort_keys=True))
             return
-        out.print(f"[bold]{m['name']} {m['label']}[/bold]  version {m['version']}")
+        out.print(f"[bold]{m['name']} {m['label']}[/bold]  version {m['version']}", soft_wrap=True)
         for key in ("parent", "snapshot_id", "params_hash", "optout_registry_hash", "code_version", "tokenizer"):
-            out.print(f"  {key}: {m.get(key) or '-'}")
+            out.print(f"  {key}: {m.get(key) or '-'}", soft_wrap=True)
         comp = m["composition"]
         for dim in ("split", "subset", "language", "license_category"):
             out.print(_counts_table(f"by {dim}", comp[f"by_{dim}"], comp["total"]))
@@ -112,6 +112,21 @@ def register(app: typer.Typer) -> None:
             print(json.dumps(log, indent=2, sort_keys=True))
         else:
             print(render(log, limit=limit))
+
+    @dataset.command("verify")
+    def verify_cmd(folder: Path = typer.Argument(..., help="A dataset folder (e.g. after `dvc pull`).")) -> None:
+        """Check every file against SHA256SUMS and the version hash against the shards."""
+        from quarry.datasets import load_manifest
+        from quarry.datasets.manifest import verify_sums, version_hash
+        from quarry.errors import QuarryError
+
+        manifest = load_manifest(folder)
+        bad = verify_sums(folder)
+        if bad:
+            raise QuarryError(f"{folder}: {len(bad)} file(s) differ from SHA256SUMS: {', '.join(bad[:10])}")
+        if version_hash(manifest) != manifest["version"]:
+            raise QuarryError(f"{folder}: manifest.json does not hash to its version {manifest['version']}")
+        out.print(f"{manifest['name']} {manifest['label']} {manifest['version']}: every file matches", soft_wrap=True)
 
     @app.command("cite")
     def cite_cmd(ref: str = typer.Argument(..., help="Dataset name, version hash / prefix, label, or folder."),
@@ -179,4 +194,4 @@ def register_derive(dataset: typer.Typer) -> None:
                                   tokenizer=_tokenizer(tokenizer))
         removed = sum(manifest["ledger"]["derive"]["dropped"].values())
         out.print(f"{manifest['name']} {manifest['label']} [bold]{manifest['version']}[/bold]: "
-                  f"{removed:,} documents removed ({reason}) -> {dst}")
+                  f"{removed:,} documents removed ({reason}) -> {dst}", soft_wrap=True)

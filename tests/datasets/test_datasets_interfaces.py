@@ -177,3 +177,13 @@ def test_cli_token_counts_with_a_trained_tokenizer(built, curated, tmp_path, cap
     assert derived["composition"]["total"]["documents"] == manifest["composition"]["total"]["documents"] - 1
     assert derived["composition"]["total"]["tokens"] == sum(len(tokenizer.encode(r["text"]))
                                                            for r in qd.open(tmp_path / "v3"))
+
+
+def test_cli_verify_finds_a_changed_shard(built, capsys):
+    out, manifest = built
+    assert main(["dataset", "verify", str(out)]) == 0
+    assert "every file matches" in capsys.readouterr().out
+    shard = out / manifest["splits"]["test"]["files"][0]["path"]
+    shard.write_bytes(shard.read_bytes()[:-1])
+    assert main(["dataset", "verify", str(out)]) == 1
+    assert "1 file(s) differ from SHA256SUMS: test/part-00000.jsonl.zst" in capsys.readouterr().err.replace("\n", "")
