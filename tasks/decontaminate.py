@@ -35,7 +35,7 @@ def build_eval_index_task(items: list, eval_files: list[Path], index_dir: str, p
     config = _config(params)
     all_items = list(items)
     for path in eval_files:
-        all_items.extend(eval_file_items(Path(path), config.ngram))
+        all_items.extend(eval_file_items(Path(path), config))
     folder = Path(index_dir)
     folder.mkdir(parents=True, exist_ok=True)
     EvalIndex.build(all_items, config).save(folder)

@@ -41,6 +41,8 @@ class DecontaminationConfig:
     test_split: str | None = "test"          # the dataset's own held-out split; null: none
     eval_files: tuple[str, ...] = ()         # extra jsonl / jsonl.zst ("text") or .txt files
     max_item_frequency: int = 10             # an n-gram in more eval items than this is boilerplate
+    min_item_words: int = 8                  # an item shorter than ngram but this long matches as
+                                             # one whole-item window; shorter ones are skipped
     min_matches: int = 1                     # shared n-grams needed to call a document contaminated
     fractions: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_FRACTIONS))
 
@@ -69,28 +71,37 @@ class DecontaminationConfig:
             and split_of(doc_id, self.fractions) == self.test_split
 
 
-def item_ngrams(text: str, n: int) -> np.ndarray:
-    return sorted_unique(ngram_hashes(word_hashes(text), n))
+Item = tuple[str, np.ndarray, int]  # (label, distinct n-gram hashes, window length in words)
+
+
+def item_ngrams(text: str, config: DecontaminationConfig) -> tuple[np.ndarray, int]:
+    """The item's distinct ``ngram``-word windows; an item shorter than that (but not shorter than
+    ``min_item_words``) is one window of its own length. Window 0: too short to check."""
+    hashes = word_hashes(text)
+    window = min(config.ngram, len(hashes))
+    if window < min(config.ngram, config.min_item_words):
+        return np.empty(0, dtype=np.uint64), 0
+    return sorted_unique(ngram_hashes(hashes, window)), window
 
 
 # ---------------------------------------------------------------------------------------------
 # Evaluation index
 
 
-def test_split_items(src: str, config: DecontaminationConfig) -> list[tuple[str, np.ndarray]]:
-    return [(f"test:{r['meta']['id']}", item_ngrams(r["text"], config.ngram))
+def test_split_items(src: str, config: DecontaminationConfig) -> list[Item]:
+    return [(f"test:{r['meta']['id']}", *item_ngrams(r["text"], config))
             for r in read_records(src) if config.is_eval(r)]
 
 
-def eval_file_items(path: Path, n: int) -> list[tuple[str, np.ndarray]]:
+def eval_file_items(path: Path, config: DecontaminationConfig) -> list[Item]:
     if not path.exists():
         raise ConfigError(f"{path}: evaluation file named in decontaminate.eval_files does not exist")
     if path.suffix == ".txt":
-        return [(f"{path.name}", item_ngrams(path.read_text(encoding="utf-8"), n))]
+        return [(f"{path.name}", *item_ngrams(path.read_text(encoding="utf-8"), config))]
     items = []
     for line, record in enumerate(read_records(path), start=1):
         label = (record.get("meta") or {}).get("id") or record.get("id") or f"line {line}"
-        items.append((f"{path.name}:{label}", item_ngrams(record["text"], n)))
+        items.append((f"{path.name}:{label}", *item_ngrams(record["text"], config)))
     return items
 
 
@@ -99,35 +110,37 @@ class EvalIndex:
     hashes: np.ndarray          # sorted unique n-gram hashes of the evaluation items
     item_of: np.ndarray         # for each hash, the first item (by label order) that has it
     labels: list[str]
+    windows: list[int]          # the window lengths in use (ngram, and those of short items)
     ignored_common: int = 0
     short_items: int = 0
 
     @classmethod
-    def build(cls, items: list[tuple[str, np.ndarray]], config: DecontaminationConfig) -> EvalIndex:
+    def build(cls, items: list[Item], config: DecontaminationConfig) -> EvalIndex:
         items = sorted(items, key=lambda item: item[0])
-        labels = [label for label, _ in items]
-        short = sum(1 for _, grams in items if len(grams) == 0)
-        if not items or all(len(g) == 0 for _, g in items):
-            return cls(np.empty(0, np.uint64), np.empty(0, np.int64), labels, 0, short)
-        grams = np.concatenate([g for _, g in items])
-        owners = np.concatenate([np.full(len(g), i, dtype=np.int64) for i, (_, g) in enumerate(items)])
+        labels = [label for label, _, _ in items]
+        windows = sorted({window for _, _, window in items if window})
+        short = sum(1 for _, _, window in items if window == 0)
+        if not windows:
+            return cls(np.empty(0, np.uint64), np.empty(0, np.int64), labels, windows, 0, short)
+        grams = np.concatenate([g for _, g, _ in items])
+        owners = np.concatenate([np.full(len(g), i, dtype=np.int64) for i, (_, g, _) in enumerate(items)])
         order = np.lexsort((owners, grams))
         grams, owners = grams[order], owners[order]
         starts = np.flatnonzero(np.r_[True, grams[1:] != grams[:-1]])
         counts = np.diff(np.r_[starts, len(grams)])  # items per n-gram (n-grams are unique per item)
         common = counts > config.max_item_frequency
         keep = starts[~common]
-        return cls(grams[keep], owners[keep], labels, int(common.sum()), short)
+        return cls(grams[keep], owners[keep], labels, windows, int(common.sum()), short)
 
     def save(self, folder: Path) -> None:
         np.save(folder / "hashes.npy", self.hashes)
         np.save(folder / "items.npy", self.item_of)
-        (folder / "labels.json").write_bytes(orjson.dumps(self.labels))
+        (folder / "labels.json").write_bytes(orjson.dumps({"labels": self.labels, "windows": self.windows}))
 
     @classmethod
     def load(cls, folder: Path) -> EvalIndex:
-        return cls(np.load(folder / "hashes.npy"), np.load(folder / "items.npy"),
-                   orjson.loads((folder / "labels.json").read_bytes()))
+        names = orjson.loads((folder / "labels.json").read_bytes())
+        return cls(np.load(folder / "hashes.npy"), np.load(folder / "items.npy"), names["labels"], names["windows"])
 
     def matches(self, grams: np.ndarray) -> np.ndarray:
         """Positions in ``grams`` whose hash is an evaluation n-gram."""
@@ -175,14 +188,20 @@ def decontaminate_shard(src: Path, dst: Path, index: EvalIndex, config: Decontam
 
 
 def _match(record: dict[str, Any], index: EvalIndex, config: DecontaminationConfig) -> dict | None:
-    grams = ngram_hashes(word_hashes(record["text"]), config.ngram)
-    hits = index.matches(grams)
-    distinct = sorted_unique(grams[hits])
+    hashes = word_hashes(record["text"])
+    found, example_at = [], None
+    for window in index.windows:
+        grams = ngram_hashes(hashes, window)
+        hits = index.matches(grams)
+        if len(hits):
+            found.append(grams[hits])
+            example_at = example_at or (int(hits[0]), window)
+    distinct = sorted_unique(np.concatenate(found)) if found else np.empty(0, dtype=np.uint64)
     if len(distinct) < max(1, config.min_matches):
         return None
     items = sorted({index.labels[i] for i in index.item_of[np.searchsorted(index.hashes, distinct)].tolist()})
-    first = int(hits[0])
-    example = b" ".join(words(record["text"])[first:first + config.ngram]).decode("utf-8", "replace")
+    first, window = example_at
+    example = b" ".join(words(record["text"])[first:first + window]).decode("utf-8", "replace")
     meta = record.get("meta") or {}
     return {"id": meta.get("id"), "path": meta.get("path"), "items": items, "ngrams": int(len(distinct)),
             "example": example}
@@ -205,14 +224,14 @@ def run_decontaminate(src_dir: Path, dst_dir: Path, params: dict[str, Any] | Non
     src_dir, dst_dir = Path(src_dir), Path(dst_dir)
     config = DecontaminationConfig.from_params(params)
     shards = input_shards(src_dir)
-    items: list[tuple[str, np.ndarray]] = []
+    items: list[Item] = []
     if config.test_split is not None:
         for found in map_shards(test_split_items, [(str(s), config) for s in shards], workers=workers,
                                 description="decontaminate: eval n-grams"):
             items.extend(found)
     test_items = len(items)
     for name in config.eval_files:
-        items.extend(eval_file_items(Path(name), config.ngram))
+        items.extend(eval_file_items(Path(name), config))
     index = EvalIndex.build(items, config)
     dst_dir.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=".decontaminate-", dir=dst_dir))
@@ -226,7 +245,7 @@ def run_decontaminate(src_dir: Path, dst_dir: Path, params: dict[str, Any] | Non
     matches = [match for _, found in results for match in found]
     report = {"ngram": config.ngram, "action": config.action, "test_split": config.test_split,
               "eval_files": list(config.eval_files), "eval_items": len(items), "test_split_items": test_items,
-              "items_shorter_than_ngram": index.short_items, "ignored_common_ngrams": index.ignored_common,
+              "items_too_short": index.short_items, "ignored_common_ngrams": index.ignored_common,
               "documents_matched": len(matches),
               "eval_items_matched": len({item for m in matches for item in m["items"]}), "matches": matches}
     write_json(dst_dir / REPORT, report)

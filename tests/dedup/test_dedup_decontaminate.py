@@ -110,6 +110,22 @@ def test_same_bytes_for_one_or_two_workers(dataset):
         assert (root / "w1" / rel).read_bytes() == (root / "w2" / rel).read_bytes(), rel
 
 
+def test_short_items_match_whole_and_tiny_items_are_skipped(tmp_path):
+    train = _ids("train", 2, "s")
+    item = "What is the capital city of the Republic of Iceland"  # 10 words, shorter than 13
+    write_records(tmp_path / "src" / "part-00000.jsonl", [
+        record(train[0], source("bisect.py") + f"\n# Q: {item.lower()}?\n"),
+        record(train[1], source("heapq.py") + "\n# the capital city of the republic\n"),
+    ])
+    write_records(tmp_path / "evals.jsonl", [{"text": item, "id": "short"}, {"text": "too short", "id": "tiny"}])
+    ledger = run_decontaminate(tmp_path / "src", tmp_path / "out", _params(tmp_path))
+    report = read_json(tmp_path / "out" / REPORT)
+    assert [m["id"] for m in report["matches"]] == [train[0]]
+    assert report["matches"][0]["example"] == item.lower()
+    assert report["items_too_short"] == 1
+    assert ledger["dropped"] == {"contaminated": 1}
+
+
 def test_bad_config_is_reported(dataset):
     root, _, _ = dataset
     with pytest.raises(ConfigError, match="action"):
