@@ -10,6 +10,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +20,9 @@ from quarry.ledger import Ledger
 from quarry.paths import state_dir
 from quarry.records import RecordWriter, write_json
 from quarry.snapshot import manifest as manifest_mod
+from quarry.snapshot.plan import OriginPlan, Refused
 from quarry.snapshot.process import cached_records, process_origin
 from quarry.snapshot.settings import settings
-from quarry.snapshot.plan import OriginPlan, Refused
 from quarry.snapshot.sources import plan_source
 
 STAGE = "snapshot"
@@ -74,7 +75,8 @@ def _process_all(plans: list[OriginPlan], cfg: dict, cache_dir: Path, workers: i
                 bar.advance(task)
             return results
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(process_origin, plan, cfg, cache_dir) for plan in plans]
+            # Refusals stay here: a worker needs only the candidates.
+            futures = [pool.submit(process_origin, replace(plan, refused=[]), cfg, cache_dir) for plan in plans]
             for future in futures:  # in submission (= origin) order
                 results.append(future.result())
                 bar.advance(task)
