@@ -13,6 +13,7 @@ from quarry.curate.decontaminate import (
     EvalIndex,
     decontaminate_shard,
     eval_file_items,
+    resolve_eval_file,
     test_split_items,
 )
 from tasks.caching import cached_task
@@ -35,7 +36,7 @@ def build_eval_index_task(items: list, eval_files: list[Path], index_dir: str, p
     config = _config(params)
     all_items = list(items)
     for path in eval_files:
-        all_items.extend(eval_file_items(Path(path), config))
+        all_items.extend(eval_file_items(resolve_eval_file(path), config))
     folder = Path(index_dir)
     folder.mkdir(parents=True, exist_ok=True)
     EvalIndex.build(all_items, config).save(folder)

@@ -58,6 +58,8 @@ class DecontaminationConfig:
         section["eval_files"] = tuple(section.get("eval_files") or ())
         fractions = (params.get("assemble") or {}).get("splits") or DEFAULT_FRACTIONS
         config = cls(**section, fractions=dict(fractions))
+        if not 1 <= config.ngram <= 64:
+            raise ConfigError(f"params: decontaminate.ngram must be between 1 and 64, got {config.ngram}")
         if config.action not in ("drop", "flag"):
             raise ConfigError(f"params: decontaminate.action must be 'drop' or 'flag', got {config.action!r}")
         if config.test_split is not None and config.test_split not in config.fractions:
@@ -91,6 +93,14 @@ def item_ngrams(text: str, config: DecontaminationConfig) -> tuple[np.ndarray, i
 def test_split_items(src: str, config: DecontaminationConfig) -> list[Item]:
     return [(f"test:{r['meta']['id']}", *item_ngrams(r["text"], config))
             for r in read_records(src) if config.is_eval(r)]
+
+
+def resolve_eval_file(name: str | Path) -> Path:
+    """A path as given, or else relative to the project root (where params.yaml lives)."""
+    from quarry.paths import project_root
+
+    path = Path(name)
+    return path if path.is_absolute() or path.exists() else project_root() / path
 
 
 def eval_file_items(path: Path, config: DecontaminationConfig) -> list[Item]:
@@ -231,7 +241,7 @@ def run_decontaminate(src_dir: Path, dst_dir: Path, params: dict[str, Any] | Non
             items.extend(found)
     test_items = len(items)
     for name in config.eval_files:
-        items.extend(eval_file_items(Path(name), config))
+        items.extend(eval_file_items(resolve_eval_file(name), config))
     index = EvalIndex.build(items, config)
     dst_dir.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=".decontaminate-", dir=dst_dir))

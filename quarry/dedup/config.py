@@ -5,9 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from quarry.errors import ConfigError
 from quarry.dedup.minhash import MinHasher, choose_bands
-
+from quarry.errors import ConfigError
 
 VERIFY_MODES = ("exact", "estimate", "none")
 
@@ -46,6 +45,8 @@ class DedupConfig:
         if section["verify"] not in VERIFY_MODES:
             raise ConfigError(f"params: dedup.verify must be one of {', '.join(VERIFY_MODES)}, got {verify!r}")
         config = cls(**section)
+        if not 1 <= config.ngram <= 64:
+            raise ConfigError(f"params: dedup.ngram must be between 1 and 64, got {config.ngram}")
         if not 0 < config.threshold <= 1:
             raise ConfigError(f"params: dedup.threshold must be in (0, 1], got {config.threshold}")
         if (config.bands is None) != (config.rows is None):
