@@ -18,8 +18,8 @@ from quarry.pii.findings import KEY, PASSWORD, Finding, line_prefix
 _ROOTS = ("pass", "pwd", "secret", "token", "credential", "key")
 _CREDENTIAL_NAME = re.compile(
     r"(?i)(?:passw(?:or)?d|passphrase|pwd|secret|token|credentials?|key)"
-    r"(?P<tail>[A-Za-z0-9_.-]*)(?P<close>[\"'\]]*)[ \t]*(?P<op>:=|=>|=|:)[ \t]*(?P<q>[\"'`]?)"
-    r"(?P<value>[^\s\"'`,;&(){}\[\]<>]{4,512})(?P<q2>[\"'`]?)"
+    r"(?P<tail>[A-Za-z0-9_.-]*)(?P<close>[\"'\]]*)[ \t]*(?P<op>:=|=>|=|:)[ \t]*"
+    r"(?:(?P<q>[\"'`])(?P<quoted>[^\"'`\r\n]{4,512}?)(?P=q)|(?P<bare>[^\s\"'`,;&(){}\[\]<>]{4,512}))"
 )
 _PASSWORD_WORD = re.compile(r"(?i)passw|passphrase|pwd")
 _KEY_QUALIFIER = re.compile(
@@ -80,25 +80,25 @@ def find_assignments(text: str) -> Iterator[Finding]:
     seen_values: set[int] = set()
     for at in _root_positions(lower):
         m = _CREDENTIAL_NAME.match(text, at)
-        if not m or m.start("value") in seen_values:
+        if not m or m.start(_value_group(m)) in seen_values:
             continue
         keyword = lower[at:m.start("tail")]
         if keyword == "key" and not _KEY_QUALIFIER.search(lower, max(0, at - 16), at):
             continue  # a bare 'key' is a dict key or a sort key, not a credential
         if keyword == "pwd" and at and lower[at - 1].isalpha():
             continue
-        if m.group("op") == ":" and m.group("q") == "" and m.group("close") == "" and not _config_line(text, at):
+        quoted = m.group("q") is not None
+        if m.group("op") == ":" and not quoted and m.group("close") == "" and not _config_line(text, at):
             continue  # 'token: str' / 'case TOKEN:' in code is a type or a label
-        value = m.group("value")
-        quoted = bool(m.group("q")) and m.group("q") == m.group("q2")
-        if not quoted and m.group("q"):
-            continue  # an opening quote that does not close on the value: not a plain literal
+        value = m.group(_value_group(m))
+        if quoted and any(c.isspace() for c in value):
+            continue  # "Enter your password": a message, not a password
         prefix = _NAME_BEFORE.search(line_prefix(text, at)[-48:]).group()
         # url query (?password=...&), key=v;key=v connection strings, --password=... command lines
         in_list = at - len(prefix) > 0 and (text[at - len(prefix) - 1] in "?&;" or prefix.startswith("--"))
         finding = _judge_assignment(text, m, prefix + keyword + m.group("tail"), value, quoted, in_list)
         if finding:
-            seen_values.add(m.start("value"))
+            seen_values.add(m.start(_value_group(m)))
             yield finding
     if "earer" in text:
         for m in _BEARER.finditer(text):
@@ -130,6 +130,10 @@ def _basic_credentials(token: str) -> bool:
     return bool(sep and password) and not suppress.is_placeholder(password)
 
 
+def _value_group(m: re.Match) -> str:
+    return "quoted" if m.group("q") is not None else "bare"
+
+
 def _describes_something_else(name: str) -> bool:
     """token_hash, secretName, PASSWORD_FIELD: the name is about a credential, not one."""
     return any(part.lower() in _NOT_SECRET_PARTS for part in _NAME_PARTS.findall(name))
@@ -139,7 +143,7 @@ def _judge_assignment(text: str, m: re.Match, name: str, value: str, quoted: boo
                       in_list: bool = False) -> Finding | None:
     if suppress.is_placeholder(value) or _describes_something_else(name):
         return None
-    start, end = m.start("value"), m.end("value")
+    start, end = m.span(_value_group(m))
     if _IDENTIFIER_LITERAL.fullmatch(value):
         return None  # "OAUTH_OWNER_PASSWORD", "some_password": a constant's or a field's name
     if not quoted:
@@ -151,7 +155,7 @@ def _judge_assignment(text: str, m: re.Match, name: str, value: str, quoted: boo
         if not in_list and _REFERENCE.fullmatch(value) and ("." in value or keyword in value.lower()
                                             or value.isupper() or not _config_line(text, m.start())):
             return None  # a variable, an attribute or an env var name, not a literal
-    if _PASSWORD_WORD.search(m.group(0)[:m.start("value") - m.start()]):
+    if _PASSWORD_WORD.search(text, m.start(), start):
         if len(value) < 6 or value.lower() in _LANGUAGE_WORDS:
             return None
         return Finding(start, end, PASSWORD, "password_assignment", 0.8 if quoted else 0.6)

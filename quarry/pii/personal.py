@@ -172,7 +172,7 @@ def find_phones(text: str) -> Iterator[Finding]:
             if m.start() and (word_before(text, m.start()) or text[m.start() - 1] in "+."):
                 continue
             number = m.group()
-            separated = any(c in number for c in " -()")
+            separated = any(c in number for c in " -()") or number.count(".") >= 2
             if not separated and "." in number:
                 continue  # +0.5e3, +1.25: a signed decimal
             if (8 if separated else 11) <= sum(c.isdigit() for c in number) <= 15:

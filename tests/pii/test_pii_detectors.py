@@ -38,6 +38,10 @@ POSITIVES = [
     ("call 415-555-0132 today", "415-555-0132", "PHONE", "phone"),
     ("Tel +44 20 7946 0958", "+44 20 7946 0958", "PHONE", "phone"),
     ("office (123)456-7890 ok", "(123)456-7890", "PHONE", "phone"),
+    ("fax +1.415.555.2671", "+1.415.555.2671", "PHONE", "phone"),
+    ('connect(host="db", password="Tr0ub4dor&3")', "Tr0ub4dor&3", "PASSWORD", "password_assignment"),
+    ('SECRET_KEY = "django-insecure-8x#k2$m9@q!w7e^r5t&y"', "django-insecure-8x#k2$m9@q!w7e^r5t&y", "KEY",
+     "high_entropy_assignment"),
     ("desk 555.013.4567 x204\n", "555.013.4567 x204", "PHONE", "phone"),
     ("credit card: 4929804463624", "4929804463624", "CARD", "payment_card"),
     ("peer a3f1:0b2c:77d4:9e01:5c3a:aa10:0f0f:1234 up", "a3f1:0b2c:77d4:9e01:5c3a:aa10:0f0f:1234", "IP_ADDRESS", "ipv6"),
@@ -89,7 +93,7 @@ HARD_NEGATIVES = [
     "created_ms = 1699999999999", "order 1234567890123456 shipped",  # fails Luhn
     "std::vector<int> v; a::b::c(); dead::beef", "at 12:34:56 and 2023-10-05T12:34:56Z", "mac 00:1A:2B:3C:4D:5E", "def login(user, password: str, token=None):",
     "self.password = password", "password = os.environ['DB_PASSWORD']", "token = get_token(session)",
-    'PASSWORD_FIELD = "password"', "MAX_TOKENS = 4096", "color: #ff00aa;", "pip install scikit-learn==1.4.2",
+    'PASSWORD_FIELD = "password"', 'password = "Enter your password"', "MAX_TOKENS = 4096", "color: #ff00aa;", "pip install scikit-learn==1.4.2",
     "@property\ndef name(self):", "npm i @types/node@20.11.5", "date 2023-10-05 12:34:56", "pi = 3.14159265358979",
     'postgres://user:${DB_PASS}@db:5432/app', "ftp://anonymous:pass@ftp.acme-corp.io/",
     # look-alikes found in real package source
