@@ -20,7 +20,8 @@ DEFAULTS: dict[str, Any] = {
         "**/.git/**", "**/__pycache__/**", "**/node_modules/**", "**/vendor/**", "**/third_party/**",
         "**/*.min.js", "**/*.min.css", "**/*.map", "**/package-lock.json", "**/yarn.lock",
         "**/pnpm-lock.yaml", "**/poetry.lock", "**/Cargo.lock", "**/Pipfile.lock", "**/*_pb2.py",
-        "**/*.pb.go", "**/RECORD", "**/INSTALLER", "**/REQUESTED", "**/direct_url.json",
+        "**/*.pb.go", "**/*.dist-info/RECORD", "**/*.dist-info/INSTALLER", "**/*.dist-info/REQUESTED",
+        "**/*.dist-info/WHEEL", "**/*.dist-info/top_level.txt", "**/*.dist-info/direct_url.json",
     ],
     "binary_extensions": [
         "pyc", "pyo", "so", "dll", "dylib", "a", "o", "obj", "lib", "exe", "bin", "pyd", "whl", "egg",
@@ -45,6 +46,7 @@ DEFAULTS: dict[str, Any] = {
         {"languages": ["JavaScript", "TypeScript", "HTML", "CSS", "JSX", "TSX"], "subset": "code-web"},
         {"languages": ["Bash", "Batchfile", "PowerShell", "Makefile", "CMake", "Docker"], "subset": "code-shell"},
         {"languages": ["JSON", "YAML", "TOML", "INI", "XML", "CSV"], "subset": "data"},
+        {"languages": ["Text only", "unknown"], "subset": "misc"},
     ],
     "default_subset": "code-other",
 }
