@@ -28,6 +28,7 @@ from quarry.records import read_json, read_records, shard_paths
 
 SCHEMA = "quarry.lineage/1"
 CHECKPOINT_LINEAGE = "lineage.json"
+TOKENIZER_LINEAGE = "tokenizer_lineage.json"
 WEIGHT_FILES = ("config.json", "model.safetensors", "model.safetensors.index.json", "adapter_model.safetensors",
                 "adapter_config.json")
 DEFAULT_SNAPSHOT_MANIFEST = Path("data") / "snapshot" / "manifest.json"
@@ -169,11 +170,20 @@ def lineage_chain(checkpoint: str | os.PathLike) -> dict[str, Any]:
 
 
 def _tokenizer_link(info: dict[str, Any], folder: Path) -> dict[str, Any]:
+    """The tokenizer as recorded, checked against the tokenizer.json saved with the weights, and
+    the dataset version it was trained on (from its tokenizer_lineage.json)."""
     path = _resolve(info.get("path"), folder)
-    link = {"path": str(path) if path else None, "hash": info.get("hash")}
+    link: dict[str, Any] = {"path": str(path) if path else None, "hash": info.get("hash")}
     local = folder / "tokenizer.json"
     if local.is_file():
         link["file_hash"] = file_hash(local)
+        if link["hash"]:
+            link["verified"] = link["file_hash"] == link["hash"]
+    for where in (folder, path):
+        record = where / TOKENIZER_LINEAGE if where and where.is_dir() else None
+        if record is not None and record.is_file():
+            link["dataset_hash"] = read_json(record).get("dataset_hash")
+            break
     return link
 
 

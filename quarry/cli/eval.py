@@ -164,7 +164,10 @@ def lineage_tree(chain: dict[str, Any]) -> Tree:
     node = root.add(f"[bold]recipe[/] {recipe['name']}  config {_short(recipe['config_hash'])}")
     if ckpt.get("base_model"):
         node.add(f"[bold]base model[/] {ckpt['base_model']}")
-    node = node.add(f"[bold]tokenizer[/] {tok.get('path') or '-'}  hash {_short(tok.get('hash') or tok.get('file_hash'))}")
+    checked = {True: "  [green]matches tokenizer.json", False: "  [red]differs from tokenizer.json"}.get(
+        tok.get("verified"), "")
+    node = node.add(f"[bold]tokenizer[/] {tok.get('path') or '-'}  hash {_short(tok.get('hash') or tok.get('file_hash'))}"
+                    f"{checked}  trained on {_short(tok.get('dataset_hash'))}")
     node = node.add(f"[bold]dataset[/] {data.get('name')} {data.get('label') or ''}  version {_short(data.get('version'))}"
                     f"  params {_short(data.get('params_hash'))}  code {_short(data.get('code_version'))}{flag(data)}")
     stages = node.add("[bold]stage ledgers[/]")

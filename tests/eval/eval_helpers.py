@@ -36,15 +36,12 @@ class BigramModel(torch.nn.Module):
 
 
 def tiny_llama(vocab: int = 258, seed: int = 0, context: int = 64):
-    """A randomly initialised transformers Llama small enough for CPU tests."""
-    from transformers import LlamaConfig, LlamaForCausalLM
+    """A randomly initialised Llama (Quarry's) small enough for CPU tests."""
+    from quarry.models import llama_tiny
 
     torch.manual_seed(seed)
-    config = LlamaConfig(vocab_size=vocab, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=context,
-                         bos_token_id=256, eos_token_id=257, pad_token_id=257)
-    model = LlamaForCausalLM(config).eval()
-    return model
+    return llama_tiny(vocab_size=vocab, dim=32, n_layers=2, n_heads=4, n_kv_heads=2, intermediate_size=64,
+                      max_seq_len=context).eval()
 
 
 DOCS = [
@@ -130,7 +127,7 @@ def build_project(root):
     from quarry.records import read_records, shard_paths, write_json
     from quarry.snapshot import run_snapshot
     from quarry.stage import run_step_on_shard
-    from quarry.tokenizer import train_tokenizer
+    from quarry.tokenizer import train_from_dataset
 
     (root / "params.yaml").write_text("pipeline: {}\n")
     revision = make_git_repo(root / "repo")
@@ -147,7 +144,7 @@ def build_project(root):
     manifest = assemble(curated, dataset, params, snapshot_manifest=snapshot_dir / "manifest.json",
                         ledgers=[snapshot_dir, curated], registry=root / "data" / "releases")
     train_texts = [r["text"] for f in manifest["splits"]["train"]["files"] for r in read_records(dataset / f["path"])]
-    tokenizer = train_tokenizer(train_texts, vocab_size=300)
+    tokenizer = train_from_dataset(dataset, {"tokenizer": {"vocab_size": 300}})
     torch.manual_seed(0)
     model = llama_tiny(vocab_size=tokenizer.vocab_size, max_seq_len=64)
     config = {"recipe": "pretrain", "model": "llama_tiny", "steps": 60, "lr": 3e-3}

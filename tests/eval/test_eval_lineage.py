@@ -51,7 +51,9 @@ def test_lineage_names_the_dataset_hash_snapshot_and_reaches_the_source(in_proje
     assert {"snapshot", "filters", "assemble"} <= set(stages)
     assert stages["filters"]["dropped"] == {"too short": 1}
     assert chain["recipe"]["config_hash"] == project["lineage"]["config_hash"]
-    assert chain["tokenizer"]["hash"] == chain["tokenizer"]["file_hash"] or chain["tokenizer"]["hash"]
+    assert chain["tokenizer"]["verified"] is True
+    assert chain["tokenizer"]["dataset_hash"] == project["manifest"]["version"]
+    assert chain["dataset"]["code_version"] and chain["checkpoint"]["code_version"] == "test"
     # the chain is stable, and its OpenLineage events link job outputs to the next job's inputs
     assert lineage_chain(project["final"]) == chain
     events = openlineage_events(chain)
@@ -113,3 +115,15 @@ def test_cli_lineage_trace_and_eval(in_project, capsys, tmp_path):
     assert report["context_len"] == 32 and report["stride"] == 16 and report["aggregate"]["bpb"] > 0
     assert main(["trace", str(tmp_path), "x"]) == 1
     assert "no lineage.json" in capsys.readouterr().err.replace("\n", " ")
+
+
+@pytest.mark.slow  # importing transformers alone takes most of it
+def test_hugging_face_export_of_the_checkpoint_scores_the_same_bpb(project):
+    from transformers import LlamaForCausalLM
+
+    model, tokenizer = load_for_eval(project["final"])
+    exported = LlamaForCausalLM.from_pretrained(project["final"]).eval()
+    records = list(evaluation_records(project["dataset"], "test"))
+    ours = score_records(model, tokenizer, records, context_len=48, stride=16, batch_size=4)
+    theirs = score_records(exported, tokenizer, records, context_len=48, stride=16, batch_size=1)
+    assert ours.aggregate.bpb == pytest.approx(theirs.aggregate.bpb, abs=1e-4)
