@@ -59,6 +59,12 @@ def redact_shard(src: str | os.PathLike, dst: str | os.PathLike, params: dict[st
     return ledger
 
 
+def _input_shards(path: Path) -> list[Path]:
+    """The record shards under path, leaving out an upstream stage's rejects/ folder."""
+    base = path if path.is_dir() else path.parent
+    return [s for s in shard_paths(path) if ".jsonl" in s.name and "rejects" not in s.relative_to(base).parts[:-1]]
+
+
 def _redact_job(job: tuple[str, str, str, dict]) -> dict:
     src, dst, rejects, params = job
     return redact_shard(src, dst, params, rejects=rejects).to_dict()
@@ -70,8 +76,8 @@ def run_pii(src_dir: Path, dst_dir: Path, params: dict[str, Any] | None = None, 
     rejects/ (empty: this stage never drops). Identical bytes for any ``workers``."""
     src_dir, dst_dir = Path(src_dir), Path(dst_dir)
     PiiConfig.from_params(params)  # a bad config fails before any work starts
-    shards = shard_paths(src_dir)
     base = src_dir if src_dir.is_dir() else src_dir.parent
+    shards = _input_shards(src_dir)
     jobs = [(str(s), str(dst_dir / s.relative_to(base)), str(dst_dir / "rejects" / s.relative_to(base)),
              params or {}) for s in shards]
     with _progress(progress, len(jobs)) as advance:
@@ -130,7 +136,7 @@ def scan_text(text: str, config: PiiConfig, **where: Any) -> Iterator[dict[str, 
 
 def scan_path(path: Path, config: PiiConfig) -> Iterator[dict[str, Any]]:
     """Findings of every record of the shards under ``path``; any other file is one document."""
-    shards = [p for p in shard_paths(path) if ".jsonl" in p.name]
+    shards = _input_shards(path)
     if shards:
         for shard in shards:
             for index, record in enumerate(read_records(shard)):

@@ -85,6 +85,16 @@ def test_run_pii_is_byte_identical_for_any_worker_count(tmp_path):
         assert (tmp_path / "w1" / "rejects" / name).exists()
 
 
+def test_run_pii_skips_the_upstream_stage_rejects_folder(tmp_path):
+    _shard(tmp_path)
+    write_records(tmp_path / "src" / "rejects" / "part-00000.jsonl.zst",
+                  [{"text": "", "meta": {"id": "x", "reason": "license"}}])
+    ledger = run_pii(tmp_path / "src", tmp_path / "out", {}, progress=False)
+    assert ledger["input"] == 6
+    assert sorted(p.relative_to(tmp_path / "out").as_posix() for p in (tmp_path / "out").rglob("*.zst")) == [
+        "part-00000.jsonl.zst", "rejects/part-00000.jsonl.zst"]
+
+
 def _all_bytes(folder):
     out = b""
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
