@@ -104,9 +104,13 @@ class _Extractor:
 
     def write(self, rel: str, source, executable: bool = False) -> None:
         path = self.target(rel)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if path.is_symlink() or path.is_dir():
-            self.refuse(rel, "duplicate_member")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError):  # a file already stands where a folder goes
+            self.refuse(rel, "path_conflict")
+            return
+        if path.is_dir():
+            self.refuse(rel, "path_conflict")
             return
         with open(path, "wb") as out:
             while chunk := source.read(COPY_CHUNK):
@@ -119,6 +123,12 @@ class _Extractor:
         if executable:
             path.chmod(0o755)
         self.result.files += 1
+
+    def mkdir(self, rel: str) -> None:
+        try:
+            self.target(rel).mkdir(parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError):
+            self.refuse(rel, "path_conflict")
 
     def link(self, rel: str, target: str) -> None:
         if link_escapes(rel, target):
@@ -157,7 +167,7 @@ def _extract_tar(ex: _Extractor, archive: Path) -> None:
             if rel is None or rel == "":
                 continue
             if member.isdir():
-                ex.target(rel).mkdir(parents=True, exist_ok=True)
+                ex.mkdir(rel)
             elif member.isreg():
                 with tar.extractfile(member) as source:
                     ex.write(rel, source, executable=bool(member.mode & 0o111))
@@ -178,7 +188,7 @@ def _extract_zip(ex: _Extractor, archive: Path) -> None:
             mode = info.external_attr >> 16 if info.create_system == 3 else 0  # Unix mode, when made on Unix
             file_type = stat.S_IFMT(mode)
             if info.is_dir():
-                ex.target(rel).mkdir(parents=True, exist_ok=True)
+                ex.mkdir(rel)
             elif file_type == stat.S_IFLNK:
                 ex.link(rel, zf.read(info).decode("utf-8", "replace"))
             elif file_type not in (0, stat.S_IFREG):

@@ -50,6 +50,7 @@ def hostile_tar(tmp_path):
         ({"name": "proj/hard", "type": tarfile.LNKTYPE, "linkname": "/etc/passwd"}, None),
         ({"name": "proj/dev", "type": tarfile.CHRTYPE, "devmajor": 1, "devminor": 3}, None),
         ({"name": "proj/fifo", "type": tarfile.FIFOTYPE}, None),
+        ({"name": "proj/src/ok.py/inner.py"}, b"a file where a folder is"),
     ])
 
 
@@ -61,6 +62,7 @@ def test_hostile_tar_members_refused_and_reported(tmp_path, hostile_tar):
         ("../escape.txt", "parent_reference"), ("proj/../../escape2.txt", "parent_reference"),
         (str(tmp_path / "abs.txt"), "absolute_path"), ("proj/evil", "link_escape"), ("proj/evil2", "link_escape"),
         ("proj/hard", "hard_link"), ("proj/dev", "special_file"), ("proj/fifo", "special_file"),
+        ("proj/src/ok.py/inner.py", "path_conflict"),
     }
     assert all(r.archive == str(hostile_tar) for r in result.refusals)
     assert result.links == {"proj/inside-link": "src/ok.py"}
@@ -140,3 +142,33 @@ def test_archive_source_snapshot(tmp_path, hostile_tar):
     assert escaped["meta"]["archive"] == str(hostile_tar)
     assert not list(out.glob(".staging-*"))  # extraction space is removed
     assert _files_outside(tmp_path, [out, hostile_tar, tmp_path / "cache"]) == []
+
+
+def test_no_member_name_or_link_escapes_property(tmp_path_factory):
+    """Any mix of `..`, `.`, slashes, absolute paths and links: extraction stays inside dest."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    part = st.sampled_from(["..", ".", "a", "b", "", "/", "c.txt", "a/b"])
+    name = st.lists(part, min_size=1, max_size=6).map("/".join)
+    member = st.tuples(name, st.sampled_from(["file", "symlink"]), name)
+
+    @settings(max_examples=60, deadline=None)
+    @given(st.lists(member, min_size=1, max_size=6))
+    def check(members):
+        root = tmp_path_factory.mktemp("prop")
+        entries = []
+        for member_name, kind, target in members:
+            if kind == "file":
+                entries.append(({"name": member_name}, b"data"))
+            else:
+                entries.append(({"name": member_name, "type": tarfile.SYMTYPE, "linkname": target}, None))
+        archive = _tar(root / "x.tar", entries, mode="w")
+        dest = root / "out" / "dest"
+        result = extract(archive, dest)
+        assert _files_outside(root, [dest, archive]) == []
+        assert not any(p.is_symlink() for p in dest.rglob("*"))
+        for link, target in result.links.items():
+            assert not link_escapes(link, target)
+
+    check()
