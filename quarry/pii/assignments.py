@@ -15,9 +15,9 @@ from quarry.pii.findings import KEY, PASSWORD, Finding, line_prefix
 
 # Anchored at each occurrence of a root word (found with str.find on the lowered text, which is
 # much faster than letting a case-insensitive alternation try every position).
-_ROOTS = ("pass", "pwd", "secret", "token", "credential", "key")
+_ROOTS = ("pass", "pwd", "secret", "token", "credential", "key", "auth")
 _CREDENTIAL_NAME = re.compile(
-    r"(?i)(?:passw(?:or)?d|passphrase|pwd|secret|token|credentials?|key)"
+    r"(?i)(?:passw(?:or)?d|passphrase|pwd|secret|token|credentials?|key|auth)"
     r"(?P<tail>[A-Za-z0-9_.-]*)(?P<close>[\"'\]]*)[ \t]*(?P<op>:=|=>|=|:)[ \t]*"
     r"(?:(?P<q>[\"'`])(?P<quoted>[^\"'`\r\n]{4,512}?)(?P=q)|(?P<bare>[^\s\"'`,;&(){}\[\]<>]{4,512}))"
 )
@@ -32,7 +32,8 @@ _NOT_SECRET_PARTS = frozenset(
     "type types name names field file path url uri len length size count expiry expires expiration timeout "
     "ttl prefix suffix header param params env var pattern regex format policy endpoint label class limit "
     "index max min kind mode version ref prompt message msg hint help text title error placeholder "
-    "validator validation reset page cursor next continuation".split())
+    "validator validation reset page cursor next continuation author authors authority authored "
+    "authorize authorized".split())
 _NAME_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _IDENTIFIER_LITERAL = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z]+(?:_[a-z]+)+|[a-z]+(?:[A-Z][a-z]+)+")
 _END_OF_LINE = re.compile(r"[ \t]*(?:[#;].*)?(?:\r?\n|$)")

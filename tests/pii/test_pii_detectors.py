@@ -49,6 +49,7 @@ POSITIVES = [
     ("<settings><password>Xk9mP2vLq7z</password></settings>", "Xk9mP2vLq7z", "PASSWORD", "password_assignment"),
     ("mysql -u root --password=Xk9mP2vLq7 app", "Xk9mP2vLq7", "PASSWORD", "password_assignment"),
     ('url = "jdbc:mysql://h:3306/db?user=root&password=s3cret99x"', "s3cret99x", "PASSWORD", "password_assignment"),
+    ('{"auth": "ZGVwbG95OnMzY3IzdFBhc3M5OQ=="}', "ZGVwbG95OnMzY3IzdFBhc3M5OQ==", "KEY", "high_entropy_assignment"),
     ("MAILGUN=key-3ax6xnjp29jd6fds4gc373sgvjxteol0", "key-3ax6xnjp29jd6fds4gc373sgvjxteol0", "KEY", "mailgun_key"),
     ('curl -H "Authorization: Basic YWRtaW46czNjcjN0UGFzcw=="', "YWRtaW46czNjcjN0UGFzcw==", "PASSWORD", "basic_auth"),
 ]
@@ -93,7 +94,8 @@ HARD_NEGATIVES = [
     "created_ms = 1699999999999", "order 1234567890123456 shipped",  # fails Luhn
     "std::vector<int> v; a::b::c(); dead::beef", "at 12:34:56 and 2023-10-05T12:34:56Z", "mac 00:1A:2B:3C:4D:5E", "def login(user, password: str, token=None):",
     "self.password = password", "password = os.environ['DB_PASSWORD']", "token = get_token(session)",
-    'PASSWORD_FIELD = "password"', 'password = "Enter your password"', "MAX_TOKENS = 4096", "color: #ff00aa;", "pip install scikit-learn==1.4.2",
+    'PASSWORD_FIELD = "password"', 'password = "Enter your password"', 'author = "Jane Smith"',
+    '"authority": "https://login.microsoftonline.com/common"', "MAX_TOKENS = 4096", "color: #ff00aa;", "pip install scikit-learn==1.4.2",
     "@property\ndef name(self):", "npm i @types/node@20.11.5", "date 2023-10-05 12:34:56", "pi = 3.14159265358979",
     'postgres://user:${DB_PASS}@db:5432/app', "ftp://anonymous:pass@ftp.acme-corp.io/",
     # look-alikes found in real package source
