@@ -145,13 +145,13 @@ def corpus(limit: int | None) -> list[dict]:
     return repos[:limit] if limit else repos
 
 
-def detect(repos: list[dict], cache_dir: Path) -> tuple[dict, float, dict]:
+def detect(repos: list[dict], cache_dir: Path, workers: int) -> tuple[dict, float, dict]:
     files = {r["name"]: {path: (LICENSE_TIER, text) for path, text in r["files"].items()} for r in repos}
     start = time.perf_counter()
-    with CachedDetector(cache_dir) as detector:
+    with CachedDetector(cache_dir, batch_size=8, workers=workers) as detector:
         found = detect_repo_licenses(files, detector)
         info = {"scancode_calls": detector.scancode_calls, "cache_hits": detector.stats.hits,
-                "index_load_s": round(detector._worker.index_seconds, 2) if detector._worker else 0.0}
+                "scancode_workers": detector.started_workers, "index_load_s": round(detector.index_seconds, 2)}
     return found, time.perf_counter() - start, info
 
 
@@ -159,12 +159,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=None, help="at most this many distributions")
     parser.add_argument("--show", type=int, default=25, help="disagreements to list")
+    parser.add_argument("--scancode-workers", type=int, default=1, help="ScanCode processes for the cold run")
     args = parser.parse_args(argv)
 
     repos = corpus(args.limit)
     with tempfile.TemporaryDirectory(prefix="quarry-license-bench-") as cache:
-        found, cold_s, cold = detect(repos, Path(cache))
-        _, warm_s, warm = detect(repos, Path(cache))
+        found, cold_s, cold = detect(repos, Path(cache), args.scancode_workers)
+        _, warm_s, warm = detect(repos, Path(cache), args.scancode_workers)
 
     rows = {"scancode": [0, 0], "keywords": [0, 0]}
     disagreements = []

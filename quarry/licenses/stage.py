@@ -147,14 +147,16 @@ def run_licenses(src_dir: Path, dst_dir: Path, params: dict[str, Any] | None = N
                  show_progress: bool = True, detector: CachedDetector | None = None) -> dict[str, Any]:
     """Run the stage over every shard of ``src_dir`` into ``dst_dir`` (same shard names); writes
     repo_licenses.json, ledger.json and rejects/ there and returns the ledger dict. The output is
-    byte-identical whatever ``workers``. A ``detector`` passed in (and its ScanCode worker) is
-    reused and left open; otherwise one is opened and closed here."""
+    byte-identical whatever ``workers``: that many processes for the shards, and up to that many
+    ScanCode workers for the texts the cache does not know yet. A ``detector`` passed in (and its
+    ScanCode workers) is reused and left open; otherwise one is opened and closed here."""
     src_dir, dst_dir = Path(src_dir), Path(dst_dir)
     conf = section(params)
     shards = stage_shards(src_dir)
     dst_dir.mkdir(parents=True, exist_ok=True)
     repo_path = dst_dir / "repo_licenses.json"
-    owned = nullcontext(detector) if detector else CachedDetector(batch_size=int(conf["batch_size"]))
+    batch_size = int(conf["batch_size"])
+    owned = nullcontext(detector) if detector else CachedDetector(batch_size=batch_size, workers=workers)
     with Progress(disable=not show_progress, transient=True) as progress, owned as detector:
         bar = progress.add_task("licenses: survey", total=len(shards))
         files, statements = survey(shards, int(conf["header_lines"]), lambda: progress.advance(bar))

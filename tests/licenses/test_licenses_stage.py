@@ -177,6 +177,20 @@ def test_a_repeated_license_text_costs_one_scancode_call(detector, tmp_path):
     assert detector.worker.calls > 0  # the shared worker stays open for its owner
     with CachedDetector(tmp_path / "cache") as warm:
         assert detect_repo_licenses(files, warm) == first
-        assert warm.scancode_calls == 0 and warm._worker is None  # no ScanCode process was even started
+        assert warm.scancode_calls == 0 and warm.started_workers == 0  # no ScanCode process was even started
     assert [first[o]["spdx"] for o in sorted(first)] == ["MIT", "MIT", "Apache-2.0", "MIT"]
     assert len(list((tmp_path / "cache").rglob("*.json"))) == 2
+
+
+@pytest.mark.slow  # loads a second ScanCode index
+def test_several_scancode_workers_share_out_the_misses(detector, tmp_path):
+    from licenses_helpers import license_text
+
+    texts = [license_text(key) for key in ("mit", "apache-2.0", "bsd-new", "gpl-3.0", "lgpl-2.1", "mpl-2.0")]
+    with CachedDetector(tmp_path / "one", worker=detector.worker, batch_size=1) as one:
+        expected = one.detect(texts)
+    with CachedDetector(tmp_path / "two", worker=detector.worker, batch_size=1, workers=2) as two:
+        assert two.detect(texts) == expected
+        assert two.started_workers == 2 and two.scancode_calls == len(texts)
+    assert [r["spdx"] for r in expected] == ["MIT", "Apache-2.0", "BSD-3-Clause", "GPL-3.0-only", "LGPL-2.1-only",
+                                             "MPL-2.0"]
