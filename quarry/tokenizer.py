@@ -101,10 +101,12 @@ class Tokenizer:
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> Tokenizer:
-        """From a tokenizer.json file or a folder holding one (Quarry's or a Hugging Face model's)."""
+        """From a tokenizer.json, a folder holding one (Quarry's or a Hugging Face model's), or a hub id."""
         from tokenizers import Tokenizer as Backend
 
-        path = Path(path)
+        from quarry.models.hub import looks_local, resolve
+
+        path = Path(path) if looks_local(path) else resolve(path)
         folder, file = (path, path / TOKENIZER_JSON) if path.is_dir() else (path.parent, path)
         if not file.is_file():
             raise QuarryError(f"{path}: no {TOKENIZER_JSON}")

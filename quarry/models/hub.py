@@ -43,8 +43,10 @@ def download(repo_id: str, *, revision: str | None = None, cache_dir: str | os.P
             local_files_only=is_offline, allow_patterns=allow_patterns or DEFAULT_PATTERNS)
     except LocalEntryNotFoundError:
         if is_offline:
-            raise QuarryError(f"{repo_id}: not in the local Hugging Face cache and HF_HUB_OFFLINE is set") from None
-        raise QuarryError(f"{repo_id}: the Hub cannot be reached and the model is not cached locally") from None
+            raise QuarryError(f"{repo_id}: no such local folder, and not in the local Hugging Face cache "
+                              "and HF_HUB_OFFLINE is set") from None
+        raise QuarryError(f"{repo_id}: no such local folder, and the Hub cannot be reached and "
+                          "the model is not in the local Hugging Face cache") from None
     except GatedRepoError:
         raise QuarryError(f"{repo_id}: gated model; accept its licence on the Hub and set HF_TOKEN") from None
     except RepositoryNotFoundError:

@@ -47,3 +47,13 @@ def test_local_folders_are_accepted_wherever_an_id_is(tmp_path, tiny_model):
     assert load_pretrained(str(tmp_path / "ckpt")).args == tiny_model.args
     with pytest.raises(QuarryError, match="no such model folder"):
         resolve(tmp_path / "missing")
+
+
+def test_tokenizer_loads_from_a_cached_hub_id(tmp_path, monkeypatch, tiny_model, tokenizer):
+    from quarry.tokenizer import Tokenizer
+
+    hub_cache(tmp_path, "acme/tok", tiny_model)
+    tokenizer.save(tmp_path / "models--acme--tok" / "snapshots" / COMMIT)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setattr("huggingface_hub.constants.HF_HUB_CACHE", str(tmp_path))
+    assert Tokenizer.load("acme/tok").hash == tokenizer.hash
