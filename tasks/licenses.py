@@ -1,4 +1,4 @@
-"""Prefect tasks of the licenses stage: repository licenses over all shards, then one task per shard.
+"""Prefect tasks of the licenses stage: a survey of all shards, then one task per shard.
 
 Shard tasks are cached on the content of their input shard, of repo_licenses.json and of the
 ``licenses`` params (plus the task code); output paths are keyed by name only, so writing them
@@ -13,17 +13,21 @@ from prefect import unmapped
 
 from quarry.ledger import merge_ledgers
 from quarry.licenses.cache import CachedDetector
-from quarry.licenses.repository import collect_repo_files, detect_repo_licenses
-from quarry.licenses.stage import STAGE, license_shard, section, stage_shards
+from quarry.licenses.repository import detect_repo_licenses
+from quarry.licenses.stage import STAGE, license_shard, section, stage_shards, survey
 from quarry.records import read_json, write_json
 from tasks.caching import cached_task
 
 
-@cached_task(task_run_name="repository licenses {src_dir.name}")
-def repo_licenses_task(src_dir: Path, out: str, params: dict) -> str:
-    """Decide every repository's license from all shards; writes ``out`` (repo_licenses.json)."""
-    with CachedDetector(batch_size=int(section(params)["batch_size"])) as detector:
-        write_json(out, detect_repo_licenses(collect_repo_files(stage_shards(src_dir)), detector))
+@cached_task(task_run_name="survey licenses {src_dir.name}")
+def survey_task(src_dir: Path, out: str, params: dict) -> str:
+    """Decide every repository's license from all shards (writes ``out``, repo_licenses.json) and
+    send every file-level statement to ScanCode once, so the shard tasks find all in the cache."""
+    conf = section(params)
+    with CachedDetector(batch_size=int(conf["batch_size"])) as detector:
+        files, statements = survey(stage_shards(src_dir), int(conf["header_lines"]))
+        write_json(out, detect_repo_licenses(files, detector))
+        detector.detect(statements)
     return out
 
 
@@ -36,7 +40,7 @@ def licenses_with_tasks(src_dir: Path, dst_dir: Path, params: dict) -> dict:
     """The stage as tasks, for a flow to call; writes ledger.json and returns the ledger dict."""
     src_dir, dst_dir = Path(src_dir), Path(dst_dir)
     conf = section(params)
-    repo_path = Path(repo_licenses_task(src_dir, str(dst_dir / "repo_licenses.json"), conf))
+    repo_path = Path(survey_task(src_dir, str(dst_dir / "repo_licenses.json"), conf))
     shards = stage_shards(src_dir)
     futures = license_shard_task.map(
         shards, [str(dst_dir / s.relative_to(src_dir)) for s in shards],
