@@ -14,6 +14,16 @@ from quarry.pii.labeled import KNOWN_SHAPE_KINDS
 
 CATEGORY = {"KEY": "CREDENTIAL", "PASSWORD": "CREDENTIAL", "EMAIL": "EMAIL", "IP_ADDRESS": "IP_ADDRESS",
             "PHONE": "PHONE", "CARD": "CARD"}
+# Labels other sets use for the same things.
+_ALIASES = {"SECRET": "CREDENTIAL", "TOKEN": "CREDENTIAL", "API_KEY": "CREDENTIAL", "CREDENTIAL": "CREDENTIAL",
+            "PRIVATE_KEY": "CREDENTIAL", "EMAIL_ADDRESS": "EMAIL", "IP": "IP_ADDRESS", "IPV4": "IP_ADDRESS",
+            "IPV6": "IP_ADDRESS", "PHONE_NUMBER": "PHONE", "CREDIT_CARD": "CARD", "PAYMENT_CARD": "CARD"}
+
+
+def category_of(label: str) -> str:
+    """The scoring category of a label; an unknown label stays its own category."""
+    label = label.upper()
+    return CATEGORY.get(label) or _ALIASES.get(label, label)
 Prediction = tuple[int, int, str]
 
 
@@ -30,7 +40,7 @@ def score(documents: Iterable[dict], predict: Callable[[dict], list[Prediction]]
     kind_found, kind_all = Counter(), Counter()
     for doc in documents:
         predictions = [p for p in predict(doc) if p[2] in wanted]
-        gold = [(s["start"], s["end"], CATEGORY[s["type"]], s["kind"]) for s in doc["spans"]]
+        gold = [(s["start"], s["end"], category_of(s["type"]), s.get("kind", s["type"])) for s in doc["spans"]]
         gold = [g for g in gold if g[2] in wanted]
         for start, end, category in predictions:
             pred_all[category] += 1
