@@ -71,6 +71,7 @@ def register(app: typer.Typer) -> None:
         params_file: Path = typer.Option(None, "--params", help="params.yaml (default: the project's)."),
         workers: int = typer.Option(None, help="Processes (default params pipeline.workers); same bytes for any."),
         show_dir: Path = typer.Option(None, "--show", help="Print a snapshot's origins, files, languages, refusals."),
+        as_flow: bool = typer.Option(False, "--flow", help="Run as a Prefect flow (a task per origin)."),
     ) -> None:
         """Snapshot sources (default: params snapshot.sources) into shards + a manifest of SWHIDs."""
         if show_dir is not None:
@@ -82,7 +83,14 @@ def register(app: typer.Typer) -> None:
         params = load_params(params_file)
         sources = [parse_source(spec, before) for spec in source] or None
         workers = workers or int(get(params, "pipeline.workers", 1))
-        manifest = run_snapshot(sources, out_dir, params, workers=workers)
+        if as_flow:
+            from prefect import flow
+
+            from tasks.snapshot import snapshot_with_tasks
+
+            manifest = flow(name="snapshot")(snapshot_with_tasks)(sources, out_dir, params)
+        else:
+            manifest = run_snapshot(sources, out_dir, params, workers=workers)
         counts = manifest["counts"]
         out.print(f"snapshot {manifest['snapshot_id'][:16]}: {counts['origins']} origins, {counts['files']:,} files, "
                   f"{counts['bytes'] / 1e6:.2f} MB in {len(manifest['shards'])} shards → {out_dir}")

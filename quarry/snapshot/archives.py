@@ -190,7 +190,8 @@ def _extract_zip(ex: _Extractor, archive: Path) -> None:
             if info.is_dir():
                 ex.mkdir(rel)
             elif file_type == stat.S_IFLNK:
-                ex.link(rel, zf.read(info).decode("utf-8", "replace"))
+                with zf.open(info) as source:  # a link's target is short; never inflate more
+                    ex.link(rel, source.read(4096).decode("utf-8", "replace"))
             elif file_type not in (0, stat.S_IFREG):
                 ex.refuse(rel, "special_file")
             else:
