@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from quarry.errors import ConfigError
 from quarry.licenses.engine import ScanCodeError, ScanCodeWorker, scancode_python
@@ -94,3 +96,25 @@ def test_a_worker_that_cannot_start_says_why(tmp_path):
     fake.chmod(0o755)
     with pytest.raises(ScanCodeError, match="exited with code 3.*licensedcode"):
         ScanCodeWorker(fake)
+
+
+LEAVES = sorted(CATS)
+expressions = st.recursive(st.sampled_from(LEAVES),
+                           lambda inner: st.tuples(inner, st.sampled_from([" AND ", " OR "]), inner)
+                           .map(lambda t: f"({t[0]}{t[1]}{t[2]})"), max_leaves=6)
+
+
+@settings(max_examples=150, deadline=None)
+@given(left=expressions, right=expressions, allowed=st.sets(st.sampled_from(
+    ["public-domain", "permissive", "weak-copyleft", "strong-copyleft"])))
+def test_policy_composes_like_logic(left, right, allowed):
+    policy = LicensePolicy(allow_categories=frozenset(allowed))
+    a, b = policy.allows(left, CATS), policy.allows(right, CATS)
+    assert policy.allows(f"{left} OR {right}", CATS) == (a or b)
+    assert policy.allows(f"{left} AND {right}", CATS) == (a and b)
+    wider = LicensePolicy(allow_categories=frozenset(allowed | {"weak-copyleft"}))
+    assert not a or wider.allows(left, CATS)  # allowing more never refuses what was allowed
+    rank = {c: i for i, c in enumerate(["public-domain", "permissive", "weak-copyleft", "strong-copyleft"])}
+    either, both = expression_category(f"{left} OR {right}", CATS), expression_category(f"{left} AND {right}", CATS)
+    l_cat, r_cat = expression_category(left, CATS), expression_category(right, CATS)
+    assert rank[either] == min(rank[l_cat], rank[r_cat]) and rank[both] == max(rank[l_cat], rank[r_cat])
