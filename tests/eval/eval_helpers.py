@@ -55,7 +55,8 @@ DOCS = [
 
 # ---------------------------------------------------------------------------------------------
 # A small project run through the real stages: git repo -> snapshot -> a curation step ->
-# assembled dataset version -> tokenizer -> trained tiny checkpoint with its lineage.json.
+# assembled dataset version -> tokenizer -> the pretrain recipe's checkpoints (its starting
+# weights and its trained ones), each with the lineage.json the recipe writes.
 
 LICENSE_TEXT = "MIT License\n\nPermission is hereby granted, free of charge, to any person obtaining a copy.\n"
 
@@ -92,42 +93,15 @@ class DropTinyAndLicense:
         return {**record, "meta": meta}
 
 
-def train_tiny(model, tokenizer, texts, steps: int = 60, context: int = 64, seed: int = 0):
-    """A plain next-token loop, enough for the loss to fall well below its start."""
-    import random
-
-    rng = random.Random(seed)
-    stream = [tokenizer.bos_id]
-    for text in texts:
-        stream += tokenizer.encode(text) + [tokenizer.bos_id]
-    torch.manual_seed(seed)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3)
-    losses = []
-    model.train()
-    for _ in range(steps):
-        starts = [rng.randrange(0, max(1, len(stream) - context - 1)) for _ in range(8)]
-        batch = torch.tensor([stream[s:s + context + 1] for s in starts])
-        logits = model(batch[:, :-1])
-        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), batch[:, 1:].reshape(-1))
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.item())
-    model.eval()
-    return losses
-
-
 def build_project(root):
     """Run the stages into ``root`` (a project folder); returns the paths and facts tests check."""
     from quarry.datasets import assemble
-    from quarry.hashing import value_hash
     from quarry.ledger import merge_ledgers
-    from quarry.models import llama_tiny
-    from quarry.models.checkpoint import save_pretrained
-    from quarry.records import read_records, shard_paths, write_json
+    from quarry.records import read_json, shard_paths, write_json
     from quarry.snapshot import run_snapshot
     from quarry.stage import run_step_on_shard
     from quarry.tokenizer import train_from_dataset
+    from quarry.training.registry import build_recipe
 
     (root / "params.yaml").write_text("pipeline: {}\n")
     revision = make_git_repo(root / "repo")
@@ -143,18 +117,21 @@ def build_project(root):
     dataset = root / "data" / "dataset"
     manifest = assemble(curated, dataset, params, snapshot_manifest=snapshot_dir / "manifest.json",
                         ledgers=[snapshot_dir, curated], registry=root / "data" / "releases")
-    train_texts = [r["text"] for f in manifest["splits"]["train"]["files"] for r in read_records(dataset / f["path"])]
     tokenizer = train_from_dataset(dataset, {"tokenizer": {"vocab_size": 300}})
-    torch.manual_seed(0)
-    model = llama_tiny(vocab_size=tokenizer.vocab_size, max_seq_len=64)
-    config = {"recipe": "pretrain", "model": "llama_tiny", "steps": 60, "lr": 3e-3}
-    lineage = {"recipe": "pretrain", "config": config, "config_hash": value_hash(config),
-               "dataset": {"path": str(dataset), "version": manifest["version"], "name": manifest["name"]},
-               "tokenizer": {"path": str(root / "models" / "tiny" / "final"), "hash": tokenizer.hash},
-               "base_model": None, "mlflow_run_id": None, "code_version": "test"}
-    init = save_pretrained(model, root / "models" / "tiny" / "init", tokenizer=tokenizer,
-                           lineage={**lineage, "recipe": "init"})
-    losses = train_tiny(model, tokenizer, train_texts)
-    final = save_pretrained(model, root / "models" / "tiny" / "final", tokenizer=tokenizer, lineage=lineage)
+    tokenizer.save(root / "models" / "tokenizer")
+    output = root / "models" / "tiny"
+    overrides = [f"dataset.path={dataset}", f"output_dir={output}", "dataset.seq_len=32", "batch_size=4",
+                 "max_steps=40", "mlflow.enabled=false", "progress=false", "save_every_n_steps=0",
+                 "validation.every_n_steps=0", "tokenizer._component_=quarry.tokenizer.Tokenizer.load",
+                 f"+tokenizer.path={root / 'models' / 'tokenizer'}", f"model.vocab_size={tokenizer.vocab_size}"]
+    start = build_recipe("pretrain", "tiny_pretrain", overrides)
+    start.setup()  # the weights the recipe starts from, exported through its own code
+    try:
+        start.export(start.full_state_dict(), output / "init")
+    finally:
+        start.cleanup()
+    summary = build_recipe("pretrain", "tiny_pretrain", overrides).run()
+    final = output / "final"
+    lineage = read_json(final / "lineage.json")
     return {"root": root, "revision": revision, "snapshot": snapshot, "manifest": manifest, "dataset": dataset,
-            "init": init, "final": final, "losses": losses, "lineage": lineage}
+            "init": output / "init", "final": final, "summary": summary, "lineage": lineage}

@@ -17,7 +17,6 @@ NO_MLFLOW = {"evaluate": {"mlflow": False, "batch_size": 4}}
 
 
 def test_trained_checkpoint_has_lower_bpb_than_its_initialisation(project):
-    assert project["losses"][-1] < project["losses"][0]
     init = score_checkpoint(project["init"], project["dataset"], NO_MLFLOW)
     final = score_checkpoint(project["final"], project["dataset"], NO_MLFLOW)
     assert final["aggregate"]["docs"] == init["aggregate"]["docs"] > 0
@@ -53,7 +52,7 @@ def test_lineage_names_the_dataset_hash_snapshot_and_reaches_the_source(in_proje
     assert chain["recipe"]["config_hash"] == project["lineage"]["config_hash"]
     assert chain["tokenizer"]["verified"] is True
     assert chain["tokenizer"]["dataset_hash"] == project["manifest"]["version"]
-    assert chain["dataset"]["code_version"] and chain["checkpoint"]["code_version"] == "test"
+    assert chain["dataset"]["code_version"] and chain["checkpoint"]["code_version"]
     # the chain is stable, and its OpenLineage events link job outputs to the next job's inputs
     assert lineage_chain(project["final"]) == chain
     events = openlineage_events(chain)
