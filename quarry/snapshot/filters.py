@@ -17,8 +17,8 @@ import charset_normalizer
 
 BINARY_SNIFF = 8000
 LICENSE_NAMES = re.compile(r"^(LICEN[CS]E|COPYING|NOTICE|COPYRIGHT|UNLICENSE)([._-].*)?$", re.I)
-PROSE_NAMES = re.compile(r"^(README|CHANGES|CHANGELOG|HISTORY|NEWS|CONTRIBUTING|AUTHORS|CONTRIBUTORS)([._-].*)?$|^(METADATA|PKG-INFO)$",
-                         re.I)
+PROSE_NAMES = re.compile(r"^(README|CHANGES|CHANGELOG|HISTORY|NEWS|CONTRIBUTING|AUTHORS|CONTRIBUTORS)([._-].*)?$"
+                         r"|^(METADATA|PKG-INFO)$", re.I)
 
 
 def matches_any(path: str, patterns: list[str]) -> bool:
@@ -28,7 +28,8 @@ def matches_any(path: str, patterns: list[str]) -> bool:
 
 @functools.cache
 def _glob_regex(patterns: tuple[str, ...]) -> re.Pattern:
-    expanded = [p for pattern in patterns for p in ((pattern, pattern[3:]) if pattern.startswith("**/") else (pattern,))]
+    expanded = [p for pattern in patterns
+                for p in ((pattern, pattern[3:]) if pattern.startswith("**/") else (pattern,))]
     if not expanded:
         return re.compile(r"(?!)")
     return re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in expanded))

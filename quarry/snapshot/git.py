@@ -13,7 +13,7 @@ from quarry.errors import QuarryError
 from quarry.hashing import value_hash
 from quarry.paths import state_dir
 from quarry.snapshot.filters import matches_any, path_refusal
-from quarry.snapshot.plan import OriginPlan, Refused, admit
+from quarry.snapshot.plan import OriginPlan, Refused, admit, printable_path
 from quarry.snapshot.swhid import LINK_MODE, SUBMODULE_MODE, directory_swhid, revision_swhid
 
 
@@ -118,8 +118,8 @@ def plan_git(source: dict, cfg: dict) -> list[OriginPlan]:
             plan.refused.append(Refused(rel, "submodule", {"commit": entry.sha.decode()}))
         elif entry.mode == LINK_MODE:
             plan.refused.append(Refused(rel, "symlink", {"target": repo[entry.sha].data.decode("utf-8", "replace")}))
-        elif not rel.isprintable() or rel != entry.path.decode("utf-8", "replace"):
-            plan.refused.append(Refused(entry.path.decode("utf-8", "replace"), "bad_path"))
+        elif printable_path(rel) != rel:
+            plan.refused.append(Refused(printable_path(rel), "bad_path"))
         elif reason := path_refusal(rel, 0, cfg) or ("excluded_path" if matches_any(rel, exclude) else None):
             plan.refused.append(Refused(rel, reason))  # decided by the path: the blob is never read
         else:

@@ -62,6 +62,10 @@ def admit(plan: OriginPlan, path: str, size: int, mode: int, locator: tuple, cfg
         plan.candidates.append(candidate(path, size, mode, locator))
 
 
+def printable_path(path: str) -> str:
+    """A path that JSON can carry: undecodable bytes of a file name become U+FFFD."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
 
 def plan_tree(plan: OriginPlan, root: Path, cfg: dict, exclude=()) -> OriginPlan:
     """Every entry below root, links not followed; an excluded folder is refused once, whole."""
@@ -75,7 +79,9 @@ def plan_tree(plan: OriginPlan, root: Path, cfg: dict, exclude=()) -> OriginPlan
         for name in sorted(files + linked):
             rel, full = prefix + name, os.path.join(folder, name)
             st = os.lstat(full)
-            if matches_any(rel, patterns):
+            if printable_path(rel) != rel:
+                plan.refused.append(Refused(printable_path(rel), "bad_path"))
+            elif matches_any(rel, patterns):
                 plan.refused.append(Refused(rel, "excluded_path", {"bytes": st.st_size}))
             elif stat.S_ISLNK(st.st_mode):
                 target = os.readlink(full)
@@ -91,7 +97,10 @@ def plan_tree(plan: OriginPlan, root: Path, cfg: dict, exclude=()) -> OriginPlan
 
 def _refuse_folder(plan: OriginPlan, rel_folder: str, patterns: list[str]) -> bool:
     if matches_any(rel_folder, patterns):
-        plan.refused.append(Refused(rel_folder, "excluded_path"))
+        plan.refused.append(Refused(printable_path(rel_folder), "excluded_path"))
+        return True
+    if printable_path(rel_folder) != rel_folder:
+        plan.refused.append(Refused(printable_path(rel_folder), "bad_path"))
         return True
     return False
 

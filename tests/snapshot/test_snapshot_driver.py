@@ -3,6 +3,7 @@ count, filters with reasons, corpora mapped into subsets, shards, caps and re-sn
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -39,6 +40,8 @@ def _tree(root):
         "huge.py": "x = 1\n" * 400_000,
         "empty/__init__.py": "",
     })
+    with open(os.path.join(os.fsencode(root), b"caf\xe9.txt"), "wb") as fh:  # a Latin-1 file name
+        fh.write(b"latin\n")
     return root
 
 
@@ -77,10 +80,10 @@ def test_filters_record_reasons(tmp_path):
     assert reasons == {"node_modules/": "excluded_path", "static/app.min.js": "excluded_path",  # a folder, once
                        "gen/api_pb2.py": "excluded_path", "gen/schema.py": "generated", "big/data.js": "minified",
                        "image.png": "binary", "data.raw": "binary", "huge.py": "too_large",
-                       "empty/__init__.py": "empty"}
-    assert manifest["counts"]["refused"] == {"binary": 2, "empty": 1, "excluded_path": 3, "generated": 1,
+                       "empty/__init__.py": "empty", "caf\ufffd.txt": "bad_path"}
+    assert manifest["counts"]["refused"] == {"bad_path": 1, "binary": 2, "empty": 1, "excluded_path": 3, "generated": 1,
                                              "minified": 1, "too_large": 1}
-    assert read_json(out / "ledger.json") == Ledger("snapshot", input=15, kept=6,
+    assert read_json(out / "ledger.json") == Ledger("snapshot", input=16, kept=6,
                                                     dropped=manifest["counts"]["refused"]).to_dict()
     legacy = records["legacy.txt"]
     assert legacy["meta"]["encoding"] != "utf-8" and legacy["text"] == FRENCH
