@@ -121,6 +121,9 @@ def find_private_keys(text: str) -> Iterator[Finding]:
 _URL_CREDENTIALS = re.compile(r"([^\s:/@'\"`<>]{0,128}):([^\s@/?'\"`<>]{1,256})@[A-Za-z0-9\[]")
 
 
+_CLI_USER = re.compile(r"(?<!\S)(?:-u|--user)[ =]['\"]?[^\s:'\"]{1,64}:([^\s'\"]{1,128})")
+
+
 def _plausible_password(value: str) -> bool:
     """Not a template ('{token}', 'APIPASS') and not a plain word: has a digit or a symbol."""
     if suppress.is_placeholder(value) or value.isupper():
@@ -135,3 +138,7 @@ def find_url_passwords(text: str) -> Iterator[Finding]:
         if m and _plausible_password(m.group(2)):
             yield Finding(m.start(2), m.end(2), PASSWORD, "connection_string", 0.96)
         pos = text.find("://", pos + 3)
+    if "-u " in text or "--user " in text or "--user=" in text:  # curl -u user:password
+        for m in _CLI_USER.finditer(text):
+            if _plausible_password(m.group(1)):
+                yield Finding(m.start(1), m.end(1), PASSWORD, "connection_string", 0.9)
