@@ -130,14 +130,21 @@ class Registry:
 # The registry file
 
 
-def default_registry_path() -> Path:
-    return project_root() / DEFAULT_REGISTRY
-
-
 def registry_path_from(params: dict[str, Any] | None) -> Path:
-    """params.yaml ``optout.registry`` (relative to the project), else data/optout/registry.tsv."""
+    """params ``optout.registry`` (relative to the project), else data/optout/registry.tsv."""
     configured = ((params or {}).get("optout") or {}).get("registry")
-    return project_root() / configured if configured else default_registry_path()
+    return project_root() / (configured or DEFAULT_REGISTRY)
+
+
+def default_registry_path() -> Path:
+    """The registry the project's params.yaml names (data/optout/registry.tsv when it names none)."""
+    from quarry.params import load_params
+
+    try:
+        params = load_params()
+    except ConfigError:
+        params = None
+    return registry_path_from(params)
 
 
 def load_registry(path: str | os.PathLike | None = None) -> Registry:
