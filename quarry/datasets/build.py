@@ -39,7 +39,9 @@ def _settings(section: dict[str, Any]) -> dict[str, Any]:
     return {"name": str(section.get("name") or DEFAULT_NAME),
             "shard_bytes": int(section.get("shard_bytes") or DEFAULT_SHARD_BYTES),
             "level": int(section.get("zstd_level", 10)),
-            "threads": int(section.get("zstd_threads", 1))}
+            "threads": int(section.get("zstd_threads", 1)),
+            "shuffle": bool(section.get("shuffle", True)),
+            "shuffle_buckets": int(section.get("shuffle_buckets", 64))}
 
 
 @dataclass
@@ -51,8 +53,8 @@ class Plan:
     settings: dict[str, Any]
 
     def split_options(self, tokenizer=None) -> dict[str, Any]:
-        return dict(shard_bytes=self.settings["shard_bytes"], level=self.settings["level"],
-                    threads=self.settings["threads"], tokenizer=tokenizer)
+        keys = ("shard_bytes", "level", "threads", "shuffle", "shuffle_buckets")
+        return {**{key: self.settings[key] for key in keys}, "tokenizer": tokenizer}
 
 
 def plan(src_dir: str | os.PathLike, params: dict[str, Any]) -> Plan:
@@ -107,7 +109,8 @@ def publish(staging: Path, out_dir: Path, params: dict[str, Any], build: Plan, r
         "optout_registry_hash": optout_registry_hash,
         "code_version": _code_version(),
         "tokenizer": tokenizer_id(tokenizer),
-        "format": {"codec": "zstd", "level": build.settings["level"], "shard_bytes": build.settings["shard_bytes"]},
+        "format": {"codec": "zstd", "level": build.settings["level"], "shard_bytes": build.settings["shard_bytes"],
+                   "order": "shuffled" if build.settings["shuffle"] else "source"},
         "mixture": build.mixture.to_dict(),
         "splits": {r["split"]: {"fraction": build.mixture.fractions[r["split"]],
                                 "files": shard_entries(staging, r["files"])} for r in results},
@@ -222,7 +225,7 @@ def _write_splits(build: Plan, staging: Path, tokenizer, workers: int) -> list[d
     with Progress(transient=True) as progress:
         results = []
         for name in names:
-            passes = mixture.max_copies if name == "train" else 1
+            passes = mixture.max_copies if name == "train" and not build.settings["shuffle"] else 1
             bar = progress.add_task(f"writing {name}", total=len(sources) * passes)
             results.append(write_split(sources, staging, name, mixture, **options,
                                        on_source=lambda _src, bar=bar: progress.advance(bar)))

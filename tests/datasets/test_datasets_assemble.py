@@ -13,6 +13,7 @@ from conftest import curate, make_record, raw_records, write_raw
 import quarry.datasets as qd
 from quarry.datasets.changelog import compare
 from quarry.datasets.manifest import verify_sums
+from quarry.datasets.shards import order_key
 from quarry.errors import QuarryError
 from quarry.records import read_json, read_records
 from quarry.splits import split_of
@@ -39,6 +40,15 @@ def test_rebuilds_are_byte_identical_for_any_worker_and_thread_count(curated, pa
     # the version hash is recomputed from the files, not taken on trust
     from quarry.datasets.manifest import version_hash
     assert version_hash(read_json(tmp_path / "a/ds/manifest.json")) == first["version"]
+
+
+def test_bytes_do_not_depend_on_how_the_sources_are_sharded(tmp_path, params, registry):
+    records = [r for r in raw_records() if len(r["text"]) >= 40]
+    one = qd.assemble(write_raw(tmp_path / "one", records, shards=1), tmp_path / "a", params, registry=registry)
+    shuffled = sorted(records, key=lambda r: r["text"])
+    five = qd.assemble(write_raw(tmp_path / "five", shuffled, shards=5), tmp_path / "b", params, registry=registry)
+    assert one["version"] == five["version"]
+    assert shard_bytes(tmp_path / "a") == shard_bytes(tmp_path / "b")
 
 
 def test_layout_schema_and_checksums(curated, params, tmp_path, registry):
@@ -159,10 +169,18 @@ def test_mixture_epochs_repeat_training_documents_only(curated, params, tmp_path
     assert 0.3 * len(markdown) < kept < 0.7 * len(markdown)
     ledger = manifest["ledger"]["assemble"]
     assert ledger["dropped"]["not sampled by the mixture"] == len(source) - len(by_id)
-    # second copies come after every first copy, never next to it
+    # shuffled: the split is in the order of the hash of (id, copy)
     train_ids = [r["meta"]["id"] for r in qd.open(tmp_path / "ds", split="train")]
-    first_repeat = next(i for i, d in enumerate(train_ids) if d in train_ids[:i])
-    assert len(set(train_ids[:first_repeat])) == first_repeat == len(set(train_ids))
+    copies = Counter(train_ids)
+    assert train_ids == [d for _, d in sorted((order_key(d, k), d) for d, n in copies.items() for k in range(n))]
+    # in source order instead, second copies come after every first copy, never next to it
+    qd.assemble(curated, tmp_path / "ordered", {"assemble": {**section, "shuffle": False}}, registry=registry)
+    ordered = [r["meta"]["id"] for r in qd.open(tmp_path / "ordered", split="train")]
+    assert sorted(ordered) == sorted(train_ids)
+    first_repeat = next(i for i, d in enumerate(ordered) if d in ordered[:i])
+    assert len(set(ordered[:first_repeat])) == first_repeat == len(set(ordered))
+    assert ordered[:first_repeat] == [r["meta"]["id"] for r in source if by_id[r["meta"]["id"]]
+                                      and split_of(r["meta"]["id"], section["splits"]) == "train"]
     rejected = list(read_records(tmp_path / "ds" / "rejects" / "train.jsonl.zst"))
     assert {r["meta"]["reason"] for r in rejected} == {"not sampled by the mixture"}
 
