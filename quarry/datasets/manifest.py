@@ -24,7 +24,7 @@ MANIFEST = "manifest.json"
 SUMS = "SHA256SUMS"
 UNHASHED = ("version", "code_version")
 # Keys that change how fast a build runs, never what it writes.
-SPEED_KEYS = ("zstd_threads", "workers", "registry")
+SPEED_KEYS = ("zstd_threads", "shuffle_buckets", "workers")
 CURATION_SECTIONS = ("snapshot", "licenses", "optout", "filters", "pii", "dedup", "decontaminate")
 
 
