@@ -10,7 +10,8 @@ from rich.table import Table
 
 out = Console()
 
-KIND_HELP = "A source as KIND:LOCATION[@REF] (kinds: git, archive, dir, corpus, stdlib, installed); repeatable."
+KIND_HELP = ("A source as KIND:LOCATION, e.g. git:PATH_OR_URL@REF, archive:x.tar.gz, dir:src, corpus:x.jsonl.zst, "
+             "stdlib, installed; repeatable.")
 
 
 def parse_source(spec: str, before: str | None = None) -> dict:

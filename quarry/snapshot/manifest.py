@@ -28,8 +28,10 @@ def build(sources: list[dict], cfg: dict, plans, results: list[dict], shards: li
         total_bytes += size
         languages.update(f["language"] for f in result["files"])
         subsets.update(f["pile_set_name"] for f in result["files"])
+        own_languages = Counter(f["language"] for f in result["files"])
         origins.append({**plan_summary(plan), "directory": result["directory"], "file_count": len(result["files"]),
-                        "bytes": size, "refused": dict(sorted(refused.items())), "files": result["files"]})
+                        "bytes": size, "languages": dict(sorted(own_languages.items())),
+                        "refused": dict(sorted(refused.items())), "files": result["files"]})
     body = {
         "stage": "snapshot",
         "sources": sources,
