@@ -44,3 +44,17 @@ def test_prefect_flow_gives_the_same_snapshot(tmp_path, history, monkeypatch):
                           progress=False)
     assert (tmp_path / "flow" / "manifest.json").read_bytes() == (tmp_path / "direct" / "manifest.json").read_bytes()
     assert read_json(tmp_path / "flow" / "manifest.json")["snapshot_id"] == direct["snapshot_id"]
+
+
+@pytest.mark.parametrize("spec,expected", [
+    ("git:../repo@v1.0", {"kind": "git", "path": "../repo", "ref": "v1.0"}),
+    ("git:https://example.org/a/b.git@main", {"kind": "git", "url": "https://example.org/a/b.git", "ref": "main"}),
+    ("git:git@example.org:a/b.git", {"kind": "git", "path": "git@example.org:a/b.git"}),
+    ("archive:dl/x-1.0.tar.gz", {"kind": "archive", "path": "dl/x-1.0.tar.gz"}),
+    ("corpus:pile.jsonl.zst", {"kind": "corpus", "path": "pile.jsonl.zst"}),
+    ("stdlib", {"kind": "stdlib"}),
+])
+def test_parse_source(spec, expected):
+    from quarry.cli.snapshot import parse_source
+
+    assert parse_source(spec) == {"name": expected["kind"], **expected}
