@@ -4,7 +4,8 @@ The corpus is real Python source from this environment's site-packages, written 
 shards, plus a labeled near-duplicate set built from it: edited copies (word substitutions,
 insertions, deletions, identifier renames, license headers, reformatting) whose exact Jaccard
 similarity to their original is computed on word 5-gram sets, and unrelated pairs sharing a
-license header. Each tool runs in its own subprocess (peak memory is its own) and reports
+license header. Each tool runs in its own subprocess (peak memory: that process and its
+workers, sampled) and reports
 throughput (MB of text per second per worker process), documents removed, and for the labeled
 pairs: recall at Jaccard >= 0.7 and the false-merge rate below it.
 
@@ -158,10 +159,38 @@ def build_corpus(work: Path, mb: float, shards: int, seed: int, pairs: int) -> d
 # The two tools, each in its own process
 
 
-def peak_rss_mb() -> float:
-    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return round(max(own, children) / 1024, 1)
+class TreeMemory:
+    """Peak resident memory of this process and all its worker processes together (sampled)."""
+
+    def __init__(self, interval: float = 0.05):
+        import threading
+
+        import psutil
+
+        self.peak = 0
+        self._me = psutil.Process()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(interval,), daemon=True)
+        self._thread.start()
+
+    def _run(self, interval: float) -> None:
+        import psutil
+
+        while not self._stop.is_set():
+            total = 0
+            for proc in [self._me, *self._me.children(recursive=True)]:
+                try:
+                    total += proc.memory_info().rss
+                except psutil.Error:
+                    pass
+            self.peak = max(self.peak, total)
+            self._stop.wait(interval)
+
+    def stop_mb(self) -> float:
+        self._stop.set()
+        self._thread.join()
+        own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # a peak between samples
+        return round(max(self.peak, own) / 1e6, 1)
 
 
 def run_quarry(work: Path, workers: int, params: dict) -> dict:
@@ -196,7 +225,7 @@ def run_quarry(work: Path, workers: int, params: dict) -> dict:
                 link(meta["id"], meta["near_dup_cluster"])
     cluster = {doc: root(doc) for doc in parent}
     return {"seconds": seconds, "removed": ledger["input"] - ledger["kept"], "clusters": cluster,
-            "peak_rss_mb": peak_rss_mb(), "config": ledger["config"]}
+            "config": ledger["config"]}
 
 
 def _encode_strings_for_xxhash() -> None:
@@ -253,7 +282,7 @@ def run_datatrove(work: Path, workers: int) -> dict:
             cluster[ids[rank][doc]] = f"c{cid}"
     for path in sorted((dt / "remove").glob("*.remove")):
         removed += path.stat().st_size // 4
-    return {"seconds": seconds, "removed": removed, "clusters": cluster, "peak_rss_mb": peak_rss_mb(),
+    return {"seconds": seconds, "removed": removed, "clusters": cluster,
             "config": {"ngram": config.n_grams, "bands": config.num_buckets, "rows": config.hashes_per_bucket}}
 
 
@@ -283,10 +312,12 @@ def score(result: dict, labels: list[dict], mb: float, workers: int) -> dict:
 
 def child(args) -> None:
     work = Path(args.work)
+    memory = TreeMemory()
     if args.tool == "datatrove":
         result = run_datatrove(work, args.workers)
     else:
         result = run_quarry(work, args.workers, json.loads(args.params))
+    result["peak_memory_mb"] = memory.stop_mb()  # includes reading the outputs back for scoring
     sys.stdout.write("\n@@RESULT@@" + json.dumps(result) + "\n")
 
 
