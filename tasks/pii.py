@@ -1,4 +1,8 @@
-"""Prefect tasks of the PII stage: redact one shard, or scan one shard (report only)."""
+"""Prefect tasks of the PII stage: redact one shard, or scan one shard (report only).
+
+Output paths are plain strings so that writing them does not change the cache key; the task
+declares them as outputs, so a cache hit whose files went missing or changed runs again.
+"""
 
 from __future__ import annotations
 
@@ -9,11 +13,10 @@ from quarry.pii.stage import redact_shard, scan_path
 from tasks.caching import cached_task
 
 
-@cached_task(task_run_name="pii redact {src.name}")
-def redact_shard_task(src: Path, dst: Path, params: dict) -> dict:
-    """Redact ``src`` into ``dst`` (rejects beside it, under rejects/); returns the shard ledger."""
-    rejects = dst.parent / "rejects" / dst.name
-    return redact_shard(src, dst, params, rejects=rejects).to_dict()
+@cached_task(outputs=("dst", "rejects"), task_run_name="pii {src.name}")
+def redact_shard_task(src: Path, dst: str, rejects: str, params: dict) -> dict:
+    """Redact ``src`` into ``dst``; returns the shard ledger (``params``: all params or the pii section)."""
+    return redact_shard(src, Path(dst), params, rejects=Path(rejects)).to_dict()
 
 
 @cached_task(task_run_name="pii scan {shard.name}")
