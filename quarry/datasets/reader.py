@@ -22,8 +22,9 @@ def load_manifest(version_or_path: str | os.PathLike, *, registry: str | os.Path
 
 def data_shards(folder: Path) -> list[Path]:
     """Shards below a folder, leaving out rejects/ (ids of dropped documents, not data)."""
-    return [p for p in shard_paths(folder) if "rejects" not in p.relative_to(folder).parts[:-1]] \
-        if folder.is_dir() else shard_paths(folder)
+    if not folder.is_dir():
+        return shard_paths(folder)
+    return [p for p in shard_paths(folder) if "rejects" not in p.relative_to(folder).parts[:-1]]
 
 
 def open_dataset(version_or_path: str | os.PathLike, *, split: str | None = None, subset: str | None = None,
