@@ -17,11 +17,11 @@ from quarry.pii.findings import KEY, PASSWORD, Finding, line_prefix
 # much faster than letting a case-insensitive alternation try every position).
 _ROOTS = ("pass", "pwd", "secret", "token", "credential", "key", "auth")
 _CREDENTIAL_NAME = re.compile(
-    r"(?i)(?:passw(?:or)?d|passphrase|pwd|secret|token|credentials?|key|auth)"
+    r"(?i)(?:pass(?:w(?:or)?d|phrase)?(?![a-z])|pwd|secret|token|credentials?|key|auth)"
     r"(?P<tail>[A-Za-z0-9_.-]*)(?P<close>[\"'\]]*)[ \t]*(?P<op>:=|=>|=|:)[ \t]*"
     r"(?:(?P<q>[\"'`])(?P<quoted>[^\"'`\r\n]{4,512}?)(?P=q)|(?P<bare>[^\s\"'`,;&(){}\[\]<>]{4,512}))"
 )
-_PASSWORD_WORD = re.compile(r"(?i)passw|passphrase|pwd")
+_PASSWORD_WORD = re.compile(r"(?i)pass|pwd")
 _KEY_QUALIFIER = re.compile(
     r"(?:api|access|private|auth|signing|encryption|master|consumer|app|client|account|storage|secret)"
     r"[_.-]?$")
@@ -86,8 +86,8 @@ def find_assignments(text: str) -> Iterator[Finding]:
         keyword = lower[at:m.start("tail")]
         if keyword == "key" and not _KEY_QUALIFIER.search(lower, max(0, at - 16), at):
             continue  # a bare 'key' is a dict key or a sort key, not a credential
-        if keyword == "pwd" and at and lower[at - 1].isalpha():
-            continue
+        if keyword in ("pwd", "pass") and at and lower[at - 1].isalpha() and not text[at].isupper():
+            continue  # cwd/pwd of a shell, bypass, compass; but dbPass, DB_PASS
         quoted = m.group("q") is not None
         if m.group("op") == ":" and not quoted and m.group("close") == "" and not _config_line(text, at):
             continue  # 'token: str' / 'case TOKEN:' in code is a type or a label

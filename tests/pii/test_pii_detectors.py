@@ -51,6 +51,8 @@ POSITIVES = [
     ('url = "jdbc:mysql://h:3306/db?user=root&password=s3cret99x"', "s3cret99x", "PASSWORD", "password_assignment"),
     ('{"auth": "ZGVwbG95OnMzY3IzdFBhc3M5OQ=="}', "ZGVwbG95OnMzY3IzdFBhc3M5OQ==", "KEY", "high_entropy_assignment"),
     ("curl -u admin:S3cure!Pass https://api.acme-corp.io/", "S3cure!Pass", "PASSWORD", "connection_string"),
+    ("DB_PASS=hunter2x\n", "hunter2x", "PASSWORD", "password_assignment"),
+    ('dbPass = "Xk9mP2vLq7"', "Xk9mP2vLq7", "PASSWORD", "password_assignment"),
     ("MAILGUN=key-3ax6xnjp29jd6fds4gc373sgvjxteol0", "key-3ax6xnjp29jd6fds4gc373sgvjxteol0", "KEY", "mailgun_key"),
     ('curl -H "Authorization: Basic YWRtaW46czNjcjN0UGFzcw=="', "YWRtaW46czNjcjN0UGFzcw==", "PASSWORD", "basic_auth"),
 ]
