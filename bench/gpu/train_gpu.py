@@ -16,6 +16,8 @@ import argparse
 import gc
 import json
 import random
+import signal
+import statistics
 import sys
 import tempfile
 import time
@@ -81,18 +83,26 @@ def reset_memory(device: str) -> None:
 
 
 def peak_gib(device: str) -> float:
-    return torch.cuda.max_memory_allocated() / 2**30 if device.startswith("cuda") else float("nan")
+    """Peak GPU memory allocated; on CPU the process's peak resident set (one run per process)."""
+    if device.startswith("cuda"):
+        return torch.cuda.max_memory_allocated() / 2**30
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
 
 
 def timed(step, warmup: int, steps: int, tokens_per_step: int, device: str) -> dict:
+    """Median step time after warm-up (robust to a busy shared machine), and peak memory."""
     for _ in range(warmup):
         step()
     sync(device)
-    start = time.perf_counter()
+    times = []
     for _ in range(steps):
+        start = time.perf_counter()
         step()
-    sync(device)
-    seconds = (time.perf_counter() - start) / steps
+        sync(device)
+        times.append(time.perf_counter() - start)
+    seconds = statistics.median(times)
     return {"step_s": round(seconds, 4), "tokens_per_s": round(tokens_per_step / seconds, 1),
             "peak_gib": round(peak_gib(device), 2)}
 
@@ -175,6 +185,14 @@ def peer_run(method: str, mode: str, args, base: Path) -> dict:
     return result
 
 
+class RunTimeout(Exception):
+    pass
+
+
+def _too_long(signum, frame):
+    raise RunTimeout("run exceeded --run-timeout")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--shape", default="llama3_2_1b")
@@ -187,8 +205,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--plan", default=",".join(DEFAULT_PLAN),
                         help="side/method/mode runs in order (cheap and essential first)")
     parser.add_argument("--out", type=Path, default=None, help="also append the JSON lines to this file")
+    parser.add_argument("--work", type=Path, default=None, help="keep the random model and data here, reuse them")
+    parser.add_argument("--run-timeout", type=int, default=150, help="seconds one run may take (compile included)")
     parser.add_argument("--dry-run", action="store_true", help="tiny shape on CPU, eager only")
     args = parser.parse_args(argv)
+    signal.signal(signal.SIGALRM, _too_long)
     if args.dry_run:
         args.shape, args.batch, args.seq, args.warmup, args.steps, args.device = "llama_tiny", 2, 64, 1, 2, "cpu"
         args.plan = ",".join(p for p in args.plan.split(",") if "compiled" not in p)
@@ -199,19 +220,25 @@ def main(argv: list[str] | None = None) -> int:
     methods = sorted({method for _, method, _ in plan}, key=["full", "lora", "qlora"].index)
     results: dict[str, dict] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        work = Path(tmp)
+        work = args.work or Path(tmp)
         n_chars = (args.warmup + args.steps + 2) * args.batch * (args.seq + 1) + 10_000
-        base, data = make_inputs(work, args.shape, n_chars, args.device)
+        if (work / "base" / "config.json").is_file() and (work / "data").is_dir():
+            base, data = work / "base", work / "data"
+        else:
+            base, data = make_inputs(work, args.shape, n_chars, args.device)
         env = {"torch": torch.__version__, "device": torch.cuda.get_device_name() if args.device.startswith("cuda")
                else "cpu", "shape": args.shape, "batch": args.batch, "seq": args.seq}
         emit({"env": env}, args.out)
         for side, method, mode in plan:
             key = f"{side}/{method}/{mode}"
+            signal.alarm(args.run_timeout)
             try:
                 row = quarry_run(method, mode, args, base, data, work) if side == "quarry" \
                     else peer_run(method, mode, args, base)
             except Exception as exc:  # noqa: BLE001 - report and carry on with the rest
                 row = {"error": f"{type(exc).__name__}: {exc}"[:500]}
+            finally:
+                signal.alarm(0)
             results[key] = row
             emit({"run": key, **row}, args.out)
     summary = {}

@@ -99,3 +99,17 @@ def test_dpo_raises_margin_of_chosen_over_rejected(base_checkpoint, tmp_path):
     after = recipe.margins()
     assert (after > before).all() and after.mean() > before.mean() + 1.0
     assert json.loads((tmp_path / "out" / "final" / "lineage.json").read_text())["base_model"] == str(base_checkpoint)
+
+
+def test_dpo_with_precomputed_reference_log_probs(base_checkpoint, tmp_path):
+    pairs = tmp_path / "pairs.jsonl"
+    rows = [{"prompt": "q: ", "chosen": "yes", "rejected": "no", "ref_chosen_logp": -5.0, "ref_rejected_logp": -5.0}
+            for _ in range(4)]
+    pairs.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    recipe = build_recipe("dpo", "tiny_dpo", [
+        f"base_model={base_checkpoint}", f"dataset.path={pairs}", f"output_dir={tmp_path / 'out'}",
+        "epochs=2", "batch_size=2", "progress=false", "dpo.reference=precomputed"])
+    recipe.setup()
+    assert recipe.reference is None
+    recipe.train()
+    assert (tmp_path / "out" / "final" / "model.safetensors").is_file()

@@ -83,3 +83,41 @@ def test_killed_run_resumes_to_exactly_the_uninterrupted_weights(dataset_dir, tm
     resumed = weights(out / "final")
     for name in straight:
         assert torch.equal(straight[name], resumed[name]), name
+
+
+def test_run_is_tracked_in_mlflow_with_lineage_tags(dataset_dir, tmp_path, monkeypatch):
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", f"sqlite:///{tmp_path / 'mlflow.db'}")
+    from quarry import tracking
+
+    recipe = build_recipe("pretrain", "tiny_pretrain", tiny_overrides(
+        dataset_dir, tmp_path / "out", max_steps=4, log_every_n_steps=2,
+        **{"mlflow.enabled": "true", "mlflow.experiment": "training-test"}))
+    recipe.run()
+    client = tracking.configure().MlflowClient()
+    run = client.get_run(recipe.mlflow_run_id)
+    tags = run.data.tags
+    assert tags["quarry.dataset_hash"] == recipe.dataset_hash()
+    assert tags["quarry.config_hash"] == recipe.config_hash
+    assert tags["quarry.tokenizer_hash"] == recipe.tokenizer.hash and tags["quarry.git_commit"]
+    history = client.get_metric_history(run.info.run_id, "loss")
+    assert [m.step for m in history] == [2, 4]
+    for metric in ("lr", "grad_norm", "tokens_per_s", "peak_mem_gib"):
+        assert client.get_metric_history(run.info.run_id, metric), metric
+    lineage = json.loads((tmp_path / "out" / "final" / "lineage.json").read_text())
+    assert lineage["mlflow_run_id"] == run.info.run_id
+
+
+def test_document_mask_keeps_attention_inside_each_document(dataset_dir, tmp_path):
+    from quarry.training.data import ByteTokenizer, PackedSequences, document_mask
+
+    recipe = build_recipe("pretrain", "tiny_pretrain", tiny_overrides(
+        dataset_dir, tmp_path, max_steps=2, **{"dataset.document_mask": "true"}))
+    recipe.run()  # trains with the mask
+    model = recipe.model.eval()
+    packed = PackedSequences.from_texts(["first doc", "second"], ByteTokenizer(), seq_len=19)
+    item = packed[0]
+    tokens = item["tokens"][None]
+    with torch.no_grad():
+        masked = model(tokens, attention_mask=document_mask(item["doc_ids"][None]), input_pos=item["input_pos"][None])
+        alone = model(tokens[:, 11:])  # the second document on its own
+    assert torch.allclose(masked[0, 11:], alone[0], atol=1e-5)

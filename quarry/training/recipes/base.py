@@ -111,7 +111,8 @@ class Recipe:
             distributed.compile_blocks(self.model)
         if self.dist.distributed:
             fsdp = cfg["fsdp"]
-            distributed.shard_model(self.model, self.head, param_dtype=_dtype(fsdp["param_dtype"], "fsdp.param_dtype"),
+            distributed.shard_model(self.model, self.head,
+                                    param_dtype=_dtype(fsdp["param_dtype"], "fsdp.param_dtype"),
                                     reduce_dtype=_dtype(fsdp["reduce_dtype"], "fsdp.reduce_dtype"),
                                     reshard_after_forward=fsdp["reshard_after_forward"],
                                     ignored_params=self.unsharded_params())
@@ -174,7 +175,9 @@ class Recipe:
         scale = self.dist.world_size / max(global_count, 1.0)
         loss_sum = torch.zeros((), device=self.device)
         tokens = 0
-        for batch in batches:
+        for i, batch in enumerate(batches):
+            if hasattr(self.head, "set_requires_gradient_sync"):  # FSDP: reduce-scatter once per step
+                self.head.set_requires_gradient_sync(i == len(batches) - 1)
             batch = {k: v.to(self.device) for k, v in batch.items()}
             tokens += batch["tokens"].numel()
             with self.autocast():
@@ -206,7 +209,7 @@ class Recipe:
         with run_ctx:
             reporter = Reporter(self.total_steps, self.step, enabled=cfg["progress"] and self.dist.is_main,
                                 mlflow=mlflow, description=self.name)
-            speed = Throughput()
+            speed, rate = Throughput(), 0.0
             try:
                 self.model.train()
                 while self.step < self.total_steps:
@@ -215,8 +218,9 @@ class Recipe:
                     self.step += 1
                     speed.add(out.pop("tokens"))
                     log_now = self.step % max(1, cfg["log_every_n_steps"]) == 0 or self.step == self.total_steps
-                    metrics = {**out, "tokens_per_s": speed.take() if log_now else 0.0,
-                               "peak_mem_gib": peak_memory_gib(self.device)}
+                    if log_now:
+                        rate = speed.take()
+                    metrics = {**out, "tokens_per_s": rate, "peak_mem_gib": peak_memory_gib(self.device)}
                     self.history.append({"step": self.step, **out})
                     reporter.step(self.step, metrics, log=log_now)
                     every = cfg["validation"]["every_n_steps"]
