@@ -21,6 +21,14 @@ def _tokenizer(path: Path | None):
     return Tokenizer.load(path)
 
 
+def _shown(path: Path) -> str:
+    """A path relative to the working folder when it is below it."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
 def _counts_table(title: str, rows: dict, total: dict) -> Table:
     table = Table(title=title)
     columns = ["documents", "bytes", *(["tokens"] if "tokens" in total else [])]
@@ -79,7 +87,7 @@ def register(app: typer.Typer) -> None:
             m = release["manifest"]
             total = m["composition"]["total"]
             table.add_row(m["name"], m["label"], m["version"][:12], (m.get("parent") or "-")[:12],
-                          f"{total['documents']:,}", f"{total['bytes']:,}", str(release["path"]))
+                          f"{total['documents']:,}", f"{total['bytes']:,}", _shown(release["path"]))
         out.print(table)
 
     @dataset.command("show")
