@@ -1,7 +1,8 @@
 """Decontamination as cached Prefect tasks:
 
     eval_items_task (per shard: its test-split n-grams) -> build_eval_index_task (once, adds the
-    eval files) -> decontaminate_shard_task (per shard)
+    eval files) -> scan_shard_task (per shard: overlaps) -> decide_task (once: drops n-grams common
+    in training, decides) -> apply_shard_task (per shard: drop or flag, matches for the report)
 """
 
 from __future__ import annotations
@@ -11,9 +12,12 @@ from pathlib import Path
 from quarry.curate.decontaminate import (
     DecontaminationConfig,
     EvalIndex,
-    decontaminate_shard,
+    ShardHits,
+    apply_shard,
+    decide,
     eval_file_items,
     resolve_eval_file,
+    scan_shard,
     test_split_items,
 )
 from tasks.caching import cached_task
@@ -25,7 +29,7 @@ def _config(params: dict) -> DecontaminationConfig:
 
 @cached_task(task_run_name="eval n-grams {src.name}")
 def eval_items_task(src: Path, params: dict) -> list:
-    """(label, n-gram hashes) of the shard's documents in the held-out test split."""
+    """(label, n-gram hashes, window) of the shard's documents in the held-out test split."""
     config = _config(params)
     return test_split_items(str(src), config) if config.test_split is not None else []
 
@@ -43,9 +47,20 @@ def build_eval_index_task(items: list, eval_files: list[Path], index_dir: str, p
     return str(folder)
 
 
+@cached_task(task_run_name="decontaminate scan {src.name}")
+def scan_shard_task(src: Path, index_dir: Path, params: dict) -> ShardHits:
+    return scan_shard(src, EvalIndex.load(index_dir), _config(params))
+
+
+@cached_task(task_run_name="decontaminate decide")
+def decide_task(hits: list, index_dir: Path, params: dict) -> list[dict]:
+    """Per shard (in order), row -> decision."""
+    decisions, _ = decide(hits, EvalIndex.load(index_dir), _config(params))
+    return decisions
+
+
 @cached_task(task_run_name="decontaminate {src.name}")
-def decontaminate_shard_task(src: Path, dst: str, index_dir: Path, params: dict, rejects: str) -> dict:
+def apply_shard_task(src: Path, dst: str, decisions: dict, params: dict, rejects: str) -> dict:
     """Drop or flag one shard's contaminated documents; returns its ledger and matches."""
-    ledger, matches = decontaminate_shard(src, Path(dst), EvalIndex.load(index_dir), _config(params),
-                                          rejects=Path(rejects))
+    ledger, matches = apply_shard(src, Path(dst), decisions, _config(params), rejects=Path(rejects))
     return {"ledger": ledger.to_dict(), "matches": matches}

@@ -5,7 +5,9 @@ Evaluation items are the dataset's own held-out test split (membership by
 ``quarry.splits.split_of(meta.id, assemble.splits)``) plus any files named in params. Words are
 lower-cased and punctuation-free (quarry.dedup.shingles), so whitespace, case and punctuation
 edits do not hide an overlap; any intact 13-word window does not hide either. N-grams found in
-many evaluation items (licence headers, boilerplate) say nothing about leakage and are ignored.
+many evaluation items or in many training documents (licence headers, generated-file banners)
+say nothing about leakage and are ignored: so one pass over the shards finds every overlap,
+a global step counts each n-gram's training documents and decides, and a second pass writes.
 
     run_decontaminate(src_dir, dst_dir, params, workers=N)
 
@@ -43,6 +45,7 @@ class DecontaminationConfig:
     max_item_frequency: int = 10             # an n-gram in more eval items than this is boilerplate
     min_item_words: int = 8                  # an item shorter than ngram but this long matches as
                                              # one whole-item window; shorter ones are skipped
+    max_train_documents: int = 10            # ... and one in more training documents than this
     min_matches: int = 1                     # shared n-grams needed to call a document contaminated
     fractions: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_FRACTIONS))
 
@@ -162,28 +165,80 @@ class EvalIndex:
 
 
 # ---------------------------------------------------------------------------------------------
-# Per shard
+# Per shard: find the overlaps, decide once over all shards, then write
 
 
-def decontaminate_shard(src: Path, dst: Path, index: EvalIndex, config: DecontaminationConfig, *,
-                        rejects: Path | None = None, level: int = 3) -> tuple[Ledger, list[dict]]:
-    """Drop (or flag) the contaminated training documents of one shard; returns ledger and matches."""
+@dataclass
+class ShardHits:
+    """What the training documents of one shard share with the evaluation index."""
+
+    counts: np.ndarray                                   # per index n-gram: documents containing it
+    rows: dict[int, list[tuple[int, int, int]]]          # row -> [(index position, word offset, window)]
+
+
+def scan_shard(src: Path, index: EvalIndex, config: DecontaminationConfig) -> ShardHits:
+    counts = np.zeros(len(index.hashes), dtype=np.int64)
+    rows: dict[int, list[tuple[int, int, int]]] = {}
+    for row, record in enumerate(read_records(src)):
+        if config.is_eval(record):
+            continue
+        hashes = word_hashes(record["text"])
+        found: dict[int, tuple[int, int]] = {}
+        for window in index.windows:
+            grams = ngram_hashes(hashes, window)
+            hits = index.matches(grams)
+            positions = np.searchsorted(index.hashes, grams[hits])
+            for position, offset in zip(positions.tolist(), hits.tolist(), strict=True):
+                found.setdefault(position, (offset, window))
+        if found:
+            counts[list(found)] += 1
+            rows[row] = sorted((position, offset, window) for position, (offset, window) in found.items())
+    return ShardHits(counts, rows)
+
+
+def decide(shards: list[ShardHits], index: EvalIndex, config: DecontaminationConfig) -> tuple[list[dict], int]:
+    """Per shard, row -> {items, ngrams, at}; n-grams found in more than ``max_train_documents``
+    training documents (licence headers, generated-file banners) are boilerplate, not leakage."""
+    total = np.zeros(len(index.hashes), dtype=np.int64)
+    for hits in shards:
+        total += hits.counts
+    common = total > config.max_train_documents
+    decisions = []
+    for hits in shards:
+        local = {}
+        for row, found in hits.rows.items():
+            kept = [(offset, window, position) for position, offset, window in found if not common[position]]
+            if len(kept) < max(1, config.min_matches):
+                continue
+            items = sorted({index.labels[index.item_of[position]] for _, _, position in kept})
+            offset, window, _ = min(kept)
+            local[row] = {"items": items, "ngrams": len(kept), "at": [offset, window]}
+        decisions.append(local)
+    return decisions, int(common.sum())
+
+
+def apply_shard(src: Path, dst: Path, decisions: dict[int, dict], config: DecontaminationConfig, *,
+                rejects: Path | None = None, level: int = 3) -> tuple[Ledger, list[dict]]:
+    """Drop (or flag) the decided documents of one shard; returns its ledger and matches."""
     ledger = Ledger(STAGE)
     found: list[dict] = []
     rejects_writer = RecordWriter(rejects, level=level, validate=False) if rejects else None
     ledger.rejects = rejects_writer
     try:
         with RecordWriter(dst, level=level) as out:
-            for record in read_records(src):
+            for row, record in enumerate(read_records(src)):
                 ledger.seen()
-                match = None if config.is_eval(record) else _match(record, index, config)
-                if match is not None:
-                    found.append(match)
+                decision = decisions.get(row)
+                if decision is not None:
+                    offset, window = decision["at"]
+                    meta = record.setdefault("meta", {})
+                    example = b" ".join(words(record["text"])[offset:offset + window]).decode("utf-8", "replace")
+                    found.append({"id": meta.get("id"), "path": meta.get("path"), "items": decision["items"],
+                                  "ngrams": decision["ngrams"], "example": example})
                     if config.action == "drop":
-                        ledger.drop(record, "contaminated", items=match["items"], ngrams=match["ngrams"])
+                        ledger.drop(record, "contaminated", items=decision["items"], ngrams=decision["ngrams"])
                         continue
-                    record.setdefault("meta", {})["contamination"] = {"items": match["items"],
-                                                                      "ngrams": match["ngrams"]}
+                    meta["contamination"] = {"items": decision["items"], "ngrams": decision["ngrams"]}
                     ledger.change("contamination_flagged")
                 out.write(record)
                 ledger.keep()
@@ -197,33 +252,16 @@ def decontaminate_shard(src: Path, dst: Path, index: EvalIndex, config: Decontam
     return ledger, found
 
 
-def _match(record: dict[str, Any], index: EvalIndex, config: DecontaminationConfig) -> dict | None:
-    hashes = word_hashes(record["text"])
-    found, example_at = [], None
-    for window in index.windows:
-        grams = ngram_hashes(hashes, window)
-        hits = index.matches(grams)
-        if len(hits):
-            found.append(grams[hits])
-            example_at = example_at or (int(hits[0]), window)
-    distinct = sorted_unique(np.concatenate(found)) if found else np.empty(0, dtype=np.uint64)
-    if len(distinct) < max(1, config.min_matches):
-        return None
-    items = sorted({index.labels[i] for i in index.item_of[np.searchsorted(index.hashes, distinct)].tolist()})
-    first, window = example_at
-    example = b" ".join(words(record["text"])[first:first + window]).decode("utf-8", "replace")
-    meta = record.get("meta") or {}
-    return {"id": meta.get("id"), "path": meta.get("path"), "items": items, "ngrams": int(len(distinct)),
-            "example": example}
-
-
 # ---------------------------------------------------------------------------------------------
 # Driver
 
 
-def _shard_job(src: str, dst: str, index_dir: str, config: DecontaminationConfig, rejects: str):
-    ledger, found = decontaminate_shard(Path(src), Path(dst), EvalIndex.load(Path(index_dir)), config,
-                                        rejects=Path(rejects))
+def _scan_job(src: str, index_dir: str, config: DecontaminationConfig) -> ShardHits:
+    return scan_shard(Path(src), EvalIndex.load(Path(index_dir)), config)
+
+
+def _apply_job(src: str, dst: str, decisions: dict, config: DecontaminationConfig, rejects: str):
+    ledger, found = apply_shard(Path(src), Path(dst), decisions, config, rejects=Path(rejects))
     return ledger.to_dict(), found
 
 
@@ -247,20 +285,24 @@ def run_decontaminate(src_dir: Path, dst_dir: Path, params: dict[str, Any] | Non
     scratch = Path(tempfile.mkdtemp(prefix=".decontaminate-", dir=dst_dir))
     try:
         index.save(scratch)
-        jobs = [(str(s), str(dst_dir / relative_name(s, src_dir)), str(scratch), config,
-                 str(dst_dir / "rejects" / relative_name(s, src_dir))) for s in shards]
-        results = map_shards(_shard_job, jobs, workers=workers, description="decontaminate: check")
+        hits = map_shards(_scan_job, [(str(s), str(scratch), config) for s in shards], workers=workers,
+                          description="decontaminate: scan")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+    decisions, train_common = decide(hits, index, config)
+    jobs = [(str(s), str(dst_dir / relative_name(s, src_dir)), d, config,
+             str(dst_dir / "rejects" / relative_name(s, src_dir))) for s, d in zip(shards, decisions, strict=True)]
+    results = map_shards(_apply_job, jobs, workers=workers, description="decontaminate: write")
     matches = [match for _, found in results for match in found]
     report = {"ngram": config.ngram, "action": config.action, "test_split": config.test_split,
               "eval_files": list(config.eval_files), "eval_items": len(items), "test_split_items": test_items,
-              "items_too_short": index.short_items, "ignored_common_ngrams": index.ignored_common,
-              "documents_matched": len(matches),
+              "items_too_short": index.short_items, "ignored_common_in_eval": index.ignored_common,
+              "ignored_common_in_train": train_common, "documents_matched": len(matches),
               "eval_items_matched": len({item for m in matches for item in m["items"]}), "matches": matches}
     write_json(dst_dir / REPORT, report)
     result = merge_ledgers(STAGE, [ledger for ledger, _ in results]).to_dict()
-    result["contamination"] = {key: report[key] for key in ("eval_items", "test_split_items", "documents_matched",
-                                                            "eval_items_matched", "ignored_common_ngrams")}
+    result["contamination"] = {key: report[key] for key in (
+        "eval_items", "test_split_items", "documents_matched", "eval_items_matched", "ignored_common_in_eval",
+        "ignored_common_in_train")}
     write_json(dst_dir / "ledger.json", result)
     return result

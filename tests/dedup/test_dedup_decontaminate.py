@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from corpus import LICENSE_HEADER, kept_records, record, source
+from corpus import LICENSE_HEADER, MODULES, kept_records, record, source
 from quarry.curate.decontaminate import REPORT, run_decontaminate
 from quarry.errors import ConfigError
 from quarry.records import read_folder, read_json, write_records
@@ -76,7 +76,7 @@ def test_verbatim_and_edited_eval_text_is_dropped_and_reported(dataset):
     assert by_id[train[4]]["items"] == ["evals.jsonl:q-difflib"]
     assert len(by_id[train[4]]["example"].split()) == 13
     assert report["test_split_items"] == 2 and report["eval_items"] == 15
-    assert report["ignored_common_ngrams"] > 50  # the licence header's n-grams
+    assert report["ignored_common_in_eval"] > 50  # the licence header's n-grams
     assert ledger["contamination"]["documents_matched"] == 3
     rejects = {r["meta"]["id"]: r["meta"] for r in read_folder(root / "out" / "rejects")}
     assert rejects[train[0]]["reason"] == "contaminated"
@@ -108,6 +108,23 @@ def test_same_bytes_for_one_or_two_workers(dataset):
     assert files and files == sorted(p.relative_to(root / "w2") for p in (root / "w2").rglob("*") if p.is_file())
     for rel in files:
         assert (root / "w1" / rel).read_bytes() == (root / "w2" / rel).read_bytes(), rel
+
+
+def test_ngrams_common_in_training_are_boilerplate(tmp_path):
+    """A licence header in a test-split document must not flag every training file that has it."""
+    test_id, *train = _ids("test", 1, "h") + _ids("train", 5, "h")
+    chunk = "\n".join(source("shlex.py").splitlines()[60:100])
+    docs = [record(test_id, LICENSE_HEADER + source("sched.py") + chunk)]
+    docs += [record(doc_id, LICENSE_HEADER + source(name)) for doc_id, name in zip(train[:4], MODULES[8:12])]
+    docs += [record(train[4], source("csv.py") + chunk)]
+    write_records(tmp_path / "src" / "part-00000.jsonl.zst", docs)
+    params = {"decontaminate": {"max_train_documents": 3}}
+    ledger = run_decontaminate(tmp_path / "src", tmp_path / "out", params)
+    assert {r["meta"]["id"] for r in read_folder(tmp_path / "out" / "rejects")} == {train[4]}
+    assert ledger["contamination"]["ignored_common_in_train"] > 50
+    # with a higher cap the shared header counts as overlap again
+    loose = run_decontaminate(tmp_path / "src", tmp_path / "loose", {"decontaminate": {"max_train_documents": 10}})
+    assert loose["dropped"] == {"contaminated": 5}
 
 
 def test_short_items_match_whole_and_tiny_items_are_skipped(tmp_path):

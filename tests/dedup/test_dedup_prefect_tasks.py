@@ -33,7 +33,13 @@ def test_task_flows_match_the_drivers_and_cache(tmp_path, monkeypatch):
     from quarry.curate.decontaminate import run_decontaminate
     from quarry.dedup import run_dedup
     from quarry.ledger import merge_ledgers
-    from tasks.decontaminate import build_eval_index_task, decontaminate_shard_task, eval_items_task
+    from tasks.decontaminate import (
+        apply_shard_task,
+        build_eval_index_task,
+        decide_task,
+        eval_items_task,
+        scan_shard_task,
+    )
     from tasks.dedup import cluster_task, decisions_file, filter_dedup_shard_task, index_shard_task
     from tasks.filters import filter_shard_task
 
@@ -55,8 +61,10 @@ def test_task_flows_match_the_drivers_and_cache(tmp_path, monkeypatch):
                                            str(out / "d/rejects" / n)) for n, i in zip(names, indexes, strict=True)]
         items = [it for n in names for it in eval_items_task(out / "d" / n, params)]
         index_dir = build_eval_index_task(items, [], str(out / "eval-index"), params)
-        checked = [decontaminate_shard_task(out / "d" / n, str(out / "c" / n), Path(index_dir), params,
-                                            str(out / "c/rejects" / n)) for n in names]
+        hits = [scan_shard_task(out / "d" / n, Path(index_dir), params) for n in names]
+        decisions = decide_task(hits, Path(index_dir), params)
+        checked = [apply_shard_task(out / "d" / n, str(out / "c" / n), d, params, str(out / "c/rejects" / n))
+                   for n, d in zip(names, decisions, strict=True)]
         return {"filters": merge_ledgers("filters", filtered).to_dict(),
                 "dedup": merge_ledgers("dedup", deduped).to_dict(),
                 "decontaminate": merge_ledgers("decontaminate", [c["ledger"] for c in checked]).to_dict()}
