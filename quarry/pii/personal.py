@@ -182,7 +182,9 @@ def find_phones(text: str) -> Iterator[Finding]:
             yield Finding(m.start(), m.end(), PHONE, "phone", _phone_confidence(text, m.start(), 0.6))
     for m in _PHONE_NANP.finditer(text):
         start = m.start()
-        if start and (text[start - 1] in ".+-(" or word_before(text, start)):
+        if text[max(0, start - 2):start] == "1" + m.group(1) and not word_before(text, start - 2):
+            start -= 2  # 1-800-555-0199: the country code written without '+'
+        elif start and (text[start - 1] in ".+-(" or word_before(text, start)):
             continue
         confidence = _phone_confidence(text, start, 0.6)
         if m.group(1) == " " and confidence < 0.9:
