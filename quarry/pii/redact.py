@@ -32,7 +32,20 @@ def apply_redactions(text: str, findings: list[Finding], config: PiiConfig = DEF
     return "".join(parts)
 
 
+MAX_PASSES = 4
+
+
 def redact(text: str, config: PiiConfig = DEFAULT) -> tuple[str, Counter]:
-    """(redacted text, counts of findings per type)."""
-    findings = detect(text, config)
-    return apply_redactions(text, findings, config), Counter(f.type for f in findings)
+    """(redacted text, counts of findings per type).
+
+    Replacing a value changes its neighbours' context ('a@b.io+1 (415) 555-2671': the phone
+    number only stands apart once the address is gone), so passes repeat until one finds
+    nothing; that makes redaction idempotent."""
+    counts: Counter = Counter()
+    for _ in range(MAX_PASSES):
+        findings = detect(text, config)
+        if not findings:
+            break
+        text = apply_redactions(text, findings, config)
+        counts.update(f.type for f in findings)
+    return text, counts

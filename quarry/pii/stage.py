@@ -18,7 +18,7 @@ from typing import Any
 
 from quarry.ledger import Ledger, merge_ledgers
 from quarry.pii.engine import PiiConfig, detect
-from quarry.pii.redact import apply_redactions
+from quarry.pii.redact import redact
 from quarry.records import read_records, shard_paths, write_json
 from quarry.stage import run_step_on_shard
 
@@ -38,10 +38,8 @@ class PiiRedactor:
         text = record["text"]
         meta = dict(record.get("meta") or {})
         counts = Counter(meta.get("pii") or {})
-        findings = detect(text, self.config)
-        if findings:
-            text = apply_redactions(text, findings, self.config)
-            found = Counter(f.type for f in findings)
+        text, found = redact(text, self.config)
+        if found:
             counts.update(found)
             self.changed_records.update(found.keys())
             if "bytes" in meta:
