@@ -55,10 +55,24 @@ def load_for_eval(checkpoint: str | os.PathLike, device: str = "cpu", dtype: str
     if not isinstance(torch_dtype, torch.dtype):
         raise ConfigError(f"params evaluate.dtype: '{dtype}' is not a torch dtype")
     model = load_pretrained(checkpoint, device=device, dtype=torch_dtype)
-    tokenizer = Tokenizer.load(checkpoint)
-    if tokenizer.bos_id is None:
+    tokenizer = Tokenizer.load(checkpoint) if (Path(checkpoint) / "tokenizer.json").is_file() \
+        else recipe_tokenizer(checkpoint)
+    if getattr(tokenizer, "bos_id", None) is None:
         raise QuarryError(f"{checkpoint}: its tokenizer has no BOS token; BPB conditions the first token on it")
     return model, tokenizer
+
+
+def recipe_tokenizer(checkpoint: str | os.PathLike):
+    """The tokenizer a checkpoint without tokenizer.json was trained with: the component its
+    recipe config names (a byte tokenizer needs no file)."""
+    from quarry.records import read_json
+    from quarry.training.config import instantiate
+
+    lineage_path = Path(checkpoint) / "lineage.json"
+    node = ((read_json(lineage_path) if lineage_path.is_file() else {}).get("config") or {}).get("tokenizer")
+    if not node:
+        raise QuarryError(f"{checkpoint}: no tokenizer.json, and no tokenizer in its lineage.json's recipe config")
+    return instantiate(node)
 
 
 def evaluation_records(data: str | os.PathLike, split: str = "test", subsets: list[str] | None = None,

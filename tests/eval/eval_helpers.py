@@ -67,10 +67,14 @@ def make_git_repo(folder):
     folder.mkdir(parents=True)
     (folder / "LICENSE").write_text(LICENSE_TEXT)
     (folder / "src").mkdir()
-    for i in range(16):
+    for i in range(24):
         body = "".join(f"def scale_{i}_{j}(x):\n    return x * {j} + {i}\n\n" for j in range(24))
         (folder / "src" / f"mod_{i}.py").write_text(body)
     (folder / "src" / "tiny.py").write_text("x = 1\n")  # dropped by the curation step
+    (folder / "docs").mkdir()
+    for i in range(12):
+        prose = " ".join(f"Section {i} explains how scale_{i}_{j} multiplies its input by {j}." for j in range(12))
+        (folder / "docs" / f"guide_{i}.md").write_text(f"# Guide {i}\n\n{prose}\n")
     git = ["git", "-c", "user.name=Quarry Test", "-c", "user.email=test@example.org"]
     subprocess.run(["git", "init", "-q"], cwd=folder, check=True)
     subprocess.run(["git", "add", "."], cwd=folder, check=True)

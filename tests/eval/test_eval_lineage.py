@@ -32,6 +32,7 @@ def test_checkpoint_bpb_matches_the_float64_reference_per_subset(project):
     fast = score_records(model, tokenizer, records, context_len=32, stride=12, batch_size=5)
     docs = [(r["meta"]["pile_set_name"], r["text"]) for r in records]
     slow = reference_bpb(model, tokenizer, docs, context_len=32, stride=12)
+    assert sorted(fast.subsets) == ["code-python", "prose"]
     for name, score in fast.subsets.items():
         assert score.bpb == pytest.approx(slow[name]["bpb"], abs=1e-4)
     assert fast.aggregate.bpb == pytest.approx(slow["__all__"]["bpb"], abs=1e-4)
@@ -126,3 +127,17 @@ def test_hugging_face_export_of_the_checkpoint_scores_the_same_bpb(project):
     ours = score_records(model, tokenizer, records, context_len=48, stride=16, batch_size=4)
     theirs = score_records(exported, tokenizer, records, context_len=48, stride=16, batch_size=1)
     assert ours.aggregate.bpb == pytest.approx(theirs.aggregate.bpb, abs=1e-4)
+
+
+def test_a_checkpoint_without_tokenizer_json_uses_its_recipe_tokenizer(project, tmp_path):
+    from quarry.training.registry import build_recipe
+
+    out = tmp_path / "bytes"
+    build_recipe("pretrain", "tiny_pretrain", [
+        f"dataset.path={project['dataset']}", f"output_dir={out}", "dataset.seq_len=32", "batch_size=4",
+        "max_steps=2", "mlflow.enabled=false", "progress=false", "save_every_n_steps=0",
+        "validation.every_n_steps=0"]).run()
+    assert not (out / "final" / "tokenizer.json").exists()
+    report = score_checkpoint(out / "final", project["dataset"], {"evaluate": {"mlflow": False, "max_docs": 1}})
+    assert report["aggregate"]["docs"] == 1
+    assert report["aggregate"]["tokens"] == report["aggregate"]["bytes"]  # one token per byte
