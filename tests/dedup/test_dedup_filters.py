@@ -8,7 +8,7 @@ import random
 import pytest
 
 from corpus import MODULES, record, source
-from quarry.curate.filters import build_filters, run_filters
+from quarry.curate.filters import ENCODED, build_filters, may_hold_encoded_data, run_filters
 from quarry.errors import ConfigError
 from quarry.records import read_folder, write_records
 from quarry.stage import Drop
@@ -53,6 +53,21 @@ def test_each_rule_drops_with_its_reason():
     assert _verdict(_doc(body + f'\nS = "{escapes}"\n', language="JavaScript")) in {"encoded_data", "long_lines"}
     hexes = ",\n".join(", ".join(f"0x{b:02x}" for b in range(i, i + 12)) for i in range(0, 240, 12)) * 4
     assert _verdict(_doc(body + "\nunsigned char img[] = {" + hexes + "};\n", language="C")) == "encoded_data"
+
+
+def test_encoded_data_precheck_never_hides_a_match():
+    import sysconfig
+    from pathlib import Path
+
+    blob = base64.b64encode(random.Random(1).randbytes(600)).decode()
+    texts = [blob, "\\u00e9" * 9, ", ".join(f"0x{i:02x}" for i in range(9)), "de ad be ef 01 02 03 04 05",
+             "1f,2e,3d,4c,5b,6a,79,88", "1f,\n    2e,\n 3d, 4c, 5b,\t6a 79 88"]
+    texts += [p.read_text(encoding="utf-8", errors="replace")
+              for p in sorted(Path(sysconfig.get_paths()["stdlib"]).glob("*.py"))]
+    for text in texts:
+        if ENCODED.search(text):
+            assert may_hold_encoded_data(text.encode("utf-8", "surrogatepass")), ENCODED.search(text).group()[:60]
+    assert not may_hold_encoded_data(b"def f(x):\n    return x + 1  # add one\n" * 50)
 
 
 def test_data_files_have_their_own_rules():
