@@ -94,13 +94,15 @@ class OptOut:
 
 
 class Registry:
-    """The entries of one registry file, with fast matching of exact origins."""
+    """The entries of one registry file. Origins and owners are looked up in dicts; only prefixes
+    are scanned. When several entries cover an origin, the exact one wins, then the owner's."""
 
     def __init__(self, entries: list[OptOut], path: Path | None = None):
         self.entries = sorted(set(entries))
         self.path = path
-        self._exact = {e.key: e for e in self.entries if e.kind == "origin"}
-        self._other = [e for e in self.entries if e.kind != "origin"]
+        self._exact = {e.key: e for e in reversed(self.entries) if e.kind == "origin"}
+        self._owners = {e.key: e for e in reversed(self.entries) if e.kind == "owner"}
+        self._prefixes = [e for e in self.entries if e.kind == "prefix"]
         self._memo: dict[str, OptOut | None] = {}
 
     def match(self, origin: str | None) -> OptOut | None:
@@ -108,12 +110,16 @@ class Registry:
         if not origin:
             return None
         if origin not in self._memo:
-            normalized = normalize_origin(origin)
-            found = self._exact.get(normalized)
-            if found is None:
-                found = next((e for e in self._other if e.matches(normalized)), None)
-            self._memo[origin] = found
+            self._memo[origin] = self._find(normalize_origin(origin))
         return self._memo[origin]
+
+    def _find(self, normalized: str) -> OptOut | None:
+        if found := self._exact.get(normalized):
+            return found
+        if owner := owner_of(normalized):
+            if found := self._owners.get(f"{owner[0]}/{owner[1]}") or self._owners.get(owner[1]):
+                return found
+        return next((e for e in self._prefixes if e.matches(normalized)), None)
 
     def covers(self, origin: str | None) -> bool:
         return self.match(origin) is not None
