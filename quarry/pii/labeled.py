@@ -305,6 +305,16 @@ NEGATIVES: dict[str, Callable[[random.Random, Style], list]] = {
     "aws_example": lambda rng, s: _assignment(s, "aws_access_key_id", Planted(_neg_aws_example(rng), None, "aws_example")),
     "git_remote": lambda rng, s: _comment(s, ["clone ", Planted("git@github.com:acme/widgets.git", None, "git_remote")]),
     "retina_asset": lambda rng, s: _comment(s, ["uses ", Planted(f"logo@{rng.choice([2, 3])}x.png", None, "retina_asset")]),
+    "identifier_value": lambda rng, s: _assignment(s, "token_usage", Planted(rng.choice(
+        ["mlflow.trace.tokenUsage", "VibeVoiceAcousticTokenizerConfig", "cache_input_tokens_above_1hr"]), None,
+        "identifier_value")),
+    "cidr": lambda rng, s: _assignment(s, "allowed_range", Planted(f"{_ipv4(rng).rsplit('.', 1)[0]}.0/24", None, "cidr")),
+    "spdx_license_key": lambda rng, s: _assignment(s, "spdx_license_key", Planted(
+        rng.choice(["BSD-3-Clause", "LicenseRef-scancode-ogl-wpd-3.0", "Apache-2.0"]), None, "spdx_license_key")),
+    "url_template": lambda rng, s: _comment(s, ["connect with ", Planted(
+        rng.choice(["redis://[[username]:[password]]@localhost:6379", "postgres://{user}:{password}@{host}/db",
+                    "https://user:${TOKEN}@git.acme-corp.io/repo.git"]), None, "url_template")]),
+    "message": lambda rng, s: _assignment(s, "password_prompt", Planted("Enter your password:", None, "message")),
     "variable_password": lambda rng, s: [rng.choice(["password = os.environ['DB_PASSWORD']", "self.password = password",
                                                      "def login(user, password: str, token=None):",
                                                      "token = get_token(session)", "PASSWORD_FIELD = \"password\""]),

@@ -12,13 +12,15 @@ import math
 import re
 from collections import Counter
 
-# Words that mark a value as a template, an example or a value already redacted.
+# Words that mark a value as a template or an example, in lower, upper or capitalized case only:
+# random tokens spell 'FAkE' or 'sAmPle' by chance, people write 'fake', 'EXAMPLE', 'Your_'.
+_PLACEHOLDER_WORDS = ("your_", "your-", "example", "sample", "placeholder", "dummy", "changeme", "change_me",
+                      "change-me", "redacted", "replaceme", "replace_me", "replace-me", "insert_", "insert-", "fake",
+                      "foobar", "abcdefghij", "qwertyui")
 _PLACEHOLDER = re.compile(
     r"(?i)x{5,}|\*{3,}|\.{3}|<[^<>\s]{1,40}>|\[[^\[\]\s]{1,40}\]|\$\{|\{[^{}\s]{1,40}\}|%\(|"
     r"(?-i:%s)(?![A-Za-z0-9])|\$[A-Z_]{3,}|^my[-_]?(?:pass|secret|token|key|api)|"
-    r"(?-i:abcdefghij|ABCDEFGHIJ|qwertyui)|"
-    r"your[_-]|example|sample|placeholder|dummy|changeme|change[_-]me|redacted|replace[_-]?me|"
-    r"insert[_-]|fake|foobar|"
+    r"(?-i:" + "|".join(re.escape(w) for word in _PLACEHOLDER_WORDS for w in (word, word.upper(), word.capitalize())) + "|ChangeMe|ReplaceMe)|"
     r"^(?:test|secret|password|passwd|pass|pwd|pw|user|username|token|none|null|nil|undefined|string|str|"
     r"required|true|false|optional|bytes|int)$"
 )

@@ -54,6 +54,8 @@ POSITIVES = [
     ("curl -u admin:S3cure!Pass https://api.acme-corp.io/", "S3cure!Pass", "PASSWORD", "connection_string"),
     ("DB_PASS=hunter2x\n", "hunter2x", "PASSWORD", "password_assignment"),
     ('dbPass = "Xk9mP2vLq7"', "Xk9mP2vLq7", "PASSWORD", "password_assignment"),
+    ("AUTH=AIzaY_moGKKRcyyuFgQkH8QFxPwvFAkEt3rh7Cx\n", "AIzaY_moGKKRcyyuFgQkH8QFxPwvFAkEt3rh7Cx", "KEY",
+     "google_api_key"),  # spells 'FAkE' by chance: not a placeholder
     ("MAILGUN=key-3ax6xnjp29jd6fds4gc373sgvjxteol0", "key-3ax6xnjp29jd6fds4gc373sgvjxteol0", "KEY", "mailgun_key"),
     ('curl -H "Authorization: Basic YWRtaW46czNjcjN0UGFzcw=="', "YWRtaW46czNjcjN0UGFzcw==", "PASSWORD", "basic_auth"),
 ]
