@@ -29,6 +29,7 @@ def _torchrun(recipe: str, config: str, overrides: list[str]) -> None:
     assert done.returncode == 0, done.stderr[-4000:]
 
 
+@pytest.mark.slow
 def test_two_rank_fsdp_matches_single_process(dataset_dir, tmp_path):
     settings = {"max_steps": 3, "save_every_n_steps": 2, "device": "cpu"}
     single = build_recipe("pretrain", "tiny_pretrain",

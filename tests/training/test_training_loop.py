@@ -14,14 +14,14 @@ from training_helpers import tiny_overrides, weights
 
 def test_pretrain_loss_falls_and_final_checkpoint_carries_lineage(dataset_dir, tmp_path):
     recipe = build_recipe("pretrain", "tiny_pretrain",
-                          tiny_overrides(dataset_dir, tmp_path, max_steps=24, **{"validation.every_n_steps": 12}))
+                          tiny_overrides(dataset_dir, tmp_path, max_steps=16, **{"validation.every_n_steps": 8}))
     result = recipe.run()
     losses = [h["loss"] for h in result["history"]]
     assert sum(losses[-4:]) / 4 < 0.6 * sum(losses[:4]) / 4
     lineage = json.loads((tmp_path / "final" / "lineage.json").read_text())
     assert lineage["recipe"] == "pretrain"
     assert lineage["dataset"]["path"] == str(dataset_dir) and lineage["dataset"]["version"]
-    assert lineage["config"]["max_steps"] == 24 and len(lineage["config_hash"]) == 64
+    assert lineage["config"]["max_steps"] == 16 and len(lineage["config_hash"]) == 64
     assert lineage["tokenizer"]["hash"] and lineage["code_version"]
 
     from quarry.models.checkpoint import load_pretrained
@@ -121,3 +121,35 @@ def test_document_mask_keeps_attention_inside_each_document(dataset_dir, tmp_pat
         masked = model(tokens, attention_mask=document_mask(item["doc_ids"][None]), input_pos=item["input_pos"][None])
         alone = model(tokens[:, 11:])  # the second document on its own
     assert torch.allclose(masked[0, 11:], alone[0], atol=1e-5)
+
+
+@pytest.mark.slow
+def test_sigkilled_cli_run_resumes_to_exactly_the_uninterrupted_weights(dataset_dir, tmp_path):
+    """A real kill: `quarry run` is SIGKILLed once its step-4 checkpoint exists, then resumed."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    settings = dict(max_steps=30, save_every_n_steps=4)
+    straight = _one_run(dataset_dir, tmp_path / "straight", **settings)
+    out = tmp_path / "killed"
+    args = [sys.executable, "-m", "quarry", "run", "pretrain", "--config", "tiny_pretrain",
+            *tiny_overrides(dataset_dir, out, **settings)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 240
+    while not (out / "step-4" / "meta.json").is_file():
+        assert proc.poll() is None and time.time() < deadline, "run ended before its first checkpoint"
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert not (out / "final").exists()
+    resumed_from = max(int(p.name.split("-")[1]) for p in out.glob("step-*") if (p / "meta.json").is_file())
+    assert resumed_from < 30
+    done = subprocess.run([*args, "resume=true"], env=env, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-2000:]
+    resumed = weights(out / "final")
+    for name in straight:
+        assert torch.equal(straight[name], resumed[name]), name
