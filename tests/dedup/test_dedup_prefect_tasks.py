@@ -18,8 +18,13 @@ def _states(flow_run_id):
 
     async def read():
         async with get_client() as client:
-            runs = await client.read_task_runs(flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[flow_run_id])))
-            return sorted(run.state.name for run in runs)
+            for _ in range(60):  # task run states reach the API asynchronously
+                runs = await client.read_task_runs(
+                    flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[flow_run_id])))
+                if runs and all(run.state is not None and run.state.is_final() for run in runs):
+                    break
+                await asyncio.sleep(0.5)
+            return sorted(run.state.name if run.state else "pending" for run in runs)
 
     return asyncio.run(read())
 
