@@ -20,9 +20,23 @@ def _params(path: Path | None) -> dict:
     return load_params(path)
 
 
+def _data_folder(ref: Path) -> Path:
+    """A folder as given, or the checked-out folder of a registered dataset version."""
+    if ref.exists():
+        return ref
+    from quarry.datasets.versions import locate
+    from quarry.errors import QuarryError
+
+    _, data, _ = locate(str(ref))
+    if data is None:
+        raise QuarryError(f"{ref}: the dataset version's shards are not checked out here (`dvc pull` restores them)")
+    return data
+
+
 def register(app: typer.Typer) -> None:
     @app.command("licenses")
-    def licenses(path: Path = typer.Argument(..., help="A snapshot or dataset folder of shards."),
+    def licenses(path: Path = typer.Argument(..., help="A snapshot or dataset folder, or a dataset version "
+                                                       "(hash, label or name)."),
                  out_dir: Path = typer.Option(None, "--out", help="Run the stage: write licensed shards here."),
                  workers: int = typer.Option(None, help="Processes (default: params pipeline.workers)."),
                  params_file: Path = PARAMS) -> None:
@@ -32,6 +46,7 @@ def register(app: typer.Typer) -> None:
         from quarry.params import get
 
         params = _params(params_file)
+        path = _data_folder(path)
         if out_dir is not None:
             ledger = run_licenses(path, out_dir, params, workers=workers or int(get(params, "pipeline.workers", 1)))
             out.print(f"licenses: {ledger['kept']}/{ledger['input']} kept; dropped {ledger['dropped'] or 'none'}")

@@ -51,11 +51,20 @@ class CachedDetector:
         self.batch_size = max(1, batch_size)
         self.max_workers = max(1, workers)
         self._shared_worker = worker
-        version = scancode_version(python or scancode_python())
-        self.folder = Path(cache_dir or default_cache_dir()) / f"scancode-{version}"
+        self.cache_dir = Path(cache_dir or default_cache_dir())
+        self._folder: Path | None = None
         self.stats = CacheStats()
         self._memory: dict[str, dict[str, Any]] = {}
         self._workers: list[ScanCodeWorker] = [worker] if worker else []
+
+    @property
+    def folder(self) -> Path:
+        """The cache folder of the installed ScanCode version (resolved on first use, so a run
+        with nothing to detect needs no ScanCode at all)."""
+        if self._folder is None:
+            version = scancode_version(self.python or scancode_python())
+            self._folder = self.cache_dir / f"scancode-{version}"
+        return self._folder
 
     def _path(self, key: str) -> Path:
         return self.folder / key[:2] / f"{key}.json"

@@ -106,7 +106,7 @@ def test_opted_out_origins_leave_no_record_in_any_shard(tmp_path):
         assert shard.read_bytes() == twin.read_bytes()
 
 
-def test_reapplying_a_newer_registry_makes_a_new_version_with_a_changelog(tmp_path, capsys):
+def test_reapplying_a_newer_registry_makes_a_new_version_with_a_changelog(tmp_path, capsys, monkeypatch):
     releases = tmp_path / "releases"
     registry = _registry(tmp_path / "r.tsv", "origin\thttps://example.org/solo\t2026-01-01")
     curated = tmp_path / "curated"
@@ -149,3 +149,12 @@ def test_reapplying_a_newer_registry_makes_a_new_version_with_a_changelog(tmp_pa
     assert quarry_main(["whois", "https://gitlab.com/team/one", "--registry", str(registry),
                         "--models", str(tmp_path / "models")]) == 0
     assert "not covered" not in capsys.readouterr().out
+
+    # `quarry licenses` finds a registered version by hash prefix
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("QUARRY_HOME", str(tmp_path))
+    (tmp_path / "data").mkdir(exist_ok=True)
+    (tmp_path / "data" / "releases").symlink_to(releases, target_is_directory=True)
+    (tmp_path / "params.yaml").write_text("pipeline: {}\n")
+    assert quarry_main(["licenses", v2["version"][:10]]) == 0
+    assert "no-license" in capsys.readouterr().out  # these records were never licensed: detected on the fly
