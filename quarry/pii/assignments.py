@@ -33,7 +33,7 @@ _NOT_SECRET_PARTS = frozenset(
     "ttl prefix suffix header param params env var pattern regex format policy endpoint label class limit "
     "index max min kind mode version ref prompt message msg hint help text title error placeholder "
     "validator validation reset page cursor next continuation author authors authority authored "
-    "authorize authorized".split())
+    "authorize authorized public publishable".split())
 _NAME_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _IDENTIFIER_LITERAL = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z]+(?:_[a-z]+)+|[a-z]+(?:[A-Z][a-z]+)+")
 _END_OF_LINE = re.compile(r"[ \t]*(?:[#;].*)?(?:\r?\n|$)")
@@ -180,7 +180,13 @@ def _looks_generated(value: str) -> bool:
         return False
     if set(value) <= _HEX_CHARS:
         return suppress.shannon_entropy(value) >= 3.0
-    return suppress.shannon_entropy(value) >= 3.5 and _class_changes(value) >= 0.34
+    return suppress.shannon_entropy(value) >= 3.5 and (_class_changes(value) >= 0.34 or _few_vowels(value))
+
+
+def _few_vowels(value: str) -> bool:
+    """Words are about 40% vowels, random letters about 20%: 'CWQY0KZLydbWpnfszxqhesRD'."""
+    letters = [c for c in value if c.isalpha()]
+    return len(letters) >= 8 and sum(c in "aeiouAEIOU" for c in letters) / len(letters) < 0.2
 
 
 _HEX_CHARS = frozenset("0123456789abcdefABCDEF")
