@@ -25,6 +25,7 @@ err = Console(stderr=True)
 
 COMMAND_MODULES = [
     "quarry.cli.core",
+    "quarry.cli.flows",
     "quarry.cli.pii",
     "quarry.cli.eval",
     "quarry.cli.models",

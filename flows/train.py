@@ -1,0 +1,63 @@
+"""The training flows: a tokenizer from the dataset version, then the recipes params.yaml names
+(`train`: pretraining; `finetune`: adapting the pretrained checkpoint), each a cached task whose
+key covers the dataset's content, the tokenizer and the recipe settings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from prefect import flow
+
+from flows.paths import recipe_paths
+from quarry.params import get, load_params
+from tasks.caching import cached_task, run_verified
+
+
+@cached_task(outputs=("out_dir",), task_run_name="tokenizer {out_dir}")
+def train_tokenizer_task(dataset: Path, out_dir: str, tokenizer_params: dict) -> dict:
+    from quarry.tokenizer import train_from_dataset
+
+    tokenizer = train_from_dataset(dataset, {"tokenizer": tokenizer_params})
+    tokenizer.save(out_dir)
+    return {"hash": tokenizer.hash, "vocab_size": tokenizer.vocab_size, "dataset_hash": tokenizer.dataset_hash}
+
+
+@cached_task(outputs=("output_dir",), task_run_name="{recipe} -> {output_dir}", retries=0)
+def recipe_task(recipe: str, config: str, overrides: list[str], output_dir: str, inputs: list[Path]) -> dict:
+    """Run one recipe; ``inputs`` (dataset, tokenizer, base model) only key the cache."""
+    from quarry.training.registry import run_recipe
+
+    result = run_recipe(recipe, config, [*overrides, f"output_dir={output_dir}"])
+    return {k: (str(v) if isinstance(v, Path) else v) for k, v in result.items()}
+
+
+@flow(name="tokenizer")
+def tokenizer(dataset: str, out_dir: str, params_file: str | None = None) -> dict[str, Any]:
+    params = load_params(params_file)
+    (result,) = run_verified(train_tokenizer_task, [{"dataset": Path(dataset), "out_dir": out_dir,
+                                                     "tokenizer_params": params.get("tokenizer") or {}}])
+    return result
+
+
+@flow(name="train")
+def train(section: str = "train", params_file: str | None = None) -> dict[str, Any]:
+    """Run the recipe of params.yaml ``section`` (train or finetune)."""
+    params = load_params(params_file)
+    spec = get(params, section)
+    overrides = {**recipe_paths(section, params), **(spec.get("overrides") or {})}
+    output_dir = str(overrides.pop("output_dir"))
+    inputs = [Path(str(overrides[key])) for key in ("dataset.path", "tokenizer.path", "base_model")
+              if key in overrides]
+    (result,) = run_verified(recipe_task, [{
+        "recipe": spec["recipe"], "config": spec["config"], "output_dir": output_dir, "inputs": inputs,
+        "overrides": [f"{key}={_override_value(value)}" for key, value in overrides.items()]}])
+    return result
+
+
+def _override_value(value: Any) -> str:
+    import yaml
+
+    if isinstance(value, str):
+        return value
+    return yaml.safe_dump(value, default_flow_style=True).strip().removesuffix("...").strip()

@@ -1,0 +1,54 @@
+"""Map a per-shard function over shards, in this process or a process pool, with progress.
+
+Results come back in shard order whatever the worker count, so drivers that merge them produce
+the same bytes for any ``workers``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+
+def _progress() -> Progress:
+    console = Console(stderr=True)
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    console=console, transient=True, disable=not console.is_terminal)
+
+
+def map_shards(fn: Callable[..., Any], jobs: Sequence[tuple], *, workers: int = 1, description: str = "shards") -> list:
+    """``[fn(*job) for job in jobs]``, spread over ``workers`` processes when workers > 1."""
+    results: list[Any] = [None] * len(jobs)
+    with _progress() as progress:
+        bar = progress.add_task(description, total=len(jobs))
+        if workers <= 1 or len(jobs) <= 1:
+            for i, job in enumerate(jobs):
+                results[i] = fn(*job)
+                progress.advance(bar)
+            return results
+        with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
+            futures = {pool.submit(fn, *job): i for i, job in enumerate(jobs)}
+            for future in as_completed(futures):
+                results[futures[future]] = future.result()
+                progress.advance(bar)
+    return results
+
+
+def input_shards(src_dir: Path) -> list[Path]:
+    """Record shards below ``src_dir``, sorted, leaving out a previous stage's ``rejects/``."""
+    from quarry.records import shard_paths
+
+    src_dir = Path(src_dir)
+    if src_dir.is_file():
+        return [src_dir]
+    return [p for p in shard_paths(src_dir) if "rejects" not in p.relative_to(src_dir).parts[:-1]]
+
+
+def relative_name(shard: Path, src_dir: Path) -> str:
+    src_dir = Path(src_dir)
+    return shard.name if src_dir.is_file() else shard.relative_to(src_dir).as_posix()
