@@ -1,7 +1,9 @@
 """Per-shard dedup index: exact hashes, MinHash signatures, band keys and survival keys.
 
-One pass over a shard writes small numpy files beside each other under an index prefix; the
+One pass over a shard writes numpy files beside each other under an index prefix; the
 clustering step reads only these, never the text. Row i of every file is record i of the shard.
+Signatures, band keys and hashes are a few hundred bytes per document; with exact verification
+the sorted shingle sets are kept too (8 bytes per distinct word n-gram), memory-mapped later.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ import numpy as np
 
 from quarry.dedup.shingles import shingles
 
-BLOCK = 4096  # shingles per reduction block: the (num_perm x BLOCK) buffer stays in cache
+BLOCK = 4096  # shingles per reduction block: bounds the (num_perm x BLOCK) uint64 work array (4 MiB)
 
 
 @functools.lru_cache(maxsize=64)
