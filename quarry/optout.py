@@ -30,7 +30,7 @@ from quarry.errors import ConfigError, QuarryError
 from quarry.hashing import value_hash
 from quarry.ledger import Ledger, merge_ledgers
 from quarry.paths import project_root
-from quarry.records import atomic_write_bytes, read_records, shard_paths, write_json
+from quarry.records import atomic_write_bytes, read_records, write_json
 from quarry.stage import run_step_on_shard
 
 STAGE = "opt-out"
@@ -239,10 +239,13 @@ def run_optout(src_dir: Path, dst_dir: Path, registry_path: str | os.PathLike | 
     ledger.json (its ``registry_hash`` included) and rejects/. Identical output for any ``workers``."""
     from rich.progress import Progress
 
+    from quarry.licenses.stage import prepare_output, stage_shards
+
     src_dir, dst_dir = Path(src_dir), Path(dst_dir)
     registry_path = Path(registry_path) if registry_path else registry_path_from(params)
     registry = load_registry(registry_path)
-    shards = [p for p in shard_paths(src_dir) if "rejects" not in p.relative_to(src_dir).parts[:-1]]
+    shards = stage_shards(src_dir)
+    prepare_output(src_dir, dst_dir)
     jobs = [(str(s), str(dst_dir / s.relative_to(src_dir)), str(dst_dir / "rejects" / s.relative_to(src_dir)),
              str(registry_path)) for s in shards]
     ledgers = []

@@ -26,7 +26,8 @@ from quarry.licenses.findings import Finding, license_meta
 from quarry.licenses.policy import LicensePolicy
 from quarry.licenses.repository import RepoFiles, add_repo_file, detect_repo_licenses
 from quarry.licenses.sources import license_header, spdx_identifier
-from quarry.records import read_json, read_records, write_json
+from quarry.errors import QuarryError
+from quarry.records import read_json, read_records, shard_paths, write_json
 from quarry.stage import Drop, run_step_on_shard
 
 STAGE = "licenses"
@@ -41,10 +42,18 @@ def section(params: dict[str, Any] | None) -> dict[str, Any]:
 
 def stage_shards(folder: Path) -> list[Path]:
     """Data shards of a stage folder: sorted, without the rejects another stage left there."""
-    from quarry.records import shard_paths
-
     folder = Path(folder)
     return [p for p in shard_paths(folder) if "rejects" not in p.relative_to(folder).parts[:-1]]
+
+
+def prepare_output(src_dir: Path, dst_dir: Path) -> None:
+    """An output folder apart from the input, without shards of an earlier run (a shard that
+    this run does not rewrite would otherwise reach the next stage)."""
+    if dst_dir.resolve() == src_dir.resolve() or src_dir.resolve() in dst_dir.resolve().parents:
+        raise QuarryError(f"{dst_dir}: the output folder must not be the input folder {src_dir} or inside it")
+    for stale in shard_paths(dst_dir) if dst_dir.is_dir() else []:
+        stale.unlink()
+    dst_dir.mkdir(parents=True, exist_ok=True)
 
 
 def file_statement(text: str, header_lines: int) -> str | None:
@@ -153,7 +162,7 @@ def run_licenses(src_dir: Path, dst_dir: Path, params: dict[str, Any] | None = N
     src_dir, dst_dir = Path(src_dir), Path(dst_dir)
     conf = section(params)
     shards = stage_shards(src_dir)
-    dst_dir.mkdir(parents=True, exist_ok=True)
+    prepare_output(src_dir, dst_dir)
     repo_path = dst_dir / "repo_licenses.json"
     batch_size = int(conf["batch_size"])
     owned = nullcontext(detector) if detector else CachedDetector(batch_size=batch_size, workers=workers)

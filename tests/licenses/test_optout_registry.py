@@ -9,7 +9,7 @@ import pytest
 
 import quarry.datasets as qd
 from quarry.cli import main as quarry_main
-from quarry.errors import ConfigError
+from quarry.errors import ConfigError, QuarryError
 from quarry.optout import (OptOut, Registry, add_entry, load_registry, normalize_origin, reapply_optout,
                            registry_hash, run_optout, whois)
 from quarry.records import read_folder, read_json, read_records, shard_paths, write_json, write_records
@@ -158,3 +158,13 @@ def test_reapplying_a_newer_registry_makes_a_new_version_with_a_changelog(tmp_pa
     (tmp_path / "params.yaml").write_text("pipeline: {}\n")
     assert quarry_main(["licenses", v2["version"][:10]]) == 0
     assert "no-license" in capsys.readouterr().out  # these records were never licensed: detected on the fly
+
+
+def test_a_rerun_leaves_no_stale_shard_and_refuses_to_write_into_its_input(tmp_path):
+    registry = _registry(tmp_path / "r.tsv")
+    run_optout(_shards(tmp_path / "src3", _records(), n=3), tmp_path / "out", registry)
+    run_optout(_shards(tmp_path / "src2", _records(), n=2), tmp_path / "out", registry)
+    assert sorted(p.name for p in (tmp_path / "out").glob("*.jsonl.zst")) == ["part-00000.jsonl.zst",
+                                                                               "part-00001.jsonl.zst"]
+    with pytest.raises(QuarryError, match="must not be the input folder"):
+        run_optout(tmp_path / "src2", tmp_path / "src2" / "out", registry)
