@@ -8,7 +8,14 @@ import random
 import pytest
 
 from corpus import MODULES, record, source
-from quarry.curate.filters import ENCODED, build_filters, may_hold_encoded_data, run_filters
+from quarry.curate.filters import (
+    BASE64,
+    HEX_BYTES,
+    UNICODE_ESCAPES,
+    build_filters,
+    encoded_data_patterns,
+    run_filters,
+)
 from quarry.errors import ConfigError
 from quarry.records import read_folder, write_records
 from quarry.stage import Drop
@@ -55,7 +62,7 @@ def test_each_rule_drops_with_its_reason():
     assert _verdict(_doc(body + "\nunsigned char img[] = {" + hexes + "};\n", language="C")) == "encoded_data"
 
 
-def test_encoded_data_precheck_never_hides_a_match():
+def test_encoded_data_prechecks_never_hide_a_match():
     import sysconfig
     from pathlib import Path
 
@@ -65,9 +72,11 @@ def test_encoded_data_precheck_never_hides_a_match():
     texts += [p.read_text(encoding="utf-8", errors="replace")
               for p in sorted(Path(sysconfig.get_paths()["stdlib"]).glob("*.py"))]
     for text in texts:
-        if ENCODED.search(text):
-            assert may_hold_encoded_data(text.encode("utf-8", "surrogatepass")), ENCODED.search(text).group()[:60]
-    assert not may_hold_encoded_data(b"def f(x):\n    return x + 1  # add one\n" * 50)
+        checked = encoded_data_patterns(text.encode("utf-8", "surrogatepass"))
+        for pattern in (BASE64, HEX_BYTES, UNICODE_ESCAPES):
+            if pattern.search(text):
+                assert pattern in checked, pattern.search(text).group()[:60]
+    assert encoded_data_patterns(b"def f(x):\n    return x + 1  # add one\n" * 50) == []
 
 
 def test_data_files_have_their_own_rules():
