@@ -20,7 +20,6 @@ import datetime as dt
 import os
 import re
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -229,37 +228,25 @@ def optout_shard(src: Path, dst: Path, registry: Registry, *, rejects: Path | No
     return run_step_on_shard(OptOutFilter(registry), src, dst, rejects=rejects, level=level)
 
 
-def _shard_job(src: str, dst: str, rejects: str, registry_path: str) -> dict:
-    return optout_shard(Path(src), Path(dst), load_registry(registry_path), rejects=Path(rejects)).to_dict()
+def _shard_job(src: Path, dst: Path, rejects: Path, registry_path: Path) -> dict:
+    return optout_shard(src, dst, load_registry(registry_path), rejects=rejects).to_dict()
 
 
 def run_optout(src_dir: Path, dst_dir: Path, registry_path: str | os.PathLike | None = None,
                params: dict[str, Any] | None = None, *, workers: int = 1) -> dict[str, Any]:
     """Drop opted-out origins from every shard of ``src_dir`` into ``dst_dir`` (same names), with
     ledger.json (its ``registry_hash`` included) and rejects/. Identical output for any ``workers``."""
-    from rich.progress import Progress
-
-    from quarry.licenses.stage import prepare_output, stage_shards
+    from quarry.licenses.stage import prepare_output
+    from quarry.parallel import input_shards, map_shards, relative_name
 
     src_dir, dst_dir = Path(src_dir), Path(dst_dir)
     registry_path = Path(registry_path) if registry_path else registry_path_from(params)
-    registry = load_registry(registry_path)
-    shards = stage_shards(src_dir)
+    registry = load_registry(registry_path)  # a bad registry fails before anything is written
+    shards = input_shards(src_dir)
     prepare_output(src_dir, dst_dir)
-    jobs = [(str(s), str(dst_dir / s.relative_to(src_dir)), str(dst_dir / "rejects" / s.relative_to(src_dir)),
-             str(registry_path)) for s in shards]
-    ledgers = []
-    with Progress(transient=True) as progress:
-        bar = progress.add_task("opt-out", total=len(jobs))
-        if workers <= 1 or len(jobs) <= 1:
-            for src, dst, rejects, _ in jobs:
-                ledgers.append(optout_shard(Path(src), Path(dst), registry, rejects=Path(rejects)).to_dict())
-                progress.advance(bar)
-        else:
-            with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
-                for ledger in pool.map(_shard_job, *zip(*jobs)):
-                    ledgers.append(ledger)
-                    progress.advance(bar)
+    jobs = [(s, dst_dir / relative_name(s, src_dir), dst_dir / "rejects" / relative_name(s, src_dir), registry_path)
+            for s in shards]
+    ledgers = map_shards(_shard_job, jobs, workers=workers, description="opt-out")
     ledger = {**merge_ledgers(STAGE, ledgers).to_dict(), "registry_hash": registry.hash}
     write_json(dst_dir / "ledger.json", ledger)
     return ledger

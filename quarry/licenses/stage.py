@@ -14,19 +14,19 @@ from __future__ import annotations
 import atexit
 from collections import Counter
 from contextlib import nullcontext
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from rich.progress import Progress
 
 from quarry.ledger import Ledger, merge_ledgers
-from quarry.licenses.cache import CachedDetector
+from quarry.licenses.cache import CachedDetector, default_cache_dir
 from quarry.licenses.findings import Finding, license_meta
 from quarry.licenses.policy import LicensePolicy
 from quarry.licenses.repository import RepoFiles, add_repo_file, detect_repo_licenses
 from quarry.licenses.sources import license_header, spdx_identifier
 from quarry.errors import QuarryError
+from quarry.parallel import input_shards, map_shards, relative_name
 from quarry.records import read_json, read_records, shard_paths, write_json
 from quarry.stage import Drop, run_step_on_shard
 
@@ -42,8 +42,7 @@ def section(params: dict[str, Any] | None) -> dict[str, Any]:
 
 def stage_shards(folder: Path) -> list[Path]:
     """Data shards of a stage folder: sorted, without the rejects another stage left there."""
-    folder = Path(folder)
-    return [p for p in shard_paths(folder) if "rejects" not in p.relative_to(folder).parts[:-1]]
+    return input_shards(Path(folder))
 
 
 def prepare_output(src_dir: Path, dst_dir: Path) -> None:
@@ -138,18 +137,17 @@ def survey(shards: list[Path], header_lines: int, on_shard=lambda: None) -> tupl
     return files, sorted(statements)
 
 
-# One detector per worker process, so the ScanCode index loads once per process, not per shard.
-_process_detector: CachedDetector | None = None
+# One detector per process (and cache folder), so a ScanCode index loads at most once per process.
+_process_detectors: dict[Path, CachedDetector] = {}
 
 
-def _shard_job(src: str, dst: str, rejects: str, params: dict, repo_licenses_path: str) -> dict:
-    global _process_detector
-    if _process_detector is None:
-        _process_detector = CachedDetector(batch_size=int(section(params)["batch_size"]))
-        atexit.register(_process_detector.close)
-    repo_licenses = read_json(repo_licenses_path)
-    return license_shard(Path(src), Path(dst), params, repo_licenses, rejects=Path(rejects),
-                         detector=_process_detector).to_dict()
+def _shard_job(src: Path, dst: Path, rejects: Path, params: dict, repo_licenses_path: Path) -> dict:
+    cache_dir = default_cache_dir()
+    if cache_dir not in _process_detectors:
+        _process_detectors[cache_dir] = CachedDetector(cache_dir, batch_size=int(section(params)["batch_size"]))
+        atexit.register(_process_detectors[cache_dir].close)
+    return license_shard(src, dst, params, read_json(repo_licenses_path), rejects=rejects,
+                         detector=_process_detectors[cache_dir]).to_dict()
 
 
 def run_licenses(src_dir: Path, dst_dir: Path, params: dict[str, Any] | None = None, *, workers: int = 1,
@@ -170,23 +168,11 @@ def run_licenses(src_dir: Path, dst_dir: Path, params: dict[str, Any] | None = N
         bar = progress.add_task("licenses: survey", total=len(shards))
         files, statements = survey(shards, int(conf["header_lines"]), lambda: progress.advance(bar))
         progress.update(bar, description="licenses: ScanCode", total=None)
-        repo_licenses = detect_repo_licenses(files, detector)
-        detector.detect(statements)  # shard jobs then find every answer in the cache
-        write_json(repo_path, repo_licenses)
-        progress.update(bar, description="licenses: files", total=len(shards), completed=0)
-        jobs = [(s, dst_dir / s.relative_to(src_dir), dst_dir / "rejects" / s.relative_to(src_dir)) for s in shards]
-        ledgers = []
-        if workers <= 1 or len(jobs) <= 1:
-            for src, dst, rejects in jobs:
-                ledger = license_shard(src, dst, conf, repo_licenses, rejects=rejects, detector=detector)
-                ledgers.append(ledger.to_dict())
-                progress.advance(bar)
-        else:
-            with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
-                args = [(str(s), str(d), str(r), conf, str(repo_path)) for s, d, r in jobs]
-                for ledger in pool.map(_shard_job, *zip(*args)):
-                    ledgers.append(ledger)
-                    progress.advance(bar)
+        write_json(repo_path, detect_repo_licenses(files, detector))
+        detector.detect(statements)  # the shard jobs then find every answer in the cache
+    jobs = [(s, dst_dir / relative_name(s, src_dir), dst_dir / "rejects" / relative_name(s, src_dir), conf, repo_path)
+            for s in shards]
+    ledgers = map_shards(_shard_job, jobs, workers=workers, description="licenses")
     ledger = merge_ledgers(STAGE, ledgers).to_dict()
     write_json(dst_dir / "ledger.json", ledger)
     return ledger
