@@ -17,7 +17,7 @@ from license_expression import OR
 
 from quarry.licenses.findings import Finding, combine, license_meta
 from quarry.licenses.policy import leaf_keys, parse
-from quarry.licenses.sources import LICENSE_TIER, MANIFEST_TIER, declared_licenses, repo_file_tier
+from quarry.licenses.sources import LICENSE_TIER, MANIFEST_TIER, README_TIER, declared_licenses, repo_file_tier
 from quarry.records import read_records
 
 # origin -> path -> (tier, text shown to ScanCode)
@@ -65,20 +65,37 @@ def governing_license(files: dict[str, tuple[int, str]], findings: dict[str, Fin
         tier, text = files[path]
         if (finding := findings.get(text)) is not None:
             by_tier[tier].append((path, finding))
-    for tier in sorted(by_tier):
-        chosen = [item for item in by_tier[tier] if not item[1].is_reference_only] or by_tier[tier]
-        if tier == LICENSE_TIER:
-            chosen = _prefer_manifest_choice(chosen, by_tier.get(MANIFEST_TIER, []))
-        finding = combine([f for _, f in chosen])
-        entry = license_meta(finding, chosen[0][0], "repository")
-        entry["categories"] = dict(sorted(finding.categories.items()))
-        return entry
-    return {**license_meta(None, None, "repository"), "categories": {}}
+    # A tier of mere pointers ("see COPYING") gives way to the next tier; it governs only alone.
+    tiers = [t for t in sorted(by_tier) if not all(f.is_reference_only for _, f in by_tier[t])] or sorted(by_tier)
+    if not tiers:
+        return {**license_meta(None, None, "repository"), "categories": {}}
+    tier = tiers[0]
+    chosen = [item for item in by_tier[tier] if not item[1].is_reference_only] or by_tier[tier]
+    if tier == LICENSE_TIER:
+        chosen = _prefer_manifest_choice(chosen, by_tier.get(MANIFEST_TIER, []))
+    finding = combine([f for _, f in chosen])
+    entry = license_meta(finding, chosen[0][0], "repository")
+    entry["categories"] = dict(sorted(finding.categories.items()))
+    return entry
 
 
-def detect_repo_licenses(files: RepoFiles, detector, progress=None) -> dict[str, dict[str, Any]]:
-    """origin -> license entry (meta.license fields plus each license id's category)."""
-    texts = sorted({text for repo in files.values() for _, text in repo.values()})
-    results = detector.detect(texts) if texts else []
-    findings = {text: Finding.from_result(result) for text, result in zip(texts, results)}
+def detect_repo_licenses(files: RepoFiles, detector) -> dict[str, dict[str, Any]]:
+    """origin -> license entry (meta.license fields plus each license id's category).
+
+    License files and manifests are detected for every origin; READMEs and NOTICEs (long prose,
+    the costliest texts) only for the origins that the first two tiers left without a license."""
+    findings: dict[str, Finding | None] = {}
+
+    def detect(texts: set[str]) -> None:
+        texts = sorted(texts - findings.keys())
+        results = detector.detect(texts) if texts else []
+        findings.update((text, Finding.from_result(result)) for text, result in zip(texts, results))
+
+    def licensed(origin: str) -> bool:
+        return any((f := findings.get(text)) is not None and not f.is_reference_only
+                   for tier, text in files[origin].values() if tier < README_TIER)
+
+    detect({text for repo in files.values() for tier, text in repo.values() if tier < README_TIER})
+    unlicensed = [origin for origin in files if not licensed(origin)]
+    detect({text for origin in unlicensed for tier, text in files[origin].values() if tier == README_TIER})
     return {origin: governing_license(files[origin], findings) for origin in sorted(files)}

@@ -51,6 +51,10 @@ def _repos(root: Path, text) -> dict[str, Path]:
             "apache_header.py": APACHE_HEADER + CODE,
             "bare.py": CODE}),
         "https://example.org/none": repo("none", {"README.md": "# none\nA tool.\n", "x.py": CODE}),
+        "https://example.org/pointer": repo("pointer", {
+            "LICENSE": "See the README file for the license.\n",
+            "README.md": "# pointer\n\n## License\n\nThis project is licensed under the MIT License.\n",
+            "p.py": CODE}),
         "https://example.org/mixed": repo("mixed", {
             "LICENSE": text("mit"),
             "gpl_file.c": "// SPDX-License-Identifier: GPL-3.0-only\nint x;\n",
@@ -94,6 +98,7 @@ def test_repository_licenses_from_real_texts(corpus):
         "lgpl": ("LGPL-2.1-only", "weak-copyleft", "COPYING.LESSER"),
         "mpl": ("MPL-2.0", "weak-copyleft", "LICENSE"),
         "dual": ("MIT OR Apache-2.0", "permissive", "Cargo.toml"),
+        "pointer": ("MIT", "permissive", "README.md"),  # a LICENSE that only points elsewhere gives way
         "mixed": ("MIT", "permissive", "LICENSE"),
     }
     for name, (spdx, category, file) in expected.items():
@@ -170,10 +175,11 @@ def test_a_repeated_license_text_costs_one_scancode_call(detector, tmp_path):
     from licenses_helpers import license_text
 
     mit, apache = license_text("mit"), license_text("apache-2.0")
-    files = {f"https://example.org/r{i}": {"LICENSE": (0, text)} for i, text in enumerate([mit, mit, apache, mit])}
+    files = {f"https://example.org/r{i}": {"LICENSE": (0, text), "README.md": (2, f"# r{i}\nLicensed as LICENSE says.\n")}
+             for i, text in enumerate([mit, mit, apache, mit])}
     with CachedDetector(tmp_path / "cache", worker=detector.worker) as cold:
         first = detect_repo_licenses(files, cold)
-        assert cold.scancode_calls == 2 and cold.stats.misses == 2
+        assert cold.scancode_calls == 2 and cold.stats.misses == 2  # READMEs are not read: LICENSE governs
     assert detector.worker.calls > 0  # the shared worker stays open for its owner
     with CachedDetector(tmp_path / "cache") as warm:
         assert detect_repo_licenses(files, warm) == first
