@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import yaml
 
-from corpus import LICENSE_HEADER, MODULES, kept_records, record, source
+from dedup_corpus import LICENSE_HEADER, MODULES, kept_records, record, source
 from quarry.cli import main
 from quarry.records import read_json, write_records
 

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from corpus import LICENSE_HEADER, MODULES, kept_records, record, source
+from dedup_corpus import LICENSE_HEADER, MODULES, kept_records, record, source
 from quarry.curate.decontaminate import REPORT, run_decontaminate
 from quarry.errors import ConfigError
 from quarry.records import read_folder, read_json, write_records

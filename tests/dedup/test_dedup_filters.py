@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from corpus import MODULES, record, source
+from dedup_corpus import MODULES, record, source
 from quarry.curate.filters import (
     BASE64,
     HEX_BYTES,

@@ -7,7 +7,7 @@ import pytest
 from datasketch import MinHash
 from datasketch.lsh import _optimal_param
 
-from corpus import source
+from dedup_corpus import source
 from quarry.dedup import MinHasher, band_keys, choose_bands, estimated_jaccard, shingles, words
 from quarry.dedup.config import DedupConfig
 from quarry.dedup.unionfind import UnionFind

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from corpus import LICENSE_HEADER, MODULES, record, source
+from dedup_corpus import LICENSE_HEADER, MODULES, record, source
 from quarry.records import write_records
 
 

@@ -7,7 +7,7 @@ import re
 import orjson
 import pytest
 
-from corpus import LICENSE_HEADER, MODULES, kept_records, record, source
+from dedup_corpus import LICENSE_HEADER, MODULES, kept_records, record, source
 from quarry.dedup import run_dedup
 from quarry.records import read_folder, read_json, read_records, write_records
 
