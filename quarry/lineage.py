@@ -35,6 +35,8 @@ DEFAULT_SNAPSHOT_MANIFEST = Path("data") / "snapshot" / "manifest.json"
 OPENLINEAGE_SCHEMA = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/definitions/RunEvent"
 PRODUCER = "urn:quarry:lineage"
 NAMESPACE = "quarry"
+# Curation stages in the order the DAG runs them (a ledger of another name sorts after these).
+STAGE_ORDER = ("snapshot", "licenses", "optout", "filters", "pii", "dedup", "decontaminate", "assemble")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -157,6 +159,7 @@ def lineage_chain(checkpoint: str | os.PathLike) -> dict[str, Any]:
                  "resolved": snapshot is not None}
     if snapshot is not None:
         snap_link["code_version"] = snapshot.get("code_version")
+        snap_link["params_hash"] = snapshot.get("params_hash")
         snap_link["files"] = (snapshot.get("counts") or {}).get("files", len(snapshot.get("files") or []))
         if snapshot_id and snapshot.get("snapshot_id") != snapshot_id:
             snap_link["resolved"] = False
@@ -188,10 +191,12 @@ def _tokenizer_link(info: dict[str, Any], folder: Path) -> dict[str, Any]:
 
 
 def _stage_links(manifest: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """Each curation stage's ledger in the manifest: documents in, kept, dropped by reason."""
+    """Each curation stage's ledger in the manifest, in pipeline order: documents in, kept,
+    dropped by reason."""
     ledgers = (manifest or {}).get("ledger") or (manifest or {}).get("ledgers") or {}
     links = []
-    for stage, ledger in ledgers.items():
+    order = {name: i for i, name in enumerate(STAGE_ORDER)}
+    for stage, ledger in sorted(ledgers.items(), key=lambda item: (order.get(item[0], len(order)), item[0])):
         links.append({"stage": stage, "hash": value_hash(ledger), "seen": ledger.get("input"),
                       "kept": ledger.get("kept"), "dropped": ledger.get("dropped") or {},
                       "code_version": ledger.get("code_version")})

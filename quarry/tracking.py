@@ -225,13 +225,15 @@ def resolve_run(ref: str, root: Path | None = None) -> Any:
 
 
 COMPARE_TAGS = ("quarry.dataset_hash", "quarry.params_hash", "quarry.git_commit", "quarry.evaluated_run_id")
+COMPARE_TAG_PREFIXES = ("quarry.lineage.", "quarry.eval.")  # what the evaluation ran on and with
 
 
 def compare_runs(refs: list[str], root: Path | None = None) -> tuple[list[str], list[tuple[str, list[str]]]]:
     """A side-by-side table of runs: (column headers, [(row label, one value per run)]).
 
-    Rows: the lineage tags (dataset and params hashes, code version), every param, then every
-    metric that starts with 'bpb' (per subset and aggregate) and the training loss, as last logged.
+    Rows: the lineage tags (dataset and params hashes, code version), the evaluation's lineage
+    and settings, every param, then every metric that starts with 'bpb' (per subset and
+    aggregate) and the training loss, as last logged.
     Rows present in only some runs show '-' for the others.
     """
     runs = [resolve_run(ref, root) for ref in refs]
@@ -241,6 +243,8 @@ def compare_runs(refs: list[str], root: Path | None = None) -> tuple[list[str], 
         values = [run.data.tags.get(tag, "-") for run in runs]
         if any(v != "-" for v in values):
             rows.append((tag.removeprefix("quarry."), values))
+    for key in sorted({k for run in runs for k in run.data.tags if k.startswith(COMPARE_TAG_PREFIXES)}):
+        rows.append((key.removeprefix("quarry."), [run.data.tags.get(key, "-") for run in runs]))
     for key in sorted({k for run in runs for k in run.data.params}):
         rows.append((f"param {key}", [run.data.params.get(key, "-") for run in runs]))
     metric_keys = sorted({k for run in runs for k in run.data.metrics

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -102,7 +103,8 @@ def register(app: typer.Typer) -> None:
         table = Table("", *headers, title=f"MLflow runs ({tracking_uri()})")
         for label, values in rows:
             differs = len(set(values)) > 1
-            table.add_row(label, *[f"[yellow]{v}" if differs else v for v in values])
+            shown = [_abbreviate(v) for v in values]
+            table.add_row(label, *[f"[yellow]{v}" if differs else v for v in shown])
         out.print(table)
 
     @app.command("lineage")
@@ -148,6 +150,15 @@ def register(app: typer.Typer) -> None:
                 out.print(f"  {key}: {answer[key]}", highlight=False)
 
 
+_LONG_HASH = re.compile(r"^([0-9a-f]{12})[0-9a-f]{28,}(-dirty)?$")
+
+
+def _abbreviate(value: str) -> str:
+    """A sha1 / sha256 hex shown by its first 12 digits (--json prints it whole)."""
+    match = _LONG_HASH.match(value)
+    return f"{match.group(1)}{match.group(2) or ''}" if match else value
+
+
 def _short(value: Any, n: int = 12) -> str:
     return str(value)[:n] if value else "?"
 
@@ -171,12 +182,13 @@ def lineage_tree(chain: dict[str, Any]) -> Tree:
     node = node.add(f"[bold]dataset[/] {data.get('name')} {data.get('label') or ''}  version {_short(data.get('version'))}"
                     f"  params {_short(data.get('params_hash'))}  code {_short(data.get('code_version'))}{flag(data)}")
     stages = node.add("[bold]stage ledgers[/]")
-    for stage in chain["stages"]:
+    for stage in reversed(chain["stages"]):  # newest first, like the rest of the tree
         dropped = ", ".join(f"{reason} {n}" for reason, n in stage["dropped"].items()) or "none dropped"
         stages.add(f"{stage['stage']}: {stage['seen']} in, {stage['kept']} kept ({dropped})  "
                    f"ledger {_short(stage['hash'])}")
+    code = f"  code {_short(snap['code_version'])}" if snap.get("code_version") else ""
     node = node.add(f"[bold]snapshot[/] {snap.get('snapshot_id') or '?'}  {snap.get('files', '?')} files"
-                    f"  code {_short(snap.get('code_version'))}{flag(snap)}")
+                    f"  params {_short(snap.get('params_hash'))}{code}{flag(snap)}")
     for origin in chain["origins"]:
         node.add(f"[bold]origin[/] {origin['origin']} @ {origin.get('revision') or '?'}")
     return root
