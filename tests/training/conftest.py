@@ -10,13 +10,17 @@ from training_helpers import make_docs, tiny_overrides
 
 @pytest.fixture(scope="session")
 def dataset_dir(tmp_path_factory) -> Path:
+    """A real dataset version: curated shards assembled into train / validation splits + manifest."""
+    from quarry.datasets import assemble
     from quarry.records import write_records
 
-    folder = tmp_path_factory.mktemp("dataset")
+    raw = tmp_path_factory.mktemp("curated")
     docs = make_docs(240)
-    write_records(folder / "part-00000.jsonl.zst", docs[:120])
-    write_records(folder / "part-00001.jsonl.zst", docs[120:])
-    return folder
+    write_records(raw / "part-00000.jsonl.zst", docs[:120])
+    write_records(raw / "part-00001.jsonl.zst", docs[120:])
+    version = tmp_path_factory.mktemp("datasets") / "code-v1"
+    assemble(raw, version, {"assemble": {"splits": {"train": 0.9, "validation": 0.1}}}, register=False)
+    return version
 
 
 @pytest.fixture(scope="session")

@@ -17,10 +17,13 @@ def test_pretrain_loss_falls_and_final_checkpoint_carries_lineage(dataset_dir, t
                           tiny_overrides(dataset_dir, tmp_path, max_steps=16, **{"validation.every_n_steps": 8}))
     result = recipe.run()
     losses = [h["loss"] for h in result["history"]]
-    assert sum(losses[-4:]) / 4 < 0.6 * sum(losses[:4]) / 4
+    assert sum(losses[-4:]) / 4 < 0.75 * sum(losses[:4]) / 4
     lineage = json.loads((tmp_path / "final" / "lineage.json").read_text())
     assert lineage["recipe"] == "pretrain"
-    assert lineage["dataset"]["path"] == str(dataset_dir) and lineage["dataset"]["version"]
+    from quarry.datasets import load_manifest
+
+    assert lineage["dataset"]["path"] == str(dataset_dir)
+    assert lineage["dataset"]["version"] == load_manifest(dataset_dir)["version"]
     assert lineage["config"]["max_steps"] == 16 and len(lineage["config_hash"]) == 64
     assert lineage["tokenizer"]["hash"] and lineage["code_version"]
 
