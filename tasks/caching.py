@@ -13,6 +13,7 @@ always means the files on disk are the ones that run wrote.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import inspect
@@ -33,6 +34,9 @@ def fingerprint(value: Any) -> Any:
     """A JSON-able stand-in for a task input that changes exactly when its content does."""
     if isinstance(value, Path):
         return {"path": os.fspath(value), "content": tree_hash(value) if value.exists() else None}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {"type": type(value).__qualname__,
+                **{f.name: fingerprint(getattr(value, f.name)) for f in dataclasses.fields(value)}}
     if isinstance(value, dict):
         return {str(k): fingerprint(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

@@ -9,7 +9,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from prefect import unmapped
+
 from quarry.curate.decontaminate import (
+    REPORT,
+    STAGE,
     DecontaminationConfig,
     EvalIndex,
     ShardHits,
@@ -20,7 +24,10 @@ from quarry.curate.decontaminate import (
     scan_shard,
     test_split_items,
 )
+from quarry.parallel import input_shards, relative_name
+from quarry.records import write_json
 from tasks.caching import cached_task
+from tasks.shards import map_shard_stage
 
 
 def _config(params: dict) -> DecontaminationConfig:
@@ -59,8 +66,28 @@ def decide_task(hits: list, index_dir: Path, params: dict) -> list[dict]:
     return decisions
 
 
-@cached_task(task_run_name="decontaminate {src.name}")
+@cached_task(outputs=("dst", "rejects"), task_run_name="decontaminate {src.name}")
 def apply_shard_task(src: Path, dst: str, decisions: dict, params: dict, rejects: str) -> dict:
     """Drop or flag one shard's contaminated documents; returns its ledger and matches."""
     ledger, matches = apply_shard(src, Path(dst), decisions, _config(params), rejects=Path(rejects))
     return {"ledger": ledger.to_dict(), "matches": matches}
+
+
+def decontaminate_with_tasks(src_dir: Path, dst_dir: Path, params: dict) -> dict:
+    """Test-split n-grams per shard, one index, a scan per shard, one decision over all hits, then
+    one task per shard applying it; writes ledger.json and the report of matches, returns the ledger."""
+    src_dir, dst_dir = Path(src_dir), Path(dst_dir)
+    config = _config(params)
+    shards = input_shards(src_dir)
+    items = [item for f in eval_items_task.map(shards, unmapped(params)) for item in f.result()]
+    index_dir = Path(build_eval_index_task(items, [Path(p) for p in config.eval_files],
+                                           str(dst_dir.parent / f".{dst_dir.name}-index"), params))
+    hits = [f.result() for f in scan_shard_task.map(shards, unmapped(index_dir), unmapped(params))]
+    decisions = dict(zip((relative_name(s, src_dir) for s in shards), decide_task(hits, index_dir, params)))
+    ledger, results = map_shard_stage(apply_shard_task, STAGE, src_dir, dst_dir, ledger_of=lambda r: r["ledger"],
+                                      per_shard=lambda name: {"decisions": decisions[name]}, params=params)
+    matches = [m for r in results for m in r["matches"]]
+    ledger["contamination"] = {"documents_matched": len(matches), "eval_items": len(items)}
+    write_json(dst_dir / REPORT, {"ngram": config.ngram, "action": config.action, "matches": matches})
+    write_json(dst_dir / "ledger.json", ledger)
+    return ledger

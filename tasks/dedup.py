@@ -16,8 +16,13 @@ from quarry.dedup.cluster import cluster_index, decisions_file
 from quarry.dedup.config import DedupConfig
 from quarry.dedup.index import index_files, index_shard
 from quarry.dedup.stage import filter_shard, index_prefix
+from prefect import unmapped
+
 from quarry.hashing import file_hash, value_hash
+from quarry.parallel import input_shards, relative_name
+from quarry.records import write_json
 from tasks.caching import cached_task
+from tasks.shards import map_shard_stage
 
 
 @cached_task(task_run_name="dedup index {src.name}")
@@ -37,10 +42,30 @@ def cluster_task(indexes: list[dict], dedup_params: dict) -> dict:
     return cluster_index([Path(i["prefix"]) for i in indexes], DedupConfig.from_params({"dedup": dedup_params}))
 
 
-@cached_task(task_run_name="dedup filter {src.name}")
+@cached_task(outputs=("dst", "rejects"), task_run_name="dedup filter {src.name}")
 def filter_dedup_shard_task(src: Path, dst: str, decisions: Path, rejects: str) -> dict:
     """Write the survivors of one shard; returns the shard's ledger."""
     return filter_shard(src, Path(dst), orjson.loads(decisions.read_bytes()), rejects=Path(rejects)).to_dict()
 
 
-__all__ = ["cluster_task", "decisions_file", "filter_dedup_shard_task", "index_shard_task"]
+
+
+def dedup_with_tasks(src_dir: Path, dst_dir: Path, params: dict) -> dict:
+    """Index every shard, cluster once, filter every shard; writes ledger.json and returns it."""
+    src_dir, dst_dir = Path(src_dir), Path(dst_dir)
+    dedup_params = params.get("dedup") or {}
+    shards = input_shards(src_dir)
+    index_dir = dst_dir.parent / f".{dst_dir.name}-index"
+    names = [relative_name(s, src_dir).replace("/", "__") for s in shards]
+    indexes = [f.result() for f in index_shard_task.map(shards, unmapped(str(index_dir)), names,
+                                                         unmapped(dedup_params))]
+    clusters = cluster_task(indexes, dedup_params)
+    decisions = {relative_name(s, src_dir): decisions_file(Path(i["prefix"])) for s, i in zip(shards, indexes)}
+    ledger, _ = map_shard_stage(filter_dedup_shard_task, "dedup", src_dir, dst_dir,
+                                per_shard=lambda name: {"decisions": decisions[name]})
+    ledger["clusters"] = clusters
+    write_json(dst_dir / "ledger.json", ledger)
+    return ledger
+
+
+__all__ = ["cluster_task", "decisions_file", "dedup_with_tasks", "filter_dedup_shard_task", "index_shard_task"]

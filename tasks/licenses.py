@@ -9,14 +9,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from prefect import unmapped
 
-from quarry.ledger import merge_ledgers
 from quarry.licenses.cache import CachedDetector
 from quarry.licenses.repository import detect_repo_licenses
 from quarry.licenses.stage import STAGE, license_shard, section, stage_shards, survey
 from quarry.records import read_json, write_json
 from tasks.caching import cached_task
+from tasks.shards import map_shard_stage
 
 
 @cached_task(task_run_name="survey licenses {src_dir.name}")
@@ -31,20 +30,17 @@ def survey_task(src_dir: Path, out: str, params: dict) -> str:
     return out
 
 
-@cached_task(task_run_name="licenses {src.name}")
+@cached_task(outputs=("dst", "rejects"), task_run_name="licenses {src.name}")
 def license_shard_task(src: Path, dst: str, rejects: str, params: dict, repo_licenses: Path) -> dict:
     return license_shard(src, Path(dst), params, read_json(repo_licenses), rejects=Path(rejects)).to_dict()
 
 
 def licenses_with_tasks(src_dir: Path, dst_dir: Path, params: dict) -> dict:
-    """The stage as tasks, for a flow to call; writes ledger.json and returns the ledger dict."""
+    """The stage as tasks, for a flow to call: the survey (repository licenses), then one task per shard.
+    Writes ledger.json and returns the ledger dict."""
     src_dir, dst_dir = Path(src_dir), Path(dst_dir)
     conf = section(params)
-    repo_path = Path(survey_task(src_dir, str(dst_dir / "repo_licenses.json"), conf))
-    shards = stage_shards(src_dir)
-    futures = license_shard_task.map(
-        shards, [str(dst_dir / s.relative_to(src_dir)) for s in shards],
-        [str(dst_dir / "rejects" / s.relative_to(src_dir)) for s in shards], unmapped(conf), unmapped(repo_path))
-    ledger = merge_ledgers(STAGE, [f.result() for f in futures]).to_dict()
-    write_json(dst_dir / "ledger.json", ledger)
+    dst_dir.mkdir(parents=True, exist_ok=True)
+    repo_licenses = Path(survey_task(src_dir, str(dst_dir / "repo_licenses.json"), conf))
+    ledger, _ = map_shard_stage(license_shard_task, STAGE, src_dir, dst_dir, params=conf, repo_licenses=repo_licenses)
     return ledger

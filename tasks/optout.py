@@ -4,11 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from prefect import unmapped
 
-from quarry.ledger import merge_ledgers
 from quarry.optout import STAGE, load_registry, optout_shard
-from quarry.licenses.stage import stage_shards
 from quarry.records import write_json
 from tasks.caching import cached_task
 from tasks.shards import map_shard_stage

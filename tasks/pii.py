@@ -11,6 +11,7 @@ from pathlib import Path
 from quarry.pii.engine import PiiConfig
 from quarry.pii.stage import redact_shard, scan_path
 from tasks.caching import cached_task
+from tasks.shards import map_shard_stage
 
 
 @cached_task(outputs=("dst", "rejects"), task_run_name="pii {src.name}")
@@ -28,3 +29,10 @@ def scan_shard_task(shard: Path, params: dict) -> dict:
         by_type[row["type"]] = by_type.get(row["type"], 0) + 1
         by_kind[row["kind"]] = by_kind.get(row["kind"], 0) + 1
     return {"shard": shard.name, "types": dict(sorted(by_type.items())), "kinds": dict(sorted(by_kind.items()))}
+
+
+def pii_with_tasks(src_dir: Path, dst_dir: Path, params: dict) -> dict:
+    """The redaction stage as tasks, for a flow to call; writes ledger.json and returns the ledger dict."""
+    # Only the pii section keys the cache: other params changing leaves these shards cached.
+    ledger, _ = map_shard_stage(redact_shard_task, "pii", src_dir, dst_dir, params={"pii": params.get("pii") or {}})
+    return ledger
