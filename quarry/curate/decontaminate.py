@@ -71,7 +71,8 @@ class DecontaminationConfig:
         return config
 
     def is_eval(self, record: dict[str, Any]) -> bool:
-        doc_id = (record.get("meta") or {}).get("id")
+        meta = record.get("meta")
+        doc_id = meta.get("id") if isinstance(meta, dict) else None
         return self.test_split is not None and doc_id is not None \
             and split_of(doc_id, self.fractions) == self.test_split
 
@@ -231,7 +232,9 @@ def apply_shard(src: Path, dst: Path, decisions: dict[int, dict], config: Decont
                 decision = decisions.get(row)
                 if decision is not None:
                     offset, window = decision["at"]
-                    meta = record.setdefault("meta", {})
+                    if not isinstance(record.get("meta"), dict):
+                        record["meta"] = {}
+                    meta = record["meta"]
                     example = b" ".join(words(record["text"])[offset:offset + window]).decode("utf-8", "replace")
                     found.append({"id": meta.get("id"), "path": meta.get("path"), "items": decision["items"],
                                   "ngrams": decision["ngrams"], "example": example})

@@ -64,6 +64,11 @@ def settings(params: dict[str, Any] | None) -> dict[str, Any]:
     return merged
 
 
+def meta_of(doc: dict[str, Any]) -> dict[str, Any]:
+    meta = doc.get("meta")
+    return meta if isinstance(meta, dict) else {}
+
+
 class ScopedFilter(Filter):
     """A filter that judges only some kinds of document (code, data, prose)."""
 
@@ -77,7 +82,7 @@ class ScopedFilter(Filter):
         kind = self.kind_of(doc)
         if kind not in self.kinds:
             return True
-        return self.judge(doc["text"], doc.get("meta") or {}, kind)
+        return self.judge(doc["text"], meta_of(doc), kind)
 
     def judge(self, text: str, meta: dict[str, Any], kind: str) -> bool | tuple[bool, str]:
         raise NotImplementedError
@@ -228,7 +233,7 @@ def kind_classifier(config: dict[str, Any]):
     data_languages = set(config["data_languages"])
 
     def kind_of(doc: dict[str, Any]) -> str:
-        meta = doc.get("meta") or {}
+        meta = meta_of(doc)
         language = meta.get("language")
         if language in prose_languages or meta.get("pile_set_name") in prose_subsets:
             return PROSE

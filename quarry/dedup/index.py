@@ -60,7 +60,8 @@ def index_shard(src: Path, prefix: Path, config: DedupConfig) -> dict[str, int]:
             data = encode(record["text"])
             nbytes += len(data)
             exact.append(normalized_content_hash(data))
-            keys.append(survival_key(record.get("meta") or {}, config))
+            meta = record.get("meta")
+            keys.append(survival_key(meta if isinstance(meta, dict) else {}, config))
             unique = sorted_unique(shingles(data, config.ngram))  # sorted: exact verification intersects
             if keep_sets:
                 kept_sets.append(unique)

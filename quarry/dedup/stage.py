@@ -43,11 +43,13 @@ def filter_shard(src: Path, dst: Path, decisions: dict[str, list], *, rejects: P
         with RecordWriter(dst, level=level) as out:
             for row, record in enumerate(read_records(src)):
                 ledger.seen()
+                if not isinstance(record.get("meta"), dict):
+                    record["meta"] = {}
                 action, cluster, size = decisions.get(str(row), ("keep", None, 1))
                 if action != "keep":
                     ledger.drop(record, action, kept=cluster, cluster_size=size)
                     continue
-                meta = record.setdefault("meta", {})
+                meta = record["meta"]
                 meta["near_dup_cluster"] = cluster
                 if cluster is not None:
                     meta["near_dup_size"] = size
