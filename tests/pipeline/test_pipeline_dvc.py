@@ -1,0 +1,82 @@
+"""`dvc repro` of the project's dvc.yaml in a temporary git repository with small params: every
+stage runs, a second repro is a no-op, a training param change reruns only what is downstream."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+from pipeline_project import BIN, REPO, SCANCODE_PYTHON, make_project, project_env
+
+STAGES = ["snapshot", "curate", "assemble", "tokenizer", "train", "finetune", "evaluate"]
+
+
+def run(root: Path, *args: str, timeout: float = 1800) -> str:
+    env = project_env(root, DVC_NO_ANALYTICS="1", GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.org",
+                      GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.org")
+    done = subprocess.run(list(args), cwd=root, env=env, capture_output=True, text=True, timeout=timeout)
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, f"{' '.join(args)} failed:\n{output[-6000:]}"
+    return output
+
+
+def ran_stages(output: str) -> list[str]:
+    return re.findall(r"Running stage '([\w-]+)'", output)
+
+
+def dvc_repo(root: Path) -> Path:
+    """The tiny project plus what dvc.yaml depends on (the code folders), as a git + DVC repo."""
+    make_project(root)
+    shutil.copyfile(REPO / "dvc.yaml", root / "dvc.yaml")
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for folder in ("quarry", "configs"):
+        shutil.copytree(REPO / folder, root / folder, ignore=ignore)
+    (root / ".gitignore").write_text(".quarry/\nmlflow.db\nmlartifacts/\n")
+    run(root, "git", "init", "-q", "-b", "main")
+    run(root, str(BIN / "dvc"), "init", "-q")
+    run(root, "git", "add", "-A")
+    run(root, "git", "commit", "-q", "-m", "tiny project")
+    return root
+
+
+def test_dvc_parses_the_dag(tmp_path):
+    """Fast: dvc reads dvc.yaml with the params' folders and chains the stages in order."""
+    root = dvc_repo(tmp_path / "project")
+    output = run(root, str(BIN / "dvc"), "dag", "--md")
+    names = dict(re.findall(r"(node\d+)\[\"([\w-]+)\"\]", output))
+    named = {(names[a], names[b]) for a, b in re.findall(r"(node\d+)-->(node\d+)", output)}
+    for upstream, downstream in zip(STAGES, STAGES[1:]):
+        assert (upstream, downstream) in named, (upstream, downstream, output)
+    assert ("curate", "train") not in named  # train reads the dataset version, not curated shards
+
+
+@pytest.mark.slow
+def test_dvc_repro_runs_every_stage_then_nothing_then_only_training(tmp_path):
+    if not SCANCODE_PYTHON.exists():
+        pytest.skip(f"ScanCode's interpreter {SCANCODE_PYTHON} is absent")
+    root = dvc_repo(tmp_path / "project")
+    dvc = str(BIN / "dvc")
+
+    first = run(root, dvc, "repro")
+    assert ran_stages(first) == STAGES
+    lock = yaml.safe_load((root / "dvc.lock").read_text())
+    assert sorted(lock["stages"]) == sorted(STAGES)
+    assert all(out.get("md5") for stage in lock["stages"].values() for out in stage.get("outs", []))
+    assert (root / "reports" / "metrics.json").is_file()
+    run(root, "git", "add", "-A")
+    run(root, "git", "commit", "-q", "-m", "first build")
+
+    second = run(root, dvc, "repro")
+    assert ran_stages(second) == []
+    assert "Data and pipelines are up to date" in second
+
+    experiment = run(root, dvc, "exp", "run", "-S", "train.overrides.max_steps=6")
+    assert ran_stages(experiment) == ["train", "finetune", "evaluate"]
+    params = yaml.safe_load((root / "params.yaml").read_text())
+    assert params["train"]["overrides"]["max_steps"] == 6
+    assert yaml.safe_load((root / "dvc.lock").read_text())["stages"]["train"]["params"]["params.yaml"][
+        "train"]["overrides"]["max_steps"] == 6

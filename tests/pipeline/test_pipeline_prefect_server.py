@@ -1,0 +1,146 @@
+"""The flows against a real `prefect server`: runs are visible through its API, the pipeline's
+deployment registers with its schedule, and a served deployment's scheduled run completes."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from pipeline_project import BIN, project_env, quarry
+
+pytestmark = pytest.mark.slow
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_healthy(url: str, process: subprocess.Popen, timeout: float = 240) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert process.poll() is None, "prefect server exited before it was healthy"
+        try:
+            with urllib.request.urlopen(f"{url}/health", timeout=5) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(1)
+    raise AssertionError(f"prefect server at {url} not healthy after {timeout} s")
+
+
+def stop(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+@pytest.fixture
+def prefect_server(tmp_path):
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
+    env.update(PREFECT_HOME=str(tmp_path / "server-home"), PREFECT_SERVER_ANALYTICS_ENABLED="false",
+               PREFECT_UI_ENABLED="false", PREFECT_SERVER_SERVICES_SCHEDULER_LOOP_SECONDS="5")
+    log = open(tmp_path / "server.log", "w")
+    process = subprocess.Popen([str(BIN / "prefect"), "server", "start", "--host", "127.0.0.1", "--port", str(port)],
+                               env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/api"
+    try:
+        wait_healthy(url, process)
+        yield url
+    finally:
+        stop(process)
+        log.close()
+
+
+def api_client(url: str):
+    from prefect.client.orchestration import SyncPrefectClient
+
+    return SyncPrefectClient(url)
+
+
+def flow_runs(url: str, flow_name: str, **filters):
+    from prefect.client.schemas.filters import FlowFilter, FlowFilterName
+
+    with api_client(url) as client:
+        return client.read_flow_runs(flow_filter=FlowFilter(name=FlowFilterName(any_=[flow_name])), **filters)
+
+
+def test_flow_runs_visible_through_the_server_api(project, prefect_server):
+    quarry(project, "flow", "snapshot", PREFECT_API_URL=prefect_server)
+    quarry(project, "flow", "curate", PREFECT_API_URL=prefect_server)
+
+    (snapshot_run,) = flow_runs(prefect_server, "snapshot")
+    (curate_run,) = flow_runs(prefect_server, "curate")
+    assert snapshot_run.state.is_completed() and curate_run.state.is_completed()
+    assert curate_run.parameters["snapshot_dir"] == "data/snapshot"
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
+
+    with api_client(prefect_server) as client:
+        tasks = client.read_task_runs(flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[curate_run.id])),
+                                      limit=500)
+    shards = len(list((project / "data" / "snapshot" / "shards").glob("part-*.jsonl.zst")))
+    licensed = [t for t in tasks if t.name.startswith("licenses part-") or "license" in t.name]
+    assert len(licensed) >= shards > 1
+    assert all(t.state.is_completed() for t in tasks)
+
+
+SERVE = textwrap.dedent("""
+    import sys
+    from datetime import timedelta
+    from prefect import serve
+    from prefect.deployments.runner import EntrypointType
+    from flows.curate import snapshot
+    from flows.deployments import pipeline_deployment
+
+    # The pipeline's nightly deployment registers with its cron schedule (not served here: too long).
+    pipeline_deployment("nightly", params_file=sys.argv[1]).apply()
+    serve(snapshot.to_deployment(name="every-few-seconds", interval=timedelta(seconds=5),
+                                 parameters={"out_dir": "data/snapshot", "params_file": sys.argv[1]},
+                                 entrypoint_type=EntrypointType.MODULE_PATH), limit=1)
+""")
+
+
+def test_scheduled_deployment_run_completes(project, prefect_server, tmp_path):
+    script = tmp_path / "serve.py"
+    script.write_text(SERVE)
+    log = open(tmp_path / "serve.log", "w")
+    env = project_env(project, PREFECT_API_URL=prefect_server, PREFECT_RUNNER_POLL_FREQUENCY="2")
+    server = subprocess.Popen([sys.executable, str(script), str(project / "params.yaml")], cwd=project, env=env,
+                              stdout=log, stderr=subprocess.STDOUT)
+    try:
+        from prefect.client.schemas.filters import DeploymentFilter, DeploymentFilterName
+
+        deadline = time.monotonic() + 480
+        completed = []
+        while not completed and time.monotonic() < deadline:
+            assert server.poll() is None, Path(log.name).read_text()[-4000:]
+            runs = flow_runs(prefect_server, "snapshot",
+                             deployment_filter=DeploymentFilter(name=DeploymentFilterName(any_=["every-few-seconds"])))
+            failed = [r for r in runs if r.state and (r.state.is_failed() or r.state.is_crashed())]
+            assert not failed, Path(log.name).read_text()[-4000:]
+            completed = [r for r in runs if r.state and r.state.is_completed()]
+            time.sleep(3)
+        assert completed, f"no scheduled run completed:\n{Path(log.name).read_text()[-4000:]}"
+        assert completed[0].auto_scheduled
+        assert (project / "data" / "snapshot" / "manifest.json").is_file()
+
+        with api_client(prefect_server) as client:
+            nightly = client.read_deployment_by_name("pipeline/nightly")
+        assert [s.schedule.cron for s in nightly.schedules] == ["0 2 * * *"]
+        assert nightly.parameters == {"params_file": str(project / "params.yaml")}
+    finally:
+        stop(server)
+        log.close()
