@@ -11,7 +11,10 @@ from flows.pipeline import pipeline
 
 def pipeline_deployment(name: str = "nightly", *, cron: str | None = "0 2 * * *", interval: int | None = None,
                         params_file: str | None = None):
-    """A RunnerDeployment of the pipeline flow with its schedule and parameters."""
+    """A RunnerDeployment of the pipeline flow with its schedule and parameters. Its entrypoint
+    is the module path (flows.pipeline.pipeline), so runs work from any working folder."""
+    from prefect.deployments.runner import EntrypointType
+
     return pipeline.to_deployment(
         name=name,
         cron=cron if interval is None else None,
@@ -19,6 +22,7 @@ def pipeline_deployment(name: str = "nightly", *, cron: str | None = "0 2 * * *"
         parameters={"params_file": params_file},
         description="Rebuild the Quarry DAG: snapshot, curation, dataset version, training, evaluation.",
         tags=["quarry"],
+        entrypoint_type=EntrypointType.MODULE_PATH,
     )
 
 

@@ -45,7 +45,8 @@ def train(section: str = "train", params_file: str | None = None) -> dict[str, A
     """Run the recipe of params.yaml ``section`` (train or finetune)."""
     params = load_params(params_file)
     spec = get(params, section)
-    overrides = {**recipe_paths(section, params), **(spec.get("overrides") or {})}
+    # The pipeline's folders win over the section's own: they are the outs dvc.yaml tracks.
+    overrides = {**(spec.get("overrides") or {}), **recipe_paths(section, params)}
     output_dir = str(overrides.pop("output_dir"))
     inputs = [Path(str(overrides[key])) for key in ("dataset.path", "tokenizer.path", "base_model")
               if key in overrides]

@@ -141,6 +141,7 @@ def test_scheduled_deployment_run_completes(project, prefect_server, tmp_path):
             nightly = client.read_deployment_by_name("pipeline/nightly")
         assert [s.schedule.cron for s in nightly.schedules] == ["0 2 * * *"]
         assert nightly.parameters == {"params_file": str(project / "params.yaml")}
+        assert nightly.entrypoint == "flows.pipeline.pipeline"
     finally:
         stop(server)
         log.close()
