@@ -7,7 +7,8 @@ sliding-window recipe of the transformers perplexity guide), summing cross-entro
 positions. Prints one JSON object: tokens/s of each, the two BPB numbers and their difference.
 
     python bench/eval.py                       # small: a few minutes on a laptop CPU
-    python bench/eval.py --docs 2000 --dim 768 --layers 12 --context 1024 --device cuda   # full size
+    python bench/eval.py --docs 150 --max-chars 16000 --vocab 8192 --dim 768 --layers 12 --heads 12 \
+        --context 1024 --stride 512 --batch-size 32 --device cuda     # full size (125M-class model)
 """
 
 from __future__ import annotations
@@ -85,8 +86,8 @@ def quarry_bpb(folder: Path, tokenizer, docs, context: int, stride: int, batch: 
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--docs", type=int, default=48)
-    parser.add_argument("--max-chars", type=int, default=6000)
+    parser.add_argument("--docs", type=int, default=16)
+    parser.add_argument("--max-chars", type=int, default=3000)
     parser.add_argument("--vocab", type=int, default=2048)
     parser.add_argument("--dim", type=int, default=256)
     parser.add_argument("--layers", type=int, default=4)
