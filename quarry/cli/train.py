@@ -41,20 +41,6 @@ def register(app: typer.Typer) -> None:
         result = build_recipe(recipe, config, overrides).run()
         out.print(f"[green]done[/green] {result['steps']} steps -> {result['final']}")
 
-    @app.command("train")
-    def train(section: str = typer.Option("train", "--section", help="params.yaml section: train or finetune."),
-              params: Path = typer.Option(None, "--params", help="params.yaml (default: the project's)."),
-              ) -> None:
-        """Run the recipe a params.yaml section names (what the dvc stages call)."""
-        from quarry.params import get, load_params
-
-        spec = get(load_params(params), section)
-        overrides = [f"{key}={_yaml_value(value)}" for key, value in (spec.get("overrides") or {}).items()]
-        args = [spec.get("recipe", "pretrain"), "--config", spec.get("config", "tiny_pretrain"), *overrides]
-        if int(spec.get("nproc_per_node", 1)) > 1:
-            args += ["--nproc-per-node", str(spec["nproc_per_node"])]
-        _invoke_run(app, args)
-
     @app.command("ls")
     def ls() -> None:
         """Recipes and the built-in configs made for each."""
@@ -99,14 +85,3 @@ def register(app: typer.Typer) -> None:
         built = build_recipe(name, config, list(overrides or []))
         out.print(f"[green]ok[/green] {config} is a valid {name} config (hash {built.config_hash[:12]})")
         out.print(dump_config(built.cfg), markup=False, highlight=False)
-
-
-def _yaml_value(value) -> str:
-    import yaml
-
-    return value if isinstance(value, str) else yaml.safe_dump(value, default_flow_style=True).strip().removesuffix("...").strip()
-
-
-def _invoke_run(app: typer.Typer, args: list[str]) -> None:
-    command = typer.main.get_command(app)
-    command.main(args=["run", *args], prog_name="quarry", standalone_mode=False)

@@ -59,12 +59,13 @@ def apply_overrides(cfg: dict[str, Any], overrides: list[str] | tuple[str, ...])
     """``a.b=v`` sets an existing key, ``+a.b=v`` adds a new one, ``~a.b`` deletes one.
 
     Values are parsed as YAML (``lr=3e-4`` is a float, ``x=null`` is None). Setting a key that
-    does not exist is an error naming it and its valid siblings: torchtune's convention.
+    does not exist is an error naming it and its valid siblings (torchtune's convention), except
+    inside a ``_component_`` node, whose keys are checked against the component's signature.
     """
     cfg = copy.deepcopy(cfg)
     for item in overrides:
         if item.startswith("~"):
-            parent, leaf = _walk(cfg, item[1:], create=False)
+            parent, leaf, _ = _walk(cfg, item[1:], create=False)
             if leaf not in parent:
                 raise _unknown(item[1:], leaf, parent)
             del parent[leaf]
@@ -74,8 +75,9 @@ def apply_overrides(cfg: dict[str, Any], overrides: list[str] | tuple[str, ...])
         key, raw = item.split("=", 1)
         add = key.startswith("+")
         key = key.lstrip("+")
-        parent, leaf = _walk(cfg, key, create=add)
-        if not add and leaf not in parent:
+        parent, leaf, free = _walk(cfg, key, create=add)
+        # A component's keyword arguments are checked against its signature, not against the file.
+        if not add and leaf not in parent and not free:
             raise _unknown(key, leaf, parent)
         parent[leaf] = _parse_value(raw)
     return cfg
@@ -94,16 +96,20 @@ def _parse_value(raw: str) -> Any:
     return value
 
 
-def _walk(cfg: dict[str, Any], dotted: str, *, create: bool) -> tuple[dict[str, Any], str]:
+def _walk(cfg: dict[str, Any], dotted: str, *, create: bool) -> tuple[dict[str, Any], str, bool]:
+    """The parent mapping of ``dotted``, its last part, and whether that parent is free-form."""
     parts = dotted.split(".")
     node = cfg
+    free = False
     for i, part in enumerate(parts[:-1]):
-        if part not in node and create:
+        if part in node and node[part] is None:
+            node[part], free = {}, True  # a section left empty (null) takes any keys
+        elif part not in node and create:
             node[part] = {}
         if not isinstance(node.get(part), dict):
             raise _unknown(".".join(parts[: i + 1]), part, node)
         node = node[part]
-    return node, parts[-1]
+    return node, parts[-1], free or COMPONENT in node
 
 
 def _unknown(dotted: str, leaf: str, parent: dict[str, Any]) -> ConfigError:

@@ -40,27 +40,11 @@ class ByteTokenizer:
         return "bytes-utf8-v1"
 
 
-def open_records(source: str | Path, split: str | None = None) -> Iterator[dict[str, Any]]:
-    """Records of a dataset version (or any folder of shards), optionally one split."""
-    try:
-        from quarry import datasets
-    except ImportError:
-        datasets = None
-    if datasets is not None and hasattr(datasets, "open"):
-        yield from datasets.open(str(source), split=split)
-        return
-    from quarry.records import read_folder, read_records
+def open_records(source: str | Path, split: str | None = None, subset: str | None = None) -> Iterator[dict[str, Any]]:
+    """Records of a dataset version (or any folder of shards), optionally one split and one subset."""
+    from quarry import datasets
 
-    path = Path(source)
-    if not path.exists():
-        raise ConfigError(f"dataset '{source}': no such file or folder")
-    if split is not None and (path / split).is_dir():  # a dataset version: one folder per split
-        yield from read_folder(path / split)
-        return
-    records = read_folder(path) if path.is_dir() else read_records(path)
-    for record in records:
-        if split is None or record.get("meta", {}).get("split", "train") == split:
-            yield record
+    yield from datasets.open(str(source), split=split, subset=subset)
 
 
 def dataset_version(source: str | Path) -> str | None:

@@ -36,15 +36,3 @@ def test_run_trains_and_writes_final_checkpoint(dataset_dir, tmp_path):
     assert main(["run", "pretrain", "--config", "tiny_pretrain", *args]) == 0
     assert (tmp_path / "final" / "model.safetensors").is_file()
     assert (tmp_path / "final" / "lineage.json").is_file()
-
-
-def test_train_runs_the_recipe_a_params_section_names(dataset_dir, tmp_path):
-    import yaml
-
-    params = tmp_path / "params.yaml"
-    overrides = dict(o.split("=", 1) for o in tiny_overrides(dataset_dir, tmp_path / "out", max_steps=2))
-    params.write_text(yaml.safe_dump({"train": {"recipe": "pretrain", "config": "tiny_pretrain",
-                                                "overrides": overrides}}))
-    assert main(["train", "--params", str(params)]) == 0
-    lineage = (tmp_path / "out" / "final" / "lineage.json").read_text()
-    assert '"max_steps": 2' in lineage

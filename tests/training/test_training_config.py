@@ -64,3 +64,18 @@ def test_every_builtin_config_validates_against_its_recipe():
 def test_unknown_builtin_config_lists_the_builtins():
     with pytest.raises(ConfigError, match="tiny_pretrain"):
         load_config("no_such_config")
+
+
+def test_component_arguments_can_be_set_and_are_checked_by_signature():
+    recipe = build_recipe("pretrain", "tiny_pretrain", [
+        "tokenizer._component_=quarry.tokenizer.Tokenizer.load", "tokenizer.path=models/tokenizer",
+        "model.vocab_size=8192"])
+    assert recipe.cfg["tokenizer"] == {"_component_": "quarry.tokenizer.Tokenizer.load", "path": "models/tokenizer"}
+    with pytest.raises(ConfigError, match=r"'tokenizer\.file' for quarry\.tokenizer\.Tokenizer\.load; valid keys: path"):
+        build_recipe("pretrain", "tiny_pretrain", ["tokenizer._component_=quarry.tokenizer.Tokenizer.load",
+                                                   "tokenizer.file=x"])
+
+
+def test_pipeline_overrides_apply_to_finetune_recipes():
+    recipe = build_recipe("lora_finetune", "tiny_lora", ["model.vocab_size=8192", "base_model=models/pretrain/final"])
+    assert recipe.cfg["base_model"] == "models/pretrain/final"

@@ -156,3 +156,12 @@ def test_sigkilled_cli_run_resumes_to_exactly_the_uninterrupted_weights(dataset_
     resumed = weights(out / "final")
     for name in straight:
         assert torch.equal(straight[name], resumed[name]), name
+
+
+def test_fp16_uses_loss_scaling_and_trains(dataset_dir, tmp_path):
+    recipe = build_recipe("pretrain", "tiny_pretrain", tiny_overrides(dataset_dir, tmp_path, max_steps=6, dtype="fp16"))
+    result = recipe.run()
+    assert recipe.scaler.is_enabled() and recipe.scaler.get_scale() > 1
+    losses = [h["loss"] for h in result["history"]]
+    assert losses[-1] < losses[0]
+    assert next(recipe.model.parameters()).dtype == torch.float32  # fp32 master weights under autocast

@@ -35,8 +35,8 @@ BASE_DEFAULTS: dict[str, Any] = {
     "dtype": "fp32",
     "model": {"_component_": "quarry.models.llama_tiny"},
     "tokenizer": {"_component_": "quarry.training.data.ByteTokenizer"},
-    "dataset": {"path": None, "split": "train", "seq_len": 128, "shuffle": True, "document_mask": False,
-                "max_docs": None, "name": None},
+    "dataset": {"path": None, "split": "train", "subset": None, "seq_len": 128, "shuffle": True,
+                "document_mask": False, "max_docs": None, "name": None},
     "optimizer": {"_component_": "torch.optim.AdamW", "lr": 3e-4, "weight_decay": 0.0},
     "lr_scheduler": {"_component_": "quarry.training.schedules.cosine_with_warmup", "warmup_steps": 0},
     "loss": {"chunk_tokens": 4096},
@@ -126,7 +126,7 @@ class Recipe:
         ds = self.cfg["dataset"]
         if not ds["path"]:
             raise ConfigError("config: dataset.path is required (a dataset version or a folder of shards)")
-        texts = (r["text"] for r in _limit(open_records(ds["path"], ds["split"]), ds["max_docs"]))
+        texts = (r["text"] for r in _limit(open_records(ds["path"], ds["split"], ds["subset"]), ds["max_docs"]))
         self.data = PackedSequences.from_texts(texts, self.tokenizer, ds["seq_len"])
         self.sampler = EpochSampler(len(self.data), self.cfg["batch_size"], self.cfg["gradient_accumulation_steps"],
                                     world_size=self.dist.world_size, rank=self.dist.rank, seed=self.cfg["seed"],
@@ -274,7 +274,7 @@ class Recipe:
 
         val = self.cfg["validation"]
         ds = self.cfg["dataset"]
-        records = list(_limit(open_records(ds["path"], val["split"]), val["max_docs"]))
+        records = list(_limit(open_records(ds["path"], val["split"], ds["subset"]), val["max_docs"]))
         if not records:
             return {}
         self.model.eval()

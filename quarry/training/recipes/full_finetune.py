@@ -13,7 +13,7 @@ from quarry.training.recipes.base import BASE_DEFAULTS, Recipe
 
 FINETUNE_DEFAULTS: dict[str, Any] = merge_defaults(BASE_DEFAULTS, {
     "base_model": None,  # a folder save_pretrained wrote (Quarry's or transformers'), or a hub id
-    "model": None,       # optional: build this instead (then base_model's weights are loaded into it)
+    "model": None,       # unused: the architecture comes from base_model's config.json
 })
 
 

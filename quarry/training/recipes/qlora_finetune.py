@@ -1,7 +1,9 @@
 """QLoRA: the base quantised to NF4 with double quantisation (bitsandbytes), LoRA adapters on top.
 
 Under FSDP2 the 4-bit base is kept out of sharding (replicated on every rank) and only the
-adapters and their optimizer state are sharded; see quarry.training.distributed.
+adapters and their optimizer state are sharded; see quarry.training.distributed. The merged
+export folds the adapters into the original dense base weights (not the dequantised NF4 ones),
+so it is the model the adapters were meant to correct, at full precision.
 """
 
 from __future__ import annotations
