@@ -54,12 +54,40 @@ def load_for_eval(checkpoint: str | os.PathLike, device: str = "cpu", dtype: str
     torch_dtype = getattr(torch, dtype, None)
     if not isinstance(torch_dtype, torch.dtype):
         raise ConfigError(f"params evaluate.dtype: '{dtype}' is not a torch dtype")
-    model = load_pretrained(checkpoint, device=device, dtype=torch_dtype)
-    tokenizer = Tokenizer.load(checkpoint) if (Path(checkpoint) / "tokenizer.json").is_file() \
-        else recipe_tokenizer(checkpoint)
+    folder = Path(checkpoint)
+    if (folder / "config.json").is_file():
+        model, base = load_pretrained(folder, device=device, dtype=torch_dtype), None
+    else:
+        model, base = load_adapter_checkpoint(folder, device, torch_dtype)
+    with_tokenizer = next((f for f in (folder, base) if f is not None and (f / "tokenizer.json").is_file()), None)
+    tokenizer = Tokenizer.load(with_tokenizer) if with_tokenizer else recipe_tokenizer(folder)
     if getattr(tokenizer, "bos_id", None) is None:
         raise QuarryError(f"{checkpoint}: its tokenizer has no BOS token; BPB conditions the first token on it")
     return model, tokenizer
+
+
+def load_adapter_checkpoint(folder: Path, device: str, dtype):
+    """(model with the adapter merged in, base model folder) of a LoRA checkpoint exported without
+    merging: ``folder/adapter`` (PEFT layout) over the base model its lineage names."""
+    from quarry.models.checkpoint import load_pretrained
+    from quarry.models.hub import resolve
+    from quarry.records import read_json
+    from quarry.training.lora import apply_lora, load_adapter, merge_lora
+
+    adapter = folder / "adapter"
+    if not (adapter / "adapter_config.json").is_file():
+        raise QuarryError(f"{folder}: not a checkpoint (no config.json, no adapter/adapter_config.json)")
+    config = read_json(adapter / "adapter_config.json")
+    lineage = read_json(folder / "lineage.json") if (folder / "lineage.json").is_file() else {}
+    base_ref = lineage.get("base_model") or config.get("base_model_name_or_path")
+    if not base_ref:
+        raise QuarryError(f"{adapter}: the adapter does not name its base model")
+    base = Path(resolve(base_ref))
+    model = load_pretrained(base, device=device, dtype=dtype)
+    apply_lora(model, rank=int(config["r"]), alpha=float(config["lora_alpha"]),
+               target_modules=config["target_modules"])
+    load_adapter(model, adapter)
+    return merge_lora(model).eval(), base
 
 
 def recipe_tokenizer(checkpoint: str | os.PathLike):
@@ -161,8 +189,10 @@ def build_report(result: BpbResult, checkpoint: str | os.PathLike, data: str | o
         from quarry.records import read_json
 
         version = read_json(manifest_path).get("version")
+    body = result.to_dict()
     return {"checkpoint": {"path": str(checkpoint), "hash": checkpoint_hash(Path(checkpoint))},
-            "dataset": {"path": str(data), "version": version, "split": split}, **result.to_dict()}
+            "dataset": {"path": str(data), "version": version, "split": split},
+            "bpb": body["aggregate"]["bpb"], **body}  # bpb: the headline number (byte-weighted aggregate)
 
 
 def run_evaluate(checkpoint: str | os.PathLike, data: str | os.PathLike, out_dir: str | os.PathLike,

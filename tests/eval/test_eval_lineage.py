@@ -21,6 +21,7 @@ def test_trained_checkpoint_has_lower_bpb_than_its_initialisation(project):
     final = score_checkpoint(project["final"], project["dataset"], NO_MLFLOW)
     assert final["aggregate"]["docs"] == init["aggregate"]["docs"] > 0
     assert final["aggregate"]["bpb"] < init["aggregate"]["bpb"]
+    assert final["bpb"] == final["aggregate"]["bpb"]
     assert final["dataset"]["version"] == project["manifest"]["version"]
     test_docs = project["manifest"]["composition"]["by_split"]["test"]["documents"]
     assert final["aggregate"]["docs"] == test_docs
@@ -141,3 +142,23 @@ def test_a_checkpoint_without_tokenizer_json_uses_its_recipe_tokenizer(project, 
     report = score_checkpoint(out / "final", project["dataset"], {"evaluate": {"mlflow": False, "max_docs": 1}})
     assert report["aggregate"]["docs"] == 1
     assert report["aggregate"]["tokens"] == report["aggregate"]["bytes"]  # one token per byte
+
+
+def test_an_unmerged_lora_checkpoint_is_scored_as_base_plus_adapter(project, tmp_path):
+    from quarry.training.registry import build_recipe
+
+    out = tmp_path / "lora"
+    common = [f"dataset.path={project['dataset']}", "dataset.seq_len=32", "batch_size=4", "max_steps=3",
+              "optimizer.lr=0.02", "mlflow.enabled=false", "progress=false", "save_every_n_steps=0",
+              "validation.every_n_steps=0", f"base_model={project['final']}",
+              "tokenizer._component_=quarry.tokenizer.Tokenizer.load",
+              f"+tokenizer.path={project['root'] / 'models' / 'tokenizer'}"]
+    build_recipe("lora_finetune", "tiny_lora", [*common, f"output_dir={out}", "lora.merge_on_export=false"]).run()
+    build_recipe("lora_finetune", "tiny_lora", [*common, f"output_dir={tmp_path / 'merged'}"]).run()
+    assert not (out / "final" / "config.json").exists() and (out / "final" / "adapter").is_dir()
+    params = {"evaluate": {"mlflow": False}}
+    adapter = score_checkpoint(out / "final", project["dataset"], params)
+    merged = score_checkpoint(tmp_path / "merged" / "final", project["dataset"], params)
+    base = score_checkpoint(project["final"], project["dataset"], params)
+    assert adapter["aggregate"]["bpb"] == pytest.approx(merged["aggregate"]["bpb"], abs=1e-5)
+    assert adapter["aggregate"]["bpb"] != pytest.approx(base["aggregate"]["bpb"], abs=1e-6)
