@@ -17,7 +17,7 @@ from typing import Any
 
 import orjson
 
-from quarry.licenses.engine import ScanCodeWorker, scancode_python, scancode_version
+from quarry.licenses.engine import WORKER_SCRIPT, ScanCodeWorker, scancode_python, scancode_version
 from quarry.paths import state_dir
 from quarry.records import atomic_write_bytes
 
@@ -59,11 +59,13 @@ class CachedDetector:
 
     @property
     def folder(self) -> Path:
-        """The cache folder of the installed ScanCode version (resolved on first use, so a run
-        with nothing to detect needs no ScanCode at all)."""
+        """The cache folder of the installed ScanCode version and of the worker's code, which
+        turns ScanCode's matches into answers (resolved on first use, so a run with nothing to
+        detect needs no ScanCode at all)."""
         if self._folder is None:
             version = scancode_version(self.python or scancode_python())
-            self._folder = self.cache_dir / f"scancode-{version}"
+            worker = hashlib.sha256(WORKER_SCRIPT.read_bytes()).hexdigest()[:12]
+            self._folder = self.cache_dir / f"scancode-{version}-{worker}"
         return self._folder
 
     def _path(self, key: str) -> Path:

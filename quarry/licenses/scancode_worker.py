@@ -26,6 +26,9 @@ if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.a
     del sys.path[0]
 
 MAX_MATCHES = 8  # per text, enough evidence to explain a detection
+# A detection made only of short references ("GPL-compatible" in a history table, "see the BSD
+# license") does not say what governs the text when a real license text or notice is also there.
+SUBSTANTIVE_TOKENS = 20
 DEADLINE_S = 120.0  # per text: ScanCode returns what it matched so far on a pathological input
 
 
@@ -65,9 +68,11 @@ def detect_one(index, db, licensing, text, deadline_s=DEADLINE_S):
     weighted = 0.0
     length = 0
     deadline = time.time() + deadline_s
-    for detection in detect_licenses(index=index, query_string=text, deadline=deadline):
-        if detection.license_expression is None:
-            continue  # a clue, not a detection
+    detections = [d for d in detect_licenses(index=index, query_string=text, deadline=deadline)
+                  if d.license_expression is not None]  # None: a clue, not a detection
+    if any(is_substantive(d) for d in detections):
+        detections = [d for d in detections if is_substantive(d)]
+    for detection in detections:
         expressions.append(detection.license_expression)
         for match in detection.matches:
             size = max(1, match.len())
@@ -93,6 +98,11 @@ def detect_one(index, db, licensing, text, deadline_s=DEADLINE_S):
         "keys": {key: describe_key(db, key) for key in keys},
         "matches": matches,
     }
+
+
+def is_substantive(detection):
+    """A detection holding a license text, or a match long enough to be more than a mention."""
+    return any(m.rule.is_license_text or m.len() >= SUBSTANTIVE_TOKENS for m in detection.matches)
 
 
 def serve(stdin, stdout):
