@@ -22,12 +22,12 @@ def pipeline_paths(params: dict[str, Any]) -> dict[str, str]:
 
 
 def recipe_paths(section: str, params: dict[str, Any]) -> dict[str, Any]:
-    """The overrides a params section's recipe gets from the pipeline: where its dataset, the
-    trained tokenizer (and a vocabulary to match it) and its output live."""
+    """The overrides a params section's recipe gets from the pipeline layout: where its dataset,
+    the trained tokenizer, its base model and its output live."""
     paths = pipeline_paths(params)
-    vocab = ((params.get("tokenizer") or {}).get("vocab_size"))
-    common = {"dataset.path": paths["dataset"], "tokenizer._component_": "quarry.tokenizer.Tokenizer.load",
-              "tokenizer.path": paths["tokenizer"], **({"model.vocab_size": vocab} if vocab else {})}
+    common = {"dataset.path": paths["dataset"], "tokenizer.path": paths["tokenizer"]}
+    if section == "train" and (vocab := (params.get("tokenizer") or {}).get("vocab_size")):
+        common["model.vocab_size"] = vocab  # the model's embedding matches the tokenizer it is trained with
     if section == "finetune":
         return {**common, "base_model": f"{paths['pretrain']}/final", "output_dir": paths["finetune"]}
     return {**common, "output_dir": paths["pretrain"]}
