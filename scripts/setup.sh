@@ -35,8 +35,8 @@ echo "setup: ScanCode environment (.venv-scancode)"
 [[ -x .venv-scancode/bin/python ]] || "$PYTHON" -m venv .venv-scancode
 .venv-scancode/bin/python -m pip install -q --upgrade pip setuptools wheel
 .venv-scancode/bin/python -m pip install -q -c requirements-scancode.lock "scancode-toolkit==32.5.0" "pluggy<1.6"
-# Load (and, on first use, build) ScanCode's license index once, so the first scan is fast.
-.venv-scancode/bin/python -c "from licensedcode.cache import get_index; get_index()"
+# Build (or load) ScanCode's license index once, so the first scan does not pay for it.
+.venv-scancode/bin/python quarry/licenses/scancode_worker.py --build-index
 echo "$STAMP" > .venv-scancode/.quarry-setup
 
 # dvc needs a git repository; a plain copy of the sources gets one.
