@@ -72,6 +72,8 @@ def small_params(shard_bytes: int = 6000) -> dict:
         max_total_bytes=2_000_000, shard_bytes=shard_bytes)
     params["assemble"].update(splits={"train": 0.7, "validation": 0.1, "test": 0.2}, shard_bytes=20000)
     params["tokenizer"]["vocab_size"] = 512
+    # The DAG's recipes: pretraining with the trained tokenizer, LoRA on one subset.
+    params["train"]["config"], params["finetune"]["config"] = "dag_pretrain", "dag_lora"
     small = {"batch_size": 2, "dataset.seq_len": 64, "save_every_n_steps": 100}
     params["train"]["overrides"] = {**small, "max_steps": 5, "validation.every_n_steps": 100,
                                     "mlflow.enabled": False}
