@@ -1,12 +1,12 @@
-"""Words, word n-gram shingles and normalised content hashes.
+r"""Words, word n-gram shingles and normalised content hashes.
 
 Text is encoded to UTF-8, lower-cased and split into words: ASCII letters, digits and ``_`` plus
 any non-ASCII byte (so UTF-8 letters stay inside words); everything else separates words. One
-``bytes.translate`` to spaces and a ``split`` do this at C speed (it equals the regex
-``[0-9a-z_\x80-\xff]+`` on the lower-cased bytes, ~2.5x faster than ``re.findall``). Each word is hashed once with xxh3; an
-n-gram's hash is a fixed linear combination of its words' hashes (odd multipliers, wrap-around
-uint64 arithmetic), computed for all n-grams of a document at once in numpy. That is what makes
-shingling cheap compared with joining and hashing every n-gram string.
+``bytes.translate`` to spaces and a ``split`` do this at C speed (the same words as the regex
+``[0-9a-z_\x80-\xff]+`` on the lower-cased bytes, ~2.5x faster than ``re.findall``). Each word
+is hashed once with xxh3; an n-gram's hash is a fixed linear combination of its words' hashes
+(odd multipliers, wrap-around uint64 arithmetic), computed for all n-grams of a document at once
+in numpy. That is what makes shingling cheap compared with joining and hashing every n-gram.
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ _WORD_TABLE = bytes(
 _ASCII_WHITESPACE = b" \t\n\r\x0b\x0c"
 _xxh3 = xxhash.xxh3_64_intdigest
 # Odd 64-bit multipliers, one per n-gram position (fixed: shingle hashes must never change).
-_POSITION_MULTIPLIERS = np.random.default_rng(0x5EED_5A1E).integers(0, 2**63, 64, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+_POSITION_MULTIPLIERS = (np.random.default_rng(0x5EED_5A1E).integers(0, 2**63, 64, dtype=np.uint64)
+                         * np.uint64(2) + np.uint64(1))
 
 
 def encode(text: str | bytes) -> bytes:
