@@ -270,7 +270,7 @@ def _apply_job(src: str, dst: str, decisions: dict, config: DecontaminationConfi
 
 def run_decontaminate(src_dir: Path, dst_dir: Path, params: dict[str, Any] | None, *,
                       workers: int = 1) -> dict[str, Any]:
-    from quarry.dedup.pool import input_shards, map_shards, relative_name
+    from quarry.parallel import input_shards, map_shards, relative_name
 
     src_dir, dst_dir = Path(src_dir), Path(dst_dir)
     config = DecontaminationConfig.from_params(params)

@@ -261,7 +261,7 @@ def _filter_job(src: str, dst: str, params: dict, rejects: str) -> dict:
 
 def run_filters(src_dir: Path, dst_dir: Path, params: dict[str, Any] | None, *, workers: int = 1) -> dict[str, Any]:
     """Filter every shard of ``src_dir`` into ``dst_dir`` (same names); writes ledger and rejects."""
-    from quarry.dedup.pool import input_shards, map_shards, relative_name
+    from quarry.parallel import input_shards, map_shards, relative_name
 
     src_dir, dst_dir = Path(src_dir), Path(dst_dir)
     settings(params)  # fail on a bad section before any work starts

@@ -22,7 +22,7 @@ import orjson
 from quarry.dedup.cluster import cluster_index, decisions_file
 from quarry.dedup.config import DedupConfig
 from quarry.dedup.index import index_shard
-from quarry.dedup.pool import input_shards, map_shards, relative_name
+from quarry.parallel import input_shards, map_shards, relative_name
 from quarry.ledger import Ledger, merge_ledgers
 from quarry.records import RecordWriter, read_records, write_json
 

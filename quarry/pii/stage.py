@@ -12,14 +12,14 @@ import hashlib
 import os
 from collections import Counter
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from quarry.ledger import Ledger, merge_ledgers
 from quarry.pii.engine import PiiConfig, detect
 from quarry.pii.redact import redact
-from quarry.records import read_records, shard_paths, write_json
+from quarry.parallel import input_shards, map_shards, relative_name
+from quarry.records import read_records, write_json
 from quarry.stage import run_step_on_shard
 
 STAGE = "pii"
@@ -57,64 +57,20 @@ def redact_shard(src: str | os.PathLike, dst: str | os.PathLike, params: dict[st
     return ledger
 
 
-def _input_shards(path: Path) -> list[Path]:
-    """The record shards under path, leaving out an upstream stage's rejects/ folder."""
-    base = path if path.is_dir() else path.parent
-    return [s for s in shard_paths(path) if ".jsonl" in s.name and "rejects" not in s.relative_to(base).parts[:-1]]
-
-
-def _redact_job(job: tuple[str, str, str, dict]) -> dict:
-    src, dst, rejects, params = job
+def _redact_job(src: str, dst: str, rejects: str, params: dict) -> dict:
     return redact_shard(src, dst, params, rejects=rejects).to_dict()
 
 
-def run_pii(src_dir: Path, dst_dir: Path, params: dict[str, Any] | None = None, *, workers: int = 1,
-            progress: bool = True) -> dict:
+def run_pii(src_dir: Path, dst_dir: Path, params: dict[str, Any] | None = None, *, workers: int = 1) -> dict:
     """Redact every shard of src_dir into dst_dir (same relative names); writes ledger.json and
     rejects/ (empty: this stage never drops). Identical bytes for any ``workers``."""
     src_dir, dst_dir = Path(src_dir), Path(dst_dir)
     PiiConfig.from_params(params)  # a bad config fails before any work starts
-    base = src_dir if src_dir.is_dir() else src_dir.parent
-    shards = _input_shards(src_dir)
-    jobs = [(str(s), str(dst_dir / s.relative_to(base)), str(dst_dir / "rejects" / s.relative_to(base)),
-             params or {}) for s in shards]
-    with _progress(progress, len(jobs)) as advance:
-        if workers > 1 and len(jobs) > 1:
-            with ProcessPoolExecutor(max_workers=workers) as pool:
-                ledgers = []
-                for ledger in pool.map(_redact_job, jobs):
-                    ledgers.append(ledger)
-                    advance()
-        else:
-            ledgers = []
-            for job in jobs:
-                ledgers.append(_redact_job(job))
-                advance()
-    total = merge_ledgers(STAGE, ledgers).to_dict()
+    jobs = [(str(s), str(dst_dir / relative_name(s, src_dir)), str(dst_dir / "rejects" / relative_name(s, src_dir)),
+             params or {}) for s in input_shards(src_dir)]
+    total = merge_ledgers(STAGE, map_shards(_redact_job, jobs, workers=workers, description="pii")).to_dict()
     write_json(dst_dir / "ledger.json", total)
     return total
-
-
-class _progress:
-    """A rich progress bar over shards (or nothing), used as ``with _progress(on, n) as advance``."""
-
-    def __init__(self, enabled: bool, total: int):
-        self.bar = None
-        if enabled and total > 1:
-            from rich.progress import Progress
-
-            self.bar = Progress(transient=True)
-            self.task = self.bar.add_task("pii: redacting shards", total=total)
-
-    def __enter__(self):
-        if self.bar is None:
-            return lambda: None
-        self.bar.start()
-        return lambda: self.bar.advance(self.task)
-
-    def __exit__(self, *exc) -> None:
-        if self.bar is not None:
-            self.bar.stop()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -134,7 +90,7 @@ def scan_text(text: str, config: PiiConfig, **where: Any) -> Iterator[dict[str, 
 
 def scan_path(path: Path, config: PiiConfig) -> Iterator[dict[str, Any]]:
     """Findings of every record of the shards under ``path``; any other file is one document."""
-    shards = _input_shards(path)
+    shards = input_shards(path)
     if shards:
         for shard in shards:
             for index, record in enumerate(read_records(shard)):

@@ -75,8 +75,8 @@ def test_redact_shard_counts_types_and_never_drops(tmp_path):
 def test_run_pii_is_byte_identical_for_any_worker_count(tmp_path):
     for i in range(3):
         _shard(tmp_path, f"part-{i:05d}.jsonl.zst", n=4 + i)
-    one = run_pii(tmp_path / "src", tmp_path / "w1", {}, workers=1, progress=False)
-    two = run_pii(tmp_path / "src", tmp_path / "w2", {}, workers=2, progress=False)
+    one = run_pii(tmp_path / "src", tmp_path / "w1", {}, workers=1)
+    two = run_pii(tmp_path / "src", tmp_path / "w2", {}, workers=2)
     assert one == two == read_json(tmp_path / "w1" / "ledger.json")
     assert one["input"] == 15 and one["changed"]["EMAIL"] == 8
     for i in range(3):
@@ -89,7 +89,7 @@ def test_run_pii_skips_the_upstream_stage_rejects_folder(tmp_path):
     _shard(tmp_path)
     write_records(tmp_path / "src" / "rejects" / "part-00000.jsonl.zst",
                   [{"text": "", "meta": {"id": "x", "reason": "license"}}])
-    ledger = run_pii(tmp_path / "src", tmp_path / "out", {}, progress=False)
+    ledger = run_pii(tmp_path / "src", tmp_path / "out", {})
     assert ledger["input"] == 6
     assert sorted(p.relative_to(tmp_path / "out").as_posix() for p in (tmp_path / "out").rglob("*.zst")) == [
         "part-00000.jsonl.zst", "rejects/part-00000.jsonl.zst"]
