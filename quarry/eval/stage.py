@@ -209,6 +209,10 @@ def publish_report(report: dict[str, Any], checkpoint: str | os.PathLike, out_di
     """Write the report and its plot into ``out_dir`` and, unless disabled, log them to MLflow."""
     from quarry.eval.plots import bpb_bar_chart
 
+    if not report["aggregate"]["docs"]:
+        where = report.get("dataset") or {}
+        raise QuarryError(f"{where.get('path', checkpoint)}: no documents to score in the "
+                          f"{where.get('split', 'selected')} split (is the dataset too small for its split fractions?)")
     cfg = settings(params)
     out_dir = Path(out_dir)
     write_json(out_dir / "bpb.json", report)
