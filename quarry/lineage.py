@@ -32,11 +32,12 @@ TOKENIZER_LINEAGE = "tokenizer_lineage.json"
 WEIGHT_FILES = ("config.json", "model.safetensors", "model.safetensors.index.json", "adapter_model.safetensors",
                 "adapter_config.json")
 DEFAULT_SNAPSHOT_MANIFEST = Path("data") / "snapshot" / "manifest.json"
+DEFAULT_CURATED = "data/curated"
 OPENLINEAGE_SCHEMA = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/definitions/RunEvent"
 PRODUCER = "urn:quarry:lineage"
 NAMESPACE = "quarry"
 # Curation stages in the order the DAG runs them (a ledger of another name sorts after these).
-STAGE_ORDER = ("snapshot", "licenses", "optout", "filters", "pii", "dedup", "decontaminate", "assemble")
+STAGE_ORDER = ("snapshot", "licenses", "optout", "opt-out", "filters", "pii", "dedup", "decontaminate", "assemble")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -360,14 +361,16 @@ def _answer(found: dict[str, Any]) -> str:
 
 
 def _dropped_reason(ref: str, manifest: dict[str, Any] | None, dataset_dir: Path) -> dict[str, Any] | None:
-    """The stage and reason a document was dropped: from the rejects beside the dataset (they
-    name paths), else from the registered release's list of dropped ids."""
-    for shard in shard_paths(dataset_dir / "rejects") if (dataset_dir / "rejects").is_dir() else []:
-        for row in read_records(shard, require_text=False, strict=False):
-            meta = row.get("meta") or {}
-            if _matches(row, ref):
-                return {"stage": meta.get("stage") or shard.name.split(".")[0], "reason": meta.get("reason"),
-                        "id": meta.get("id"), "path": meta.get("path"), "origin": meta.get("origin")}
+    """The stage and reason a document was dropped: from the rejects beside the dataset and below
+    the project's curated folder (they name paths), else from the registered release's list of
+    dropped ids."""
+    for folder in [dataset_dir / "rejects", *_curation_reject_folders()]:
+        for shard in shard_paths(folder) if folder.is_dir() else []:
+            for row in read_records(shard, require_text=False, strict=False):
+                meta = row.get("meta") or {}
+                if _matches(row, ref):
+                    return {"stage": meta.get("stage") or folder.parent.name, "reason": meta.get("reason"),
+                            "id": meta.get("id"), "path": meta.get("path"), "origin": meta.get("origin")}
     if manifest is None or not ref.startswith("swh:"):
         return None
     from quarry.datasets.versions import DROPPED, locate, read_dropped
@@ -380,6 +383,19 @@ def _dropped_reason(ref: str, manifest: dict[str, Any] | None, dataset_dir: Path
             stage, _, reason = str(row.get("reason") or "").partition(": ")
             return {"stage": stage, "reason": reason or stage, "id": ref}
     return None
+
+
+def _curation_reject_folders() -> list[Path]:
+    """rejects/ folders of the curation stages (params pipeline.paths.curated, data/curated)."""
+    from quarry.errors import ConfigError
+    from quarry.params import get, load_params
+
+    try:
+        curated = get(load_params(), "pipeline.paths.curated", DEFAULT_CURATED)
+    except ConfigError:
+        curated = DEFAULT_CURATED
+    root = project_root() / (curated or DEFAULT_CURATED)
+    return sorted(p for p in root.rglob("rejects") if p.is_dir()) if root.is_dir() else []
 
 
 def _normalise_origin(origin: str) -> str:
