@@ -8,7 +8,8 @@ import pytest
 
 
 @pytest.mark.slow  # most of its time is Prefect starting its temporary server
-def test_flow_of_shard_tasks_gives_the_report_of_the_single_pass(project, tmp_path):
+def test_flow_of_shard_tasks_gives_the_report_of_the_single_pass(project, tmp_path, monkeypatch):
+    monkeypatch.setenv("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "180")  # a busy machine starts slowly
     from prefect import flow, unmapped
 
     from quarry.eval.stage import score_checkpoint
