@@ -138,7 +138,6 @@ def quarry_run(method: str, mode: str, args, base: Path, data: Path, work: Path)
     result = timed(lambda: recipe.train_step(0, next(steps)), args.warmup, args.steps,
                    args.batch * args.seq, args.device)
     recipe.cleanup()
-    del recipe
     return result
 
 
@@ -180,9 +179,7 @@ def peer_run(method: str, mode: str, args, base: Path) -> dict:
         opt.zero_grad(set_to_none=True)
 
     reset_memory(args.device)
-    result = timed(step, args.warmup, args.steps, args.batch * args.seq, args.device)
-    del model, forward, opt, params
-    return result
+    return timed(step, args.warmup, args.steps, args.batch * args.seq, args.device)
 
 
 class RunTimeout(Exception):

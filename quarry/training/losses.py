@@ -2,9 +2,9 @@
 
 The output projection is applied to a chunk of tokens at a time, so at any moment only one
 chunk's logits exist; each chunk is upcast to float32 for a stable log-softmax. For training,
-the gradients are formed in the same pass (no recomputation in backward). Losses return (sum, count) so gradient accumulation and data
-parallel ranks can normalise by the global number of target tokens, which makes 4 x batch 2
-equal to batch 8 exactly.
+the gradients are formed in the same pass (no recomputation in backward). Losses are sums, so
+gradient accumulation and data-parallel ranks can normalise by the global number of target
+tokens, which makes 4 x batch 2 equal to batch 8 exactly.
 """
 
 from __future__ import annotations

@@ -71,7 +71,8 @@ def test_component_arguments_can_be_set_and_are_checked_by_signature():
         "tokenizer._component_=quarry.tokenizer.Tokenizer.load", "tokenizer.path=models/tokenizer",
         "model.vocab_size=8192"])
     assert recipe.cfg["tokenizer"] == {"_component_": "quarry.tokenizer.Tokenizer.load", "path": "models/tokenizer"}
-    with pytest.raises(ConfigError, match=r"'tokenizer\.file' for quarry\.tokenizer\.Tokenizer\.load; valid keys: path"):
+    bad_argument = r"'tokenizer\.file' for quarry\.tokenizer\.Tokenizer\.load; valid keys: path"
+    with pytest.raises(ConfigError, match=bad_argument):
         build_recipe("pretrain", "tiny_pretrain", ["tokenizer._component_=quarry.tokenizer.Tokenizer.load",
                                                    "tokenizer.file=x"])
 
