@@ -63,8 +63,10 @@ def assemble(curated_dir: str, snapshot_dir: str, out_dir: str, params_file: str
 
     params = load_params(params_file)
     curated = Path(curated_dir)
-    ledgers = read_json(curated / "ledgers.json")
-    snapshot_manifest = Path(snapshot_dir) / "manifest.json"
-    stage_ledgers = [read_json(Path(snapshot_dir) / "ledger.json"), *ledgers.values()]
-    return assemble_tasks(curated_output(curated), Path(out_dir), params, snapshot_manifest=snapshot_manifest,
-                          ledgers=stage_ledgers, optout_registry_hash=ledgers["opt-out"].get("registry_hash"))
+    registry_hash = read_json(curated / "ledgers.json")["opt-out"].get("registry_hash")
+    # Ledger files (not their contents): assembly reads each stage's rejects/ beside its ledger
+    # to say why a document left the dataset.
+    stage_ledgers = [Path(snapshot_dir) / "ledger.json", *(curated / name / "ledger.json" for name in CURATION_STAGES)]
+    return assemble_tasks(curated_output(curated), Path(out_dir), params,
+                          snapshot_manifest=Path(snapshot_dir) / "manifest.json", ledgers=stage_ledgers,
+                          optout_registry_hash=registry_hash)

@@ -53,7 +53,8 @@ def main(argv: list[str] | None = None) -> int:
     _load_commands()
     command = typer.main.get_command(app)
     try:
-        command.main(args=argv, prog_name="quarry", standalone_mode=False)
+        # Without standalone mode click hands back the code of a typer.Exit instead of exiting.
+        code = command.main(args=argv, prog_name="quarry", standalone_mode=False)
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.ClickException as exc:
@@ -67,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
             raise
         err.print(f"[bold red]error:[/bold red] {_describe(exc)}", markup=True, highlight=False, soft_wrap=True)
         return 1
-    return 0
+    return code if isinstance(code, int) else 0
 
 
 def _describe(exc: BaseException) -> str:
