@@ -41,6 +41,7 @@ def test_lora_trains_only_adapters_and_merged_export_gives_same_logits(dataset_d
     assert (adapter / "adapter_model.safetensors").is_file()
 
 
+@pytest.mark.slow
 def test_adapter_loads_in_peft_and_matches(base_checkpoint, tmp_path):
     """The saved adapter is a real PEFT adapter: transformers + PEFT compute the same logits."""
     peft = pytest.importorskip("peft")

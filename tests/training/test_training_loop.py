@@ -88,6 +88,7 @@ def test_killed_run_resumes_to_exactly_the_uninterrupted_weights(dataset_dir, tm
         assert torch.equal(straight[name], resumed[name]), name
 
 
+@pytest.mark.slow
 def test_run_is_tracked_in_mlflow_with_lineage_tags(dataset_dir, tmp_path, monkeypatch):
     monkeypatch.setenv("MLFLOW_TRACKING_URI", f"sqlite:///{tmp_path / 'mlflow.db'}")
     from quarry import tracking

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import json
 
 from training_helpers import tiny_overrides
@@ -9,6 +10,7 @@ from training_helpers import tiny_overrides
 from quarry.training.registry import build_recipe
 
 
+@pytest.mark.slow
 def test_pretrain_then_lora_with_a_trained_tokenizer(dataset_dir, tmp_path):
     from quarry.tokenizer import Tokenizer, train_from_dataset
 
