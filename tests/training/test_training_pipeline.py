@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import pytest
 import json
 
+import pytest
 from training_helpers import tiny_overrides
 
 from quarry.training.registry import build_recipe
