@@ -7,9 +7,10 @@ atomically, so an interrupted run leaves either a complete shard or none.
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Protocol
 
 from quarry.ledger import Ledger
@@ -32,23 +33,17 @@ class Step(Protocol):
     def apply(self, record: dict[str, Any]) -> dict[str, Any] | Drop: ...
 
 
-def run_step_on_shard(step: Step, src: str | os.PathLike, dst: str | os.PathLike, *,
-                      rejects: str | os.PathLike | None = None, level: int = 3) -> Ledger:
-    """Stream ``src`` through ``step`` into ``dst``; returns the shard's ledger."""
-    dst = Path(dst)
-    ledger = Ledger(step.name)
+@contextlib.contextmanager
+def shard_output(stage: str, dst: str | os.PathLike, *, rejects: str | os.PathLike | None = None,
+                 level: int = 3) -> Iterator[tuple[Ledger, RecordWriter]]:
+    """The ledger (its drops written to ``rejects``) and the output writer of one shard. Both
+    files are put in place when the block ends; if it raises, neither is."""
+    ledger = Ledger(stage)
     rejects_writer = RecordWriter(rejects, level=level, validate=False) if rejects else None
     ledger.rejects = rejects_writer
     try:
         with RecordWriter(dst, level=level) as out:
-            for record in read_records(src):
-                ledger.seen()
-                result = step.apply(record)
-                if isinstance(result, Drop):
-                    ledger.drop(record, result.reason, **(result.detail or {}))
-                    continue
-                out.write(result)
-                ledger.keep()
+            yield ledger, out
     except BaseException:
         if rejects_writer is not None:
             rejects_writer.abort()
@@ -56,4 +51,18 @@ def run_step_on_shard(step: Step, src: str | os.PathLike, dst: str | os.PathLike
     if rejects_writer is not None:
         rejects_writer.close()
     ledger.rejects = None
+
+
+def run_step_on_shard(step: Step, src: str | os.PathLike, dst: str | os.PathLike, *,
+                      rejects: str | os.PathLike | None = None, level: int = 3) -> Ledger:
+    """Stream ``src`` through ``step`` into ``dst``; returns the shard's ledger."""
+    with shard_output(step.name, dst, rejects=rejects, level=level) as (ledger, out):
+        for record in read_records(src):
+            ledger.seen()
+            result = step.apply(record)
+            if isinstance(result, Drop):
+                ledger.drop(record, result.reason, **(result.detail or {}))
+                continue
+            out.write(result)
+            ledger.keep()
     return ledger

@@ -29,7 +29,8 @@ import orjson
 from quarry.dedup.shingles import ngram_hashes, sorted_unique, word_hashes, words
 from quarry.errors import ConfigError
 from quarry.ledger import Ledger, merge_ledgers
-from quarry.records import RecordWriter, read_records, write_json
+from quarry.records import read_records, write_json
+from quarry.stage import shard_output
 from quarry.splits import DEFAULT_FRACTIONS, split_of
 
 STAGE = "decontaminate"
@@ -221,37 +222,26 @@ def decide(shards: list[ShardHits], index: EvalIndex, config: DecontaminationCon
 def apply_shard(src: Path, dst: Path, decisions: dict[int, dict], config: DecontaminationConfig, *,
                 rejects: Path | None = None, level: int = 3) -> tuple[Ledger, list[dict]]:
     """Drop (or flag) the decided documents of one shard; returns its ledger and matches."""
-    ledger = Ledger(STAGE)
     found: list[dict] = []
-    rejects_writer = RecordWriter(rejects, level=level, validate=False) if rejects else None
-    ledger.rejects = rejects_writer
-    try:
-        with RecordWriter(dst, level=level) as out:
-            for row, record in enumerate(read_records(src)):
-                ledger.seen()
-                decision = decisions.get(row)
-                if decision is not None:
-                    offset, window = decision["at"]
-                    if not isinstance(record.get("meta"), dict):
-                        record["meta"] = {}
-                    meta = record["meta"]
-                    example = b" ".join(words(record["text"])[offset:offset + window]).decode("utf-8", "replace")
-                    found.append({"id": meta.get("id"), "path": meta.get("path"), "items": decision["items"],
-                                  "ngrams": decision["ngrams"], "example": example})
-                    if config.action == "drop":
-                        ledger.drop(record, "contaminated", items=decision["items"], ngrams=decision["ngrams"])
-                        continue
-                    meta["contamination"] = {"items": decision["items"], "ngrams": decision["ngrams"]}
-                    ledger.change("contamination_flagged")
-                out.write(record)
-                ledger.keep()
-    except BaseException:
-        if rejects_writer is not None:
-            rejects_writer.abort()
-        raise
-    if rejects_writer is not None:
-        rejects_writer.close()
-    ledger.rejects = None
+    with shard_output(STAGE, dst, rejects=rejects, level=level) as (ledger, out):
+        for row, record in enumerate(read_records(src)):
+            ledger.seen()
+            decision = decisions.get(row)
+            if decision is not None:
+                offset, window = decision["at"]
+                if not isinstance(record.get("meta"), dict):
+                    record["meta"] = {}
+                meta = record["meta"]
+                example = b" ".join(words(record["text"])[offset:offset + window]).decode("utf-8", "replace")
+                found.append({"id": meta.get("id"), "path": meta.get("path"), "items": decision["items"],
+                              "ngrams": decision["ngrams"], "example": example})
+                if config.action == "drop":
+                    ledger.drop(record, "contaminated", items=decision["items"], ngrams=decision["ngrams"])
+                    continue
+                meta["contamination"] = {"items": decision["items"], "ngrams": decision["ngrams"]}
+                ledger.change("contamination_flagged")
+            out.write(record)
+            ledger.keep()
     return ledger, found
 
 

@@ -24,7 +24,8 @@ from quarry.dedup.config import DedupConfig
 from quarry.dedup.index import index_shard
 from quarry.parallel import input_shards, map_shards, relative_name
 from quarry.ledger import Ledger, merge_ledgers
-from quarry.records import RecordWriter, read_records, write_json
+from quarry.records import read_records, write_json
+from quarry.stage import shard_output
 
 STAGE = "dedup"
 
@@ -36,32 +37,21 @@ def index_prefix(index_dir: Path, name: str) -> Path:
 def filter_shard(src: Path, dst: Path, decisions: dict[str, list], *, rejects: Path | None = None,
                  level: int = 3) -> Ledger:
     """Write the records of ``src`` that survive ``decisions`` (row -> [action, cluster, size])."""
-    ledger = Ledger(STAGE)
-    rejects_writer = RecordWriter(rejects, level=level, validate=False) if rejects else None
-    ledger.rejects = rejects_writer
-    try:
-        with RecordWriter(dst, level=level) as out:
-            for row, record in enumerate(read_records(src)):
-                ledger.seen()
-                if not isinstance(record.get("meta"), dict):
-                    record["meta"] = {}
-                action, cluster, size = decisions.get(str(row), ("keep", None, 1))
-                if action != "keep":
-                    ledger.drop(record, action, kept=cluster, cluster_size=size)
-                    continue
-                meta = record["meta"]
-                meta["near_dup_cluster"] = cluster
-                if cluster is not None:
-                    meta["near_dup_size"] = size
-                out.write(record)
-                ledger.keep()
-    except BaseException:
-        if rejects_writer is not None:
-            rejects_writer.abort()
-        raise
-    if rejects_writer is not None:
-        rejects_writer.close()
-    ledger.rejects = None
+    with shard_output(STAGE, dst, rejects=rejects, level=level) as (ledger, out):
+        for row, record in enumerate(read_records(src)):
+            ledger.seen()
+            if not isinstance(record.get("meta"), dict):
+                record["meta"] = {}
+            action, cluster, size = decisions.get(str(row), ("keep", None, 1))
+            if action != "keep":
+                ledger.drop(record, action, kept=cluster, cluster_size=size)
+                continue
+            meta = record["meta"]
+            meta["near_dup_cluster"] = cluster
+            if cluster is not None:
+                meta["near_dup_size"] = size
+            out.write(record)
+            ledger.keep()
     return ledger
 
 
