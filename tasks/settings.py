@@ -21,6 +21,7 @@ def configure_prefect_env() -> None:
         "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
         "PREFECT_LOGGING_TO_API_BATCH_INTERVAL": "0.5",
         "DO_NOT_TRACK": "1",
+        "DASK_LOGGING__DISTRIBUTED": "warning",  # cluster start/stop chatter drowns the progress
         # A loaded machine can take a while to start the temporary API server flows run against.
         "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120",
     }
