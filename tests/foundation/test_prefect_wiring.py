@@ -6,13 +6,20 @@ import os
 from quarry.records import write_records
 
 
-def _task_states(flow_run_id):
+def _task_states(flow_run_id, expected: int):
+    """Final state names of the flow run's task runs; task runs reach the API through events, so
+    wait (bounded) until all ``expected`` of them are there in a final state."""
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
 
     async def read():
         async with get_client() as client:
-            runs = await client.read_task_runs(flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[flow_run_id])))
+            for _ in range(120):
+                runs = await client.read_task_runs(
+                    flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[flow_run_id])))
+                if len(runs) >= expected and all(run.state and run.state.is_final() for run in runs):
+                    break
+                await asyncio.sleep(0.5)
             return sorted(run.state.name for run in runs)
 
     return asyncio.run(read())
@@ -27,17 +34,17 @@ def test_second_run_hits_cache_and_change_misses(tmp_path):
 
     first = inventory(str(tmp_path), return_state=True)
     assert first.result() == {"shards": 3, "records": 3, "bytes": first.result()["bytes"]}
-    assert _task_states(first.state_details.flow_run_id) == ["Completed"] * 3
+    assert _task_states(first.state_details.flow_run_id, 3) == ["Completed"] * 3
 
     second = inventory(str(tmp_path), return_state=True)
     assert second.result() == first.result()
-    assert _task_states(second.state_details.flow_run_id) == ["Cached"] * 3
+    assert _task_states(second.state_details.flow_run_id, 3) == ["Cached"] * 3
 
     # Changing one shard's content re-runs that shard only.
     write_records(tmp_path / "part-00001.jsonl.zst", [{"text": "changed", "meta": {"id": "1"}}] * 2)
     third = inventory(str(tmp_path), return_state=True)
     assert third.result()["records"] == 4
-    assert _task_states(third.state_details.flow_run_id) == ["Cached", "Cached", "Completed"]
+    assert _task_states(third.state_details.flow_run_id, 3) == ["Cached", "Cached", "Completed"]
 
 
 def test_cache_hit_with_deleted_output_runs_again(tmp_path):
