@@ -72,8 +72,10 @@ def test_killed_curate_run_resumes_from_finished_shards(reference, tmp_path):
     assert not (root / "data" / "curated" / "ledgers.json").exists()
 
     rerun = quarry(root, "flow", "curate")
-    cached = cached_task_runs(rerun.stdout + rerun.stderr, "licenses")
-    assert len(cached) >= 2, "finished shards were computed again"
+    log = rerun.stdout + rerun.stderr
+    cached = cached_task_runs(log, "licenses")
+    # (Any edit of the quarry package between the two runs changes every cache key, by design.)
+    assert len(cached) >= 2, f"finished shards were computed again:\n{log[-3000:]}"
     assert len(cached) < total
     quarry(root, "flow", "assemble")
     assert dataset_version(root) == ref_version
