@@ -20,13 +20,14 @@ import json
 import os
 import random
 import re
-import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from memory import TreePeak
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -159,40 +160,6 @@ def build_corpus(work: Path, mb: float, shards: int, seed: int, pairs: int) -> d
 # The two tools, each in its own process
 
 
-class TreeMemory:
-    """Peak resident memory of this process and all its worker processes together (sampled)."""
-
-    def __init__(self, interval: float = 0.05):
-        import threading
-
-        import psutil
-
-        self.peak = 0
-        self._me = psutil.Process()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, args=(interval,), daemon=True)
-        self._thread.start()
-
-    def _run(self, interval: float) -> None:
-        import psutil
-
-        while not self._stop.is_set():
-            total = 0
-            for proc in [self._me, *self._me.children(recursive=True)]:
-                try:
-                    total += proc.memory_info().rss
-                except psutil.Error:
-                    pass
-            self.peak = max(self.peak, total)
-            self._stop.wait(interval)
-
-    def stop_mb(self) -> float:
-        self._stop.set()
-        self._thread.join()
-        own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # a peak between samples
-        return round(max(self.peak, own) / 1e6, 1)
-
-
 def run_quarry(work: Path, workers: int, params: dict) -> dict:
     from quarry.dedup import run_dedup
     from quarry.records import read_folder, read_records
@@ -312,7 +279,7 @@ def score(result: dict, labels: list[dict], mb: float, workers: int) -> dict:
 
 def child(args) -> None:
     work = Path(args.work)
-    memory = TreeMemory()
+    memory = TreePeak()
     if args.tool == "datatrove":
         result = run_datatrove(work, args.workers)
     else:

@@ -17,46 +17,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
-import psutil
 import yaml
+from memory import TreePeak
 
 REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
-
-
-class TreePeak:
-    """Peak resident memory of a process and all its descendants together (sampled)."""
-
-    def __init__(self, pid: int, interval: float = 0.1):
-        self.peak = 0
-        self._root = psutil.Process(pid)
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._sample, args=(interval,), daemon=True)
-        self._thread.start()
-
-    def _sample(self, interval: float) -> None:
-        while not self._stop.is_set():
-            total = 0
-            try:
-                procs = [self._root, *self._root.children(recursive=True)]
-            except psutil.Error:
-                procs = []
-            for proc in procs:
-                try:
-                    total += proc.memory_info().rss
-                except psutil.Error:
-                    pass
-            self.peak = max(self.peak, total)
-            self._stop.wait(interval)
-
-    def stop_mb(self) -> float:
-        self._stop.set()
-        self._thread.join()
-        return round(self.peak / 1e6, 1)
 
 
 def environment(root: Path) -> dict[str, str]:

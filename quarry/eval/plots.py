@@ -16,6 +16,16 @@ def _pyplot():
     return plt
 
 
+def _save(plt, fig, path: str | Path) -> Path:
+    """PNG without the library version in its metadata, so the same figure gives the same bytes."""
+    fig.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=100, metadata={"Software": None})
+    plt.close(fig)
+    return path
+
+
 def bpb_bar_chart(result: dict[str, Any], path: str | Path, title: str = "bits per byte") -> Path:
     """A horizontal bar per subset (document count in the label) and the aggregate on top."""
     plt = _pyplot()
@@ -29,12 +39,7 @@ def bpb_bar_chart(result: dict[str, Any], path: str | Path, title: str = "bits p
     ax.set_xlabel("bits per byte (lower is better)")
     ax.set_title(title)
     ax.set_xlim(0, max(values, default=1.0) * 1.2 or 1.0)
-    fig.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=100, metadata={"Software": None})
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)
 
 
 def loss_curve(history: Sequence[tuple[int, float]], path: str | Path, title: str = "training loss") -> Path:
@@ -48,9 +53,4 @@ def loss_curve(history: Sequence[tuple[int, float]], path: str | Path, title: st
     ax.set_ylabel("loss (nats / token)")
     ax.set_title(title)
     ax.grid(alpha=0.3)
-    fig.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=100, metadata={"Software": None})
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)

@@ -1,0 +1,48 @@
+"""Peak resident memory of a process tree, sampled in a thread: what the benchmarks report.
+
+Workers (process pools, Dask, subprocesses) count together with their parent, so tools that
+fan out are compared with tools that do not on the same footing.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import threading
+
+import psutil
+
+
+class TreePeak:
+    """Peak RSS of process ``pid`` (default: this one) and all its descendants together."""
+
+    def __init__(self, pid: int | None = None, interval: float = 0.05):
+        self.peak = 0
+        self._own = pid is None
+        self._root = psutil.Process(pid or os.getpid())
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, args=(interval,), daemon=True)
+        self._thread.start()
+
+    def _sample(self, interval: float) -> None:
+        while not self._stop.is_set():
+            total = 0
+            try:
+                procs = [self._root, *self._root.children(recursive=True)]
+            except psutil.Error:
+                procs = []
+            for proc in procs:
+                try:
+                    total += proc.memory_info().rss
+                except psutil.Error:
+                    pass
+            self.peak = max(self.peak, total)
+            self._stop.wait(interval)
+
+    def stop_mb(self) -> float:
+        self._stop.set()
+        self._thread.join()
+        peak = self.peak
+        if self._own:  # this process's own high-water mark catches a peak between samples
+            peak = max(peak, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+        return round(peak / 1e6, 1)
