@@ -17,6 +17,7 @@ def evaluate(dataset: str, checkpoints: list[str], out_dir: str, metrics_file: s
              params_file: str | None = None) -> dict[str, Any]:
     """Returns {checkpoint: report}; writes out_dir/<checkpoint name>/bpb.json (and plots) and the
     BPB summary ``metrics_file`` that `dvc metrics show` reads."""
+    from quarry.eval.stage import checkpoint_label
     from tasks.evaluate import publish_task, score_shard_task, test_shards
 
     params = load_params(params_file)
@@ -24,7 +25,7 @@ def evaluate(dataset: str, checkpoints: list[str], out_dir: str, metrics_file: s
     reports = {}
     for checkpoint in map(Path, checkpoints):
         results = [f.result() for f in score_shard_task.map(unmapped(checkpoint), shards, unmapped(params))]
-        name = checkpoint.parent.name if checkpoint.name == "final" else checkpoint.name
+        name = checkpoint_label(checkpoint)
         reports[name] = publish_task.with_options(cache_policy=None, persist_result=False)(
             checkpoint, Path(dataset), results, Path(out_dir) / name, params)
     write_json(metrics_file, {name: _metrics(report) for name, report in reports.items()})

@@ -204,6 +204,12 @@ def run_evaluate(checkpoint: str | os.PathLike, data: str | os.PathLike, out_dir
     return publish_report(report, checkpoint, out_dir, params, track=track)
 
 
+def checkpoint_label(checkpoint: str | os.PathLike) -> str:
+    """A checkpoint's name for people: its run folder for a recipe's ``final/``."""
+    path = Path(checkpoint)
+    return path.parent.name if path.name == "final" else path.name
+
+
 def publish_report(report: dict[str, Any], checkpoint: str | os.PathLike, out_dir: str | os.PathLike,
                    params: dict[str, Any] | None = None, *, track: bool | None = None) -> dict[str, Any]:
     """Write the report and its plot into ``out_dir`` and, unless disabled, log them to MLflow."""
@@ -216,7 +222,7 @@ def publish_report(report: dict[str, Any], checkpoint: str | os.PathLike, out_di
     cfg = settings(params)
     out_dir = Path(out_dir)
     write_json(out_dir / "bpb.json", report)
-    plots = [bpb_bar_chart(report, out_dir / "bpb.png", title=f"bits per byte: {Path(checkpoint).name}")]
+    plots = [bpb_bar_chart(report, out_dir / "bpb.png", title=f"bits per byte: {checkpoint_label(checkpoint)}")]
     if not (cfg["mlflow"] if track is None else track):
         return report
     run_id = log_report(report, checkpoint, plots, out_dir, cfg)
@@ -241,7 +247,7 @@ def log_report(report: dict[str, Any], checkpoint: str | os.PathLike, plots: lis
     settings_logged = {k: cfg[k] for k in ("split", "context_len", "stride", "batch_size", "dtype")}
     settings_logged["context_len"] = report["context_len"]
     settings_logged["stride"] = report["stride"]
-    run_id = tracking.log_evaluation(report, training_run_id=training_run, run_name=f"eval {Path(checkpoint).name}",
+    run_id = tracking.log_evaluation(report, training_run_id=training_run, run_name=f"eval {checkpoint_label(checkpoint)}",
                                      experiment=cfg["experiment"], artifacts=[*plots, out_dir / "bpb.json"],
                                      lineage=chain, lineage_summary=lineage_summary(chain),
                                      dataset_hash=report["dataset"]["version"], settings=settings_logged)
