@@ -7,14 +7,12 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+from local_servers import free_port, wait_healthy
 
 from quarry import tracking
 from quarry.cli import main
@@ -105,15 +103,9 @@ def test_evaluation_of_a_run_from_another_store_gets_a_linked_run(in_project, tm
     assert run.data.tags["quarry.stage"] == "evaluate"
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture
 def mlflow_server(tmp_path):
-    port = _free_port()
+    port = free_port()
     mlflow = Path(sys.executable).parent / "mlflow"
     log = open(tmp_path / "server.log", "wb")
     proc = subprocess.Popen([str(mlflow), "server", "--backend-store-uri", f"sqlite:///{tmp_path / 'server.db'}",
@@ -122,17 +114,8 @@ def mlflow_server(tmp_path):
                             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 180
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/health", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"mlflow server did not start: {(tmp_path / 'server.log').read_text()[-2000:]}")
-            time.sleep(0.5)
+        wait_healthy(url, proc, timeout=180,
+                     describe=lambda: f"mlflow server log: {(tmp_path / 'server.log').read_text()[-2000:]}")
         yield url
     finally:
         os.killpg(proc.pid, signal.SIGTERM)

@@ -4,38 +4,17 @@ deployment registers with its schedule, and a served deployment's scheduled run 
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import textwrap
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+from local_servers import free_port, wait_healthy
 from pipeline_project import BIN, project_env, quarry
 
 pytestmark = pytest.mark.slow
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def wait_healthy(url: str, process: subprocess.Popen, timeout: float = 240) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        assert process.poll() is None, "prefect server exited before it was healthy"
-        try:
-            with urllib.request.urlopen(f"{url}/health", timeout=5) as response:
-                if response.status == 200:
-                    return
-        except OSError:
-            pass
-        time.sleep(1)
-    raise AssertionError(f"prefect server at {url} not healthy after {timeout} s")
 
 
 def stop(process: subprocess.Popen) -> None:

@@ -3,26 +3,20 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 
 import pytest
 import torch
+from local_servers import free_port
 from training_helpers import tiny_overrides, weights
 
 from quarry.training.distributed import torchrun_command
 from quarry.training.registry import build_recipe
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def _torchrun(recipe: str, config: str, overrides: list[str]) -> None:
-    cmd = torchrun_command(recipe, ["--config", config, *overrides], nproc_per_node=2, master_port=_free_port())
+    cmd = torchrun_command(recipe, ["--config", config, *overrides], nproc_per_node=2, master_port=free_port())
     cmd.remove("--standalone")
     env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": os.pathsep.join(sys.path)}
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=240)
