@@ -24,8 +24,8 @@ def survey_task(src_dir: Path, out: str, params: dict) -> str:
     send every file-level statement to ScanCode once, so the shard tasks find all in the cache."""
     conf = section(params)
     with CachedDetector(batch_size=int(conf["batch_size"])) as detector:
-        files, statements = survey(stage_shards(src_dir), int(conf["header_lines"]))
-        write_json(out, detect_repo_licenses(files, detector))
+        surveys, statements = survey(stage_shards(src_dir), int(conf["header_lines"]))
+        write_json(out, detect_repo_licenses(surveys, detector))
         detector.detect(statements)
     return out
 

@@ -35,18 +35,22 @@ def _data_folder(ref: Path) -> Path:
 
 def register(app: typer.Typer) -> None:
     @app.command("licenses")
-    def licenses(path: Path = typer.Argument(..., help="A snapshot or dataset folder, or a dataset version "
-                                                       "(hash, label or name)."),
+    def licenses(path: Path = typer.Argument(..., help="A plain folder or git checkout, a snapshot or dataset "
+                                                       "folder, or a dataset version (hash, label or name)."),
                  out_dir: Path = typer.Option(None, "--out", help="Run the stage: write licensed shards here."),
                  workers: int = typer.Option(None, help="Processes (default: params pipeline.workers)."),
                  params_file: Path = PARAMS) -> None:
-        """Table of license expressions and categories with counts; with --out, run the licenses stage."""
+        """The governing license per subtree of a plain folder (with evidence); for shards, a table of
+        license expressions and categories with counts; with --out, run the licenses stage."""
         from quarry.licenses.report import license_counts
-        from quarry.licenses.stage import run_licenses
+        from quarry.licenses.stage import run_licenses, stage_shards
         from quarry.params import get
 
         params = _params(params_file)
         path = _data_folder(path)
+        if out_dir is None and path.is_dir() and not stage_shards(path):
+            _print_folder_governance(path, params)
+            return
         if out_dir is not None:
             ledger = run_licenses(path, out_dir, params, workers=workers or int(get(params, "pipeline.workers", 1)))
             out.print(f"licenses: {ledger['kept']}/{ledger['input']} kept; dropped {ledger['dropped'] or 'none'}")
@@ -55,6 +59,16 @@ def register(app: typer.Typer) -> None:
         table = Table("expression", "category", "records", title=f"licenses of {path}")
         for (spdx, category), n in sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0]))):
             table.add_row(spdx or "—", category, str(n))
+        out.print(table)
+
+    def _print_folder_governance(folder: Path, params: dict) -> None:
+        from quarry.licenses.report import folder_governance, subtree_rows
+
+        table = Table("subtree", "expression", "category", "evidence", "level", "files",
+                      title=f"governing licenses of {folder}")
+        for row in subtree_rows(folder_governance(folder, params)):
+            table.add_row(row["subtree"], row["spdx"] or "—", row["category"], row["evidence"] or "—",
+                          row["level"] or "—", str(row["files"]))
         out.print(table)
 
     optout = typer.Typer(help="The opt-out registry: origins left out of every build.", no_args_is_help=True)

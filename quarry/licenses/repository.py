@@ -1,89 +1,58 @@
-"""Repository-level licenses: a first pass over every shard, since one origin may span shards.
+"""Repository governance over a whole stage: a first pass over every shard (one origin may span
+shards) surveys each origin's license-bearing files at any depth, ScanCode reads their distinct
+texts once (through the cache), and each origin gets its scopes (quarry.licenses.governance).
 
-Collects each origin's root license-bearing files, sends their distinct texts to ScanCode once
-(through the cache), and keeps, per origin, the first tier that yields a license: license files,
-else manifest declarations, else NOTICE / README. A manifest's ``A OR B`` wins over license files
-that name exactly A and B (LICENSE-MIT + LICENSE-APACHE in a dual-licensed crate).
+License files, manifests, declarations and sidecars are read for every origin; NOTICE and
+README texts (long prose, the costliest) only for the folders the others left without a license.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from license_expression import OR
-
-from quarry.licenses.findings import Finding, combine, license_meta
-from quarry.licenses.policy import leaf_keys, parse
-from quarry.licenses.sources import LICENSE_TIER, MANIFEST_TIER, README_TIER, declared_licenses, repo_file_tier
+from quarry.licenses.findings import Finding
+from quarry.licenses.governance import OriginSurvey, fallback_texts, origin_governance, primary_texts
 from quarry.records import read_records
 
-# origin -> path -> (tier, text shown to ScanCode)
-RepoFiles = dict[str, dict[str, tuple[int, str]]]
+Surveys = dict[str, OriginSurvey]
 
 
-def repo_file(record: dict[str, Any]) -> tuple[str, str, int, str] | None:
-    """(origin, path, tier, text for ScanCode) when the record is a license-bearing root file."""
+def add_record(surveys: Surveys, record: dict[str, Any], statement: str | None = None) -> None:
+    """Survey one snapshot record (``statement``: its file-level license statement, if any)."""
     meta = record.get("meta") or {}
-    path, origin = (meta.get("path") or "").strip("/"), meta.get("origin")
-    tier = repo_file_tier(path)
-    if origin is None or tier is None:
-        return None
-    text = declared_licenses(path, record["text"]) if tier == MANIFEST_TIER else record["text"]
-    return (origin, path, tier, text) if text else None
+    origin, path = meta.get("origin"), (meta.get("path") or "").strip("/")
+    if origin is None or not path:
+        return
+    surveys.setdefault(origin, OriginSurvey()).add(path, record["text"], statement)
 
 
-def add_repo_file(files: RepoFiles, record: dict[str, Any]) -> None:
-    if found := repo_file(record):
-        origin, path, tier, text = found
-        files.setdefault(origin, {})[path] = (tier, text)
-
-
-def collect_repo_files(shards: Iterable[Path]) -> RepoFiles:
-    files: RepoFiles = {}
+def collect_surveys(shards: Iterable[Path], statement=lambda text: None) -> Surveys:
+    surveys: Surveys = {}
     for shard in shards:
         for record in read_records(shard):
-            add_repo_file(files, record)
-    return files
+            add_record(surveys, record, statement(record["text"]))
+    return surveys
 
 
-def _prefer_manifest_choice(chosen: list[tuple[str, Finding]], manifests: list[tuple[str, Finding]]):
-    """A manifest's disjunction naming exactly the licenses of the license files states their relation."""
-    named = {key for _, finding in chosen for key in leaf_keys(finding.spdx)}
-    for path, finding in manifests:
-        if isinstance(parse(finding.spdx), OR) and set(leaf_keys(finding.spdx)) == named:
-            return [(path, finding)]
-    return chosen
+def _as_surveys(files: Surveys | dict[str, dict[str, Any]]) -> Surveys:
+    """Surveys, or the plain form origin -> path -> text (or (tier, text)) of root files."""
+    surveys = {}
+    for origin, value in files.items():
+        if isinstance(value, OriginSurvey):
+            surveys[origin] = value
+        else:
+            surveys[origin] = survey = OriginSurvey()
+            for path, text in value.items():
+                survey.add(path, text[1] if isinstance(text, tuple) else text)
+    return surveys
 
 
-def governing_license(files: dict[str, tuple[int, str]], findings: dict[str, Finding | None]) -> dict[str, Any]:
-    """The repository license entry from its files' findings (keyed by text)."""
-    by_tier: dict[int, list[tuple[str, Finding]]] = defaultdict(list)
-    for path in sorted(files):
-        tier, text = files[path]
-        if (finding := findings.get(text)) is not None:
-            by_tier[tier].append((path, finding))
-    # A tier of mere pointers ("see COPYING") gives way to the next tier; it governs only alone.
-    tiers = [t for t in sorted(by_tier) if not all(f.is_reference_only for _, f in by_tier[t])] or sorted(by_tier)
-    if not tiers:
-        return {**license_meta(None, None, "repository"), "categories": {}}
-    tier = tiers[0]
-    chosen = [item for item in by_tier[tier] if not item[1].is_reference_only] or by_tier[tier]
-    if tier == LICENSE_TIER:
-        chosen = _prefer_manifest_choice(chosen, by_tier.get(MANIFEST_TIER, []))
-    finding = combine([f for _, f in chosen])
-    entry = license_meta(finding, chosen[0][0], "repository")
-    entry["categories"] = dict(sorted(finding.categories.items()))
-    return entry
-
-
-def detect_repo_licenses(files: RepoFiles, detector) -> dict[str, dict[str, Any]]:
-    """origin -> license entry (meta.license fields plus each license id's category).
-
-    License files and manifests are detected for every origin; READMEs and NOTICEs (long prose,
-    the costliest texts) only for the origins that the first two tiers left without a license."""
+def detect_repo_licenses(files: Surveys | dict[str, dict[str, Any]], detector) -> dict[str, dict[str, Any]]:
+    """origin -> governance (the root's meta.license fields and categories, plus every scope), for
+    the origins with any license-bearing file or reserved-rights marking."""
+    surveys = _as_surveys(files)
     findings: dict[str, Finding | None] = {}
 
     def detect(texts: set[str]) -> None:
@@ -91,11 +60,7 @@ def detect_repo_licenses(files: RepoFiles, detector) -> dict[str, dict[str, Any]
         results = detector.detect(texts) if texts else []
         findings.update((text, Finding.from_result(result)) for text, result in zip(texts, results))
 
-    def licensed(origin: str) -> bool:
-        return any((f := findings.get(text)) is not None and not f.is_reference_only
-                   for tier, text in files[origin].values() if tier < README_TIER)
-
-    detect({text for repo in files.values() for tier, text in repo.values() if tier < README_TIER})
-    unlicensed = [origin for origin in files if not licensed(origin)]
-    detect({text for origin in unlicensed for tier, text in files[origin].values() if tier == README_TIER})
-    return {origin: governing_license(files[origin], findings) for origin in sorted(files)}
+    detect({t for survey in surveys.values() for t in primary_texts(survey)})
+    detect({t for survey in surveys.values() for t in fallback_texts(survey, findings)})
+    return {origin: origin_governance(survey, findings) for origin, survey in sorted(surveys.items())
+            if survey.files or survey.reserved}

@@ -13,6 +13,7 @@ import email.parser
 import json
 import re
 import tomllib
+from xml.etree import ElementTree
 
 from license_expression import get_spdx_licensing
 
@@ -20,12 +21,18 @@ LICENSE_TIER, MANIFEST_TIER, README_TIER = 0, 1, 2
 
 _LICENSE_NAME = re.compile(r"^(licen[cs]es?|copying|unlicense|copyright)([-._ ].*)?$", re.I)
 _README_NAME = re.compile(r"^(readme|notice)([-._ ].*)?$", re.I)
-MANIFESTS = {"package.json", "pyproject.toml", "setup.cfg", "cargo.toml", "metadata", "pkg-info", "composer.json"}
+MANIFESTS = {"package.json", "pyproject.toml", "setup.cfg", "cargo.toml", "metadata", "pkg-info", "composer.json",
+             "pom.xml"}
+# Files named like licenses that are code or data, never license texts (license.py, copyright.json).
+_CODE_SUFFIX = re.compile(r"\.(py[iwx]?|pyc|[ch](pp|xx|c)?|hh|java|kt|scala|go|rs|rb|php|pl|pm|sh|bash|js|mjs|cjs|ts|tsx|"
+                          r"jsx|json|ya?ml|toml|xml|cfg|ini|css|scss|less|swift|cs|m|mm|lua|r|jl|el|vim|sql|tmpl|j2|"
+                          r"jinja2?|in|cmake|mk|bat|ps1|lock|svg|png|jpe?g|gif|ico|pdf|pyd|so|dll|dylib|o|a|class|jar)$",
+                          re.I)
 
 SPDX_LINE = re.compile(r"SPDX-License-Identifier:\s*(.+)", re.I)
 _SPDX_TAIL = re.compile(r"\s*(\*/|-->|--\}|\*\)|#\}|'''|\"\"\")\s*$")
 LICENSEISH = re.compile(r"licen[cs]|copyleft|permission is hereby granted|redistribution and use|"
-                        r"gnu (lesser |affero )?general public|public domain|all rights reserved", re.I)
+                        r"gnu (lesser |affero )?general public|public domain|all rights reserved|proprietary|confidential", re.I)
 _COPYRIGHT_ONLY = re.compile(r"^\W*(copyright\b|\(c\)|©)", re.I)
 _COMMENT = re.compile(r"^\s*(#|//|/\*|\*|--|;|%|<!--|\"\"\"|'''|\{-|\(\*|rem\b|@REM|!)", re.I)
 MAX_HEADER_CHARS = 8000  # a header is prose; a longer block is minified code or data
@@ -33,15 +40,17 @@ _spdx = get_spdx_licensing()
 
 
 def repo_file_tier(path: str) -> int | None:
-    """The tier of a root-level license-bearing file, or None for any other file."""
-    if "/" in path.strip("/"):
+    """The tier of a license-bearing file at any depth, or None for any other file. A README
+    counts at the root of a repository only: deeper ones describe code, not its license."""
+    path = path.strip("/")
+    name = path.rsplit("/", 1)[-1]
+    if _CODE_SUFFIX.search(name) and name.lower() not in MANIFESTS:
         return None
-    name = path.strip("/")
     if _LICENSE_NAME.match(name):
         return LICENSE_TIER
-    if name.lower() in MANIFESTS:
+    if name.lower() in MANIFESTS or name.lower().endswith(".gemspec"):
         return MANIFEST_TIER
-    if _README_NAME.match(name):
+    if _README_NAME.match(name) and ("/" not in path or name.lower().startswith("notice")):
         return README_TIER
     return None
 
@@ -60,17 +69,25 @@ def declared_licenses(path: str, text: str) -> str | None:
     """The license a package manifest declares, as text for ScanCode; None when it declares none."""
     name = path.rsplit("/", 1)[-1].lower()
     try:
-        if name in ("package.json", "composer.json"):
+        if name == "composer.json":  # composer's list of licenses is a choice
+            found = [_any_of(_from_json(json.loads(text)))]
+        elif name == "package.json":
             found = _from_json(json.loads(text))
-        elif name in ("pyproject.toml", "cargo.toml"):
+        elif name == "cargo.toml":  # cargo's old "MIT/Apache-2.0" is a choice
+            found = [re.sub(r"\s*/\s*", " OR ", v) if isinstance(v, str) else v for v in _from_toml(tomllib.loads(text))]
+        elif name == "pyproject.toml":
             found = _from_toml(tomllib.loads(text))
+        elif name == "pom.xml":
+            found = _from_pom(text)
+        elif name.endswith(".gemspec"):
+            found = _from_gemspec(text)
         elif name == "setup.cfg":
             found = _from_setup_cfg(text)
         elif name in ("metadata", "pkg-info"):
             found = _from_core_metadata(text)
         else:
             return None
-    except (ValueError, TypeError, KeyError, tomllib.TOMLDecodeError, configparser.Error):
+    except (ValueError, TypeError, KeyError, tomllib.TOMLDecodeError, configparser.Error, ElementTree.ParseError):
         return None  # a broken manifest declares nothing we can trust
     found = [item.strip() for item in found if isinstance(item, str) and item.strip()]
     if not found:
@@ -85,6 +102,30 @@ def _from_json(data) -> list:
     if isinstance(value, list):
         return [v.get("type") if isinstance(v, dict) else v for v in value]
     return [value]
+
+
+def _any_of(values: list) -> str | None:
+    values = [v.strip() for v in values if isinstance(v, str) and v.strip()]
+    return values[0] if len(values) == 1 else " OR ".join(f"({v})" if " " in v else v for v in values) or None
+
+
+def _from_pom(text: str) -> list:
+    """Maven: "if multiple licenses are listed, the user can select any of them"."""
+    def local(element) -> str:
+        return element.tag.rsplit("}", 1)[-1]
+
+    root = ElementTree.fromstring(text)
+    return [_any_of([child.text for el in root.iter() if local(el) == "license" for child in el
+                     if local(child) == "name"])]
+
+
+_GEMSPEC_LICENSE = re.compile(r"\.licen[cs]es?\s*=\s*(\[[^\]]*\]|[\"'][^\"']+[\"'])")
+
+
+def _from_gemspec(text: str) -> list:
+    if not (match := _GEMSPEC_LICENSE.search(text)):
+        return []
+    return [_any_of(re.findall(r"[\"']([^\"']+)[\"']", match.group(1)))]  # a gem's licenses are a choice
 
 
 def _from_toml(data) -> list:

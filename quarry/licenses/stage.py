@@ -1,11 +1,12 @@
 """The licenses stage: give every record its governing license, then apply the policy.
 
 Pass 1 (``survey``) reads every shard once, since one origin may span shards: it collects each
-repository's license-bearing files and every distinct file-level statement (SPDX lines, license
-headers), which ScanCode then sees in full batches from one worker; the repository licenses are
-saved as ``repo_licenses.json``. Pass 2 (``license_shard``) is a pure function of one shard that
-assigns ``meta.license`` — the file's own when present, else its repository's — and drops what
-the policy refuses, by reason, in the ledger. Run on its own (a Prefect task, a Dask worker) it
+repository's license-bearing files at any depth and every distinct file-level statement (SPDX
+lines, license headers), which ScanCode then sees in full batches from one worker; each origin's
+governance (its scopes, quarry.licenses.governance) is saved in ``repo_licenses.json``. Pass 2
+(``license_shard``) is a pure function of one shard that assigns ``meta.license`` — the file's
+own when present, else its nearest governing ancestor's — and drops what the policy refuses, by
+reason, in the ledger. Run on its own (a Prefect task, a Dask worker) it
 batches its own statements, through the same content-hash cache.
 """
 
@@ -21,9 +22,10 @@ from rich.progress import Progress
 
 from quarry.ledger import Ledger, merge_ledgers
 from quarry.licenses.cache import CachedDetector, default_cache_dir
-from quarry.licenses.findings import Finding, license_meta
+from quarry.licenses.findings import Finding
+from quarry.licenses.governance import govern
 from quarry.licenses.policy import LicensePolicy
-from quarry.licenses.repository import RepoFiles, add_repo_file, detect_repo_licenses
+from quarry.licenses.repository import Surveys, add_record, detect_repo_licenses
 from quarry.licenses.sources import license_header, spdx_identifier
 from quarry.errors import QuarryError
 from quarry.parallel import input_shards, map_shards, relative_name
@@ -63,7 +65,7 @@ def file_statement(text: str, header_lines: int) -> str | None:
 
 
 class LicenseAssigner:
-    """The per-record step: meta.license from the file or its repository, then the policy."""
+    """The per-record step: meta.license by governance (quarry.licenses.governance), then the policy."""
 
     name = STAGE
 
@@ -79,19 +81,10 @@ class LicenseAssigner:
         meta = record.setdefault("meta", {})
         statement = file_statement(record["text"], self.header_lines)
         own = self.statements.get(statement) if statement else None
-        repo = self.repo_licenses.get(meta.get("origin")) or {}
-        if own is not None and own.category == "unknown" and repo.get("spdx"):
-            own = None  # "see LICENSE", "same license as the package": the repository's license governs
-        if own is not None:
-            categories = own.categories
-            meta["license"] = license_meta(own, meta.get("path"), "file")
-        else:
-            categories = repo.get("categories", {})
-            meta["license"] = {k: repo.get(k) for k in ("spdx", "category", "evidence")} if repo else \
-                license_meta(None, None, "repository")
-        meta["license"] = _sorted(meta["license"])  # same bytes whichever way the entry arrived
-        self.sources[f"license-from-{meta['license']['evidence']['level']}" if meta["license"]["spdx"]
-                     else "license-none"] += 1
+        entry = govern(meta.get("path") or "", own, statement, self.repo_licenses.get(meta.get("origin")) or {})
+        categories = entry.pop("categories")
+        meta["license"] = _sorted(entry)  # same bytes whichever way the entry arrived
+        self.sources[f"license-from-{entry['evidence']['level']}" if entry["spdx"] else "license-none"] += 1
         reason = self.policy.verdict(meta["license"], categories)
         if reason:
             return Drop(reason, {"spdx": meta["license"]["spdx"]})
@@ -123,18 +116,19 @@ def license_shard(src: Path, dst: Path, params: dict[str, Any], repo_licenses: d
     return ledger
 
 
-def survey(shards: list[Path], header_lines: int, on_shard=lambda: None) -> tuple[RepoFiles, list[str]]:
-    """One read of every shard: each origin's license-bearing files, and every distinct file-level
-    statement, so ScanCode sees all the stage's texts in full batches from one worker."""
-    files: RepoFiles = {}
+def survey(shards: list[Path], header_lines: int, on_shard=lambda: None) -> tuple[Surveys, list[str]]:
+    """One read of every shard: each origin's license-bearing files at any depth, and every
+    distinct file-level statement, so ScanCode sees all the stage's texts in full batches."""
+    surveys: Surveys = {}
     statements: set[str] = set()
     for shard in shards:
         for record in read_records(shard):
-            add_repo_file(files, record)
-            if statement := file_statement(record["text"], header_lines):
+            statement = file_statement(record["text"], header_lines)
+            add_record(surveys, record, statement)
+            if statement:
                 statements.add(statement)
         on_shard()
-    return files, sorted(statements)
+    return surveys, sorted(statements)
 
 
 # One detector per process (and cache folder), so a ScanCode index loads at most once per process.
@@ -166,9 +160,9 @@ def run_licenses(src_dir: Path, dst_dir: Path, params: dict[str, Any] | None = N
     owned = nullcontext(detector) if detector else CachedDetector(batch_size=batch_size, workers=workers)
     with Progress(disable=not show_progress, transient=True) as progress, owned as detector:
         bar = progress.add_task("licenses: survey", total=len(shards))
-        files, statements = survey(shards, int(conf["header_lines"]), lambda: progress.advance(bar))
+        surveys, statements = survey(shards, int(conf["header_lines"]), lambda: progress.advance(bar))
         progress.update(bar, description="licenses: ScanCode", total=None)
-        write_json(repo_path, detect_repo_licenses(files, detector))
+        write_json(repo_path, detect_repo_licenses(surveys, detector))
         detector.detect(statements)  # the shard jobs then find every answer in the cache
     jobs = [(s, dst_dir / relative_name(s, src_dir), dst_dir / "rejects" / relative_name(s, src_dir), conf, repo_path)
             for s in shards]

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from quarry.licenses.cache import CachedDetector
-from quarry.licenses.repository import collect_repo_files, detect_repo_licenses
+from quarry.licenses.repository import collect_surveys, detect_repo_licenses
 from quarry.licenses.stage import run_licenses, stage_shards
 from quarry.records import read_folder, read_json, read_records
 from licenses_helpers import license_text, make_repo, needs_scancode, snapshot_shards
@@ -146,7 +146,7 @@ def test_policy_drops_the_right_files_by_reason(corpus):
 
 def test_output_identical_for_any_worker_count_and_second_build_costs_no_scancode_call(corpus, tmp_path):
     src, out, ledger = corpus
-    files = collect_repo_files(stage_shards(src))
+    files = collect_surveys(stage_shards(src))
     with CachedDetector() as detector:
         detect_repo_licenses(files, detector)
         assert detector.stats.misses == 0 and detector.scancode_calls == 0

@@ -51,14 +51,16 @@ def test_references_beside_a_license_are_dropped():
 
 def test_repository_files_and_tiers():
     assert [repo_file_tier(p) for p in ("LICENSE", "COPYING.LESSER", "LICENSE-MIT", "licence.md", "Cargo.toml",
-                                        "package.json", "README.md", "NOTICE", "src/LICENSE", "main.py")] == \
-        [0, 0, 0, 0, 1, 1, 2, 2, None, None]
+                                        "package.json", "README.md", "NOTICE", "src/LICENSE", "main.py",
+                                        "src/README.md", "pkg/license.py", "a/b/x.gemspec")] == \
+        [0, 0, 0, 0, 1, 1, 2, 2, 0, None, None, None, 1]
 
 
 def test_manifest_declarations():
     assert declared_licenses("package.json", '{"name": "x", "license": "(MIT OR Apache-2.0)"}') == \
         "SPDX-License-Identifier: (MIT OR Apache-2.0)"
-    assert declared_licenses("Cargo.toml", '[package]\nlicense = "MIT/Apache-2.0"\n') == "MIT/Apache-2.0"
+    assert declared_licenses("Cargo.toml", '[package]\nlicense = "MIT/Apache-2.0"\n') == \
+        "SPDX-License-Identifier: MIT OR Apache-2.0"
     assert declared_licenses("pyproject.toml", '[project]\nname = "x"\nclassifiers = '
                              '["License :: OSI Approved :: BSD License"]\n') == "License :: OSI Approved :: BSD License"
     assert declared_licenses("setup.cfg", "[metadata]\nlicense = Apache-2.0\n") == "SPDX-License-Identifier: Apache-2.0"

@@ -1,0 +1,450 @@
+"""Governance by nearest ancestor: which license governs each file of a repository.
+
+Every license-bearing file governs its own subtree, at any depth: license files, package
+manifests and notices govern their folder; a ``*.dist-info`` / ``*.egg-info`` folder speaks for
+the distribution installed beside it; REUSE ``.license`` sidecars govern the file they annotate;
+Debian copyright files, ``.reuse/dep5`` and ``REUSE.toml`` govern the paths they name. A file's
+own SPDX line or license header wins over all of them (but a REUSE.toml ``override``).
+
+Three steps, each a pure function, so the survey can run per shard and the decision once:
+
+    survey = OriginSurvey(); survey.add(path, text, statement)      # every file of an origin
+    texts = primary_texts(survey) | fallback_texts(survey, found)   # what ScanCode must read
+    governance = origin_governance(survey, findings)                # scopes, JSON-ready
+    entry = govern(path, own_finding, statement, governance)        # meta.license of one file
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from license_expression import AND, OR, Licensing
+
+from quarry.licenses.declarations import AGGREGATE, OVERRIDE, Rule, declaration_base, parse_declaration
+from quarry.licenses.findings import Finding, combine, license_meta
+from quarry.licenses.notices import STRONG, WEAK, has_choice, is_documentation, offers_choice, rights_reserved, \
+    split_docs_clause
+from quarry.licenses.policy import RANK, leaf_keys, parse
+from quarry.licenses.sources import LICENSE_TIER, MANIFEST_TIER, README_TIER, as_spdx_statement, \
+    declared_licenses, repo_file_tier
+
+REUSE_TIER = README_TIER + 1  # LICENSES/<id>.txt: the texts a REUSE repository ships, by file name
+_licensing = Licensing()
+_INFO_DIR = re.compile(r"^(.*/)?[^/]+\.(dist-info|egg-info)$")
+_REUSE_TEXT = re.compile(r"^(.*/)?LICENSES/([A-Za-z0-9.+-]+)\.txt$")
+MAX_CHOICE_CHARS = 4000  # words of choice flip an AND into an OR only in a notice, not in long texts
+
+PROPRIETARY = {"strong": "LicenseRef-scancode-proprietary-license", "weak": "LicenseRef-scancode-all-rights-reserved"}
+
+
+def proprietary_finding(strength: str) -> Finding:
+    spdx = PROPRIETARY[strength]
+    return Finding(spdx=spdx, score=100.0, categories={spdx: "proprietary"})
+
+
+# ---------------------------------------------------------------------------------------------
+# Survey: what an origin's files say (mergeable across shards)
+
+
+@dataclass
+class OriginSurvey:
+    files: dict[str, str] = field(default_factory=dict)  # license-bearing path -> text for ScanCode
+    folders: set[str] = field(default_factory=set)  # every folder holding a file
+    reserved: dict[str, str] = field(default_factory=dict)  # file statement marking rights -> first path
+
+    def add(self, path: str, text: str, statement: str | None = None) -> None:
+        path = path.strip("/")
+        self.folders.add(posixpath.dirname(path))
+        if (kept := governor_text(path, text)) is not None:
+            self.files[path] = kept
+        if statement and rights_reserved(statement):
+            if statement not in self.reserved or path < self.reserved[statement]:
+                self.reserved[statement] = path
+
+    def merge(self, other: OriginSurvey) -> None:
+        self.files.update(other.files)
+        self.folders |= other.folders
+        for statement, path in other.reserved.items():
+            if statement not in self.reserved or path < self.reserved[statement]:
+                self.reserved[statement] = path
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"files": dict(sorted(self.files.items())), "folders": sorted(self.folders),
+                "reserved": dict(sorted(self.reserved.items()))}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> OriginSurvey:
+        return cls(dict(data["files"]), set(data["folders"]), dict(data["reserved"]))
+
+
+def is_sidecar(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return name.endswith(".license") and len(name) > len(".license")
+
+
+def governor_text(path: str, text: str) -> str | None:
+    """The text a license-bearing file contributes (a manifest's declaration, a RECORD's paths),
+    or None when the file bears no license."""
+    name = path.rsplit("/", 1)[-1]
+    if name == "RECORD" and _INFO_DIR.match(posixpath.dirname(path)):
+        return "\n".join(line.split(",", 1)[0] for line in text.splitlines() if line)
+    if declaration_base(path) is not None or is_sidecar(path) or _REUSE_TEXT.match(path):
+        return text
+    tier = repo_file_tier(path)
+    if tier is None:
+        return None
+    return declared_licenses(path, text) if tier == MANIFEST_TIER else text
+
+
+# ---------------------------------------------------------------------------------------------
+# Units: the license-bearing files that decide together, and what they govern
+
+
+@dataclass
+class Member:
+    path: str
+    tier: int
+    text: str
+    docs: str | None = None  # a clause for documentation only, read apart
+
+
+@dataclass
+class Unit:
+    base: str  # the folder governed ("" is the repository root)
+    members: list[Member] = field(default_factory=list)
+    paths: frozenset[str] | None = None  # only these files (a distribution sharing its folder)
+
+
+@dataclass
+class Plan:
+    units: dict[str, Unit]
+    sidecars: dict[str, tuple[str, str]]  # annotated path -> (sidecar path, statement)
+    declarations: list[tuple[str, str, list[Rule]]]  # (base, file, rules)
+
+
+def _statement(text: str) -> str:
+    from quarry.licenses.sources import spdx_identifier
+
+    expression = spdx_identifier(text, 200)
+    return f"SPDX-License-Identifier: {expression}" if expression else text
+
+
+def plan(survey: OriginSurvey) -> Plan:
+    units: dict[str, Unit] = {}
+    sidecars: dict[str, tuple[str, str]] = {}
+    declarations: list[tuple[str, str, list[Rule]]] = []
+    records: dict[str, frozenset[str]] = {}
+
+    def member(key: str, base: str, item: Member) -> None:
+        units.setdefault(key, Unit(base)).members.append(item)
+
+    for path, text in sorted(survey.files.items()):
+        folder, name = posixpath.split(path)
+        info = _info_folder(path)
+        if info and name == "RECORD" and folder == info:
+            base = posixpath.dirname(info)
+            records[info] = frozenset(posixpath.normpath(posixpath.join(base, p)) for p in text.splitlines())
+            continue
+        if (base := declaration_base(path)) is not None:
+            rules = parse_declaration(path, text)
+            if rules is not None:
+                declarations.append((base, path, rules))
+                continue
+            member(base, base, Member(path, LICENSE_TIER, *split_docs_clause(text)))
+            continue
+        if is_sidecar(path):
+            sidecars[path[:-len(".license")]] = (path, _statement(text))
+            continue
+        if match := _REUSE_TEXT.match(path):
+            base = (match.group(1) or "").rstrip("/")
+            base = posixpath.dirname(base) if base.endswith("LICENSES") else base
+            member(base, base, Member(path, REUSE_TIER, as_spdx_statement(match.group(2))))
+            continue
+        tier = repo_file_tier(path)
+        if tier is None:
+            continue
+        main, docs = split_docs_clause(text) if tier != MANIFEST_TIER else (text, None)
+        if info:
+            key, base = _info_scope(path, info, survey.folders)
+            if key is None:
+                continue  # the license of a folder that was not installed: it governs nothing here
+            member(key, base, Member(path, tier, main, docs))
+        else:
+            member(folder, folder, Member(path, tier, main, docs))
+    bases: dict[str, int] = {}
+    for key in units:
+        if _INFO_DIR.match(key):
+            bases[units[key].base] = bases.get(units[key].base, 0) + 1
+    for key, unit in units.items():  # distributions sharing a folder govern only their own files
+        if _INFO_DIR.match(key) and bases[unit.base] > 1 and key in records:
+            unit.paths = records[key]
+    return Plan(units, sidecars, declarations)
+
+
+def _info_folder(path: str) -> str | None:
+    parts = path.split("/")
+    for i in range(len(parts) - 1, 0, -1):
+        if _INFO_DIR.match("/".join(parts[:i])):
+            return "/".join(parts[:i])
+    return None
+
+
+def _info_scope(path: str, info: str, folders: set[str]) -> tuple[str | None, str]:
+    """(unit key, governed folder) of a license file inside a distribution's metadata folder. PEP 639
+    keeps license files at their source path under ``licenses/``: a nested one governs the installed
+    folder its path ends with (``licenses/src/pkg/vendor/x/LICENSE`` -> ``pkg/vendor/x``)."""
+    base = posixpath.dirname(info)
+    inner = path[len(info) + 1:].split("/")
+    if inner[0] != "licenses" or len(inner) <= 2:
+        return info, base
+    source = inner[1:-1]
+    for start in range(len(source)):
+        candidate = posixpath.join(base, *source[start:])
+        if candidate in folders or any(f.startswith(candidate + "/") for f in folders):
+            return candidate, candidate
+    return None, base
+
+
+# ---------------------------------------------------------------------------------------------
+# Texts for ScanCode
+
+
+def primary_texts(survey: OriginSurvey) -> set[str]:
+    """License files, manifests, declarations, sidecars and REUSE texts: read for every origin."""
+    p = plan(survey)
+    texts = {s for _, s in p.sidecars.values()} | set(survey.reserved)
+    texts |= {rule.statement for _, _, rules in p.declarations for rule in rules}
+    for unit in p.units.values():
+        for m in unit.members:
+            if m.tier != README_TIER:
+                texts.add(m.text)
+                if m.docs:
+                    texts.add(m.docs)
+    return texts
+
+
+def fallback_texts(survey: OriginSurvey, findings: dict[str, Finding | None]) -> set[str]:
+    """NOTICE and README texts (long prose, the costliest) of the units the others left unlicensed."""
+    texts: set[str] = set()
+    for unit in plan(survey).units.values():
+        if not any(_real(findings.get(m.text)) for m in unit.members if m.tier != README_TIER):
+            texts |= {t for m in unit.members if m.tier == README_TIER for t in (m.text, m.docs) if t}
+    return texts
+
+
+def _real(finding: Finding | None) -> bool:
+    return finding is not None and not finding.is_reference_only
+
+
+# ---------------------------------------------------------------------------------------------
+# Deciding a unit
+
+
+@dataclass(frozen=True)
+class Choice:
+    path: str
+    finding: Finding
+    also: tuple[str, Finding] | None = None  # the disagreeing declaration or text, recorded
+
+
+def _as_choice(finding: Finding, text: str) -> Finding:
+    """A notice that offers a choice and names several licenses: ScanCode reads AND, the text says OR."""
+    node = parse(finding.spdx)
+    if isinstance(node, AND) and len(text) <= MAX_CHOICE_CHARS and has_choice(text):
+        return Finding(str(OR(*node.args)), finding.score, finding.categories)
+    return finding
+
+
+def _or(findings: list[Finding]) -> Finding:
+    spdx = str(_licensing.parse(" OR ".join(f"({f.spdx})" for f in findings)).simplify())
+    categories: dict[str, str] = {}
+    for f in findings:
+        categories.update(f.categories)
+    return Finding(spdx, min(f.score for f in findings), categories)
+
+
+def _supplements(findings: list[tuple[str, Finding]]) -> list[tuple[str, Finding]]:
+    """LGPL-3.0 is GPL-3.0 plus permissions: a project ships both texts for one license."""
+    keys = {k for _, f in findings for k in leaf_keys(f.spdx)}
+    lesser = {k for k in keys if k.startswith("LGPL-3.0")}
+    if not lesser:
+        return findings
+    return [(p, f) for p, f in findings if not set(leaf_keys(f.spdx)) <= {k for k in keys if k.startswith("GPL-3.0")}]
+
+
+def _family(key: str) -> str:
+    return re.sub(r"(-only|-or-later|\+)$", "", key)
+
+
+def _rank(finding: Finding) -> int:
+    return RANK[finding.category]
+
+
+def decide(unit: Unit, findings: dict[str, Finding | None]) -> Choice | None:
+    """The governing license of a unit from its members' findings (keyed by text)."""
+    found = [(m, f) for m in unit.members if (f := findings.get(m.text)) is not None]
+    for m in unit.members:
+        if findings.get(m.text) is None and (strength := rights_reserved(m.text)) and m.tier != MANIFEST_TIER:
+            found.append((m, proprietary_finding(strength)))  # "All rights reserved" and nothing granted
+    real = [(m, f) for m, f in found if not f.is_reference_only]
+    if not real:
+        return Choice(found[0][0].path, found[0][1]) if found else None
+    for tier_group in ((LICENSE_TIER, MANIFEST_TIER), (README_TIER,), (REUSE_TIER,)):
+        chosen = [(m, _as_choice(f, m.text)) for m, f in real if m.tier in tier_group]
+        if chosen:
+            break
+    names = {posixpath.basename(m.path): (m, f) for m, f in chosen if m.tier == LICENSE_TIER}
+    options: list[tuple[str, Finding]] = []
+    for m, f in chosen + [(m, f) for m, f in found if f.is_reference_only]:
+        if picked := offers_choice(m.text, sorted(set(names) - {posixpath.basename(m.path)})):
+            options.append((m.path, _or([names[n][1] for n in picked])))
+    options += [(m.path, f) for m, f in chosen if isinstance(parse(f.spdx), OR)]
+    every = {k for _, f in chosen for k in leaf_keys(f.spdx)}
+    for path, f in options:  # a choice naming every license of its folder states how they combine
+        if set(leaf_keys(f.spdx)) >= every:
+            return Choice(path, f)
+    texts = _supplements([(m.path, f) for m, f in chosen if m.tier != MANIFEST_TIER])
+    declared = [(m.path, f) for m, f in chosen if m.tier == MANIFEST_TIER]
+    text = (texts[0][0], combine([f for _, f in texts])) if texts else None
+    stated = (declared[0][0], combine([f for _, f in declared])) if declared else None
+    if text is None or stated is None:
+        return Choice(*(text or stated))
+    text_keys, stated_keys = set(leaf_keys(text[1].spdx)), set(leaf_keys(stated[1].spdx))
+    if text_keys == stated_keys:
+        return Choice(*text)
+    if {_family(k) for k in text_keys} == {_family(k) for k in stated_keys} and _rank(text[1]) == _rank(stated[1]):
+        later = stated if any(k.endswith(("-or-later", "+")) for k in stated_keys) else text
+        return Choice(*later)  # "-or-later" declared beside the license's plain text survives
+    # Declared metadata and shipped text disagree: the more restrictive governs, the other is kept.
+    first, second = (stated, text) if _rank(stated[1]) > _rank(text[1]) else (text, stated)
+    return Choice(first[0], first[1], also=second)
+
+
+def _docs_choice(unit: Unit, findings: dict[str, Finding | None]) -> Choice | None:
+    docs = [(m.path, f) for m in unit.members if m.docs and _real(f := findings.get(m.docs))]
+    return Choice(docs[0][0], combine([f for _, f in docs])) if docs else None
+
+
+# ---------------------------------------------------------------------------------------------
+# The origin's governance (JSON) and one file's license
+
+
+def _entry(choice: Choice, level: str) -> dict[str, Any]:
+    entry = license_meta(choice.finding, choice.path, level)
+    if choice.also:
+        path, finding = choice.also
+        entry["evidence"]["also"] = {"spdx": finding.spdx, "category": finding.category, "file": path}
+    entry["categories"] = dict(sorted(choice.finding.categories.items()))
+    return entry
+
+
+def origin_governance(survey: OriginSurvey, findings: dict[str, Finding | None]) -> dict[str, Any]:
+    """Every scope of an origin: directories (nearest first), sidecars, declarations, the file
+    that reserves rights when nothing grants any; the root's entry also at the top level."""
+    p = plan(survey)
+    scopes = []
+    for key in sorted(p.units, key=lambda k: (-_depth(p.units[k].base), k)):
+        unit = p.units[key]
+        choice = decide(unit, findings)
+        if choice is None:
+            continue
+        scope = {"base": unit.base, **_entry(choice, "repository" if unit.base == "" else "directory")}
+        if unit.paths is not None:
+            scope["paths"] = sorted(unit.paths)
+        if docs := _docs_choice(unit, findings):
+            scope["docs"] = _entry(docs, "documentation")
+        scopes.append(scope)
+    sidecars = {}
+    for target, (path, statement) in sorted(p.sidecars.items()):
+        if (f := findings.get(statement)) is not None:
+            sidecars[target] = _entry(Choice(path, f), "sidecar")
+    declarations = []
+    for base, path, rules in sorted(p.declarations, key=lambda d: (-_depth(d[0]), d[1])):
+        decided = [{"patterns": list(r.patterns), "precedence": r.precedence, "reuse_glob": r.reuse_glob,
+                    **_entry(Choice(path, f), "declaration")}
+                   for r in rules if (f := findings.get(r.statement)) is not None]
+        if decided:
+            declarations.append({"base": base, "file": path, "rules": decided})
+    reserved = sorted(path for statement, path in survey.reserved.items()
+                      if not _real(findings.get(statement)) or findings[statement].category == "unknown")
+    governance: dict[str, Any] = {"scopes": scopes, "sidecars": sidecars, "declarations": declarations}
+    if reserved:
+        governance["reserved"] = reserved[0]
+    root = next((s for s in scopes if s["base"] == "" and "paths" not in s), None)
+    if root is None and not scopes and not sidecars and not declarations and not reserved:
+        return {**license_meta(None, None, "repository"), "categories": {}, **governance}
+    top = root or {**license_meta(None, None, "repository"), "categories": {}}
+    return {k: top[k] for k in ("spdx", "category", "evidence", "categories")} | governance
+
+
+def _depth(base: str) -> int:
+    return base.count("/") + 1 if base else 0
+
+
+def _under(path: str, base: str) -> bool:
+    return base == "" or path.startswith(base + "/")
+
+
+def _declared(path: str, governance: dict[str, Any], precedence: set[str]) -> dict[str, Any] | None:
+    for declaration in governance.get("declarations", []):
+        base = declaration["base"]
+        if not _under(path, base):
+            continue
+        rel = path[len(base) + 1:] if base else path
+        rules = [Rule(tuple(r["patterns"]), "", r["precedence"], r["reuse_glob"]) for r in declaration["rules"]]
+        hits = [r for rule, r in zip(rules, declaration["rules"]) if rule.matches(rel)]
+        if hits and hits[-1]["precedence"] in precedence:
+            return hits[-1]
+        if hits:
+            return None
+    return None
+
+
+def _strip(entry: dict[str, Any]) -> dict[str, Any]:
+    return {k: entry[k] for k in ("spdx", "category", "evidence", "categories")}
+
+
+def govern(path: str, own: Finding | None, statement: str | None, governance: dict[str, Any]) -> dict[str, Any]:
+    """meta.license of one file (spdx, category, evidence) plus ``categories`` (each license id's
+    category, for the policy), by the precedence in this module's docstring."""
+    path = path.strip("/")
+    if hit := _declared(path, governance, {OVERRIDE}):
+        return _strip(hit)
+    if sidecar := governance.get("sidecars", {}).get(path):
+        return _strip(sidecar)
+    ancestor = _ancestor(path, governance)
+    if own is not None and not own.is_reference_only and not (own.category == "unknown" and ancestor):
+        entry = {**license_meta(own, path, "file"), "categories": dict(sorted(own.categories.items()))}
+        if (hit := _declared(path, governance, {AGGREGATE})) is not None:
+            both = combine([own, Finding(hit["spdx"], hit["evidence"]["score"], hit["categories"])])
+            entry = {**license_meta(both, path, "file"), "categories": dict(sorted(both.categories.items()))}
+        return entry
+    strength = rights_reserved(statement)
+    if strength == STRONG or (strength == WEAK and ancestor is None):
+        return {**license_meta(proprietary_finding(strength), path, "file"),
+                "categories": proprietary_finding(strength).categories}
+    if ancestor is not None:
+        return ancestor
+    if reserved := governance.get("reserved"):
+        finding = proprietary_finding(WEAK)
+        return {**license_meta(finding, reserved, "repository"), "categories": finding.categories}
+    if own is not None:  # only a pointer or an unknown license, and nothing above it
+        return {**license_meta(own, path, "file"), "categories": dict(sorted(own.categories.items()))}
+    return {**license_meta(None, None, "repository"), "categories": {}}
+
+
+def _ancestor(path: str, governance: dict[str, Any]) -> dict[str, Any] | None:
+    """The declaration naming the file, else the nearest folder's license (its documentation
+    clause for documentation files)."""
+    if hit := _declared(path, governance, {"closest", AGGREGATE}):
+        return _strip(hit)
+    for scope in governance.get("scopes", []):
+        if not _under(path, scope["base"]) or ("paths" in scope and path not in scope["paths"]):
+            continue
+        if "docs" in scope and is_documentation(path) and scope["evidence"]["file"] != path:
+            return _strip(scope["docs"])
+        return _strip(scope)
+    return None

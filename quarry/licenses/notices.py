@@ -1,0 +1,87 @@
+"""What a notice says beyond the licenses it names: a choice between license files, a clause for
+documentation only, a reservation of rights with no grant.
+
+Plain text rules, no ScanCode: they decide how the findings of several texts combine, not which
+licenses the texts are.
+"""
+
+from __future__ import annotations
+
+import re
+
+# "under either of", "at your option", "dual-licensed": the reader picks one of the licenses. The
+# GPL family's "version 2, or (at your option) any later version" is a version range, not a choice.
+_CHOICE = re.compile(r"\bat (your|the licensee'?s?|the user'?s?) (option|choice|discretion)\b(?=\s*[.,;)]|[^.]{0,60}licen[cs])|"
+                     r"\b(under|licensed|licensable|available) (the terms of )?either\b(?! this licen)|"
+                     r"\beither of (the )?(following |these |those |two |both )?licen[cs]es\b|\bdual[- ]licen[cs]|"
+                     r"\b(your )?choice of (the following |either |one of )?(the )?licen[cs]es?\b|"
+                     r"\bone of the following licen[cs]es\b|\b(multi|tri)[- ]licen[cs]ed\b", re.I)
+_VERSION_RANGE = re.compile(r"\(?\s*at your option\s*\)?,?\s*(any )?(later|newer|subsequent) version|"
+                            r"\beither version [\d.]+( of the license)?,? or\b", re.I)
+
+
+def has_choice(text: str) -> bool:
+    """Words of choice between licenses (not between versions of one license)."""
+    return bool(_CHOICE.search(_VERSION_RANGE.sub(" ", text)))
+
+
+# A sentence that licenses the documentation, not the code.
+_DOCS = re.compile(r"\b(documentation|docs?|manual|handbook)\b[^.\n]{0,100}\b(is|are)\b[^.\n]{0,30}"
+                   r"\b(licen[cs]ed|released|available|distributed|covered|provided|published)\b[^.\n]{0,60}\bunder\b|"
+                   r"\bunder\b[^.\n]{0,120}\bfor (the |all )?(documentation|docs)\b", re.I)
+_PARAGRAPH = re.compile(r"\n\s*\n")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+
+# Rights reserved with no grant: "strong" marks a file proprietary even under an ancestor's license;
+# "All rights reserved" alone is the boilerplate of many BSD/MIT copyright lines, proprietary only
+# when nothing grants rights.
+_STRONG = re.compile(r"\b(confidential|proprietary|unauthori[sz]ed (copying|use|reproduction|distribution)|"
+                     r"strictly prohibited|internal use only|not for (public )?(re)?distribution|"
+                     r"may not be (copied|used|distributed|reproduced))\b", re.I)
+_WEAK = re.compile(r"\ball rights reserved\b", re.I)
+STRONG, WEAK = "strong", "weak"
+
+
+def offers_choice(text: str, names: list[str]) -> list[str]:
+    """The sibling license files (of ``names``) that a notice offers as alternatives: at least two,
+    named in the text, with words of choice around them. [] when the text offers no such choice."""
+    if not has_choice(text):
+        return []
+    lowered = text.lower()
+    named = [name for name in names if re.search(rf"(?<![\w-]){re.escape(name.lower())}(?![\w-])", lowered)]
+    return named if len(named) >= 2 else []
+
+
+def split_docs_clause(text: str) -> tuple[str, str | None]:
+    """(the text without its documentation clauses, those clauses) — clauses None when it has none."""
+    if not _DOCS.search(text):
+        return text, None
+    kept, docs = [], []
+    for paragraph in _PARAGRAPH.split(text):
+        if not _DOCS.search(paragraph):
+            kept.append(paragraph)
+            continue
+        for sentence in _SENTENCE.split(paragraph):
+            (docs if _DOCS.search(sentence) else kept).append(sentence)
+    main = "\n\n".join(part.strip() for part in kept if part.strip())
+    return (main, "\n".join(docs)) if main else (text, None)
+
+
+def rights_reserved(text: str | None) -> str | None:
+    """STRONG, WEAK or None: how a text without a license grant reserves rights."""
+    if not text:
+        return None
+    if _STRONG.search(text):
+        return STRONG
+    return WEAK if _WEAK.search(text) else None
+
+
+_DOC_FOLDERS = {"doc", "docs", "documentation", "man", "manual", "manpages"}
+_DOC_SUFFIX = re.compile(r"\.(md|markdown|rst|adoc|asciidoc|texi|texinfo|tex|txt|html?|[1-9])$", re.I)
+
+
+def is_documentation(path: str) -> bool:
+    """A file a documentation clause governs: under a docs folder, or prose by its extension."""
+    parts = path.lower().split("/")
+    return bool(_DOC_FOLDERS & set(parts[:-1])) or bool(_DOC_SUFFIX.search(parts[-1]) and
+                                                         not parts[-1].startswith(("cmakelists", "requirements")))
