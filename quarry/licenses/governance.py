@@ -298,11 +298,13 @@ def decide(unit: Unit, findings: dict[str, Finding | None]) -> Choice | None:
             break
     names = {posixpath.basename(m.path): (m, f) for m, f in chosen if m.tier == LICENSE_TIER}
     options: list[tuple[str, Finding]] = []
+    pointers: set[str] = set()  # notices whose own reading the files they point to supersede
     for m, f in chosen + [(m, f) for m, f in found if f.is_reference_only]:
         if picked := offers_choice(m.text, sorted(set(names) - {posixpath.basename(m.path)})):
             options.append((m.path, _or([names[n][1] for n in picked])))
-    options += [(m.path, f) for m, f in chosen if isinstance(parse(f.spdx), OR)]
-    every = {k for _, f in chosen for k in leaf_keys(f.spdx)}
+            pointers.add(m.path)
+    options += [(m.path, f) for m, f in chosen if isinstance(parse(f.spdx), OR) and m.path not in pointers]
+    every = {k for m, f in chosen if m.path not in pointers for k in leaf_keys(f.spdx)}
     for path, f in options:  # a choice naming every license of its folder states how they combine
         if set(leaf_keys(f.spdx)) >= every:
             return Choice(path, f)
@@ -368,11 +370,14 @@ def origin_governance(survey: OriginSurvey, findings: dict[str, Finding | None])
                    for r in rules if (f := findings.get(r.statement)) is not None]
         if decided:
             declarations.append({"base": base, "file": path, "rules": decided})
-    reserved = sorted(path for statement, path in survey.reserved.items()
-                      if not _real(findings.get(statement)) or findings[statement].category == "unknown")
+    reserved = sorted((path, statement) for statement, path in survey.reserved.items()
+                      if not _real(found := findings.get(statement)) or found.category in ("unknown", "proprietary"))
     governance: dict[str, Any] = {"scopes": scopes, "sidecars": sidecars, "declarations": declarations}
-    if reserved:
-        governance["reserved"] = reserved[0]
+    if reserved:  # files reserve rights and nothing grants any: the unmarked files are no freer
+        path, statement = reserved[0]
+        found = findings.get(statement)
+        finding = found if found is not None and found.category == "proprietary" else proprietary_finding(WEAK)
+        governance["reserved"] = _entry(Choice(path, finding), "repository")
     root = next((s for s in scopes if s["base"] == "" and "paths" not in s), None)
     if root is None and not scopes and not sidecars and not declarations and not reserved:
         return {**license_meta(None, None, "repository"), "categories": {}, **governance}
@@ -429,8 +434,7 @@ def govern(path: str, own: Finding | None, statement: str | None, governance: di
     if ancestor is not None:
         return ancestor
     if reserved := governance.get("reserved"):
-        finding = proprietary_finding(WEAK)
-        return {**license_meta(finding, reserved, "repository"), "categories": finding.categories}
+        return _strip(reserved)
     if own is not None:  # only a pointer or an unknown license, and nothing above it
         return {**license_meta(own, path, "file"), "categories": dict(sorted(own.categories.items()))}
     return {**license_meta(None, None, "repository"), "categories": {}}
