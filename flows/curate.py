@@ -1,5 +1,5 @@
 """The curation flows: snapshot, then licenses -> opt-out -> filters -> PII -> dedup ->
-decontaminate, then assembly into a dataset version.
+decontaminate, then assembly into a dataset version and its audit.
 
 Every heavy step is a cached task over one shard, so a re-run after a crash or a param change
 recomputes only the shards whose inputs, params or code changed; the order lives here.
@@ -54,6 +54,19 @@ def curate(snapshot_dir: str, out_dir: str, params_file: str | None = None) -> d
     }
     write_json(out / "ledgers.json", ledgers)
     return ledgers
+
+
+@flow(name="audit")
+def audit(dataset_dir: str, snapshot_dir: str, out: str, params_file: str | None = None) -> dict[str, Any]:
+    """Audit the assembled version against the snapshot (quarry.audit); fails on any violation, so
+    the DAG stops before anything is built on a dataset that breaks its own policy."""
+    from quarry.audit import run_audit, summary
+    from quarry.errors import QuarryError
+
+    report = run_audit(Path(dataset_dir), Path(snapshot_dir), load_params(params_file), Path(out))
+    if not report["passed"]:
+        raise QuarryError(f"{summary(report)}; the violations are listed in {out}")
+    return report
 
 
 @flow(name="assemble")

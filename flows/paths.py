@@ -9,6 +9,7 @@ DEFAULT_PATHS = {
     "snapshot": "data/snapshot",
     "curated": "data/curated",
     "dataset": "data/datasets/default",
+    "audit": "reports/audit.json",
     "tokenizer": "models/tokenizer",
     "pretrain": "models/pretrain",
     "finetune": "models/lora",

@@ -1,4 +1,4 @@
-"""The whole DAG as one flow: snapshot -> curate -> assemble -> tokenizer -> train -> finetune ->
+"""The whole DAG as one flow: snapshot -> curate -> assemble -> audit -> tokenizer -> train -> finetune ->
 evaluate, each stage a subflow over the folders of params.yaml `pipeline.paths` (the same folders
 dvc.yaml uses, so `dvc repro` and a Prefect deployment build the same thing)."""
 
@@ -32,6 +32,7 @@ def pipeline(params_file: str | None = None, workers: int | None = None,
     run(curation.snapshot, p["snapshot"], params_file)
     run(curation.curate, p["snapshot"], p["curated"], params_file)
     manifest = run(curation.assemble, p["curated"], p["snapshot"], p["dataset"], params_file)
+    run(curation.audit, p["dataset"], p["snapshot"], p["audit"], params_file)
     run(training.tokenizer, p["dataset"], p["tokenizer"], params_file)
     run(training.train, "train", params_file)
     run(training.train, "finetune", params_file)

@@ -25,6 +25,7 @@ def run_stage(stage: str, params_file: str | None = None, *, workers: int | None
         "snapshot": (curation.snapshot, (p["snapshot"], params_file)),
         "curate": (curation.curate, (p["snapshot"], p["curated"], params_file)),
         "assemble": (curation.assemble, (p["curated"], p["snapshot"], p["dataset"], params_file)),
+        "audit": (curation.audit, (p["dataset"], p["snapshot"], p["audit"], params_file)),
         "tokenizer": (training.tokenizer, (p["dataset"], p["tokenizer"], params_file)),
         "train": (training.train, ("train", params_file)),
         "finetune": (training.train, ("finetune", params_file)),

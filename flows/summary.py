@@ -19,6 +19,10 @@ def print_stage_summary(stage: str, result: Any, console: Console) -> None:
         print_demo_summary(console)
     elif isinstance(result, dict) and "version" in result:
         console.print(f"[green]{stage}[/green]: dataset version [bold]{result['version']}[/bold]")
+    elif stage == "audit" and isinstance(result, dict):
+        from quarry.audit import summary
+
+        console.print(f"[green]{stage}[/green]: {summary(result)}")
     elif isinstance(result, dict) and "snapshot_id" in result:
         console.print(f"[green]{stage}[/green]: snapshot [bold]{result['snapshot_id']}[/bold]")
     else:

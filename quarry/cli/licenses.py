@@ -1,4 +1,4 @@
-"""`quarry licenses`, `quarry optout add|remove|list|apply|reapply`, `quarry whois`."""
+"""`quarry licenses`, `quarry audit`, `quarry optout add|remove|list|apply|reapply`, `quarry whois`."""
 
 from __future__ import annotations
 
@@ -131,6 +131,33 @@ def register(app: typer.Typer) -> None:
         for entry in log["entries"]:
             for origin, n in entry["origins"].items():
                 out.print(f"  - {origin}: {n} ({entry['kind']} {entry['value']})")
+
+    @app.command("audit")
+    def audit_(dataset: Path = typer.Argument(..., help="A dataset version folder, or a version (hash, label or "
+                                                         "name)."),
+               snapshot: Path = typer.Option(None, help="The snapshot it was built from (default: params "
+                                                        "pipeline.paths.snapshot)."),
+               out_file: Path = typer.Option(None, "--out", help="Write the report (audit.json) here."),
+               registry: Path = REGISTRY, params_file: Path = PARAMS,
+               limit: int = typer.Option(20, help="Violations listed one by one (all are in audit.json).")) -> None:
+        """Re-derive every document's license from the snapshot and check the policy, the opt-out
+        registry, secrets and license evidence; exits 1 on any violation."""
+        from quarry.audit import run_audit, summary
+        from quarry.params import get
+
+        params = _params(params_file)
+        snapshot = snapshot or Path(get(params, "pipeline.paths.snapshot", "data/snapshot"))
+        report = run_audit(_data_folder(dataset), snapshot, params, out_file, registry_path=registry)
+        if not report["passed"]:
+            table = Table("kind", "origin", "documents", title=f"violations in {dataset}")
+            for row in report["violations_by_origin"]:
+                table.add_row(row["kind"], row["origin"], str(row["documents"]))
+            out.print(table)
+            for v in report["violations"][:limit]:
+                out.print(f"  {v['kind']}: {v['origin']} {v['path']} {v['detail'] if v['detail'] else ''}")
+        out.print(summary(report))
+        if not report["passed"]:
+            raise typer.Exit(1)
 
     @app.command("whois")
     def whois_(origin: str = typer.Argument(..., help="An origin (repository URL or path)."),

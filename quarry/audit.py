@@ -1,0 +1,138 @@
+"""`quarry audit`: an independent check of a released dataset version against its own promises.
+
+For every document it re-derives the governing license from the snapshot's files (never from
+``meta``), applies the license policy, the current opt-out registry and the high-confidence secret
+shapes of the PII detectors, and checks that the document and its license evidence exist in the
+snapshot. Violations, by kind:
+
+    license           the policy refuses the license the snapshot says governs the document
+    license-record    meta.license differs from the re-derived one (the record misstates it)
+    evidence-missing  meta.license names an evidence file the snapshot does not hold
+    not-in-snapshot   no file of the snapshot has the document's origin and path
+    opt-out           the registry now covers the document's origin
+    secret            a credential the PII detectors are sure of (confidence >= 0.9)
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from quarry.datasets.reader import open_dataset
+from quarry.licenses.cache import CachedDetector
+from quarry.licenses.findings import Finding
+from quarry.licenses.governance import govern
+from quarry.licenses.policy import LicensePolicy
+from quarry.licenses.repository import Surveys, add_record, detect_repo_licenses
+from quarry.licenses.stage import file_statement, section, stage_shards
+from quarry.optout import Registry
+from quarry.pii.engine import PiiConfig, detect
+from quarry.records import read_records
+
+SECRET_CONFIDENCE = 0.9
+_SECRETS = PiiConfig(sensitivity="low", types=("KEY",))
+KINDS = ("license", "license-record", "evidence-missing", "not-in-snapshot", "opt-out", "secret")
+
+
+def _key(meta: dict[str, Any]) -> tuple[str, str]:
+    return meta.get("origin") or "", (meta.get("path") or "").strip("/")
+
+
+def read_snapshot(shards: list[Path], wanted: set[tuple[str, str]], header_lines: int):
+    """One pass over the snapshot: every origin's survey, the file statement of each wanted
+    (origin, path), and the set of every (origin, path) it holds."""
+    surveys: Surveys = {}
+    statements: dict[tuple[str, str], str | None] = {}
+    present: set[tuple[str, str]] = set()
+    for shard in shards:
+        for record in read_records(shard):
+            key = _key(record.get("meta") or {})
+            statement = file_statement(record["text"], header_lines)
+            add_record(surveys, record, statement)
+            present.add(key)
+            if key in wanted:
+                statements[key] = statement
+    return surveys, statements, present
+
+
+def secrets(text: str) -> list[str]:
+    return sorted({f.kind for f in detect(text, _SECRETS) if f.confidence >= SECRET_CONFIDENCE})
+
+
+def audit(dataset: str | Path, snapshot_dir: Path, params: dict[str, Any], registry: Registry, *,
+          detector: CachedDetector | None = None) -> dict[str, Any]:
+    """The audit report: documents checked, violations (kind, origin, path, id, detail), counts."""
+    conf = section(params)
+    policy = LicensePolicy.from_params(conf.get("policy"))
+    documents = [(r["meta"], secrets(r["text"])) for r in open_dataset(dataset)]
+    wanted = {_key(meta) for meta, _ in documents}
+    shards = stage_shards(Path(snapshot_dir) / "shards") or stage_shards(Path(snapshot_dir))
+    surveys, statements, present = read_snapshot(shards, wanted, int(conf["header_lines"]))
+    own = detector is None
+    detector = detector or CachedDetector(batch_size=int(conf["batch_size"]))
+    try:
+        governance = detect_repo_licenses(surveys, detector)
+        texts = sorted({s for s in statements.values() if s})
+        found = {t: Finding.from_result(r) for t, r in zip(texts, detector.detect(texts))} if texts else {}
+    finally:
+        if own:
+            detector.close()
+    violations = []
+    for meta, shapes in documents:
+        origin, path = _key(meta)
+
+        def violation(kind: str, detail: Any) -> None:
+            violations.append({"kind": kind, "origin": origin, "path": path, "id": meta.get("id"), "detail": detail})
+
+        recorded = meta.get("license") or {}
+        if (origin, path) not in present:
+            violation("not-in-snapshot", None)
+        else:
+            statement = statements.get((origin, path))
+            expected = govern(path, found.get(statement) if statement else None, statement,
+                              governance.get(origin) or {})
+            categories = expected.pop("categories")
+            if reason := policy.verdict(expected, categories):
+                violation("license", {"reason": reason, "spdx": expected["spdx"],
+                                      "evidence": (expected["evidence"] or {}).get("file")})
+            if (recorded.get("spdx"), recorded.get("category")) != (expected["spdx"], expected["category"]):
+                violation("license-record", {"recorded": recorded.get("spdx"), "derived": expected["spdx"]})
+        evidence = recorded.get("evidence")
+        evidence_file = evidence.get("file") if isinstance(evidence, dict) else evidence
+        if evidence_file and (origin, evidence_file) not in present:
+            violation("evidence-missing", evidence_file)
+        if entry := registry.match(origin):
+            violation("opt-out", f"{entry.kind} {entry.value}")
+        if shapes:
+            violation("secret", shapes)
+    violations.sort(key=lambda v: (KINDS.index(v["kind"]), v["origin"], v["path"]))
+    by_kind = Counter(v["kind"] for v in violations)
+    by_origin = Counter((v["kind"], v["origin"]) for v in violations)
+    return {"dataset": str(dataset), "snapshot": str(snapshot_dir), "documents": len(documents),
+            "registry_hash": registry.hash, "passed": not violations,
+            "violations_by_kind": dict(sorted(by_kind.items())),
+            "violations_by_origin": [{"kind": k, "origin": o, "documents": n} for (k, o), n in sorted(by_origin.items())],
+            "violations": violations}
+
+
+def run_audit(dataset: str | Path, snapshot_dir: Path, params: dict[str, Any], out: Path | None = None, *,
+              registry_path: Path | None = None) -> dict[str, Any]:
+    """Audit with the project's opt-out registry (params ``optout.registry`` unless given) and
+    write the report to ``out`` (audit.json); returns it."""
+    from quarry.optout import load_registry, registry_path_from
+    from quarry.records import write_json
+
+    report = audit(dataset, snapshot_dir, params, load_registry(registry_path or registry_path_from(params)))
+    if out is not None:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        write_json(out, report)
+    return report
+
+
+def summary(report: dict[str, Any]) -> str:
+    """One line: passed, or the violations by kind."""
+    if report["passed"]:
+        return f"audit passed: {report['documents']} documents, no violation"
+    kinds = ", ".join(f"{k} {n}" for k, n in report["violations_by_kind"].items())
+    return f"audit FAILED: {len(report['violations'])} violations in {report['documents']} documents ({kinds})"

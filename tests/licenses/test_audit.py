@@ -1,0 +1,75 @@
+"""`quarry audit` on a stage's output: a licensed folder passes; each planted violation is named."""
+
+from __future__ import annotations
+
+import pytest
+
+from quarry.audit import audit
+from quarry.licenses.stage import run_licenses, stage_shards
+from quarry.optout import OptOut, Registry
+from quarry.records import read_records, write_records
+from licenses_helpers import license_text, make_repo, needs_scancode, snapshot_shards
+
+pytestmark = needs_scancode
+
+CODE = "def main():\n    return 42\n"
+AWS_KEY = "AKIAQ3EGVP6ZKXWNM4TB"
+AWS_SECRET = "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"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory, detector):
+    root = tmp_path_factory.mktemp("audit")
+    repos = {
+        "https://example.org/mit": make_repo(root / "repos" / "mit", {
+            "LICENSE": license_text("mit"), "src/a.py": CODE, "src/b.py": "X = 1\n",
+            "vendor/gpl/COPYING": license_text("gpl-2.0"), "vendor/gpl/g.c": "int g;\n"}),
+        "https://example.org/other": make_repo(root / "repos" / "other", {
+            "LICENSE": license_text("apache-2.0"), "main.py": CODE + "# other\n"}),
+    }
+    snapshot = snapshot_shards(repos, root / "snapshot" / "shards", shards=2).parent
+    released = root / "released"
+    run_licenses(snapshot / "shards", released, {"licenses": {}}, show_progress=False, detector=detector)
+    return snapshot, released
+
+
+def _audit(snapshot, folder, detector, registry=Registry([])):
+    return audit(folder, snapshot, {"licenses": {}}, registry, detector=detector)
+
+
+def test_a_folder_the_stage_licensed_passes(built, detector):
+    snapshot, released = built
+    report = _audit(snapshot, released, detector)
+    assert report["passed"], report["violations"]
+    assert report["documents"] == 5  # the vendored GPL folder was dropped by the stage
+
+
+def test_planted_violations_are_each_named(built, detector, tmp_path):
+    snapshot, released = built
+    records = [r for shard in stage_shards(released) for r in read_records(shard)]
+    dropped = next(r for shard in stage_shards(snapshot / "shards") for r in read_records(shard)
+                   if r["meta"]["path"] == "vendor/gpl/g.c")
+    dropped["meta"]["license"] = {"spdx": "MIT", "category": "permissive",
+                                  "evidence": {"file": "LICENSE", "level": "repository", "score": 100.0}}
+    for record in records:
+        if record["meta"]["path"] == "src/b.py":
+            record["text"] = f"KEY_ID = '{AWS_KEY}'\nSECRET = '{AWS_SECRET}'\n"
+        if record["meta"]["path"] == "src/a.py":
+            record["meta"]["license"]["evidence"]["file"] = "LICENSE.md"
+    invented = {"text": CODE, "meta": {"id": "x", "origin": "https://example.org/mit", "path": "src/invented.py",
+                                       "license": records[0]["meta"]["license"]}}
+    planted = tmp_path / "planted"
+    write_records(planted / "part-00000.jsonl.zst", records + [dropped, invented])
+    registry = Registry([OptOut("origin", "https://example.org/other.git")])
+    report = _audit(snapshot, planted, detector, registry)
+    assert not report["passed"]
+    found = {(v["kind"], v["origin"].rsplit("/", 1)[1], v["path"]) for v in report["violations"]}
+    assert found == {
+        ("license", "mit", "vendor/gpl/g.c"), ("license-record", "mit", "vendor/gpl/g.c"),
+        ("secret", "mit", "src/b.py"), ("evidence-missing", "mit", "src/a.py"),
+        ("not-in-snapshot", "mit", "src/invented.py"),
+        ("opt-out", "other", "LICENSE"), ("opt-out", "other", "main.py")}
+    license_violation = next(v for v in report["violations"] if v["kind"] == "license")
+    assert license_violation["detail"] == {"reason": "license:strong-copyleft", "spdx": "GPL-2.0-only",
+                                           "evidence": "vendor/gpl/COPYING"}
+    assert report["violations_by_kind"]["opt-out"] == 2
