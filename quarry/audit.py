@@ -112,7 +112,8 @@ def audit(dataset: str | Path, snapshot_dir: Path, params: dict[str, Any], regis
     return {"dataset": str(dataset), "snapshot": str(snapshot_dir), "documents": len(documents),
             "registry_hash": registry.hash, "passed": not violations,
             "violations_by_kind": dict(sorted(by_kind.items())),
-            "violations_by_origin": [{"kind": k, "origin": o, "documents": n} for (k, o), n in sorted(by_origin.items())],
+            "violations_by_origin": [{"kind": k, "origin": o, "documents": n}
+                                     for (k, o), n in sorted(by_origin.items())],
             "violations": violations}
 
 

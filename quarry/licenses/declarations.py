@@ -113,10 +113,12 @@ def _dep5(text: str) -> list[Rule] | None:
 # Debian short names (https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/#license-short-name)
 # that are not SPDX ids as they stand.
 _DEBIAN = {"expat": "MIT", "mit": "MIT", "bsd-2-clause": "BSD-2-Clause", "bsd-3-clause": "BSD-3-Clause",
-           "bsd-4-clause": "BSD-4-Clause", "isc": "ISC", "zlib": "Zlib", "public-domain": "LicenseRef-scancode-public-domain",
+           "bsd-4-clause": "BSD-4-Clause", "isc": "ISC", "zlib": "Zlib",
+           "public-domain": "LicenseRef-scancode-public-domain",
            "psf-2": "PSF-2.0", "python-2.0": "Python-2.0", "apache-2.0": "Apache-2.0", "apache-1.1": "Apache-1.1",
            "mpl-1.1": "MPL-1.1", "mpl-2.0": "MPL-2.0", "artistic": "Artistic-1.0-Perl", "artistic-2.0": "Artistic-2.0",
-           "cc0-1.0": "CC0-1.0", "cc0": "CC0-1.0", "unlicense": "Unlicense", "zope-2.1": "ZPL-2.1", "epl-1.0": "EPL-1.0",
+           "cc0-1.0": "CC0-1.0", "cc0": "CC0-1.0", "unlicense": "Unlicense", "zope-2.1": "ZPL-2.1",
+           "epl-1.0": "EPL-1.0",
            "epl-2.0": "EPL-2.0", "wtfpl": "WTFPL", "x11": "X11", "ofl-1.1": "OFL-1.1", "boost-1.0": "BSL-1.0"}
 _GNU = re.compile(r"^(a?gpl|lgpl|gfdl)-(\d)(?:\.(\d))?(\+)?$", re.I)
 _EXCEPTION = re.compile(r"^(.*?)\s+with\s+(\S+)\s+exception$", re.I)

@@ -178,9 +178,13 @@ def plan(survey: OriginSurvey) -> Plan:
     for key in units:
         if _INFO_DIR.match(key):
             bases[units[key].base] = bases.get(units[key].base, 0) + 1
-    for key, unit in units.items():  # distributions sharing a folder govern only their own files
-        if _INFO_DIR.match(key) and bases[unit.base] > 1 and key in records:
-            unit.paths = records[key]
+    for key, unit in list(units.items()):
+        if not _INFO_DIR.match(key):
+            continue
+        if bases[unit.base] > 1:  # distributions sharing a folder govern only their own files
+            unit.paths = records.get(key)
+        else:  # one distribution: its metadata and the license files beside it decide together
+            units.setdefault(unit.base, Unit(unit.base)).members.extend(units.pop(key).members)
     return Plan(units, sidecars, declarations)
 
 

@@ -11,7 +11,8 @@ import re
 
 # "under either of", "at your option", "dual-licensed": the reader picks one of the licenses. The
 # GPL family's "version 2, or (at your option) any later version" is a version range, not a choice.
-_CHOICE = re.compile(r"\bat (your|the licensee'?s?|the user'?s?) (option|choice|discretion)\b(?=\s*[.,;)]|[^.]{0,60}licen[cs])|"
+_CHOICE = re.compile(r"\bat (your|the licensee'?s?|the user'?s?) (option|choice|discretion)\b"
+                     r"(?=\s*[.,;)]|[^.]{0,60}licen[cs])|"
                      r"\b(under|licensed|licensable|available) (the terms of )?either\b(?! this licen)|"
                      r"\beither of (the )?(following |these |those |two |both )?licen[cs]es\b|\bdual[- ]licen[cs]|"
                      r"\b(your )?choice of (the following |either |one of )?(the )?licen[cs]es?\b|"

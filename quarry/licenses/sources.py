@@ -24,15 +24,16 @@ _README_NAME = re.compile(r"^(readme|notice)([-._ ].*)?$", re.I)
 MANIFESTS = {"package.json", "pyproject.toml", "setup.cfg", "cargo.toml", "metadata", "pkg-info", "composer.json",
              "pom.xml"}
 # Files named like licenses that are code or data, never license texts (license.py, copyright.json).
-_CODE_SUFFIX = re.compile(r"\.(py[iwx]?|pyc|[ch](pp|xx|c)?|hh|java|kt|scala|go|rs|rb|php|pl|pm|sh|bash|js|mjs|cjs|ts|tsx|"
-                          r"jsx|json|ya?ml|toml|xml|cfg|ini|css|scss|less|swift|cs|m|mm|lua|r|jl|el|vim|sql|tmpl|j2|"
-                          r"jinja2?|in|cmake|mk|bat|ps1|lock|svg|png|jpe?g|gif|ico|pdf|pyd|so|dll|dylib|o|a|class|jar)$",
-                          re.I)
+_CODE_SUFFIX = re.compile(r"\.(py[iwx]?|pyc|[ch](pp|xx|c)?|hh|java|kt|scala|go|rs|rb|php|pl|pm|sh|bash|js|mjs|cjs|"
+                          r"ts|tsx|jsx|json|ya?ml|toml|xml|cfg|ini|css|scss|less|swift|cs|m|mm|lua|r|jl|el|vim|sql|"
+                          r"tmpl|j2|jinja2?|in|cmake|mk|bat|ps1|lock|svg|png|jpe?g|gif|ico|pdf|pyd|so|dll|dylib|o|a|"
+                          r"class|jar)$", re.I)
 
 SPDX_LINE = re.compile(r"SPDX-License-Identifier:\s*(.+)", re.I)
 _SPDX_TAIL = re.compile(r"\s*(\*/|-->|--\}|\*\)|#\}|'''|\"\"\")\s*$")
 LICENSEISH = re.compile(r"licen[cs]|copyleft|permission is hereby granted|redistribution and use|"
-                        r"gnu (lesser |affero )?general public|public domain|all rights reserved|proprietary|confidential", re.I)
+                        r"gnu (lesser |affero )?general public|public domain|all rights reserved|proprietary|"
+                        r"confidential", re.I)
 _COPYRIGHT_ONLY = re.compile(r"^\W*(copyright\b|\(c\)|©)", re.I)
 _COMMENT = re.compile(r"^\s*(#|//|/\*|\*|--|;|%|<!--|\"\"\"|'''|\{-|\(\*|rem\b|@REM|!)", re.I)
 MAX_HEADER_CHARS = 8000  # a header is prose; a longer block is minified code or data
@@ -74,7 +75,8 @@ def declared_licenses(path: str, text: str) -> str | None:
         elif name == "package.json":
             found = _from_json(json.loads(text))
         elif name == "cargo.toml":  # cargo's old "MIT/Apache-2.0" is a choice
-            found = [re.sub(r"\s*/\s*", " OR ", v) if isinstance(v, str) else v for v in _from_toml(tomllib.loads(text))]
+            found = [re.sub(r"\s*/\s*", " OR ", v) if isinstance(v, str) else v
+                     for v in _from_toml(tomllib.loads(text))]
         elif name == "pyproject.toml":
             found = _from_toml(tomllib.loads(text))
         elif name == "pom.xml":

@@ -1,0 +1,105 @@
+"""Governance rules as pure functions (no ScanCode): declarations, notices, precedence."""
+
+from __future__ import annotations
+
+from quarry.licenses.declarations import debian_expression, parse_declaration
+from quarry.licenses.findings import Finding
+from quarry.licenses.governance import OriginSurvey, decide, govern, origin_governance, plan
+from quarry.licenses.notices import has_choice, offers_choice, rights_reserved, split_docs_clause
+
+CATS = {"MIT": "permissive", "Apache-2.0": "permissive", "GPL-2.0-only": "strong-copyleft",
+        "GPL-2.0-or-later": "strong-copyleft", "GPL-3.0-only": "strong-copyleft", "LGPL-3.0-only": "weak-copyleft",
+        "LicenseRef-scancode-unknown": "unknown", "LicenseRef-scancode-unknown-license-reference": "unknown"}
+
+
+def finding(spdx: str) -> Finding:
+    return Finding(spdx, 100.0, {k: v for k, v in CATS.items() if k in spdx})
+
+
+def test_debian_short_names_become_spdx():
+    assert debian_expression("GPL-2+") == "GPL-2.0-or-later"
+    assert debian_expression("GPL-2+ or Artistic") == "GPL-2.0-or-later OR Artistic-1.0-Perl"
+    assert debian_expression("Expat") == "MIT"
+    assert debian_expression("BSD-3-clause and LGPL-2.1+") == "BSD-3-Clause AND LGPL-2.1-or-later"
+    assert debian_expression("some-local-license") is None
+
+
+def test_debian_paragraphs_last_match_wins_and_free_form_is_not_a_declaration():
+    text = ("Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n\n"
+            "Files: *\nCopyright: A\nLicense: Expat\n\nFiles: vendor/*\nCopyright: B\nLicense: GPL-2+\n")
+    rules = parse_declaration("debian/copyright", text)
+    assert [r.statement for r in rules if r.matches("vendor/a/b.c")][-1] == "SPDX-License-Identifier: GPL-2.0-or-later"
+    assert [r.statement for r in rules if r.matches("src/a.c")] == ["SPDX-License-Identifier: MIT"]
+    assert parse_declaration("debian/copyright", "This package is GPL.\n") is None
+
+
+def test_reuse_toml_globs():
+    rules = parse_declaration("REUSE.toml", 'version = 1\n[[annotations]]\npath = ["*.png", "docs/**"]\n'
+                                            'SPDX-License-Identifier = "CC0-1.0"\n')
+    assert rules[0].matches("logo.png") and rules[0].matches("docs/a/b.md")
+    assert not rules[0].matches("img/logo.png")  # * stays within a folder
+
+
+def test_choices_and_version_ranges():
+    assert has_choice("Licensed under either of Apache License, Version 2.0 or MIT license at your option.")
+    assert not has_choice("either version 2 of the License, or (at your option) any later version.")
+    assert not has_choice("distribute the Covered Software under the terms of either this License or such "
+                          "Secondary License(s)")
+    assert offers_choice("Dual-licensed: see LICENSE-MIT and LICENSE-APACHE.",
+                         ["LICENSE-APACHE", "LICENSE-MIT", "NOTICE"]) == ["LICENSE-APACHE", "LICENSE-MIT"]
+    assert offers_choice("See LICENSE-MIT and LICENSE-APACHE.", ["LICENSE-APACHE", "LICENSE-MIT"]) == []
+
+
+def test_documentation_clause_and_reserved_rights():
+    main, docs = split_docs_clause("MIT License\n\nPermission is hereby granted.\n\n"
+                                   "The documentation is licensed under CC-BY-4.0.")
+    assert docs == "The documentation is licensed under CC-BY-4.0." and "documentation" not in main
+    assert split_docs_clause("Source form includes documentation source.") == \
+        ("Source form includes documentation source.", None)
+    assert rights_reserved("Copyright 2020 Acme. All rights reserved.") == "weak"
+    assert rights_reserved("Acme confidential and proprietary.") == "strong"
+    assert rights_reserved("Permission is hereby granted") is None
+
+
+def _governance(files: dict[str, str], findings: dict[str, Finding | None]) -> dict:
+    survey = OriginSurvey()
+    for path, text in files.items():
+        survey.add(path, text)
+    return origin_governance(survey, findings)
+
+
+def test_precedence_of_file_sidecar_and_nearest_folder():
+    files = {"LICENSE": "mit text", "vendor/x/COPYING": "gpl text", "a.png.license": "SPDX-License-Identifier: MIT"}
+    gov = _governance(files, {"mit text": finding("MIT"), "gpl text": finding("GPL-2.0-only"),
+                              "SPDX-License-Identifier: MIT": finding("MIT")})
+    assert govern("vendor/x/deep/y.c", None, None, gov)["evidence"]["file"] == "vendor/x/COPYING"
+    assert govern("vendor/xy.c", None, None, gov)["evidence"]["file"] == "LICENSE"
+    assert govern("a.png", None, None, gov)["evidence"]["level"] == "sidecar"
+    own = govern("vendor/x/z.c", finding("MIT"), "SPDX-License-Identifier: MIT", gov)
+    assert (own["spdx"], own["evidence"]) == ("MIT", {"file": "vendor/x/z.c", "score": 100.0, "level": "file"})
+    pointer = govern("vendor/x/p.c", finding("LicenseRef-scancode-unknown"), "# see the license", gov)
+    assert pointer["spdx"] == "GPL-2.0-only"  # an unknown own statement defers to its ancestor
+    strong = govern("b.py", None, "# Acme confidential", gov)
+    assert strong["category"] == "proprietary"
+    weak = govern("c.py", None, "# Copyright Acme. All rights reserved.", gov)
+    assert weak["spdx"] == "MIT"  # boilerplate under a granted license
+
+
+def test_unit_decisions():
+    survey = OriginSurvey()
+    for path in ("COPYING", "COPYING.LESSER"):
+        survey.add(path, path)
+    unit = plan(survey).units[""]
+    assert decide(unit, {"COPYING": finding("GPL-3.0-only"), "COPYING.LESSER": finding("LGPL-3.0-only")}) \
+        .finding.spdx == "LGPL-3.0-only"  # LGPL-3.0 ships the GPL's text it supplements
+
+
+def test_nested_pep639_license_governs_the_installed_folder():
+    survey = OriginSurvey()
+    for path in ("pkg/__init__.py", "pkg/vendor/lib/a.py", "pkg-1.dist-info/METADATA",
+                 "pkg-1.dist-info/licenses/LICENSE", "pkg-1.dist-info/licenses/src/pkg/vendor/lib/COPYING",
+                 "pkg-1.dist-info/licenses/tools/notinstalled/COPYING"):
+        survey.add(path, "Name: pkg\nLicense-Expression: MIT\n" if path.endswith("METADATA") else path)
+    units = plan(survey).units
+    assert sorted(units) == ["", "pkg/vendor/lib"]
+    assert [m.path for m in units["pkg/vendor/lib"].members] == ["pkg-1.dist-info/licenses/src/pkg/vendor/lib/COPYING"]
