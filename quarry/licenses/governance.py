@@ -324,7 +324,10 @@ def decide(unit: Unit, findings: dict[str, Finding | None]) -> Choice | None:
     if {_family(k) for k in text_keys} == {_family(k) for k in stated_keys} and _rank(text[1]) == _rank(stated[1]):
         later = stated if any(k.endswith(("-or-later", "+")) for k in stated_keys) else text
         return Choice(*later)  # "-or-later" declared beside the license's plain text survives
-    # Declared metadata and shipped text disagree: the more restrictive governs, the other is kept.
+    # Declared metadata and shipped text disagree: the more restrictive governs, the other is kept;
+    # a text ScanCode cannot name (unknown) gives way to a declaration it can.
+    if text[1].category == "unknown" and stated[1].category != "unknown":
+        return Choice(stated[0], stated[1], also=text)
     first, second = (stated, text) if _rank(stated[1]) > _rank(text[1]) else (text, stated)
     return Choice(first[0], first[1], also=second)
 

@@ -36,9 +36,11 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 # Rights reserved with no grant: "strong" marks a file proprietary even under an ancestor's license;
 # "All rights reserved" alone is the boilerplate of many BSD/MIT copyright lines, proprietary only
 # when nothing grants rights.
-_STRONG = re.compile(r"\b(confidential|proprietary|unauthori[sz]ed (copying|use|reproduction|distribution)|"
-                     r"strictly prohibited|internal use only|not for (public )?(re)?distribution|"
-                     r"may not be (copied|used|distributed|reproduced))\b", re.I)
+_STRONG = re.compile(r"\b(confidential|(is|are) (the )?proprietary|proprietary (and|&) confidential|"
+                     r"proprietary (software|code|information|property|work|material)s? of|"
+                     r"unauthori[sz]ed (copying|use|reproduction|distribution)|strictly prohibited|"
+                     r"internal use only|not for (public )?(re)?distribution|"
+                     r"may not be (copied|distributed|reproduced))\b", re.I)
 _WEAK = re.compile(r"\ball rights reserved\b", re.I)
 STRONG, WEAK = "strong", "weak"
 

@@ -19,7 +19,7 @@ from license_expression import get_spdx_licensing
 
 LICENSE_TIER, MANIFEST_TIER, README_TIER = 0, 1, 2
 
-_LICENSE_NAME = re.compile(r"^(licen[cs]es?|copying|unlicense|copyright)([-._ ].*)?$", re.I)
+_LICENSE_NAME = re.compile(r"^(licen[cs]es?|copying|unlicense|copyright|eula)([-._ ].*)?$", re.I)
 _README_NAME = re.compile(r"^(readme|notice)([-._ ].*)?$", re.I)
 MANIFESTS = {"package.json", "pyproject.toml", "setup.cfg", "cargo.toml", "metadata", "pkg-info", "composer.json",
              "pom.xml"}
@@ -91,10 +91,12 @@ def declared_licenses(path: str, text: str) -> str | None:
             return None
     except (ValueError, TypeError, KeyError, tomllib.TOMLDecodeError, configparser.Error, ElementTree.ParseError):
         return None  # a broken manifest declares nothing we can trust
-    found = [item.strip() for item in found if isinstance(item, str) and item.strip()]
+    found = [_npm_words(item.strip()) for item in found if isinstance(item, str) and item.strip()]
+    found = [item for item in found if item]
     if not found:
         return None
-    return "\n".join(as_spdx_statement(item) if not item.startswith("License ::") else item for item in found)
+    return "\n".join(as_spdx_statement(item) if not item.startswith(("License ::", "SPDX-")) else item
+                     for item in found)
 
 
 def _from_json(data) -> list:
@@ -104,6 +106,14 @@ def _from_json(data) -> list:
     if isinstance(value, list):
         return [v.get("type") if isinstance(v, dict) else v for v in value]
     return [value]
+
+
+def _npm_words(declared: str) -> str | None:
+    """npm's "UNLICENSED" reserves every right (not the Unlicense); "SEE LICENSE IN <file>" points
+    at a file that governs by itself."""
+    if declared.upper() == "UNLICENSED":
+        return "SPDX-License-Identifier: LicenseRef-scancode-proprietary-license"
+    return None if declared.upper().startswith("SEE LICEN") else declared
 
 
 def _any_of(values: list) -> str | None:
