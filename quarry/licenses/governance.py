@@ -290,10 +290,11 @@ def _rank(finding: Finding) -> int:
 def decide(unit: Unit, findings: dict[str, Finding | None]) -> Choice | None:
     """The governing license of a unit from its members' findings (keyed by text)."""
     found = [(m, f) for m in unit.members if (f := findings.get(m.text)) is not None]
-    for m in unit.members:
-        if findings.get(m.text) is None and (strength := rights_reserved(m.text)) and m.tier != MANIFEST_TIER:
-            found.append((m, proprietary_finding(strength)))  # "All rights reserved" and nothing granted
     real = [(m, f) for m, f in found if not f.is_reference_only]
+    if not real:  # "All rights reserved" and nothing granted (a COPYRIGHT file beside a LICENSE is not that)
+        real = [(m, proprietary_finding(strength)) for m in unit.members
+                if findings.get(m.text) is None and m.tier != MANIFEST_TIER and (strength := rights_reserved(m.text))]
+        found += real
     if not real:
         return Choice(found[0][0].path, found[0][1]) if found else None
     for tier_group in ((LICENSE_TIER, MANIFEST_TIER), (README_TIER,), (REUSE_TIER,)):
