@@ -31,7 +31,7 @@ from quarry.pii.engine import PiiConfig, detect
 from quarry.records import read_records
 
 SECRET_CONFIDENCE = 0.9
-_SECRETS = PiiConfig(sensitivity="low", types=("KEY",))
+_SECRETS = PiiConfig(sensitivity="low", types=("KEY",), detectors=("shapes", "private_keys"))  # shapes, not guesses
 KINDS = ("license", "license-record", "evidence-missing", "not-in-snapshot", "opt-out", "secret")
 
 
