@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -207,20 +208,29 @@ def register_checkpoint(checkpoint: Path, name: str, *, run_id: str,
 
 
 def resolve_run(ref: str, root: Path | None = None) -> Any:
-    """A run by id, or by run name (the latest of that name)."""
+    """A run by id, by a unique prefix of its id (4 hex digits or more), or by run name (the
+    latest of that name)."""
+    from quarry.errors import QuarryError
+
     mlflow = configure(root)
     client = mlflow.MlflowClient()
     try:
         return client.get_run(ref)
-    except Exception:  # noqa: BLE001 - not an id: try it as a name
+    except Exception:  # noqa: BLE001 - not a whole id: try a prefix, then a name
         pass
     experiments = [e.experiment_id for e in client.search_experiments()]
+    if re.fullmatch(r"[0-9a-f]{4,31}", ref):
+        # The search syntax has no prefix match on run ids: list ids and compare here.
+        matches = [run for run in client.search_runs(experiments, max_results=50000) if run.info.run_id.startswith(ref)]
+        if len(matches) == 1:
+            return matches[0]
+        if len(matches) > 1:
+            ids = ", ".join(sorted(run.info.run_id[:12] for run in matches)[:5])
+            raise QuarryError(f"mlflow ({tracking_uri(root)}): run id prefix '{ref}' is ambiguous: {ids}")
     found = client.search_runs(experiments, filter_string=f"attributes.run_name = '{ref}'",
                                order_by=["attributes.start_time DESC"], max_results=1)
     if not found:
-        from quarry.errors import QuarryError
-
-        raise QuarryError(f"mlflow ({tracking_uri(root)}): no run with id or name '{ref}'")
+        raise QuarryError(f"mlflow ({tracking_uri(root)}): no run with id, id prefix or name '{ref}'")
     return found[0]
 
 

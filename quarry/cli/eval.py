@@ -90,13 +90,16 @@ def register(app: typer.Typer) -> None:
         _print_report(run_evaluate(checkpoint, data, out_dir, _params(params_file), progress=True))
 
     @app.command("compare")
-    def compare(runs: list[str] = typer.Argument(..., help="MLflow run ids or run names."),
+    def compare(runs: list[str] = typer.Argument(..., help="MLflow run ids, id prefixes or run names."),
+                diff_only: bool = typer.Option(False, "--diff-only", help="Only the rows where the runs differ."),
                 as_json: bool = typer.Option(False, "--json", help="Print the table as JSON."),
                 ) -> None:
         """Side by side: lineage hashes, params and BPB per subset of MLflow runs."""
         from quarry.tracking import compare_runs, tracking_uri
 
         headers, rows = compare_runs(runs)
+        if diff_only:
+            rows = [(label, values) for label, values in rows if label == "run id" or len(set(values)) > 1]
         if as_json:
             print(json.dumps({"runs": headers, "rows": {label: values for label, values in rows}}, indent=2))
             return

@@ -84,7 +84,12 @@ def evaluate_and_compare(project, tmp_path, capsys) -> None:
     assert main(["compare", runs[0], runs[1]]) == 0
     assert "bpb/" in capsys.readouterr().out
     assert main(["compare", "no-such-run"]) == 1
-    assert "no run with id or name 'no-such-run'" in capsys.readouterr().err.replace("\n", "")
+    assert "no run with id, id prefix or name 'no-such-run'" in capsys.readouterr().err.replace("\n", "")
+    # Run-id prefixes, and only the rows that differ.
+    assert main(["compare", runs[0][:8], runs[1][:8], "--diff-only", "--json"]) == 0
+    differing = json.loads(capsys.readouterr().out)["rows"]
+    assert differing["run id"] == runs and differing["param lr"] == ["0.001", "0.003"]
+    assert "dataset_hash" not in differing and "param recipe" not in differing
 
 
 def test_mlflow_sqlite_store_holds_eval_metrics_plots_registry_and_compares(in_project, tmp_path, capsys,
