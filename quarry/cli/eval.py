@@ -1,4 +1,4 @@
-"""Evaluation and lineage commands: `quarry eval bpb`, `quarry evaluate`, `quarry compare`,
+"""Evaluation and lineage commands: `quarry eval bpb` (`quarry evaluate` is its hidden alias), `quarry compare`,
 `quarry lineage`, `quarry trace`."""
 
 from __future__ import annotations
@@ -78,16 +78,16 @@ def register(app: typer.Typer) -> None:
         else:
             _print_report(report)
 
-    @app.command("evaluate")
+    @app.command("evaluate", hidden=True)
     def evaluate(checkpoint: Path = typer.Argument(..., help="A checkpoint folder."),
                  data: Path = typer.Argument(..., help="The dataset version folder."),
                  out_dir: Path = typer.Argument(..., help="Where bpb.json and the plots go."),
                  params_file: Path = typer.Option(None, "--params", help="params.yaml [the project's]."),
                  ) -> None:
-        """The evaluate stage of the DAG: `quarry eval bpb` with every setting from params.yaml."""
-        from quarry.eval.stage import run_evaluate
-
-        _print_report(run_evaluate(checkpoint, data, out_dir, _params(params_file), progress=True))
+        """Alias of `quarry eval bpb CHECKPOINT DATA --out OUT_DIR` (every setting from params.yaml)."""
+        bpb(checkpoint, data, out_dir=out_dir, split=None, subset=None, context_len=None, stride=None,
+            batch_size=None, device=None, dtype=None, max_docs=None, mlflow=None, register_model=None,
+            params_file=params_file, as_json=False)
 
     @app.command("compare")
     def compare(runs: list[str] = typer.Argument(..., help="MLflow run ids, id prefixes or run names."),
