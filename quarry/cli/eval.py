@@ -150,7 +150,19 @@ def register(app: typer.Typer) -> None:
         for key in ("id", "path", "origin", "revision", "split", "subset", "license", "stage", "reason",
                     "dataset_version"):
             if answer.get(key) is not None:
-                out.print(f"  {key}: {answer[key]}", highlight=False)
+                value = license_text(answer[key]) if key == "license" else answer[key]
+                out.print(f"  {key}: {value}", highlight=False)
+
+
+def license_text(license_info: Any) -> str:
+    """A record's license as people write it: `MIT (permissive, from LICENSE)`."""
+    if not isinstance(license_info, dict):
+        return str(license_info)
+    spdx = license_info.get("spdx") or "no license found"
+    details = [str(license_info[k]) for k in ("category",) if license_info.get(k)]
+    if license_info.get("evidence"):
+        details.append(f"from {license_info['evidence']}")
+    return f"{spdx} ({', '.join(details)})" if details else spdx
 
 
 _LONG_HASH = re.compile(r"^([0-9a-f]{12})[0-9a-f]{28,}(-dirty)?$")
@@ -193,5 +205,7 @@ def lineage_tree(chain: dict[str, Any]) -> Tree:
     node = node.add(f"[bold]snapshot[/] {snap.get('snapshot_id') or '?'}  {snap.get('files', '?')} files"
                     f"  params {_short(snap.get('params_hash'))}{code}{flag(snap)}")
     for origin in chain["origins"]:
-        node.add(f"[bold]origin[/] {origin['origin']} @ {origin.get('revision') or '?'}")
+        # A git origin has a commit; a folder or an installed distribution is pinned by its tree's SWHID.
+        pinned = origin.get("revision") or origin.get("directory") or "unpinned"
+        node.add(f"[bold]origin[/] {origin['origin']} @ {pinned}")
     return root
