@@ -128,7 +128,11 @@ def test_changed_document_changes_hash_and_changelog_names_it(tmp_path, params, 
     assert log["removed"]["source change"] == [gone["meta"]["id"]]
     assert log["removed"]["filters: too short"] == [records[39]["meta"]["id"]]
     assert log["added"] == [] and log["counts"]["removed"] == 2
-    assert edited[7]["meta"]["id"] in (release / "CHANGELOG.md").read_text()
+    markdown = (release / "CHANGELOG.md").read_text()
+    assert edited[7]["meta"]["id"] in markdown
+    # removed documents are shown by origin and path, with a count per origin
+    assert f"- {gone['meta']['origin']} {gone['meta']['path']} (`{gone['meta']['id']}`)" in markdown
+    assert f"| {gone['meta']['origin']} | 0 |" in markdown
     # the same changelog from the registry, for any two versions, in either direction
     assert compare(v1["version"][:10], "0.2.0", registry=registry)["changed"] == log["changed"]
     back = compare(v2["version"], v1["version"], registry=registry)
