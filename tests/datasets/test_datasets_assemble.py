@@ -247,3 +247,19 @@ def test_derive_version_removes_only_and_names_removals(curated, params, tmp_pat
     log = read_json(registry / "test-code" / child["version"] / "changelog.json")
     assert log["removed"] == {"derive: opt-out": removed} and log["added"] == [] and log["changed"] == []
     assert verify_sums(tmp_path / "v2") == []
+
+
+def test_labels_are_unique_per_name(tmp_path, params, registry):
+    records = raw_records()
+    first = qd.assemble(curate(write_raw(tmp_path / "raw1", records), tmp_path / "cur1"), tmp_path / "a", params,
+                        registry=registry)
+    other = curate(write_raw(tmp_path / "raw2", records[:-5]), tmp_path / "cur2")
+    second = qd.assemble(other, tmp_path / "b", params, registry=registry)  # same automatic label wanted
+    assert (first["label"], second["label"]) == ("0.1.0", "0.1.1")
+    again = qd.assemble(other, tmp_path / "b", params, registry=registry)  # a rebuild keeps its label
+    assert again["version"] == second["version"] and again["label"] == "0.1.1"
+    chosen = {"assemble": {**params["assemble"], "label": "0.1.0"}}
+    with pytest.raises(QuarryError, match=r"label 0.1.0 already names version"):
+        qd.assemble(curate(write_raw(tmp_path / "raw3", records[:-9]), tmp_path / "cur3"), tmp_path / "c", chosen,
+                    registry=registry)
+    assert [r["manifest"]["label"] for r in qd.releases(registry=registry)] == ["0.1.0", "0.1.1"]
