@@ -7,7 +7,7 @@ from typing import Any
 
 from license_expression import Licensing, combine_expressions
 
-from quarry.licenses.policy import REFERENCE_KEYS, drop_references, expression_category, leaf_keys, quarry_category
+from quarry.licenses.policy import drop_references, expression_category, is_reference, leaf_keys, quarry_category
 
 _licensing = Licensing()
 
@@ -33,7 +33,7 @@ class Finding:
 
     @property
     def is_reference_only(self) -> bool:
-        return set(leaf_keys(self.spdx)) <= REFERENCE_KEYS
+        return all(is_reference(key) for key in leaf_keys(self.spdx))
 
 
 def combine(findings: list[Finding]) -> Finding:

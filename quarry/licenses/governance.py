@@ -35,7 +35,7 @@ REUSE_TIER = README_TIER + 1  # LICENSES/<id>.txt: the texts a REUSE repository 
 _licensing = Licensing()
 _INFO_DIR = re.compile(r"^(.*/)?[^/]+\.(dist-info|egg-info)$")
 _REUSE_TEXT = re.compile(r"^(.*/)?LICENSES/([A-Za-z0-9.+-]+)\.txt$")
-MAX_CHOICE_CHARS = 4000  # words of choice flip an AND into an OR only in a notice, not in long texts
+MAX_CHOICE_CHARS = 1500  # words of choice flip an AND into an OR in a notice or a long text's preface only
 
 PROPRIETARY = {"strong": "LicenseRef-scancode-proprietary-license", "weak": "LicenseRef-scancode-all-rights-reserved"}
 
@@ -257,7 +257,7 @@ class Choice:
 def _as_choice(finding: Finding, text: str) -> Finding:
     """A notice that offers a choice and names several licenses: ScanCode reads AND, the text says OR."""
     node = parse(finding.spdx)
-    if isinstance(node, AND) and len(text) <= MAX_CHOICE_CHARS and has_choice(text):
+    if isinstance(node, AND) and has_choice(text[:MAX_CHOICE_CHARS]):
         return Finding(str(OR(*node.args)), finding.score, finding.categories)
     return finding
 
@@ -311,7 +311,7 @@ def decide(unit: Unit, findings: dict[str, Finding | None]) -> Choice | None:
     options += [(m.path, f) for m, f in chosen if isinstance(parse(f.spdx), OR) and m.path not in pointers]
     every = {k for m, f in chosen if m.path not in pointers for k in leaf_keys(f.spdx)}
     for path, f in options:  # a choice naming every license of its folder states how they combine
-        if set(leaf_keys(f.spdx)) >= every:
+        if {_family(k) for k in leaf_keys(f.spdx)} >= {_family(k) for k in every}:
             return Choice(path, f)
     texts = _supplements([(m.path, f) for m, f in chosen if m.tier != MANIFEST_TIER])
     declared = [(m.path, f) for m, f in chosen if m.tier == MANIFEST_TIER]
@@ -320,15 +320,16 @@ def decide(unit: Unit, findings: dict[str, Finding | None]) -> Choice | None:
     if text is None or stated is None:
         return Choice(*(text or stated))
     text_keys, stated_keys = set(leaf_keys(text[1].spdx)), set(leaf_keys(stated[1].spdx))
-    if text_keys == stated_keys:
-        return Choice(*text)
+    if text_keys == stated_keys:  # the declaration states how the texts combine, if it says more
+        return Choice(*(stated if " OR " in stated[1].spdx else text))
     if {_family(k) for k in text_keys} == {_family(k) for k in stated_keys} and _rank(text[1]) == _rank(stated[1]):
         later = stated if any(k.endswith(("-or-later", "+")) for k in stated_keys) else text
         return Choice(*later)  # "-or-later" declared beside the license's plain text survives
     # Declared metadata and shipped text disagree: the more restrictive governs, the other is kept;
-    # a text ScanCode cannot name (unknown) gives way to a declaration it can.
-    if text[1].category == "unknown" and stated[1].category != "unknown":
-        return Choice(stated[0], stated[1], also=text)
+    # a text or declaration ScanCode cannot name (unknown) gives way to one it can.
+    if (text[1].category == "unknown") != (stated[1].category == "unknown"):
+        known, unknown = (stated, text) if text[1].category == "unknown" else (text, stated)
+        return Choice(known[0], known[1], also=unknown)
     first, second = (stated, text) if _rank(stated[1]) > _rank(text[1]) else (text, stated)
     return Choice(first[0], first[1], also=second)
 

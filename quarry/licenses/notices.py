@@ -27,9 +27,9 @@ def has_choice(text: str) -> bool:
 
 
 # A sentence that licenses the documentation, not the code.
-_DOCS = re.compile(r"\b(documentation|docs?|manual|handbook)\b[^.\n]{0,100}\b(is|are)\b[^.\n]{0,30}"
-                   r"\b(licen[cs]ed|released|available|distributed|covered|provided|published)\b[^.\n]{0,60}\bunder\b|"
-                   r"\bunder\b[^.\n]{0,120}\bfor (the |all )?(documentation|docs)\b", re.I)
+_DOCS = re.compile(r"\b(documentation|docs?|manual|handbook)\b[^.]{0,160}\b(is|are)\b[^.]{0,30}"
+                   r"\b(licen[cs]ed|released|available|distributed|covered|provided|published|supplied|offered)\b"
+                   r"[^.]{0,60}\bunder\b|\bunder\b[^.]{0,120}\bfor (the |all )?(documentation|docs)\b", re.I)
 _PARAGRAPH = re.compile(r"\n\s*\n")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 

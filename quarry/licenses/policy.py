@@ -36,7 +36,13 @@ SCANCODE_CATEGORIES = {
 }
 
 # ScanCode's answer to "see the LICENSE file": a pointer, not a license, when a real one is beside it.
-REFERENCE_KEYS = frozenset({"LicenseRef-scancode-unknown-license-reference"})
+# So are a contributor agreement (it binds contributors, not users) and an exception named on its own
+# (it only adds permissions to the license it excepts).
+REFERENCE_KEYS = frozenset({"LicenseRef-scancode-unknown-license-reference", "LicenseRef-scancode-generic-cla"})
+
+
+def is_reference(key: str) -> bool:
+    return key in REFERENCE_KEYS or "exception" in key.lower()
 
 NO_LICENSE = "no-license"
 _licensing = Licensing()
@@ -82,7 +88,7 @@ def drop_references(expression: str | None) -> str | None:
             return node
         args = [prune(arg) for arg in node.args]
         if isinstance(node, AND):
-            real = [arg for arg in args if not (isinstance(arg, LicenseSymbol) and arg.key in REFERENCE_KEYS)]
+            real = [arg for arg in args if not (isinstance(arg, LicenseSymbol) and is_reference(arg.key))]
             args = real or args
         return args[0] if len(args) == 1 else node.__class__(*args)
 
