@@ -103,3 +103,36 @@ def test_nested_pep639_license_governs_the_installed_folder():
     units = plan(survey).units
     assert sorted(units) == ["", "pkg/vendor/lib"]
     assert [m.path for m in units["pkg/vendor/lib"].members] == ["pkg-1.dist-info/licenses/src/pkg/vendor/lib/COPYING"]
+
+
+def _unit(files: dict[str, str]):
+    survey = OriginSurvey()
+    for path, text in files.items():
+        survey.add(path, text)
+    return plan(survey).units[""]
+
+
+def test_a_declared_choice_states_how_the_shipped_texts_combine():
+    unit = _unit({"COPYING": "dual text", "x-1.dist-info/METADATA": "Name: x\nLicense-Expression: Apache-2.0 OR "
+                                                                     "GPL-2.0-or-later\n"})
+    declared = "SPDX-License-Identifier: Apache-2.0 OR GPL-2.0-or-later"
+    choice = decide(unit, {"dual text": finding("Apache-2.0 AND GPL-2.0-only"),
+                           declared: finding("Apache-2.0 OR GPL-2.0-or-later")})
+    assert (choice.finding.spdx, choice.finding.category) == ("Apache-2.0 OR GPL-2.0-or-later", "permissive")
+
+
+def test_unknown_gives_way_and_disagreement_is_recorded():
+    unit = _unit({"LICENSE": "odd text", "x-1.dist-info/METADATA": "Name: x\nLicense-Expression: MIT\n"})
+    choice = decide(unit, {"odd text": finding("LicenseRef-scancode-unknown"),
+                           "SPDX-License-Identifier: MIT": finding("MIT")})
+    assert choice.finding.spdx == "MIT" and choice.also[0] == "LICENSE"
+    choice = decide(unit, {"odd text": finding("GPL-3.0-only"), "SPDX-License-Identifier: MIT": finding("MIT")})
+    assert choice.finding.spdx == "GPL-3.0-only" and choice.also == ("x-1.dist-info/METADATA", finding("MIT"))
+
+
+def test_agreements_and_lone_exceptions_are_not_licenses():
+    from quarry.licenses.policy import drop_references
+
+    assert drop_references("BSD-3-Clause AND GCC-exception-3.1") == "BSD-3-Clause"
+    assert drop_references("LicenseRef-scancode-generic-cla AND BSD-3-Clause") == "BSD-3-Clause"
+    assert drop_references("GPL-2.0-only WITH GCC-exception-2.0") == "GPL-2.0-only WITH GCC-exception-2.0"
