@@ -35,7 +35,9 @@ REUSE_TIER = README_TIER + 1  # LICENSES/<id>.txt: the texts a REUSE repository 
 _licensing = Licensing()
 _INFO_DIR = re.compile(r"^(.*/)?[^/]+\.(dist-info|egg-info)$")
 _REUSE_TEXT = re.compile(r"^(.*/)?LICENSES/([A-Za-z0-9.+-]+)\.txt$")
-MAX_CHOICE_CHARS = 1500  # words of choice flip an AND into an OR in a notice or a long text's preface only
+# Words of choice flip ScanCode's AND into an OR in a short notice only: in a long text (a preface
+# and the full licenses) a stray match elsewhere would become a permissive option.
+MAX_CHOICE_CHARS = 4000
 
 PROPRIETARY = {"strong": "LicenseRef-scancode-proprietary-license", "weak": "LicenseRef-scancode-all-rights-reserved"}
 
@@ -257,7 +259,7 @@ class Choice:
 def _as_choice(finding: Finding, text: str) -> Finding:
     """A notice that offers a choice and names several licenses: ScanCode reads AND, the text says OR."""
     node = parse(finding.spdx)
-    if isinstance(node, AND) and has_choice(text[:MAX_CHOICE_CHARS]):
+    if isinstance(node, AND) and len(text) <= MAX_CHOICE_CHARS and has_choice(text):
         return Finding(str(OR(*node.args)), finding.score, finding.categories)
     return finding
 

@@ -136,3 +136,10 @@ def test_agreements_and_lone_exceptions_are_not_licenses():
     assert drop_references("BSD-3-Clause AND GCC-exception-3.1") == "BSD-3-Clause"
     assert drop_references("LicenseRef-scancode-generic-cla AND BSD-3-Clause") == "BSD-3-Clause"
     assert drop_references("GPL-2.0-only WITH GCC-exception-2.0") == "GPL-2.0-only WITH GCC-exception-2.0"
+
+
+def test_a_stray_match_in_a_long_dual_license_text_is_no_permissive_option():
+    preface = "Distributed under either one of the two licenses listed below: GPL version 2 or EPL 1.0.\n\n"
+    unit = _unit({"LICENSE": preface + "x" * 5000})
+    choice = decide(unit, {preface + "x" * 5000: finding("(GPL-2.0-or-later OR MIT) AND GPL-2.0-only")})
+    assert choice.finding.category == "strong-copyleft"
