@@ -118,10 +118,27 @@ def find_private_keys(text: str) -> Iterator[Finding]:
 # ---------------------------------------------------------------------------------------------
 # Passwords in connection strings: scheme://user:password@host
 
-_URL_CREDENTIALS = re.compile(r"([^\s:/@'\"`<>]{0,128}):([^\s@/?'\"`<>]{1,256})@[A-Za-z0-9\[]")
+# After '://': user ':' password '@' host; the password may hold '@', '#' or '?' (people do not
+# always encode them), not '/', so the userinfo ends at the last '@' before the path.
+_URL_USER = re.compile(r"[^\s:/@'\"`<>]{0,128}:")
+_URL_AUTHORITY = re.compile(r"[^\s/'\"`<>]{1,400}")
 
 
 _CLI_USER = re.compile(r"(?<!\S)(?:-u|--user)[ =]['\"]?[^\s:'\"]{1,64}:([^\s'\"]{1,128})")
+
+
+def _url_password(text: str, at: int) -> tuple[int, int] | None:
+    user = _URL_USER.match(text, at)
+    if not user:
+        return None
+    authority = _URL_AUTHORITY.match(text, user.end())
+    if not authority:
+        return None
+    end = authority.group().rfind("@")
+    host = text[authority.start() + end + 1:authority.start() + end + 2]
+    if end <= 0 or not (host.isalnum() or host == "["):
+        return None
+    return user.end(), authority.start() + end
 
 
 def _plausible_password(value: str) -> bool:
@@ -134,9 +151,9 @@ def _plausible_password(value: str) -> bool:
 def find_url_passwords(text: str) -> Iterator[Finding]:
     pos = text.find("://")
     while pos >= 0:
-        m = _URL_CREDENTIALS.match(text, pos + 3)
-        if m and _plausible_password(m.group(2)):
-            yield Finding(m.start(2), m.end(2), PASSWORD, "connection_string", 0.96)
+        password = _url_password(text, pos + 3)
+        if password and _plausible_password(text[password[0]:password[1]]):
+            yield Finding(*password, PASSWORD, "connection_string", 0.96)
         pos = text.find("://", pos + 3)
     if "-u " in text or "--user " in text or "--user=" in text:  # curl -u user:password
         for m in _CLI_USER.finditer(text):

@@ -1,0 +1,57 @@
+"""Passwords on command lines: ``mysql -p<pw>``, ``--password <pw>``, ``sshpass -p``,
+``redis-cli -a``, ``docker login -p``, ``PGPASSWORD=<pw> psql``; ``curl -u user:pw`` is a
+connection string (quarry.pii.credentials). A value that is a variable (``$PW``, ``"${PW}"``)
+or another flag (``psql --password -U app``: a prompt) is not a password.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from quarry.pii.findings import PASSWORD, Finding
+from quarry.pii.values import DICTIONARY_PLACEHOLDERS, plausible_secret
+
+_QUOTED_OR_BARE = r"(?:'(?P<sq>[^'\r\n]{1,256})'|\"(?P<dq>[^\"\r\n]{1,256})\"|(?P<bare>[^\s'\"`;|&]{1,256}))"
+# Client programs whose '-p' glued to a value is the password (mysql -psecret), where '-p' alone prompts.
+_MYSQL_P = re.compile(r"\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dump)\b[^\n|;&]*?"
+                      r"[ \t]-p(?=[^\s-])" + _QUOTED_OR_BARE)
+# Flags that take a password as the next word or after '='.
+_FLAG = re.compile(r"(?<![\w-])(?:--(?:password|passwd|pass|db-password|admin-password|api-key|apikey|api-token|"
+                   r"token|secret|client-secret|auth-token)|(?:sshpass|redis-cli\b[^\n|;&]*?|docker login\b[^\n|;&]*?|"
+                   r"podman login\b[^\n|;&]*?|helm registry login\b[^\n|;&]*?)[ \t]-[pa])(?:=|[ \t]+)" + _QUOTED_OR_BARE)
+# VAR=value before a command on the same line: PGPASSWORD=... psql, MYSQL_PWD=... mysql.
+_ENV_PREFIX = re.compile(r"(?<![\w$])(?:PGPASSWORD|MYSQL_PWD|SSHPASS|REDISCLI_AUTH|[A-Z][A-Z0-9_]*(?:PASSWORD|_PASS|"
+                         r"_PWD|_TOKEN|_SECRET|_API_KEY))=" + _QUOTED_OR_BARE + r"(?=[ \t]+[\w./-])")
+
+
+def _value(m: re.Match) -> tuple[int, int, str] | None:
+    for group in ("sq", "dq", "bare"):
+        if m.group(group) is not None:
+            return m.start(group), m.end(group), m.group(group)
+    return None
+
+
+def _password_ok(value: str) -> bool:
+    return (not value.startswith(("-", "$", "%", "`")) and value.lower() not in DICTIONARY_PLACEHOLDERS
+            and plausible_secret(value, min_length=4) or _looks_like_password(value))
+
+
+def _looks_like_password(value: str) -> bool:
+    """plausible_secret rejects plain words; a password flag's plain word is still a password."""
+    return (len(value) >= 6 and value.isalnum() and not value.startswith("-")
+            and value.lower() not in DICTIONARY_PLACEHOLDERS and not value.isupper())
+
+
+def find_command_passwords(text: str) -> Iterator[Finding]:
+    if " -p" not in text and "--" not in text and " -a" not in text and "=" not in text:
+        return
+    for pattern, kind in ((_MYSQL_P, "command_line"), (_FLAG, "command_line"), (_ENV_PREFIX, "command_line")):
+        for m in pattern.finditer(text):
+            found = _value(m)
+            if found and _password_ok(found[2]) and not _template(found[2]):
+                yield Finding(found[0], found[1], PASSWORD, kind, 0.8)
+
+
+def _template(value: str) -> bool:
+    return value.startswith(("$", "<")) or "{{" in value

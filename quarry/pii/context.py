@@ -1,0 +1,193 @@
+"""Secrets whose name is not next to them: a default after an environment lookup
+(``process.env.JWT_SECRET || '...'``, ``os.getenv("SECRET_KEY", "...")``), a value under a parent
+key that names a secret (``{"Jwt": {"Key": "..."}}``, a YAML block, a Kubernetes Secret's
+``stringData``, ``- name: DB_PASSWORD`` then ``value: ...``), and a secret stated in prose
+("the api secret is ...").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from quarry.pii.findings import KEY, PASSWORD, Finding
+from quarry.pii.values import DICTIONARY_PLACEHOLDERS, describes_something_else, plausible_secret, typed_secret
+
+_SECRET_WORD = re.compile(r"(?i)secret|passw|passphrase|pwd|_pass\b|pass$|token|credential|api_?key|apikey|"
+                          r"private_?key|access_?key|signing_?key|encryption_?key|auth")
+_PASSWORD_WORD = re.compile(r"(?i)pass|pwd")
+
+def _names_secret(name: str) -> bool:
+    return bool(_SECRET_WORD.search(name)) and not describes_something_else(name)
+
+
+def _type_of(name: str) -> str:
+    return PASSWORD if _PASSWORD_WORD.search(name) else KEY
+
+
+def _accept(name: str, value: str) -> bool:
+    """A default or a nested value for ``name``: passwords may be plain, other secrets are typed."""
+    if not plausible_secret(value, min_length=6):
+        return False
+    return _PASSWORD_WORD.search(name) is not None or typed_secret(value) or len(value) >= 16
+
+
+# ---------------------------------------------------------------------------------------------
+# Defaults after an environment lookup
+
+_JS_FALLBACK = re.compile(r"(?:\|\||\?\?)[ \t]*([\"'`])([^\"'`\r\n]{1,256})\1")
+_ENV_NAME = re.compile(r"(?:env|ENV)(?:\.|\[\s*[\"']|\.get\(\s*[\"'])([A-Za-z_][A-Za-z0-9_]*)[\"']?\s*[\])]?\s*$")
+_TARGET = re.compile(r"([A-Za-z_$][\w$.]*)\s*(?:=|:)\s*(?:await\s+)?[^=]*$")
+_DEFAULT_ARG = re.compile(
+    r"(?:getenv|environ\.get|env|config|fetch|get_env|env\.str)\(\s*[\"']([A-Za-z_][A-Za-z0-9_.]*)[\"']\s*,\s*"
+    r"(?:default\s*=\s*)?([\"'])([^\"'\r\n]{1,256})\2")
+
+
+def find_env_defaults(text: str) -> Iterator[Finding]:
+    if "||" in text or "??" in text:
+        for m in _JS_FALLBACK.finditer(text):
+            line_start = text.rfind("\n", 0, m.start()) + 1
+            before = text[line_start:m.start()].rstrip()
+            env = _ENV_NAME.search(before)
+            if not env:
+                continue
+            target = _TARGET.match(before.lstrip().removeprefix("export ").removeprefix("const ")
+                                   .removeprefix("let ").removeprefix("var "))
+            name = env.group(1) if _names_secret(env.group(1)) else (target.group(1) if target else "")
+            if _names_secret(name) and _accept(name, m.group(2)):
+                yield Finding(m.start(2), m.end(2), _type_of(name), "env_default", 0.8)
+    if "(" in text and ("env" in text or "config(" in text or "fetch(" in text):
+        for m in _DEFAULT_ARG.finditer(text):
+            name, value = m.group(1), m.group(3)
+            if _names_secret(name) and _accept(name, value):
+                yield Finding(m.start(3), m.end(3), _type_of(name), "env_default", 0.8)
+
+
+# ---------------------------------------------------------------------------------------------
+# Nested configuration: JSON objects and YAML blocks
+
+# Parents under which every value is a secret, and parents that make a bare 'key' / 'value' one.
+_CONTAINERS = re.compile(r"(?i)^(?:secrets?|credentials?|passwords?|tokens?|api_?keys?|stringdata|auth_?tokens?|"
+                         r"private_?keys?|keys)$")
+_SECRET_PARENT = re.compile(r"(?i)jwt|secret|credential|auth|token|api|sign|encrypt|crypt|hmac|cipher|passw|"
+                            r"smtp|mail|stripe|payment|redis|database|datasource|db|mysql|postgres|mongo|ldap|"
+                            r"rabbit|amqp|aws|azure|gcp|s3|twilio|sendgrid|slack|github|oauth|session|cookie")
+_BARE_CHILD = re.compile(r"(?i)^(?:key|value|auth|pass|secret|token|password|passphrase|pwd|api|signing_?key|"
+                         r"secret_?key|client_?secret|private_?key|api_?key|access_?key|auth_?token|access_?token)$")
+_JSON_OBJECT = re.compile(r"\"([\w.-]{1,64})\"\s*:\s*\{([^{}]{1,4000})\}")
+_JSON_PAIR = re.compile(r"\"([\w.-]{1,64})\"\s*:\s*\"((?:[^\"\\\r\n]|\\.){1,512})\"")
+_YAML_LINE = re.compile(r"([ \t]*)(-[ \t]+)?[\"']?([\w.-]{1,64})[\"']?[ \t]*:(?:[ \t]+(.*?))?[ \t]*")
+# A line that opens a block a secret may be nested in, or a list item naming a secret variable.
+_OPENS_SECRET_BLOCK = re.compile(
+    r"(?im)^[ \t]*(?:-[ \t]+)?[\"']?[\w.-]*(?:jwt|secret|credential|auth|token|api|sign|crypt|hmac|passw|smtp|mail|"
+    r"stripe|redis|database|datasource|db|mysql|postgres|mongo|ldap|aws|oauth|session|keys)[\w.-]*[\"']?[ \t]*:[ \t]*\{?"
+    r"[ \t]*$|^[ \t]*-[ \t]+name:[ \t]*[\"']?[\w.-]*(?:pass|pwd|secret|token|key)")
+_YAML_COMMENT = re.compile(r"[ \t]+#.*$")
+
+
+def _nested_finding(parent: str, key: str, value: str, start: int) -> Finding | None:
+    if describes_something_else(key):
+        return None
+    if not (_CONTAINERS.match(parent) or _BARE_CHILD.match(key) and _SECRET_PARENT.search(parent)):
+        return None
+    name = key if _PASSWORD_WORD.search(key) else parent + "_" + key
+    if not _accept(name, value) or value.lower() in DICTIONARY_PLACEHOLDERS:
+        return None
+    return Finding(start, start + len(value), _type_of(name), "nested_config", 0.75)
+
+
+def find_nested(text: str) -> Iterator[Finding]:
+    if ":" not in text:
+        return
+    if "{" in text:
+        for obj in _JSON_OBJECT.finditer(text):
+            for pair in _JSON_PAIR.finditer(obj.group(2)):
+                finding = _nested_finding(obj.group(1), pair.group(1), pair.group(2), obj.start(2) + pair.start(2))
+                if finding:
+                    yield finding
+    yield from _yaml_nested(text)
+
+
+def _yaml_nested(text: str) -> Iterator[Finding]:
+    if not (_OPENS_SECRET_BLOCK.search(text) or "kind: Secret" in text):
+        return
+    secret_kind = "kind: Secret" in text
+    stack: list[tuple[int, str]] = []  # (indent, key) of the open blocks
+    item_names: dict[int, str] = {}  # indent -> the 'name:' of the list item open there
+    line_start = 0
+    for line in text.split("\n"):
+        offset, line_start = line_start, line_start + len(line) + 1
+        m = _YAML_LINE.fullmatch(line)
+        if not m:  # any other line closes the blocks it is not inside of
+            if line.strip() and not line.lstrip().startswith("#"):
+                indent = len(line) - len(line.lstrip())
+                while stack and stack[-1][0] >= indent:
+                    stack.pop()
+            continue
+        indent = len(m.group(1)) + len(m.group(2) or "")
+        key, raw = m.group(3), m.group(4) or ""
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        if m.group(2):
+            item_names = {i: n for i, n in item_names.items() if i < indent}
+        if raw in ("", "|", ">", "{", "|-", ">-"):
+            stack.append((indent, key))
+            continue
+        value, start = _yaml_value(raw, offset + m.start(4))
+        if key == "name":
+            item_names[indent] = value
+            continue
+        parent = stack[-1][1] if stack else ""
+        item_name = item_names.get(indent, "")
+        if key == "value" and _names_secret(item_name):  # - name: DB_PASSWORD / value: ...
+            if _accept(item_name, value) and value.lower() not in DICTIONARY_PLACEHOLDERS:
+                yield Finding(start, start + len(value), _type_of(item_name), "nested_config", 0.75)
+            continue
+        if parent == "data" and secret_kind:
+            parent = "stringData"
+        finding = _nested_finding(parent, key, value, start) if parent and value else None
+        if finding:
+            yield finding
+
+
+def _yaml_value(raw: str, start: int) -> tuple[str, int]:
+    """The scalar of a YAML line (quotes and a trailing comment removed) and where it starts."""
+    if raw[:1] in "\"'`" and raw.rstrip(",").endswith(raw[0]) and len(raw.rstrip(",")) >= 2:
+        return raw.rstrip(",")[1:-1], start + 1
+    comment = _YAML_COMMENT.search(raw)
+    return (raw[:comment.start()] if comment else raw).rstrip(), start
+
+
+# ---------------------------------------------------------------------------------------------
+# Prose and comments: "the api secret is ...", "Admin password: ...", "use the token ... to log in"
+
+_PROSE = re.compile(
+    r"(?i)\b(password|passphrase|passwd|secret|token|(?:api|access|master|license|secret|private|signing)[ _-]?key)\b"
+    r"(?:[ \t]+(?:for|of|on)[ \t]+[\w-]+(?:[ \t]+(?!is\b|was\b|to\b)[\w-]+)?)?"
+    r"(?P<op>[ \t]+(?:is|was|will be|would be|remains|to|set to|is set to)[ \t]+|[ \t]*[:=][ \t]*|[ \t]+)"
+    r"(?P<q>[`'\"]?)(?P<v>[^\s`'\"]{6,200})(?P=q)")
+_PROSE_LEAD = re.compile(r"(?i)(?:^|[#/*>-]|\b(?:the|a|an|our|my|your|admin|default|root|api|client|shared|"
+                         r"master|wifi|wi-fi|staging|production|prod|dev|test|database|db|new|temporary|initial|"
+                         r"access|bot|service|app|use|with|note:?))[ \t]*$")
+_TRAILING_PUNCTUATION = ".,;:)"
+
+
+def find_prose(text: str) -> Iterator[Finding]:
+    lower = text.lower()
+    if not any(w in lower for w in ("pass", "secret", "token", "key")):
+        return
+    for m in _PROSE.finditer(text):
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        lead = text[line_start:m.start()]
+        if not _PROSE_LEAD.search(lead):
+            continue
+        op = m.group("op").strip()
+        if op == "" and not re.search(r"(?i)\buse\b[^\n]*$", lead):
+            continue  # "the password field": only "use the password X" states a value without a verb
+        value, start = m.group("v"), m.start("v")
+        if not m.group("q"):
+            value = value.rstrip(_TRAILING_PUNCTUATION)
+        if any(c in value for c in "()[]{}<>") or value.lower() in DICTIONARY_PLACEHOLDERS:
+            continue
+        if plausible_secret(value, min_length=6) and typed_secret(value):
+            yield Finding(start, start + len(value), _type_of(m.group(1)), "prose_secret", 0.7)
