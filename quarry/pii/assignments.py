@@ -42,6 +42,7 @@ _BASIC = re.compile(r"\b[Bb]asic[ \t]+([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=]
 
 
 _CONFIG_LINE_START = re.compile(r"\s*(?:-\s+)?(?:export\s+|set\s+)?[\"']?[\w.-]*")
+_DOTENV_LINE_START = re.compile(r"(?:export[ \t]+|set[ \t]+|[ \t]*-[ \t]+)?[\"']?[\w.-]*")
 _NAME_BEFORE = re.compile(r"[\w.-]*$")
 
 
@@ -164,7 +165,7 @@ def _judge_assignment(text: str, m: re.Match, name: str, value: str, quoted: boo
             suppress.is_hex_digest(value) and not suppress.is_integrity_hash(value)
             or not suppress.is_lookalike_secret(value)):
         return Finding(start, end, KEY, "high_entropy_assignment", 0.7)
-    if _STRONG_NAME.search(name) and plausible_secret(value, min_length=6) and typed_secret(value):
+    if _STRONG_NAME.search(name) and plausible_secret(value, min_length=8) and typed_secret(value):
         return Finding(start, end, KEY, "secret_assignment", 0.7)
     return None
 
@@ -178,9 +179,12 @@ def _whole_line_value(text: str, m: re.Match) -> bool:
     """KEY=value (.env, compose) or key: value (YAML) starting its line: the value is the rest of
     the line, whatever punctuation it holds. 'x = f(y)' in code has spaces around '='."""
     op = m.group("op")
-    if op == "=" and (text[m.start("op") - 1] in " \t" or text[m.end("op"):m.end("op") + 1] in (" ", "\t")):
-        return False
-    return op in ("=", ":") and _config_line(text, m.start())
+    if op == "=" and (text[m.start("op") - 1] in " \t" or text[m.end("op"):m.end("op") + 1] in (" ", "\t")
+                      or not _DOTENV_LINE_START.fullmatch(line_prefix(text, m.start()))):
+        return False  # 'x = f(y)' in code has spaces; 'f(\n    key=value,' is indented
+    line_end = text.find("\n", m.end())
+    line = text[m.end():len(text) if line_end < 0 else line_end].rstrip()
+    return op in ("=", ":") and _config_line(text, m.start()) and not line.endswith(",")
 
 
 def _line_value_end(text: str, end: int) -> int:

@@ -17,12 +17,18 @@ _QUOTED_OR_BARE = r"(?:'(?P<sq>[^'\r\n]{1,256})'|\"(?P<dq>[^\"\r\n]{1,256})\"|(?
 _MYSQL_P = re.compile(r"\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dump)\b[^\n|;&]*?"
                       r"[ \t]-p(?=[^\s-])" + _QUOTED_OR_BARE)
 # Flags that take a password as the next word or after '='.
-_FLAG = re.compile(r"(?<![\w-])(?:--(?:password|passwd|pass|db-password|admin-password|api-key|apikey|api-token|"
-                   r"token|secret|client-secret|auth-token)|(?:sshpass|redis-cli\b[^\n|;&]*?|docker login\b[^\n|;&]*?|"
-                   r"podman login\b[^\n|;&]*?|helm registry login\b[^\n|;&]*?)[ \t]-[pa])(?:=|[ \t]+)" + _QUOTED_OR_BARE)
+_LONG_FLAG = re.compile(r"--(?:password|passwd|pass|db-password|admin-password|api-key|apikey|api-token|token|secret|"
+                        r"client-secret|auth-token)(?:=|[ \t]+)" + _QUOTED_OR_BARE)
+_SHORT_FLAG = re.compile(r"\b(?:sshpass|redis-cli\b[^\n|;&]*?|(?:docker|podman|helm registry) login\b[^\n|;&]*?)"
+                         r"[ \t]-[pa][ \t]+" + _QUOTED_OR_BARE)
 # VAR=value before a command on the same line: PGPASSWORD=... psql, MYSQL_PWD=... mysql.
-_ENV_PREFIX = re.compile(r"(?<![\w$])(?:PGPASSWORD|MYSQL_PWD|SSHPASS|REDISCLI_AUTH|[A-Z][A-Z0-9_]*(?:PASSWORD|_PASS|"
-                         r"_PWD|_TOKEN|_SECRET|_API_KEY))=" + _QUOTED_OR_BARE + r"(?=[ \t]+[\w./-])")
+_ENV_PREFIX = re.compile(r"\b[A-Z][A-Z0-9_]*(?:PASSWORD|PASS|PWD|_TOKEN|_SECRET|_API_KEY|_AUTH)=" + _QUOTED_OR_BARE
+                         + r"(?=[ \t]+[\w./-])")
+_ENV_PREFIX_GATE = ("PASSWORD=", "PASS=", "PWD=", "_TOKEN=", "_SECRET=", "_API_KEY=", "_AUTH=")
+# Each pattern runs only where its literal occurs: most source files hold none of them.
+_PATTERNS = ((_MYSQL_P, ("mysql", "mariadb")), (_LONG_FLAG, ("--pass", "--db-pass", "--admin-pass", "--api", "--token",
+                                                          "--secret", "--client-secret", "--auth-token")),
+             (_SHORT_FLAG, ("sshpass", "redis-cli", " login")), (_ENV_PREFIX, _ENV_PREFIX_GATE))
 
 
 def _value(m: re.Match) -> tuple[int, int, str] | None:
@@ -44,13 +50,13 @@ def _looks_like_password(value: str) -> bool:
 
 
 def find_command_passwords(text: str) -> Iterator[Finding]:
-    if " -p" not in text and "--" not in text and " -a" not in text and "=" not in text:
-        return
-    for pattern, kind in ((_MYSQL_P, "command_line"), (_FLAG, "command_line"), (_ENV_PREFIX, "command_line")):
+    for pattern, gate in _PATTERNS:
+        if not any(g in text for g in gate):
+            continue
         for m in pattern.finditer(text):
             found = _value(m)
             if found and _password_ok(found[2]) and not _template(found[2]):
-                yield Finding(found[0], found[1], PASSWORD, kind, 0.8)
+                yield Finding(found[0], found[1], PASSWORD, "command_line", 0.8)
 
 
 def _template(value: str) -> bool:

@@ -77,11 +77,11 @@ _BARE_CHILD = re.compile(r"(?i)^(?:key|value|auth|pass|secret|token|password|pas
 _JSON_OBJECT = re.compile(r"\"([\w.-]{1,64})\"\s*:\s*\{([^{}]{1,4000})\}")
 _JSON_PAIR = re.compile(r"\"([\w.-]{1,64})\"\s*:\s*\"((?:[^\"\\\r\n]|\\.){1,512})\"")
 _YAML_LINE = re.compile(r"([ \t]*)(-[ \t]+)?[\"']?([\w.-]{1,64})[\"']?[ \t]*:(?:[ \t]+(.*?))?[ \t]*")
-# A line that opens a block a secret may be nested in, or a list item naming a secret variable.
-_OPENS_SECRET_BLOCK = re.compile(
-    r"(?im)^[ \t]*(?:-[ \t]+)?[\"']?[\w.-]*(?:jwt|secret|credential|auth|token|api|sign|crypt|hmac|passw|smtp|mail|"
-    r"stripe|redis|database|datasource|db|mysql|postgres|mongo|ldap|aws|oauth|session|keys)[\w.-]*[\"']?[ \t]*:[ \t]*\{?"
-    r"[ \t]*$|^[ \t]*-[ \t]+name:[ \t]*[\"']?[\w.-]*(?:pass|pwd|secret|token|key)")
+# A line that opens a block ('jwt:', '"Jwt": {'): found from its end (a literal ':' the regex
+# engine skips to), then its key is read back from the line's start.
+_BLOCK_END = re.compile(r":[ \t]*\{?[ \t]*\r?\n")
+_OPENER_KEY = re.compile(r"([ \t]*)(?:-[ \t]+)?[\"']?([\w.-]{1,64})[\"']?[ \t]*")
+_K8S_ENV = re.compile(r"-[ \t]+name:[ \t]*[\"']?([\w.-]{1,64})[\"']?[ \t]*\r?\n[ \t]+value:[ \t]+(\S[^\r\n]*)")
 _YAML_COMMENT = re.compile(r"[ \t]+#.*$")
 
 
@@ -105,55 +105,51 @@ def find_nested(text: str) -> Iterator[Finding]:
                 finding = _nested_finding(obj.group(1), pair.group(1), pair.group(2), obj.start(2) + pair.start(2))
                 if finding:
                     yield finding
-    yield from _yaml_nested(text)
-
-
-def _yaml_nested(text: str) -> Iterator[Finding]:
-    if not (_OPENS_SECRET_BLOCK.search(text) or "kind: Secret" in text):
-        return
     secret_kind = "kind: Secret" in text
-    stack: list[tuple[int, str]] = []  # (indent, key) of the open blocks
-    item_names: dict[int, str] = {}  # indent -> the 'name:' of the list item open there
-    line_start = 0
-    for line in text.split("\n"):
-        offset, line_start = line_start, line_start + len(line) + 1
-        m = _YAML_LINE.fullmatch(line)
-        if not m:  # any other line closes the blocks it is not inside of
-            if line.strip() and not line.lstrip().startswith("#"):
-                indent = len(line) - len(line.lstrip())
-                while stack and stack[-1][0] >= indent:
-                    stack.pop()
+    for block in _BLOCK_END.finditer(text):
+        line_start = text.rfind("\n", 0, block.start()) + 1
+        opener = _OPENER_KEY.fullmatch(text, line_start, block.start())
+        if not opener:
             continue
-        indent = len(m.group(1)) + len(m.group(2) or "")
-        key, raw = m.group(3), m.group(4) or ""
-        while stack and stack[-1][0] >= indent:
-            stack.pop()
-        if m.group(2):
-            item_names = {i: n for i, n in item_names.items() if i < indent}
-        if raw in ("", "|", ">", "{", "|-", ">-"):
-            stack.append((indent, key))
-            continue
-        value, start = _yaml_value(raw, offset + m.start(4))
-        if key == "name":
-            item_names[indent] = value
-            continue
-        parent = stack[-1][1] if stack else ""
-        item_name = item_names.get(indent, "")
-        if key == "value" and _names_secret(item_name):  # - name: DB_PASSWORD / value: ...
-            if _accept(item_name, value) and value.lower() not in DICTIONARY_PLACEHOLDERS:
-                yield Finding(start, start + len(value), _type_of(item_name), "nested_config", 0.75)
-            continue
-        if parent == "data" and secret_kind:
+        parent = opener.group(2)
+        if parent in ("data", "stringData") and secret_kind:
             parent = "stringData"
-        finding = _nested_finding(parent, key, value, start) if parent and value else None
-        if finding:
-            yield finding
+        if _CONTAINERS.match(parent) or _SECRET_PARENT.search(parent):
+            yield from _block_children(text, block.end() - 1, len(opener.group(1)), parent)
+    if "value:" in text and "name:" in text:
+        for m in _K8S_ENV.finditer(text):  # - name: DB_PASSWORD / value: ...
+            value, start = _yaml_value(m.group(2).rstrip(), m.start(2))
+            if _names_secret(m.group(1)) and _accept(m.group(1), value) and value.lower() not in DICTIONARY_PLACEHOLDERS:
+                yield Finding(start, start + len(value), _type_of(m.group(1)), "nested_config", 0.75)
+
+
+def _block_children(text: str, at: int, indent: int, parent: str) -> Iterator[Finding]:
+    """The direct children 'key: value' of the block opened before ``at`` at ``indent``."""
+    child_indent = None
+    pos = at + 1
+    while pos < len(text):
+        end = text.find("\n", pos)
+        end = len(text) if end < 0 else end
+        line = text[pos:end]
+        stripped = line.lstrip()
+        line_indent = len(line) - len(stripped)
+        if stripped and not stripped.startswith("#"):
+            if line_indent <= indent:
+                return
+            child_indent = child_indent if child_indent is not None else line_indent
+            m = _YAML_LINE.fullmatch(line.rstrip("\r")) if line_indent == child_indent else None
+            if m and m.group(4):
+                value, start = _yaml_value(m.group(4).rstrip(","), pos + m.start(4))
+                finding = _nested_finding(parent, m.group(3), value, start) if value else None
+                if finding:
+                    yield finding
+        pos = end + 1
 
 
 def _yaml_value(raw: str, start: int) -> tuple[str, int]:
     """The scalar of a YAML line (quotes and a trailing comment removed) and where it starts."""
-    if raw[:1] in "\"'`" and raw.rstrip(",").endswith(raw[0]) and len(raw.rstrip(",")) >= 2:
-        return raw.rstrip(",")[1:-1], start + 1
+    if raw[:1] in "\"'`" and raw.endswith(raw[0]) and len(raw) >= 2:
+        return raw[1:-1], start + 1
     comment = _YAML_COMMENT.search(raw)
     return (raw[:comment.start()] if comment else raw).rstrip(), start
 
@@ -162,26 +158,41 @@ def _yaml_value(raw: str, start: int) -> tuple[str, int]:
 # Prose and comments: "the api secret is ...", "Admin password: ...", "use the token ... to log in"
 
 _PROSE = re.compile(
-    r"(?i)\b(password|passphrase|passwd|secret|token|(?:api|access|master|license|secret|private|signing)[ _-]?key)\b"
+    r"(?i)(password|passphrase|passwd|secret|token|(?:api|access|master|license|secret|private|signing)[ _-]?key)\b"
     r"(?:[ \t]+(?:for|of|on)[ \t]+[\w-]+(?:[ \t]+(?!is\b|was\b|to\b)[\w-]+)?)?"
     r"(?P<op>[ \t]+(?:is|was|will be|would be|remains|to|set to|is set to)[ \t]+|[ \t]*[:=][ \t]*|[ \t]+)"
     r"(?P<q>[`'\"]?)(?P<v>[^\s`'\"]{6,200})(?P=q)")
-_PROSE_LEAD = re.compile(r"(?i)(?:^|[#/*>-]|\b(?:the|a|an|our|my|your|admin|default|root|api|client|shared|"
-                         r"master|wifi|wi-fi|staging|production|prod|dev|test|database|db|new|temporary|initial|"
-                         r"access|bot|service|app|use|with|note:?))[ \t]*$")
+_PROSE_ROOTS = ("pass", "secret", "token", "key")
+_KEY_QUALIFIER = re.compile(r"(?:api|access|master|license|secret|private|signing)[ _-]?$")
+_PROSE_LEAD = re.compile(r"(?i)(?:(?:^|[ \t])(?:#+|//+|/\*+|\*|>|-|--)|\b(?:the|a|an|our|my|your|admin|default|root|"
+                         r"api|client|shared|master|wifi|wi-fi|staging|production|prod|dev|test|database|db|new|"
+                         r"temporary|initial|access|bot|service|app|use|with|note:?))[ \t]*$")
 _TRAILING_PUNCTUATION = ".,;:)"
 
 
 def find_prose(text: str) -> Iterator[Finding]:
     lower = text.lower()
-    if not any(w in lower for w in ("pass", "secret", "token", "key")):
-        return
-    for m in _PROSE.finditer(text):
-        line_start = text.rfind("\n", 0, m.start()) + 1
-        lead = text[line_start:m.start()]
-        if not _PROSE_LEAD.search(lead):
+    starts = sorted(at for root in _PROSE_ROOTS for at in _occurrences(lower, root))
+    for at in starts:
+        if lower.startswith("key", at):  # 'api key', 'private_key': the match starts at the qualifier
+            qualifier = _KEY_QUALIFIER.search(lower, max(0, at - 9), at)
+            if not qualifier:
+                continue
+            at = qualifier.start()
+        if at and lower[at - 1].isalnum():
             continue
+        m = _PROSE.match(text, at)
+        if not m:
+            continue
+        line_start = text.rfind("\n", 0, at) + 1
+        lead = text[line_start:at]
         op = m.group("op").strip()
+        at_line_start = lead.strip() == ""
+        if at_line_start:  # 'Password: ...' opens a line of prose; 'token: Type' a line of code
+            if not (text[at].isupper() and op in (":", "=")):
+                continue
+        elif not _PROSE_LEAD.search(lead):
+            continue
         if op == "" and not re.search(r"(?i)\buse\b[^\n]*$", lead):
             continue  # "the password field": only "use the password X" states a value without a verb
         value, start = m.group("v"), m.start("v")
@@ -191,3 +202,10 @@ def find_prose(text: str) -> Iterator[Finding]:
             continue
         if plausible_secret(value, min_length=6) and typed_secret(value):
             yield Finding(start, start + len(value), _type_of(m.group(1)), "prose_secret", 0.7)
+
+
+def _occurrences(text: str, word: str) -> Iterator[int]:
+    at = text.find(word)
+    while at >= 0:
+        yield at
+        at = text.find(word, at + len(word))

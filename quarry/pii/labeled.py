@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from quarry.pii.findings import CARD, EMAIL, IP_ADDRESS, KEY, PASSWORD, PHONE
-from quarry.pii.labeled_context import NEGATIVE_SNIPPETS, SNIPPETS, Planted, rand_text
+from quarry.pii.labeled_context import NEGATIVE_SNIPPETS, PREFIXED_KINDS, SNIPPETS, Planted, rand_text
 from quarry.pii.suppress import is_public_ip
 
 ALNUM = string.ascii_letters + string.digits
@@ -30,7 +30,7 @@ B64URL = ALNUM + "-_"
 KNOWN_SHAPE_KINDS = frozenset({
     "aws_access_key_id", "aws_secret_key", "github_token", "gitlab_token", "slack_token", "stripe_key",
     "google_api_key", "openai_key", "jwt", "private_key", "connection_string",
-})
+}) | PREFIXED_KINDS
 
 
 def _mixed(rng: random.Random, alphabet: str, n: int) -> str:

@@ -308,6 +308,11 @@ def _prefixed(rng) -> tuple[str, str]:
     ])
 
 
+PREFIXED_KINDS = frozenset({
+    "pypi_token", "npm_token", "huggingface_token", "anthropic_key", "groq_key", "replicate_token", "sentry_token",
+    "figma_token", "rubygems_key", "telegram_bot_token", "atlassian_token", "doppler_token", "twilio_key"})
+
+
 def prefixed_token(rng):
     kind, value = _prefixed(rng)
     return rng.choice([

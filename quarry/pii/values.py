@@ -41,8 +41,8 @@ _NUMBER = re.compile(r"[-+]?\d+(?:[.,_]\d+)*(?:[eE][-+]?\d+)?[kKmMgG]?[bB]?")
 _DURATION = re.compile(r"\d+(?:\.\d+)?(?:ms|s|m|h|d|w|y|mo|min|sec|secs|mins|hours|days)")
 _VERSION = re.compile(r"v?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?")
 _REFERENCE = re.compile(r"(?:[A-Za-z_$][\w$]*)(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+(?:\(\))?")  # a.b.c, obj.attr
-_IDENTIFIER = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z]+(?:_[a-z]+)+|[a-z]+(?:[A-Z][a-z]+)+")
-_TEMPLATE = re.compile(r"^\$[A-Za-z_{(]|^%[A-Za-z_]+%$|\{\{|\}\}|^@[A-Za-z_]|^&[A-Za-z_]|^!(?:Ref|Sub|GetAtt)")
+_IDENTIFIER = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z]+(?:_[a-z]+)+|[a-z]+(?:[A-Z][a-z]+)+|(?:[A-Z][a-z]+){2,}")
+_TEMPLATE = re.compile(r"\{\}|^\$[A-Za-z_{(]|^%[A-Za-z_]+%$|\{\{|\}\}|^@[A-Za-z_]|^&[A-Za-z_]|^!(?:Ref|Sub|GetAtt)")
 _HOSTNAME = re.compile(r"[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,12}")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}")
 _HEX_CHARS = frozenset("0123456789abcdefABCDEF")
@@ -70,11 +70,10 @@ def plausible_secret(value: str, min_length: int = 6) -> bool:
 
 
 def typed_secret(value: str) -> bool:
-    """Mixes letters with digits or symbols (river.falcon.42, dev-secret-2931, Summer2024!) or
-    upper and lower case inside: not a word or a name."""
+    """Mixes letters with digits or symbols (river.falcon.42, dev-secret-2931, Summer2024!): not a
+    word or a name (SSHKey, EventLoopToken)."""
     has_alpha = any(c.isalpha() for c in value)
-    return has_alpha and (any(c.isdigit() for c in value) or sum(not c.isalnum() for c in value) >= 2
-                          or any(c.isupper() for c in value[1:]) and any(c.islower() for c in value))
+    return has_alpha and (any(c.isdigit() for c in value) or sum(not c.isalnum() for c in value) >= 2)
 
 
 def looks_generated(value: str) -> bool:
