@@ -20,7 +20,7 @@ _ROOTS = ("pass", "pwd", "secret", "token", "credential", "key", "auth")
 _CREDENTIAL_NAME = re.compile(
     r"(?i)(?:pass(?:w(?:or)?d|phrase)?(?![a-z])|pwd|secret|token|credentials?|key|auth)"
     r"(?P<tail>[A-Za-z0-9_.-]*)(?P<close>[\"'\]]*)[ \t]*(?P<op>:=|=>|=|:)[ \t]*"
-    r"(?:(?P<q>[\"'`])(?P<quoted>[^\"'`\r\n]{4,512}?)(?P=q)|(?P<bare>[^\s\"'`,;&(){}\[\]<>]{4,512}))"
+    r"(?:(?P<q>[\"'`])(?P<quoted>[^\"'`\r\n]{4,512}?)(?P=q)|(?P<bare>[^\s\"'`,;&(){}\[\]<>]{1,512}))"
 )
 _PASSWORD_WORD = re.compile(r"(?i)pass|pwd")
 _KEY_QUALIFIER = re.compile(
@@ -142,7 +142,7 @@ def _judge_assignment(text: str, m: re.Match, name: str, value: str, quoted: boo
             end = _line_value_end(text, end)
             value = text[start:end]
             dotenv = m.group("op") == "="
-            if any(c.isspace() for c in value):
+            if any(c.isspace() for c in value) or suppress.is_placeholder(value):
                 return None
         if not (in_list or _END_OF_LINE.match(text, end)) or value.rstrip(":").lower() in _LANGUAGE_WORDS:
             return None  # 'password=lambda: ...', 'token=get_token(),' is code, not a config value

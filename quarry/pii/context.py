@@ -11,7 +11,8 @@ import re
 from collections.abc import Iterator
 
 from quarry.pii.findings import KEY, PASSWORD, Finding
-from quarry.pii.values import DICTIONARY_PLACEHOLDERS, describes_something_else, plausible_secret, typed_secret
+from quarry.pii.values import (DICTIONARY_PLACEHOLDERS, describes_something_else, looks_generated, plausible_secret,
+                               typed_secret)
 
 _SECRET_WORD = re.compile(r"(?i)secret|passw|passphrase|pwd|_pass\b|pass$|token|credential|api_?key|apikey|"
                           r"private_?key|access_?key|signing_?key|encryption_?key|auth")
@@ -29,7 +30,8 @@ def _accept(name: str, value: str) -> bool:
     """A default or a nested value for ``name``: passwords may be plain, other secrets are typed."""
     if not plausible_secret(value, min_length=6):
         return False
-    return _PASSWORD_WORD.search(name) is not None or typed_secret(value) or len(value) >= 16
+    return (_PASSWORD_WORD.search(name) is not None or typed_secret(value) or len(value) >= 16
+            or looks_generated(value))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -200,7 +202,7 @@ def find_prose(text: str) -> Iterator[Finding]:
             value = value.rstrip(_TRAILING_PUNCTUATION)
         if any(c in value for c in "()[]{}<>") or value.lower() in DICTIONARY_PLACEHOLDERS:
             continue
-        if plausible_secret(value, min_length=6) and typed_secret(value):
+        if plausible_secret(value, min_length=8 if op in (":", "=") else 6) and typed_secret(value):
             yield Finding(start, start + len(value), _type_of(m.group(1)), "prose_secret", 0.7)
 
 
