@@ -165,7 +165,9 @@ def _judge_assignment(text: str, m: re.Match, name: str, value: str, quoted: boo
             suppress.is_hex_digest(value) and not suppress.is_integrity_hash(value)
             or not suppress.is_lookalike_secret(value)):
         return Finding(start, end, KEY, "high_entropy_assignment", 0.7)
-    if _STRONG_NAME.search(name) and plausible_secret(value, min_length=8) and typed_secret(value):
+    # A config line (KEY=value, key: value) says more than code does: shorter values count there.
+    min_length = 6 if dotenv or m.group("op") == ":" and not quoted else 8
+    if _STRONG_NAME.search(name) and plausible_secret(value, min_length=min_length) and typed_secret(value):
         return Finding(start, end, KEY, "secret_assignment", 0.7)
     return None
 

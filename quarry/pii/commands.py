@@ -26,32 +26,34 @@ _ENV_PREFIX = re.compile(r"\b[A-Z][A-Z0-9_]*(?:PASSWORD|PASS|PWD|_TOKEN|_SECRET|
                          + r"(?=[ \t]+[\w./-])")
 _ENV_PREFIX_GATE = ("PASSWORD=", "PASS=", "PWD=", "_TOKEN=", "_SECRET=", "_API_KEY=", "_AUTH=")
 # Each pattern runs only where its literal occurs: most source files hold none of them.
-_PATTERNS = ((_MYSQL_P, ("mysql", "mariadb")), (_LONG_FLAG, ("--pass", "--db-pass", "--admin-pass", "--api", "--token",
-                                                          "--secret", "--client-secret", "--auth-token")),
+# (_LONG_FLAG starts with the literal '--' the engine itself skips to.)
+_PATTERNS = ((_MYSQL_P, ("mysql", "mariadb")), (_LONG_FLAG, ()),
              (_SHORT_FLAG, ("sshpass", "redis-cli", " login")), (_ENV_PREFIX, _ENV_PREFIX_GATE))
 
 
 def _value(m: re.Match) -> tuple[int, int, str] | None:
+    """(start, end, value); a bare value starting with '-' is the next flag (a prompt), a quoted one is not."""
     for group in ("sq", "dq", "bare"):
-        if m.group(group) is not None:
-            return m.start(group), m.end(group), m.group(group)
+        value = m.group(group)
+        if value is not None:
+            return None if group == "bare" and value.startswith("-") else (m.start(group), m.end(group), value)
     return None
 
 
 def _password_ok(value: str) -> bool:
-    return (not value.startswith(("-", "$", "%", "`")) and value.lower() not in DICTIONARY_PLACEHOLDERS
+    return (not value.startswith(("$", "%", "`")) and value.lower() not in DICTIONARY_PLACEHOLDERS
             and plausible_secret(value, min_length=4) or _looks_like_password(value))
 
 
 def _looks_like_password(value: str) -> bool:
     """plausible_secret rejects plain words; a password flag's plain word is still a password."""
-    return (len(value) >= 6 and value.isalnum() and not value.startswith("-")
+    return (len(value) >= 6 and value.isalnum()
             and value.lower() not in DICTIONARY_PLACEHOLDERS and not value.isupper())
 
 
 def find_command_passwords(text: str) -> Iterator[Finding]:
     for pattern, gate in _PATTERNS:
-        if not any(g in text for g in gate):
+        if gate and not any(g in text for g in gate):
             continue
         for m in pattern.finditer(text):
             found = _value(m)

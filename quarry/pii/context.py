@@ -40,9 +40,10 @@ def _accept(name: str, value: str) -> bool:
 _JS_FALLBACK = re.compile(r"(?:\|\||\?\?)[ \t]*([\"'`])([^\"'`\r\n]{1,256})\1")
 _ENV_NAME = re.compile(r"(?:env|ENV)(?:\.|\[\s*[\"']|\.get\(\s*[\"'])([A-Za-z_][A-Za-z0-9_]*)[\"']?\s*[\])]?\s*$")
 _TARGET = re.compile(r"([A-Za-z_$][\w$.]*)\s*(?:=|:)\s*(?:await\s+)?[^=]*$")
-_DEFAULT_ARG = re.compile(
-    r"(?:getenv|environ\.get|env|config|fetch|get_env|env\.str)\(\s*[\"']([A-Za-z_][A-Za-z0-9_.]*)[\"']\s*,\s*"
-    r"(?:default\s*=\s*)?([\"'])([^\"'\r\n]{1,256})\2")
+# getenv("SECRET_KEY", "<default>"): found from its '(' (a literal the engine skips to), then the
+# function before it is checked.
+_DEFAULT_ARG = re.compile(r"\(\s*[\"']([A-Za-z_][A-Za-z0-9_.]*)[\"']\s*,\s*(?:default\s*=\s*)?([\"'])([^\"'\r\n]{1,256})\2")
+_ENV_FUNCTION = re.compile(r"(?:getenv|environ\.get|\benv|\bconfig|ENV\.fetch|get_env|env\.str)$")
 
 
 def find_env_defaults(text: str) -> Iterator[Finding]:
@@ -58,8 +59,10 @@ def find_env_defaults(text: str) -> Iterator[Finding]:
             name = env.group(1) if _names_secret(env.group(1)) else (target.group(1) if target else "")
             if _names_secret(name) and _accept(name, m.group(2)):
                 yield Finding(m.start(2), m.end(2), _type_of(name), "env_default", 0.8)
-    if "(" in text and ("env" in text or "config(" in text or "fetch(" in text):
+    if "(" in text:
         for m in _DEFAULT_ARG.finditer(text):
+            if not _ENV_FUNCTION.search(text, max(0, m.start() - 16), m.start()):
+                continue
             name, value = m.group(1), m.group(3)
             if _names_secret(name) and _accept(name, value):
                 yield Finding(m.start(3), m.end(3), _type_of(name), "env_default", 0.8)

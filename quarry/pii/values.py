@@ -53,6 +53,8 @@ def plausible_secret(value: str, min_length: int = 6) -> bool:
     placeholder, a plain word, a number, a version, a duration, a reference, a path or a URL."""
     if len(value) < min_length or any(c.isspace() for c in value):
         return False
+    if value[0] in ",;:)]}" or value[-1] in ",:([{":
+        return False  # '",DuplicateBinding:"': the text between two string literals, not one
     lower = value.lower()
     if (lower in DICTIONARY_PLACEHOLDERS or suppress.is_placeholder(value) or _TEMPLATE.search(value)
             or "://" in value or value.startswith(("/", "./", "../", "~/")) or _EMAIL.fullmatch(value)
@@ -72,8 +74,11 @@ def plausible_secret(value: str, min_length: int = 6) -> bool:
 def typed_secret(value: str) -> bool:
     """Mixes letters with digits or symbols (river.falcon.42, dev-secret-2931, Summer2024!): not a
     word or a name (SSHKey, EventLoopToken)."""
-    has_alpha = any(c.isalpha() for c in value)
-    return has_alpha and (any(c.isdigit() for c in value) or sum(not c.isalnum() for c in value) >= 2)
+    if not any(c.isalpha() for c in value):
+        return False
+    symbols = sum(not c.isalnum() for c in value)
+    mixed_case = any(c.isupper() for c in value) and any(c.islower() for c in value)
+    return any(c.isdigit() for c in value) or symbols >= 2 or symbols == 1 and mixed_case
 
 
 def looks_generated(value: str) -> bool:
