@@ -42,6 +42,7 @@ _BASIC = re.compile(r"\b[Bb]asic[ \t]+([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=]
 
 
 _CONFIG_LINE_START = re.compile(r"\s*(?:-\s+)?(?:export\s+|set\s+)?[\"']?[\w.-]*")
+_QUERY_VALUE = re.compile(r"[^&#\s\"'`<>]*")
 _DOTENV_LINE_START = re.compile(r"(?:export[ \t]+|set[ \t]+|[ \t]*-[ \t]+)?[\"']?[\w.-]*")
 _NAME_BEFORE = re.compile(r"[\w.-]*$")
 
@@ -92,6 +93,10 @@ def find_assignments(text: str) -> Iterator[Finding]:
         # url query (?password=...&), key=v;key=v connection strings, --password=... command lines
         in_list = at - len(prefix) > 0 and (text[at - len(prefix) - 1] in "?&;" or prefix.startswith("--"))
         finding = _judge_assignment(text, m, prefix + keyword + m.group("tail"), value, quoted, in_list)
+        if finding and not quoted and text[at - len(prefix) - 1:at - len(prefix)] in ("?", "&"):
+            # in a query string only '&' ends the value: 'password=ab;cd&ssl=true'
+            finding = Finding(finding.start, _QUERY_VALUE.match(text, finding.start).end(), finding.type,
+                              finding.kind, finding.confidence)
         if finding:
             seen_values.add(m.start(_value_group(m)))
             yield finding

@@ -38,6 +38,8 @@ POSITIVES = [
     ("url_sqlalchemy", "postgresql+psycopg2://orders:velvet-99-lantern@db:5432/orders", "velvet-99-lantern"),
     ("url_empty_user", "redis://:Harbor2291x@cache:6379/0", "Harbor2291x"),
     ("jdbc_params", "jdbc:mysql://db:3306/app?user=root&password=s3cret99x&ssl=true", "s3cret99x"),
+    ("query_semicolon", "jdbc:mysql://db/app?user=root&password=ah9E6r;c4yF&ssl=true", "ah9E6r;c4yF"),
+    ("ado_net", "Server=db;Database=orders;User Id=sa;Password=Lantern#7781;Encrypt=true;", "Lantern#7781"),
     ("prose_is", "# the api secret is Kx6NBwy4JFzAm8wM-sY (do not share)", "Kx6NBwy4JFzAm8wM-sY"),
     ("prose_backticks", "The admin password is `Autumn2019#`.", "Autumn2019#"),
     ("prose_for", "// NOTE: staging token for staging is Monday2025#", "Monday2025#"),
