@@ -44,6 +44,7 @@ _REFERENCE = re.compile(r"(?:[A-Za-z_$][\w$]*)(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+(
 _IDENTIFIER = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z]+(?:_[a-z]+)+|[a-z]+(?:[A-Z][a-z]+)+|(?:[A-Z][a-z]+){2,}")
 _TEMPLATE = re.compile(r"\{\}|^\$[A-Za-z_{(]|^%[A-Za-z_]+%$|\{\{|\}\}|^@[A-Za-z_]|^&[A-Za-z_]|^!(?:Ref|Sub|GetAtt)")
 _HOSTNAME = re.compile(r"[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,12}")
+_RESOURCE_PATH = re.compile(r"[a-z0-9._-]+(?:/[a-z0-9._-]+){2,}/?")  # projects/p/secrets/db-password
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}")
 _HEX_CHARS = frozenset("0123456789abcdefABCDEF")
 
@@ -58,7 +59,7 @@ def plausible_secret(value: str, min_length: int = 6) -> bool:
     lower = value.lower()
     if (lower in DICTIONARY_PLACEHOLDERS or suppress.is_placeholder(value) or _TEMPLATE.search(value)
             or "://" in value or value.startswith(("/", "./", "../", "~/")) or _EMAIL.fullmatch(value)
-            or _HOSTNAME.fullmatch(value)):
+            or _HOSTNAME.fullmatch(value) or _RESOURCE_PATH.fullmatch(value)):
         return False
     if _NUMBER.fullmatch(value) or _DURATION.fullmatch(lower) or _VERSION.fullmatch(value):
         return False
