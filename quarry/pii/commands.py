@@ -14,12 +14,12 @@ from quarry.pii.values import DICTIONARY_PLACEHOLDERS, plausible_secret
 
 _QUOTED_OR_BARE = r"(?:'(?P<sq>[^'\r\n]{1,256})'|\"(?P<dq>[^\"\r\n]{1,256})\"|(?P<bare>[^\s'\"`;|&]{1,256}))"
 # Client programs whose '-p' glued to a value is the password (mysql -psecret), where '-p' alone prompts.
-_MYSQL_P = re.compile(r"\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dump)\b[^\n|;&]*?"
+_MYSQL_P = re.compile(r"\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dump)\b[^\n|;&]{0,200}?"
                       r"[ \t]-p(?=[^\s-])" + _QUOTED_OR_BARE)
 # Flags that take a password as the next word or after '='.
 _LONG_FLAG = re.compile(r"--(?:password|passwd|pass|db-password|admin-password|api-key|apikey|api-token|token|secret|"
                         r"client-secret|auth-token)(?:=|[ \t]+)" + _QUOTED_OR_BARE)
-_SHORT_FLAG = re.compile(r"\b(?:sshpass|redis-cli\b[^\n|;&]*?|(?:docker|podman|helm registry) login\b[^\n|;&]*?)"
+_SHORT_FLAG = re.compile(r"\b(?:sshpass|redis-cli\b[^\n|;&]{0,200}?|(?:docker|podman|helm registry) login\b[^\n|;&]{0,200}?)"
                          r"[ \t]-[pa][ \t]+" + _QUOTED_OR_BARE)
 # VAR=value before a command on the same line: PGPASSWORD=... psql, MYSQL_PWD=... mysql.
 _ENV_PREFIX = re.compile(r"\b[A-Z][A-Z0-9_]*(?:PASSWORD|PASS|PWD|_TOKEN|_SECRET|_API_KEY|_AUTH)=" + _QUOTED_OR_BARE

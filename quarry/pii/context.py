@@ -49,8 +49,8 @@ _ENV_FUNCTION = re.compile(r"(?:getenv|environ\.get|\benv|\bconfig|ENV\.fetch|ge
 def find_env_defaults(text: str) -> Iterator[Finding]:
     if "||" in text or "??" in text:
         for m in _JS_FALLBACK.finditer(text):
-            line_start = text.rfind("\n", 0, m.start()) + 1
-            before = text[line_start:m.start()].rstrip()
+            line_start = text.rfind("\n", max(0, m.start() - 200), m.start()) + 1
+            before = text[max(line_start, m.start() - 200):m.start()].rstrip()
             env = _ENV_NAME.search(before)
             if not env:
                 continue
@@ -173,6 +173,7 @@ _PROSE_LEAD = re.compile(r"(?i)(?:(?:^|[ \t])(?:#+|//+|/\*+|\*|>|-|--)|\b(?:the|
                          r"api|client|shared|master|wifi|wi-fi|staging|production|prod|dev|test|database|db|new|"
                          r"temporary|initial|access|bot|service|app|use|with|note:?))[ \t]*$")
 _TRAILING_PUNCTUATION = ".,;:)"
+_LEAD_CHARS = 80  # how much of the line before the name is read (a minified file is one long line)
 
 
 def find_prose(text: str) -> Iterator[Finding]:
@@ -189,10 +190,10 @@ def find_prose(text: str) -> Iterator[Finding]:
         m = _PROSE.match(text, at)
         if not m:
             continue
-        line_start = text.rfind("\n", 0, at) + 1
-        lead = text[line_start:at]
+        line_start = text.rfind("\n", max(0, at - _LEAD_CHARS), at) + 1
+        lead = text[max(line_start, at - _LEAD_CHARS):at]
         op = m.group("op").strip()
-        at_line_start = lead.strip() == ""
+        at_line_start = lead.strip() == "" and at - line_start <= _LEAD_CHARS
         if at_line_start:  # 'Password: ...' opens a line of prose; 'token: Type' a line of code
             if not (text[at].isupper() and op in (":", "=")):
                 continue

@@ -28,8 +28,9 @@ def word_before(text: str, start: int) -> bool:
     return start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_")
 
 
-def line_prefix(text: str, start: int) -> str:
-    return text[text.rfind("\n", 0, start) + 1:start]
+def line_prefix(text: str, start: int, limit: int = 4096) -> str:
+    """The line before ``start``, at most ``limit`` characters of it (a minified file is one line)."""
+    return text[max(text.rfind("\n", max(0, start - limit), start) + 1, start - limit):start]
 
 
 def literal_finder(words: Iterable[str]) -> Callable[[str], set[str]]:
