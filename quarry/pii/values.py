@@ -54,7 +54,7 @@ def plausible_secret(value: str, min_length: int = 6) -> bool:
     placeholder, a plain word, a number, a version, a duration, a reference, a path or a URL."""
     if len(value) < min_length or any(c.isspace() for c in value):
         return False
-    if value[0] in ",;:)]}" or value[-1] in ",:([{":
+    if value[0] in ",;)]}" and value[-1] in ",:([{":
         return False  # '",DuplicateBinding:"': the text between two string literals, not one
     lower = value.lower()
     if (lower in DICTIONARY_PLACEHOLDERS or suppress.is_placeholder(value) or _TEMPLATE.search(value)
