@@ -24,6 +24,7 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from peers import peer_versions  # noqa: E402
 from quarry.pii import detect  # noqa: E402
 from quarry.pii.detectors import DETECTORS  # noqa: E402
 from quarry.pii.evaluate import CATEGORY, score, survival  # noqa: E402
@@ -190,6 +191,7 @@ def main(argv=None) -> dict:
     stage_rate = stage_mb_per_cpu_second(files)
     ds_rate, ds_size = mb_per_cpu_second(small, lambda item: ds.scan(item[0])) if ds else (missing, 0)
     result = {
+        "versions": peer_versions("detect-secrets", "datatrove"),
         "labeled_set": labeled,
         "throughput_mb_per_core_s": {
             "corpus": f"site-packages source files, sorted ({size} MB; detect-secrets on the first {ds_size} MB)",
