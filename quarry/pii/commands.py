@@ -1,6 +1,7 @@
 """Passwords on command lines: ``mysql -p<pw>``, ``--password <pw>``, ``sshpass -p``,
-``redis-cli -a``, ``docker login -p``, ``PGPASSWORD=<pw> psql``; ``curl -u user:pw`` is a
-connection string (quarry.pii.credentials). A value that is a variable (``$PW``, ``"${PW}"``)
+``redis-cli -a``, ``docker login -p``, ``PGPASSWORD=<pw> psql``, ``openssl -passout pass:<pw>``,
+``keytool -storepass``; in SQL (``IDENTIFIED BY '<pw>'``, ``WITH PASSWORD '<pw>'``) and .netrc
+lines. ``curl -u user:pw`` is a connection string (quarry.pii.credentials). A value that is a variable (``$PW``, ``"${PW}"``)
 or another flag (``psql --password -U app``: a prompt) is not a password.
 """
 
@@ -21,6 +22,11 @@ _LONG_FLAG = re.compile(r"--(?:password|passwd|pass|db-password|admin-password|a
                         r"client-secret|auth-token)(?:=|[ \t]+)" + _QUOTED_OR_BARE)
 _SHORT_FLAG = re.compile(r"\b(?:sshpass|redis-cli\b[^\n|;&]{0,200}?|(?:docker|podman|helm registry) login\b[^\n|;&]{0,200}?)"
                          r"[ \t]-[pa][ \t]+" + _QUOTED_OR_BARE)
+_OPENSSL_PASS = re.compile(r"-(?:passout|passin|pass|password)[ \t]+(?:pass|env-no):" + _QUOTED_OR_BARE)
+_JAVA_STOREPASS = re.compile(r"-(?:storepass|keypass|srcstorepass|deststorepass|srckeypass|destkeypass)[ \t]+"
+                             + _QUOTED_OR_BARE)
+_SQL_PASSWORD = re.compile(r"(?i)\b(?:identified[ \t]+by|password)[ \t]+'(?P<sq>[^'\r\n]{4,128})'(?P<dq>)?(?P<bare>)?")
+_NETRC = re.compile(r"\bmachine[ \t]+\S+[ \t]+login[ \t]+\S+[ \t]+password[ \t]+" + _QUOTED_OR_BARE)
 # VAR=value before a command on the same line: PGPASSWORD=... psql, MYSQL_PWD=... mysql.
 _ENV_PREFIX = re.compile(r"\b[A-Z][A-Z0-9_]*(?:PASSWORD|PASS|PWD|_TOKEN|_SECRET|_API_KEY|_AUTH)=" + _QUOTED_OR_BARE
                          + r"(?=[ \t]+[\w./-])")
@@ -28,14 +34,16 @@ _ENV_PREFIX_GATE = ("PASSWORD=", "PASS=", "PWD=", "_TOKEN=", "_SECRET=", "_API_K
 # Each pattern runs only where its literal occurs: most source files hold none of them.
 # (_LONG_FLAG starts with the literal '--' the engine itself skips to.)
 _PATTERNS = ((_MYSQL_P, ("mysql", "mariadb")), (_LONG_FLAG, ()),
-             (_SHORT_FLAG, ("sshpass", "redis-cli", " login")), (_ENV_PREFIX, _ENV_PREFIX_GATE))
+             (_SHORT_FLAG, ("sshpass", "redis-cli", " login")), (_ENV_PREFIX, _ENV_PREFIX_GATE),
+             (_OPENSSL_PASS, (" pass:", " env-no:")), (_JAVA_STOREPASS, ("pass ",)),
+             (_SQL_PASSWORD, ("IDENTIFIED", "identified", "PASSWORD '", "password '")), (_NETRC, ("machine ",)))
 
 
 def _value(m: re.Match) -> tuple[int, int, str] | None:
     """(start, end, value); a bare value starting with '-' is the next flag (a prompt), a quoted one is not."""
     for group in ("sq", "dq", "bare"):
         value = m.group(group)
-        if value is not None:
+        if value:
             return None if group == "bare" and value.startswith("-") else (m.start(group), m.end(group), value)
     return None
 

@@ -39,19 +39,35 @@ def _accept(name: str, value: str) -> bool:
 
 _JS_FALLBACK = re.compile(r"(?:\|\||\?\?)[ \t]*([\"'`])([^\"'`\r\n]{1,256})\1")
 _ENV_NAME = re.compile(r"(?:env|ENV)(?:\.|\[\s*[\"']|\.get\(\s*[\"'])([A-Za-z_][A-Za-z0-9_]*)[\"']?\s*[\])]?\s*$")
+_LAST_NAME = re.compile(r"([A-Za-z_$][\w$]*)\s*[\])]?\s*$")  # config.jwtSecret ?? '...'
 _TARGET = re.compile(r"([A-Za-z_$][\w$.]*)\s*(?:=|:)\s*(?:await\s+)?[^=]*$")
 # getenv("SECRET_KEY", "<default>"): found from its '(' (a literal the engine skips to), then the
 # function before it is checked.
 _DEFAULT_ARG = re.compile(r"\(\s*[\"']([A-Za-z_][A-Za-z0-9_.]*)[\"']\s*,\s*(?:default\s*=\s*)?([\"'])([^\"'\r\n]{1,256})\2")
-_ENV_FUNCTION = re.compile(r"(?:getenv|environ\.get|\benv|\bconfig|ENV\.fetch|get_env|env\.str)$")
+_ENV_FUNCTION = re.compile(r"(?:getenv|environ\.get|environ\.setdefault|\benv|\bconfig|ENV\.fetch|get_env|env\.str|"
+                           r"\bdefine)$")
+# ${JWT_SECRET:-fallback} in compose files and shell: the default after ':-' or '-'.
+_SHELL_DEFAULT = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?-([^}\s\"'$]{1,256})\}")
+# requests' auth=('user', 'password')
+_AUTH_TUPLE = re.compile(r"auth\s*=\s*\(\s*[\"'][^\"'\r\n]{1,64}[\"']\s*,\s*([\"'])([^\"'\r\n]{1,256})\1\s*\)")
+# .NET appSettings: <add key="SmtpPassword" value="..." />
+_APP_SETTING = re.compile(r"key=\"([\w.:-]{1,64})\"\s+value=\"([^\"\r\n]{1,512})\"")
 
 
 def find_env_defaults(text: str) -> Iterator[Finding]:
+    for gate, pattern, name_group, value_group in (("${", _SHELL_DEFAULT, 1, 2), ("auth", _AUTH_TUPLE, 0, 2),
+                                                   ('value="', _APP_SETTING, 1, 2)):
+        if gate not in text:
+            continue
+        for m in pattern.finditer(text):
+            name = "password" if name_group == 0 else m.group(name_group)
+            if _names_secret(name) and _accept(name, m.group(value_group)):
+                yield Finding(m.start(value_group), m.end(value_group), _type_of(name), "env_default", 0.8)
     if "||" in text or "??" in text:
         for m in _JS_FALLBACK.finditer(text):
             line_start = text.rfind("\n", max(0, m.start() - 200), m.start()) + 1
             before = text[max(line_start, m.start() - 200):m.start()].rstrip()
-            env = _ENV_NAME.search(before)
+            env = _ENV_NAME.search(before) or _LAST_NAME.search(before)
             if not env:
                 continue
             target = _TARGET.match(before.lstrip().removeprefix("export ").removeprefix("const ")
@@ -61,9 +77,9 @@ def find_env_defaults(text: str) -> Iterator[Finding]:
                 yield Finding(m.start(2), m.end(2), _type_of(name), "env_default", 0.8)
     if "(" in text:
         for m in _DEFAULT_ARG.finditer(text):
-            if not _ENV_FUNCTION.search(text, max(0, m.start() - 16), m.start()):
-                continue
             name, value = m.group(1), m.group(3)
+            if not (_ENV_FUNCTION.search(text, max(0, m.start() - 16), m.start()) or name.isupper()):
+                continue  # getenv("X", ...), define('DB_PASSWORD', ...); not any call with two strings
             if _names_secret(name) and _accept(name, value):
                 yield Finding(m.start(3), m.end(3), _type_of(name), "env_default", 0.8)
 
@@ -171,7 +187,7 @@ _PROSE_ROOTS = ("pass", "secret", "token", "key")
 _KEY_QUALIFIER = re.compile(r"(?:api|access|master|license|secret|private|signing)[ _-]?$")
 _PROSE_LEAD = re.compile(r"(?i)(?:(?:^|[ \t])(?:#+|//+|/\*+|\*|>|-|--)|\b(?:the|a|an|our|my|your|admin|default|root|"
                          r"api|client|shared|master|wifi|wi-fi|staging|production|prod|dev|test|database|db|new|"
-                         r"temporary|initial|access|bot|service|app|use|with|note:?))[ \t]*$")
+                         r"temporary|initial|access|bot|service|app|use|with|and|note:?))[ \t]*$")
 _TRAILING_PUNCTUATION = ".,;:)"
 _LEAD_CHARS = 80  # how much of the line before the name is read (a minified file is one long line)
 
@@ -199,7 +215,7 @@ def find_prose(text: str) -> Iterator[Finding]:
                 continue
         elif not _PROSE_LEAD.search(lead):
             continue
-        if op == "" and not re.search(r"(?i)\buse\b[^\n]*$", lead):
+        if op == "" and not m.group("q") and not re.search(r"(?i)\buse\b[^\n]*$", lead):
             continue  # "the password field": only "use the password X" states a value without a verb
         value, start = m.group("v"), m.start("v")
         if not m.group("q"):
