@@ -1,0 +1,72 @@
+"""The normalised form of a text shown to ScanCode: what decides its answer, and nothing else.
+
+ScanCode reads a text as a sequence of lower-cased word tokens: comment markers, indentation and
+spacing never reach its matchers. Copyright lines name holders and years, which are no part of a
+license. So one MIT text under a thousand holders, or one license header in ``#``, ``//`` and
+``*`` comments, normalises to one text: ScanCode sees that text once, and every text with the same
+normal form gets its answer (the cache key is the normal form's hash).
+
+Normalising keeps every token but those of copyright lines (an "All rights reserved" stays, a
+copyright line that also grants a license stays whole) and keeps the lines, so that ScanCode's
+line-based matchers (SPDX-License-Identifier lines, query runs split at four empty lines) see
+the same structure.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+# Leading and trailing comment markers and decoration: no word characters, so no ScanCode token
+# (a "+" is kept: "GPL-2.0+" is one token).
+_LEAD = re.compile(r"^(?:\s|[#*/;!%|>=~`\"']|--|<!--|\{-|\(\*)+")
+_TRAIL = re.compile(r"(?:\s|[#*/;|=~`\"']|-->|-\}|\*\))+$")
+_COPYRIGHT = re.compile(r"^(?:portions\s+)?(?:copyright\b|\(c\)|©)", re.I)
+_RESERVED = re.compile(r"all\s+rights\s+reserved\.?", re.I)
+_GRANT = re.compile(r"licen[cs]|permission|permitted|redistribut|public domain|copyleft|warrant|gpl\b|\bmit\b|"
+                    r"\bbsd\b|apache|mozilla|spdx|free software|terms|conditions", re.I)
+MAX_BLANK_RUN = 4  # ScanCode starts a new query run after this many empty lines; longer runs are the same
+_TOKEN = re.compile(r"[^_\W]+\+?[^_\W]*")  # ScanCode's query token pattern (licensedcode.tokenize)
+
+
+def _line(raw: str) -> str | None:
+    """A line without its comment markers and extra spaces; None for a copyright line to drop."""
+    line = " ".join(_TRAIL.sub("", _LEAD.sub("", raw)).split())
+    if not _COPYRIGHT.match(line):
+        return line
+    if _GRANT.search(_RESERVED.sub("", line)):
+        return line  # "Copyright 2020 X, licensed under the MIT license": the grant is part of it
+    return "All rights reserved." if _RESERVED.search(line) else None
+
+
+def normalize(text: str) -> str:
+    """The normal form of ``text`` (see the module docstring)."""
+    lines: list[str] = []
+    blank = 0
+    for raw in text.splitlines():
+        line = _line(raw)
+        if line is None:
+            continue
+        if not line:
+            blank += 1
+            continue
+        if lines and blank:
+            lines.extend([""] * min(blank, MAX_BLANK_RUN))
+        blank = 0
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def normal_key(normal: str) -> str:
+    """The cache key of a normal form."""
+    return hashlib.sha256(normal.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def tokens(text: str) -> list[str]:
+    """ScanCode's query tokens of a text."""
+    return _TOKEN.findall(text.lower())
+
+
+def token_key(text: str) -> str:
+    """A hash of a text's token sequence: equal for texts ScanCode cannot tell apart."""
+    return hashlib.sha256(" ".join(tokens(text)).encode("utf-8", "surrogatepass")).hexdigest()
