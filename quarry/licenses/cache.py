@@ -2,8 +2,8 @@
 
 License files and headers repeat across thousands of repositories, differing in copyright lines,
 comment markers and spacing that ScanCode never reads. A text is normalised first (see
-normalize) and the cache is keyed by the hash of its normal form, under a folder per ScanCode
-version and worker code (a new index never reuses old answers); ScanCode is shown the normal form,
+normalize) and the cache is keyed by the hash of its license part, under a folder per ScanCode
+version and worker code (a new index never reuses old answers); ScanCode is shown that part,
 so the answer is a function of the key alone, whichever text brought it. Texts that ScanCode's
 own license data decides (an SPDX line of known ids, a shipped license text: see known) are
 answered without ScanCode, before the cache is read, and are not stored. Entries are written
@@ -26,14 +26,14 @@ import orjson
 
 from quarry.licenses.engine import WORKER_SCRIPT, ScanCodeWorker, scancode_python, scancode_version
 from quarry.licenses.known import KnownLicenses
-from quarry.licenses.normalize import normal_key, normalize
+from quarry.licenses.normalize import license_part, normal_key, normalize
 from quarry.paths import state_dir
 from quarry.records import atomic_write_bytes
 
 
 def text_key(text: str) -> str:
-    """The cache key of a text: the hash of its normal form."""
-    return normal_key(normalize(text))
+    """The cache key of a text: the hash of the license part of its normal form."""
+    return normal_key(license_part(normalize(text)))
 
 
 def default_cache_dir() -> Path:
@@ -135,6 +135,7 @@ class CachedDetector:
                 self.stats.resolved[result["matches"][0]["matcher"]] += 1
                 answers[text] = result
                 continue
+            normal = license_part(normal)
             key = normal_key(normal)
             if key in missing:
                 waiting[key].append(text)

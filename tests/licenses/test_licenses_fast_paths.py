@@ -25,6 +25,10 @@ def test_holders_years_comment_markers_and_spacing_share_one_normal_form():
     assert normalize("# Copyright 2020 Acme Corp. All rights reserved.\n# Confidential") == \
         "All rights reserved.\nConfidential"
     assert normalize("SPDX-License-Identifier: GPL-2.0+ */") == "SPDX-License-Identifier: GPL-2.0+"
+    # a header's title and the docstring after it are not part of what ScanCode is shown
+    assert text_key("# tool.py: parse things\n#\n# Licensed under the MIT license.\n#\n# Parses YAML.") == \
+        text_key('// Licensed under the MIT license.\n\n"""Reads TOML files."""') != text_key("Parses YAML.")
+    assert text_key("Confidential\n\nParses YAML.") != text_key("Parses YAML.")
 
 
 def test_a_thousand_holders_of_one_license_cost_one_scancode_call(detector, tmp_path):
