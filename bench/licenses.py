@@ -29,8 +29,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from peers import peer_versions  # noqa: E402
+
 from quarry.licenses.cache import CachedDetector  # noqa: E402
-from quarry.licenses.engine import ScanCodeWorker  # noqa: E402
+from quarry.licenses.engine import ScanCodeWorker, scancode_version  # noqa: E402
 from quarry.licenses.findings import Finding  # noqa: E402
 from quarry.licenses.stage import run_licenses  # noqa: E402
 from quarry.params import load_params  # noqa: E402
@@ -179,6 +181,7 @@ def main(argv: list[str] | None = None) -> int:
         plain = comparison["plain_scancode"]
         asked_mb = sum(len(t.encode("utf-8", "surrogatepass")) for t in detector.texts) / 1e6
         report = {
+            "versions": {**peer_versions(), "scancode-toolkit": scancode_version()},
             "corpus": {"documents": documents, "MB": round(size / 1e6, 1), "origins": manifest["counts"].get("origins"),
                        "snapshot_s": round(corpus_s, 1), "snapshot_id": manifest["snapshot_id"][:16]},
             "cores": cores, "load_average": os.getloadavg(),
