@@ -71,12 +71,23 @@ def register(app: typer.Typer) -> None:
         _show(ledger, ledger["clusters"])
 
     @app.command("decontaminate")
-    def decontaminate_command(src: Path = SRC, dst: Path = DST, workers: int = workers_option,
-                              params_file: Path = params_option) -> None:
-        """Drop or flag documents sharing a 13-gram with the test split or eval files (params: decontaminate)."""
+    def decontaminate_command(
+        src: Path = SRC, dst: Path = DST, workers: int = workers_option, params_file: Path = params_option,
+        eval_file: list[Path] = typer.Option(
+            None, "--eval-file", "-e", exists=True,
+            help="Benchmark items: jsonl, jsonl.zst, txt or a folder of them (repeatable; added to params)."),
+        test_split: str = typer.Option(
+            None, help="Also use this split of the input as evaluation items ('none': off). Default: "
+                       "params decontaminate.test_split, off outside a project."),
+        action: str = typer.Option(None, help="drop | flag (default: params decontaminate.action)."),
+    ) -> None:
+        """Drop or flag documents overlapping benchmark items or the own test split (params: decontaminate)."""
         from quarry.curate.decontaminate import REPORT, run_decontaminate
 
         params = _params(params_file)
-        ledger = run_decontaminate(src, dst, params, workers=_workers(params, workers))
+        ledger = run_decontaminate(src, dst, params, workers=_workers(params, workers), eval_files=eval_file or None,
+                                   test_split=test_split, action=action)
         _show(ledger, ledger["contamination"])
+        for source, count in ledger["contamination"]["items_by_source"].items():
+            out.print(f"evaluation items from {source}: {count}")
         out.print(f"matches: {dst / REPORT}")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import yaml
 
 from dedup_corpus import LICENSE_HEADER, MODULES, kept_records, record, source
@@ -34,3 +36,27 @@ def test_bad_params_are_one_line_errors(tmp_path, capsys):
     assert main(["dedup", str(tmp_path / "src"), str(tmp_path / "out"), "--params", str(params)]) == 1
     err = capsys.readouterr().err
     assert "dedup.verify must be one of" in err and "Traceback" not in err
+
+
+def test_decontaminate_eval_files_on_a_plain_folder(tmp_path, monkeypatch, capsys):
+    """Outside a project the own test split is off unless asked; --eval-file adds benchmark items."""
+    from quarry.splits import split_of
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("QUARRY_HOME", raising=False)
+    item = "def " + source("glob.py").split("def _iglob")[1][:1200]
+    docs = [record(f"doc-{i}", source(name)) for i, name in enumerate(MODULES)]
+    docs.append(record("pasted", source("csv.py") + '\nx = {"answer": ' + json.dumps(item) + "}\n"))
+    write_records(tmp_path / "src" / "part-00000.jsonl.zst", docs)
+    (tmp_path / "evals").mkdir()
+    (tmp_path / "evals" / "tasks.jsonl").write_text(json.dumps({"task_id": "glob/iglob", "prompt": item}) + "\n")
+    (tmp_path / "other.txt").write_text("a short note that matches nothing at all in the corpus here")
+    assert main(["decontaminate", "src", "out", "--eval-file", "evals", "-e", "other.txt"]) == 0
+    report = read_json(tmp_path / "out" / "decontamination.json")
+    assert report["items_by_source"] == {"evals": 1, "other.txt": 1} and report["test_split_items"] == 0
+    assert [(m["id"], m["items"]) for m in report["matches"]] == [("pasted", ["evals/tasks.jsonl:glob/iglob"])]
+    assert "evaluation items from evals: 1" in capsys.readouterr().out
+    in_test = sum(split_of(d["meta"]["id"]) == "test" for d in docs)
+    assert main(["decontaminate", "src", "own", "--test-split", "test", "--action", "flag"]) == 0
+    assert read_json(tmp_path / "own" / "decontamination.json")["test_split_items"] == in_test
+    assert main(["decontaminate", "src", "bad", "-e", "missing.jsonl"]) != 0

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import html
 import re
+
+import orjson
 
 import pytest
 
@@ -160,3 +163,78 @@ def test_bad_config_is_reported(dataset):
         run_decontaminate(root / "src", root / "x", {"decontaminate": {"eval_files": [str(root / "missing.jsonl")]}})
     assert re.search("unknown", str(pytest.raises(ConfigError, run_decontaminate, root / "src", root / "x",
                                                   {"decontaminate": {"n": 13}}).value))
+
+
+HF_HEADER = """# coding=utf-8
+# Copyright 2025 The HuggingFace Team. All rights reserved.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+\"\"\"Utilities of the example package.\"\"\"
+"""
+
+
+def test_a_licence_header_shared_by_an_organisations_files_does_not_flag(tmp_path):
+    """One organisation's header on a test-split file and on a few training files: not leakage."""
+    test_id, *train = _ids("test", 1, "o") + _ids("train", len(MODULES) - 1, "o")
+    docs = [record(test_id, HF_HEADER + source(MODULES[0]))]
+    docs += [record(doc_id, HF_HEADER + source(name)) for doc_id, name in zip(train, MODULES[1:])]
+    write_records(tmp_path / "src" / "part-00000.jsonl.zst", docs)
+    ledger = run_decontaminate(tmp_path / "src", tmp_path / "out", {"decontaminate": {"test_split": "test"}})
+    assert ledger["dropped"] == {} and ledger["contamination"]["test_split_items"] == 1
+    assert ledger["contamination"]["ignored_in_notices"] >= 10
+    # the single-13-gram rule of before flags them all
+    before = {"test_split": "test", "notices": False, "own_min_ngrams": 1, "own_min_share": 0.0,
+              "max_train_documents": 100}
+    flagged = run_decontaminate(tmp_path / "src", tmp_path / "before", {"decontaminate": before})
+    assert flagged["dropped"] == {"contaminated": len(train)}
+
+
+def test_json_escaped_markdown_and_html_pastes_flag(tmp_path):
+    item = source("bisect.py").split("def bisect_left")[0].split("def insort_right")[1]
+    item = "def insort_right" + item
+    pasted = {
+        "json": '{"text": ' + orjson.dumps(item).decode() + '}',
+        "double": orjson.dumps({"dump": orjson.dumps({"code": item}).decode()}).decode(),
+        "markdown": f"Answer:\n\n~~~python\n{item}\n~~~\n",
+        "html": "<pre>" + html.escape(item) + "</pre>",
+        "clean": source("heapq.py"),
+    }
+    train = _ids("train", len(pasted), "j")
+    write_records(tmp_path / "src" / "part-00000.jsonl", [
+        record(doc_id, source("colorsys.py") + "\n" + text) for doc_id, text in zip(train, pasted.values())])
+    write_records(tmp_path / "items.jsonl", [{"text": item, "task_id": "bisect/insort"}])
+    ledger = run_decontaminate(tmp_path / "src", tmp_path / "out", {},
+                               eval_files=[str(tmp_path / "items.jsonl")])
+    flagged = {r["meta"]["id"] for r in read_folder(tmp_path / "out" / "rejects")}
+    assert flagged == set(train[:4])
+    assert ledger["contamination"]["items_by_source"] == {str(tmp_path / "items.jsonl"): 1}
+
+
+def test_eval_items_from_folders_and_their_ids(tmp_path):
+    from quarry.curate.eval_sources import eval_items
+
+    folder = tmp_path / "bench"
+    (folder / "sub").mkdir(parents=True)
+    lines = [{"id": "a", "text": "x"}, {"item_id": 7, "content": "y"}, {"task_id": "T/1", "prompt": "p", "canonical_solution": "s"},
+             {"meta": {"id": "m"}, "text": "z"}, {"code": "w"}]
+    (folder / "b.jsonl").write_text("".join(orjson.dumps(line).decode() + "\n" for line in lines))
+    write_records(folder / "sub" / "c.jsonl.zst", [{"text": "zst item", "id": "c1"}])
+    (folder / "sub" / "d.txt").write_text("a text item")
+    (folder / "e.py").write_text("print('a source file')\n")
+    found = list(eval_items(folder))
+    assert found == [("bench/b.jsonl:a", "x"), ("bench/b.jsonl:7", "y"), ("bench/b.jsonl:T/1", "ps"),
+                     ("bench/b.jsonl:m", "z"), ("bench/b.jsonl:line 5", "w"), ("bench/e.py", "print('a source file')\n"),
+                     ("bench/sub/c.jsonl.zst:c1", "zst item"), ("bench/sub/d.txt", "a text item")]
+    (folder / "bad.jsonl").write_text('{"question_id": 1}\n')
+    with pytest.raises(ConfigError, match=r"bad.jsonl:1: evaluation record has no text"):
+        list(eval_items(folder / "bad.jsonl"))
