@@ -24,6 +24,7 @@ import orjson
 from quarry.dedup.config import DedupConfig
 from quarry.dedup.index import index_files, save_scratch
 from quarry.dedup.minhash import estimated_jaccard
+from quarry.dedup.repository import repository_duplicates
 from quarry.dedup.unionfind import UnionFind
 
 PAIR_BATCH = 1 << 18
@@ -100,13 +101,17 @@ def _cluster_name(key: list, doc: int) -> str:
     return key[3] or f"doc-{doc}"
 
 
-def exact_groups(index: ShardIndex, decisions: dict[int, list]) -> tuple[np.ndarray, dict[str, int]]:
-    """Mark every copy but one of each exact group; returns the dropped mask and counts."""
+def exact_groups(index: ShardIndex, decisions: dict[int, list],
+                 excluded: np.ndarray | None = None) -> tuple[np.ndarray, dict[str, int]]:
+    """Mark every copy but one of each exact group (documents not ``excluded``); returns the
+    dropped mask and counts."""
     dropped = np.zeros(index.total, dtype=bool)
     if index.total == 0:
         return dropped, {"exact_groups": 0, "exact_removed": 0}
     hashes = index.concat("exact")
     order = np.lexsort((hashes[:, 1], hashes[:, 0]))
+    if excluded is not None:
+        order = order[~excluded[order]]
     ordered = hashes[order]
     new_group = np.ones(len(order), dtype=bool)
     new_group[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)
@@ -200,9 +205,18 @@ def cluster_index(prefixes: list[Path], config: DedupConfig) -> dict[str, Any]:
     index = ShardIndex(prefixes, with_shingles=config.verify == "exact")
     decisions: dict[int, list] = {}
     stats: dict[str, Any] = {"documents": index.total}
-    exact_dropped = np.zeros(index.total, dtype=bool)
+    removed = np.zeros(index.total, dtype=bool)
+    if config.repository.enabled and index.total:
+        keys = [index.key(doc) for doc in range(index.total)]
+        decisions, repo_stats = repository_duplicates(
+            keys, index.concat("exact"), index.concat("sig"), index.concat("has_sig").astype(bool),
+            config.repository, config.threshold, config.seed)
+        removed[np.fromiter(decisions, dtype=np.int64, count=len(decisions))] = True
+        stats.update(repo_stats)
+    exact_dropped = removed.copy()
     if config.exact:
-        exact_dropped, counts = exact_groups(index, decisions)
+        dropped, counts = exact_groups(index, decisions, excluded=removed)
+        exact_dropped |= dropped
         stats.update(counts)
     if config.near and index.total:
         live = index.concat("has_sig").astype(bool) & ~exact_dropped
