@@ -62,13 +62,24 @@ def register(app: typer.Typer) -> None:
                       params_file: Path = params_option,
                       index_dir: Path = typer.Option(None, help="Keep the per-shard index (signatures, band "
                                                                 "keys, decisions) here instead of a temp folder."),
+                      clusters: Path = typer.Option(None, help="Write {id, cluster, kept} per document here (jsonl)."),
+                      threshold: float = typer.Option(None, help="Jaccard similarity of near duplicates "
+                                                                 "(default: params dedup.threshold)."),
+                      ngram: int = typer.Option(None, help="Words per shingle (default: params dedup.ngram)."),
                       ) -> None:
-        """Exact then MinHash near deduplication across all subsets (params: dedup)."""
+        """Repository, exact then MinHash near deduplication across all subsets (params: dedup)."""
         from quarry.dedup import run_dedup
 
         params = _params(params_file)
-        ledger = run_dedup(src, dst, params, workers=_workers(params, workers), index_dir=index_dir)
+        given = {key: value for key, value in (("threshold", threshold), ("ngram", ngram)) if value is not None}
+        params = {**params, "dedup": {**(params.get("dedup") or {}), **given}}
+        ledger = run_dedup(src, dst, params, workers=_workers(params, workers), index_dir=index_dir,
+                           clusters_file=clusters)
         _show(ledger, ledger["clusters"])
+        for cluster in ledger["clusters"]["largest_clusters"][:5]:
+            out.print(f"cluster of {cluster['documents']}: kept {cluster['kept_origin']} {cluster['kept_path']}")
+        if clusters is not None:
+            out.print(f"clusters: {clusters}")
 
     @app.command("decontaminate")
     def decontaminate_command(

@@ -28,6 +28,7 @@ from quarry.dedup.repository import repository_duplicates
 from quarry.dedup.unionfind import UnionFind
 
 PAIR_BATCH = 1 << 18
+LARGEST = 10  # clusters listed in the ledger
 ESTIMATE_SLACK = 0.2
 
 
@@ -222,6 +223,7 @@ def cluster_index(prefixes: list[Path], config: DedupConfig) -> dict[str, Any]:
         live = index.concat("has_sig").astype(bool) & ~exact_dropped
         stats["near_skipped_short"] = int((~index.concat("has_sig").astype(bool)).sum())
         stats.update(near_clusters(index, live, config, decisions))
+    stats["largest_clusters"] = largest_clusters(index, decisions)
     per_shard: list[dict[str, list]] = [{} for _ in index.prefixes]
     for doc, decision in sorted(decisions.items()):
         shard, row = index.locate(doc)
@@ -229,3 +231,38 @@ def cluster_index(prefixes: list[Path], config: DedupConfig) -> dict[str, Any]:
     for prefix, local in zip(index.prefixes, per_shard, strict=True):
         save_scratch(decisions_file(prefix), orjson.dumps(local, option=orjson.OPT_SORT_KEYS))
     return stats
+
+
+def largest_clusters(index: ShardIndex, decisions: dict[int, list], top: int = LARGEST) -> list[dict[str, Any]]:
+    """The biggest groups of file copies: the kept document's id, origin and path, and how many
+    copies (exact or near) it stands for."""
+    members: Counter = Counter()
+    kept: dict[str, int] = {}
+    for doc, (action, cluster, _) in decisions.items():
+        if action == "duplicate_repository":
+            continue
+        members[cluster] += 1
+        if action == "keep":
+            kept[cluster] = doc
+    ranked = sorted(members.items(), key=lambda item: (-item[1], item[0]))[:top]
+    out = []
+    for cluster, size in ranked:
+        _, origin, path, _ = index.key(kept[cluster]) if cluster in kept else (None, None, None, None)
+        out.append({"cluster": cluster, "documents": size, "kept_origin": origin, "kept_path": path})
+    return out
+
+
+def write_clusters(prefixes: list[Path], path: Path) -> int:
+    """``{"id", "cluster", "kept"}`` per document, shard by shard in row order (cluster: the id
+    of the kept copy, or the surviving origin of a duplicate repository; null: no copies)."""
+    from quarry.records import atomic_write_bytes
+
+    lines = []
+    for prefix in prefixes:
+        keys = orjson.loads(index_files(Path(prefix))["keys"].read_bytes())
+        decisions = orjson.loads(decisions_file(Path(prefix)).read_bytes())
+        for row, key in enumerate(keys):
+            action, cluster, _ = decisions.get(str(row), ("keep", None, 1))
+            lines.append(orjson.dumps({"id": key[3], "cluster": cluster, "kept": action == "keep"}))
+    atomic_write_bytes(path, b"".join(line + b"\n" for line in lines))
+    return len(lines)

@@ -60,3 +60,29 @@ def test_decontaminate_eval_files_on_a_plain_folder(tmp_path, monkeypatch, capsy
     assert main(["decontaminate", "src", "own", "--test-split", "test", "--action", "flag"]) == 0
     assert read_json(tmp_path / "own" / "decontamination.json")["test_split_items"] == in_test
     assert main(["decontaminate", "src", "bad", "-e", "missing.jsonl"]) != 0
+
+
+def test_dedup_clusters_file_and_flags(tmp_path, capsys):
+    docs = [record(f"d{i}", source(name)) for i, name in enumerate(MODULES[:5])]
+    docs += [record("copy", source(MODULES[0]), path="z.py"), record("near", LICENSE_HEADER + source(MODULES[1]),
+                                                                     path="y.py")]
+    write_records(tmp_path / "src" / "part-00000.jsonl.zst", docs[:4])
+    write_records(tmp_path / "src" / "part-00001.jsonl.zst", docs[4:])
+    params = tmp_path / "params.yaml"
+    params.write_text(yaml.safe_dump({"dedup": {"threshold": 0.9}}))
+    out = tmp_path / "clusters.jsonl"
+    assert main(["dedup", str(tmp_path / "src"), str(tmp_path / "d"), "--params", str(params),
+                 "--clusters", str(out), "--threshold", "0.6", "--ngram", "4"]) == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["id"] for r in rows] == [d["meta"]["id"] for d in docs]  # every document, in shard order
+    by_id = {r["id"]: r for r in rows}
+    assert by_id["copy"] == {"id": "copy", "cluster": "d0", "kept": False}
+    assert by_id["near"] == {"id": "near", "cluster": "d1", "kept": False}
+    assert by_id["d0"] == {"id": "d0", "cluster": "d0", "kept": True}
+    assert by_id["d2"] == {"id": "d2", "cluster": None, "kept": True}
+    ledger = read_json(tmp_path / "d" / "ledger.json")
+    assert ledger["config"]["threshold"] == 0.6 and ledger["config"]["ngram"] == 4
+    largest = ledger["clusters"]["largest_clusters"]
+    assert [(c["cluster"], c["documents"]) for c in largest] == [("d0", 2), ("d1", 2)]
+    assert largest[0]["kept_path"] == "a.py"
+    assert "cluster of 2: kept" in capsys.readouterr().out
