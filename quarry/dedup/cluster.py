@@ -60,6 +60,11 @@ class ShardIndex:
             parts.append(np.asarray(array if row is None else array[row]))
         return np.concatenate(parts) if parts else np.empty(0)
 
+    def signature_shards(self):
+        """(first document number, memory-mapped signatures) of every shard, in order."""
+        for first, files in zip(self.offsets.tolist(), self.files, strict=False):
+            yield first, np.load(files["sig"], mmap_mode="r")
+
     def locate(self, doc: int) -> tuple[int, int]:
         shard = int(np.searchsorted(self.offsets, doc, side="right") - 1)
         return shard, int(doc - self.offsets[shard])
@@ -210,8 +215,8 @@ def cluster_index(prefixes: list[Path], config: DedupConfig) -> dict[str, Any]:
     if config.repository.enabled and index.total:
         keys = [index.key(doc) for doc in range(index.total)]
         decisions, repo_stats = repository_duplicates(
-            keys, index.concat("exact"), index.concat("sig"), index.concat("has_sig").astype(bool),
-            config.repository, config.threshold, config.seed)
+            keys, index.concat("exact"), index.concat("has_sig").astype(bool), index.signature_shards,
+            lambda docs: index.gather("sig", docs), config.repository, config.threshold, config.seed)
         removed[np.fromiter(decisions, dtype=np.int64, count=len(decisions))] = True
         stats.update(repo_stats)
     exact_dropped = removed.copy()

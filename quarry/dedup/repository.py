@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
@@ -86,14 +87,28 @@ def repositories(keys: list[list]) -> list[Repository]:
     return repos
 
 
-def _repo_signatures(repos: list[Repository], sigs: np.ndarray, has_sig: np.ndarray) -> np.ndarray:
-    out = np.full((len(repos), sigs.shape[1]), np.iinfo(sigs.dtype).max, dtype=sigs.dtype)
+SignatureShards = Callable[[], Iterator[tuple[int, np.ndarray]]]   # (first document, its shard's signatures)
+Gather = Callable[[np.ndarray], np.ndarray]                        # documents -> their signatures
+
+
+def _repo_signatures(repos: list[Repository], total: int, has_sig: np.ndarray,
+                     shards: SignatureShards) -> np.ndarray:
+    """Each repository's MinHash: the element-wise minimum of its counted files' signatures,
+    accumulated one (memory-mapped) shard at a time."""
+    repo_of = np.full(total, -1, dtype=np.int64)
     for i, repo in enumerate(repos):
-        rows = [d for d in repo.content if has_sig[d]]
-        repo.signed = bool(rows)
-        if rows:
-            out[i] = sigs[rows].min(axis=0)
-    return out
+        counted = [d for d in repo.content if has_sig[d]]
+        repo.signed = bool(counted)
+        repo_of[counted] = i
+    out = None
+    for first, sigs in shards():
+        if out is None:
+            out = np.full((len(repos), sigs.shape[1]), np.iinfo(sigs.dtype).max, dtype=sigs.dtype)
+        owners = repo_of[first:first + len(sigs)]
+        rows = np.flatnonzero(owners >= 0)
+        if len(rows):
+            np.minimum.at(out, owners[rows], np.asarray(sigs[rows]))
+    return out if out is not None else np.zeros((len(repos), 0), dtype=np.uint32)
 
 
 def _candidates(repos: list[Repository], keys: list[list], exact: np.ndarray, repo_sigs: np.ndarray,
@@ -119,37 +134,43 @@ def _candidates(repos: list[Repository], keys: list[list], exact: np.ndarray, re
     return pairs
 
 
-def _shared_files(a: Repository, b: Repository, keys: list[list], exact: np.ndarray, sigs: np.ndarray,
+def _shared_files(a: Repository, b: Repository, keys: list[list], exact: np.ndarray, gather: Gather,
                   has_sig: np.ndarray, file_threshold: float) -> int:
     """Files of ``a`` whose path in ``b`` holds the same or near-duplicate content."""
     at_path = {keys[doc][2]: doc for doc in b.content}
-    shared = 0
+    shared, compare = 0, []
     for doc in a.content:
         other = at_path.get(keys[doc][2])
         if other is None:
             continue
-        if np.array_equal(exact[doc], exact[other]) or (
-                has_sig[doc] and has_sig[other]
-                and estimated_jaccard(sigs[doc][None], sigs[other][None])[0] >= file_threshold):
+        if np.array_equal(exact[doc], exact[other]):
             shared += 1
+        elif has_sig[doc] and has_sig[other]:
+            compare.append((doc, other))
+    if compare:
+        pairs = np.array(compare, dtype=np.int64)
+        shared += int((estimated_jaccard(gather(pairs[:, 0]), gather(pairs[:, 1])) >= file_threshold).sum())
     return shared
 
 
-def repository_duplicates(keys: list[list], exact: np.ndarray, sigs: np.ndarray, has_sig: np.ndarray,
-                          config: RepositoryDedup, file_threshold: float, seed: int = 1,
+def repository_duplicates(keys: list[list], exact: np.ndarray, has_sig: np.ndarray, shards: SignatureShards,
+                          gather: Gather, config: RepositoryDedup, file_threshold: float, seed: int = 1,
                           ) -> tuple[dict[int, list], dict[str, Any]]:
-    """Decisions (doc -> ["duplicate_repository", surviving origin, group size]) and statistics."""
+    """Decisions (doc -> ["duplicate_repository", surviving origin, group size]) and statistics.
+
+    ``keys``, ``exact`` and ``has_sig``: per document (survival key, content hash, has a
+    signature); signatures come shard by shard (``shards``) or for a few documents (``gather``)."""
     repos = repositories(keys)
     stats: dict[str, Any] = {"repositories": len(repos), "repository_groups": 0, "repositories_removed": 0,
                              "repository_files_removed": 0, "repository_pairs": []}
     if not config.enabled or len(repos) < 2:
         return {}, stats
-    repo_sigs = _repo_signatures(repos, sigs, has_sig)
+    repo_sigs = _repo_signatures(repos, len(keys), has_sig, shards)
     uf = UnionFind(len(repos))
     merged = []
     for i, j in sorted(_candidates(repos, keys, exact, repo_sigs, seed)):
         a, b = repos[i], repos[j]
-        shared = _shared_files(a, b, keys, exact, sigs, has_sig, file_threshold)
+        shared = _shared_files(a, b, keys, exact, gather, has_sig, file_threshold)
         share = max(shared / len(a.content), shared / len(b.content))
         content = float(estimated_jaccard(repo_sigs[i][None], repo_sigs[j][None])[0])
         if share >= config.threshold and content >= config.threshold / 2:
