@@ -39,7 +39,7 @@ def _show(ledger: dict[str, Any], extra: dict[str, Any] | None = None) -> None:
     for reason, count in ledger["changed"].items():
         table.add_row(f"changed: {reason}", str(count))
     for key, value in (extra or {}).items():
-        if not isinstance(value, dict):
+        if not isinstance(value, dict | list):
             table.add_row(key.replace("_", " "), str(value))
     out.print(table)
 

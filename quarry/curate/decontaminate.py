@@ -35,7 +35,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import orjson
 
-from quarry.curate.eval_sources import eval_items, resolve_eval_file
+from quarry.curate.eval_sources import eval_items
 from quarry.curate.overlap_text import code_only, normalize, notice_words
 from quarry.dedup.shingles import ngram_hashes, sorted_unique, word_hashes, words
 from quarry.errors import ConfigError

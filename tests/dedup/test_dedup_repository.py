@@ -4,7 +4,6 @@ another origin, a distinct project from the same template, and one that vendors 
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from collections import Counter
 from pathlib import Path
@@ -157,7 +156,3 @@ def test_unknown_repository_key_is_reported():
 
     with pytest.raises(ConfigError, match="dedup.repository"):
         DedupConfig.from_params({"dedup": {"repository": {"treshold": 0.5}}})
-
-
-if shutil.which("git") is None:  # pragma: no cover - git is part of the environment
-    pytest.skip("git is not installed", allow_module_level=True)
