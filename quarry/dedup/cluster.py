@@ -1,4 +1,5 @@
-"""The global step: exact groups, then near-duplicate clusters from band-key collisions.
+"""The global step: duplicate repositories (quarry.dedup.repository), exact groups, then
+near-duplicate clusters from band-key collisions, among the files of the surviving repositories.
 
 Reads only the per-shard index files. Exact duplicates group by their normalised content hash.
 Near duplicates: for each band, the band keys of all live documents are sorted; documents that

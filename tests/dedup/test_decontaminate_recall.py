@@ -28,10 +28,11 @@ def benchmark_items(limit: int = 36) -> list[dict]:
     items = []
     for name in ITEM_MODULES:
         text = source(name)
+        lines = text.splitlines(keepends=True)
         for node in ast.parse(text).body:
             if not isinstance(node, ast.FunctionDef) or ast.get_docstring(node) is None:
                 continue
-            segment = ast.get_source_segment(text, node)
+            segment = "".join(lines[node.lineno - 1:node.end_lineno]).rstrip("\n")
             words = len(re.findall(r"\w+", segment))
             body = node.body[1:]
             if 40 <= words <= 400 and body and len(re.findall(r"\w+", ast.unparse(body))) >= 20:
