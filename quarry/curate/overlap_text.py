@@ -64,8 +64,11 @@ def notice_words(text: str) -> list[tuple[int, int]]:
         in_comment = bool(_COMMENT_LINE.match(line))
 
         def belongs(other: bytes) -> bool:
-            # a comment block runs over comment lines, a paragraph over non-blank lines
-            return bool(_COMMENT_LINE.match(other)) if in_comment else bool(other.strip())
+            # a comment block runs over comment lines, a paragraph over non-blank lines up to a
+            # docstring's quotes
+            if in_comment:
+                return bool(_COMMENT_LINE.match(other))
+            return other.strip() not in (b"", b'"""', b"'''")
 
         first = last = number
         while first > 0 and number - first < NOTICE_REACH and belongs(lines[first - 1]):
