@@ -32,6 +32,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from peers import peer_versions
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -150,7 +152,8 @@ def main() -> None:
         corpus["build_seconds"] = round(time.perf_counter() - start, 1)
         results = {name: run_rule(src, work / f"out-{name}", RULES[name], args.workers, corpus["documents"],
                                   corpus["mb"]) for name in args.rules.split(",")}
-        print(json.dumps({"corpus": corpus, "workers": args.workers, "rules": results}, indent=2))
+        print(json.dumps({"corpus": corpus, "workers": args.workers, "rules": results,
+                          "versions": peer_versions("numpy", "xxhash")}, indent=2))
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)

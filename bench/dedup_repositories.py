@@ -25,6 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from peers import peer_versions
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -146,7 +148,8 @@ def main() -> None:
         result = {"repositories": corpus["repositories"], "forks": corpus["forks"], "documents": corpus["documents"],
                   "seconds": round(seconds, 1), **score(work / "out", corpus["family"]),
                   "dropped": ledger["dropped"],
-                  "clusters": {k: v for k, v in ledger["clusters"].items() if k != "repository_pairs"}}
+                  "clusters": {k: v for k, v in ledger["clusters"].items() if k != "repository_pairs"},
+                  "versions": peer_versions("numpy")}
         print(json.dumps(result, indent=2))
     finally:
         shutil.rmtree(work, ignore_errors=True)
