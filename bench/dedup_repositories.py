@@ -123,11 +123,13 @@ def score(out: Path, family: dict[str, str]) -> dict:
             survivor[meta["origin"]] = meta["kept"]
     group = {origin: survivor.get(origin, origin) for origin in family}
     forks = [o for o, f in family.items() if o != f]
-    found = sum(group[o] == group[family[o]] for o in forks)
+    missed = sorted(o for o in forks if group[o] != group[family[o]])
+    found = len(forks) - len(missed)
     merged_distinct = sorted({(a, b) for a in family for b in family if a < b and group[a] == group[b]
                               and family[a] != family[b]})
     return {"fork_recall": round(found / max(len(forks), 1), 4), "forks_found": found,
-            "distinct_repositories_merged": len(merged_distinct), "merged_examples": merged_distinct[:5],
+            "forks_missed": missed[:5], "distinct_repositories_merged": len(merged_distinct),
+            "merged_examples": merged_distinct[:5],
             "repositories_removed": len(survivor)}
 
 

@@ -217,7 +217,7 @@ def cluster_index(prefixes: list[Path], config: DedupConfig) -> dict[str, Any]:
         keys = [index.key(doc) for doc in range(index.total)]
         decisions, repo_stats = repository_duplicates(
             keys, index.concat("exact"), index.concat("has_sig").astype(bool), index.signature_shards,
-            lambda docs: index.gather("sig", docs), config.repository, config.threshold, config.seed)
+            lambda docs: index.gather("sig", docs), config.repository, config.seed)
         removed[np.fromiter(decisions, dtype=np.int64, count=len(decisions))] = True
         stats.update(repo_stats)
     exact_dropped = removed.copy()

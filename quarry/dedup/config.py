@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -89,5 +90,4 @@ class DedupConfig:
         bands, rows = self.band_shape()
         return {"ngram": self.ngram, "num_perm": self.num_perm, "threshold": self.threshold, "bands": bands,
                 "rows": rows, "verify": self.verify, "verify_threshold": self.verify_threshold,
-                "min_tokens": self.min_tokens, "repository": {"enabled": self.repository.enabled,
-                                                             "threshold": self.repository.threshold}}
+                "min_tokens": self.min_tokens, "repository": dataclasses.asdict(self.repository)}

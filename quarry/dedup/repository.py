@@ -10,10 +10,10 @@ files: distinct projects started from one template share them and are not copies
 Candidate pairs share a (path, content hash) or a band of the repository MinHash. A pair is one
 repository when one of them shares ``threshold`` of its files with the other, a file counting as
 shared when the other has the same path with the same content or a near-duplicate of it (MinHash
-agreement >= the file threshold), and their contents' estimated Jaccard similarity is at least
-half the threshold (a small repository holding a few files of a large one is not its copy).
-Files are compared at the same path, so a repository that vendors another inside a subfolder is
-not merged with it. In each group of copies the repository with the smallest key survives
+agreement >= ``file_similarity``); the estimated similarity of their whole contents is reported
+beside it (a fork that deleted a large file shares little content but most files). Files are
+compared at the same path, so a repository that vendors another inside a subfolder is not
+merged with it. In each group of copies the repository with the smallest key survives
 (permissive first, then origin); every file of the others is dropped as ``duplicate_repository``.
 """
 
@@ -45,6 +45,8 @@ REPO_BANDS, REPO_ROWS = 16, 4
 class RepositoryDedup:
     enabled: bool = True
     threshold: float = 0.7          # share of a repository's files found in the other
+    file_similarity: float = 0.5    # MinHash agreement that makes a file at the same path a near
+                                    # copy (lower than between any two files: the path agrees too)
 
     @classmethod
     def from_params(cls, section: dict[str, Any] | None) -> RepositoryDedup:
@@ -56,8 +58,9 @@ class RepositoryDedup:
             raise ConfigError(f"params: unknown key(s) under dedup.repository: {', '.join(unknown)}; "
                               f"valid keys: {', '.join(sorted(cls.__dataclass_fields__))}")
         config = cls(**section)
-        if not 0 < config.threshold <= 1:
-            raise ConfigError(f"params: dedup.repository.threshold must be in (0, 1], got {config.threshold}")
+        for key in ("threshold", "file_similarity"):
+            if not 0 < getattr(config, key) <= 1:
+                raise ConfigError(f"params: dedup.repository.{key} must be in (0, 1], got {getattr(config, key)}")
         return config
 
 
@@ -154,7 +157,7 @@ def _shared_files(a: Repository, b: Repository, keys: list[list], exact: np.ndar
 
 
 def repository_duplicates(keys: list[list], exact: np.ndarray, has_sig: np.ndarray, shards: SignatureShards,
-                          gather: Gather, config: RepositoryDedup, file_threshold: float, seed: int = 1,
+                          gather: Gather, config: RepositoryDedup, seed: int = 1,
                           ) -> tuple[dict[int, list], dict[str, Any]]:
     """Decisions (doc -> ["duplicate_repository", surviving origin, group size]) and statistics.
 
@@ -170,10 +173,10 @@ def repository_duplicates(keys: list[list], exact: np.ndarray, has_sig: np.ndarr
     merged = []
     for i, j in sorted(_candidates(repos, keys, exact, repo_sigs, seed)):
         a, b = repos[i], repos[j]
-        shared = _shared_files(a, b, keys, exact, gather, has_sig, file_threshold)
+        shared = _shared_files(a, b, keys, exact, gather, has_sig, config.file_similarity)
         share = max(shared / len(a.content), shared / len(b.content))
         content = float(estimated_jaccard(repo_sigs[i][None], repo_sigs[j][None])[0])
-        if share >= config.threshold and content >= config.threshold / 2:
+        if share >= config.threshold:
             uf.union_pairs(np.array([[i, j]], dtype=np.int64))
             merged.append({"repositories": [a.origin, b.origin], "shared_files": shared,
                            "share": round(share, 3), "content_similarity": round(content, 3)})
