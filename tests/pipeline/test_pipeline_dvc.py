@@ -31,7 +31,8 @@ def ran_stages(output: str) -> list[str]:
 def dvc_repo(root: Path) -> Path:
     """The tiny project plus what dvc.yaml depends on (the code folders), as a git + DVC repo."""
     make_project(root)
-    shutil.copyfile(REPO / "dvc.yaml", root / "dvc.yaml")
+    for name in ("dvc.yaml", "requirements.lock", "pyproject.toml"):
+        shutil.copyfile(REPO / name, root / name)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     for folder in ("quarry", "configs"):
         shutil.copytree(REPO / folder, root / folder, ignore=ignore)
