@@ -47,8 +47,12 @@ def is_cached(task_obj: Task) -> bool:
 
 
 def tree_state(root: Path) -> dict[str, tuple[int, int, int]]:
+    """Size, mtime and inode of every file under ``root``, leaving out the project's state folder
+    (.quarry: Prefect's results and the caches keyed by content, which no stage reads as an input)."""
     state = {}
-    for folder, _dirs, names in os.walk(root):
+    for folder, dirs, names in os.walk(root):
+        if folder == str(root):
+            dirs[:] = [d for d in dirs if d != ".quarry"]
         for name in names:
             path = os.path.join(folder, name)
             st = os.lstat(path)
@@ -92,6 +96,7 @@ def tiny_project(tmp_path, monkeypatch):
         pytest.skip(f"ScanCode's interpreter {SCANCODE_PYTHON} is absent")
     root = make_project(tmp_path / "project", files_per_repo=3)
     monkeypatch.chdir(root)
+    monkeypatch.setenv("QUARRY_HOME", str(root))  # its params, opt-out registry and caches
     return root
 
 
