@@ -73,7 +73,7 @@ def test_task_flows_match_the_drivers_and_cache(tmp_path, monkeypatch):
         (index_dir,) = run_verified(build_eval_index_task, [
             {"items": items, "eval_files": [], "index_dir": str(out / "eval-index"), "params": params}])
         hits = [scan_shard_task(out / "d" / n, Path(index_dir), params) for n in names]
-        decisions = decide_task(hits, Path(index_dir), params)
+        decisions, _ = decide_task(hits, Path(index_dir), params)
         checked = run_verified(apply_shard_task, [
             {"src": out / "d" / n, "dst": str(out / "c" / n), "decisions": d, "params": params,
              "rejects": str(out / "c/rejects" / n)} for n, d in zip(names, decisions, strict=True)])
