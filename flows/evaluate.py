@@ -27,8 +27,7 @@ def evaluate(dataset: str, checkpoints: list[str], out_dir: str, metrics_file: s
     for checkpoint in map(Path, checkpoints):
         results = [f.result() for f in score_shard_task.map(unmapped(checkpoint), shards, unmapped(params))]
         name = checkpoint_label(checkpoint)
-        reports[name] = publish_task.with_options(cache_policy=None, persist_result=False)(
-            checkpoint, Path(dataset), results, Path(out_dir) / name, params)
+        reports[name] = publish_task(checkpoint, Path(dataset), results, Path(out_dir) / name, params)
     write_json(metrics_file, {name: _metrics(report) for name, report in reports.items()})
     publish_bpb(reports)
     return reports

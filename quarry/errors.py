@@ -1,10 +1,24 @@
-"""Errors that the CLI reports as one clear line (no traceback unless --debug)."""
+"""Errors that the CLI reports as one clear line (no traceback unless --debug).
+
+They cross process boundaries (a process pool, a Dask worker) by pickle, which by default calls
+``cls(*args)``; a subclass whose constructor takes other arguments would fail to unpickle and hide
+the real error, so every Quarry error is rebuilt from its message and attributes instead."""
 
 from __future__ import annotations
 
 
 class QuarryError(Exception):
     """A user-facing error: bad input, bad config, missing file. Says what and where."""
+
+    def __reduce__(self):
+        return _rebuild, (type(self), self.args, dict(self.__dict__))
+
+
+def _rebuild(cls: type[QuarryError], args: tuple, attributes: dict) -> QuarryError:
+    error = cls.__new__(cls)
+    error.args = args
+    error.__dict__.update(attributes)
+    return error
 
 
 class RecordError(QuarryError):

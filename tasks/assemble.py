@@ -1,54 +1,38 @@
 """Prefect tasks of the assemble stage: one cached task per split, then one that publishes.
 
-A split task writes into its own work folder beside the dataset. Its cache key covers the task
-code, the content of the source shards and params, and the content of that work folder; while
-the folder is missing there is no key, so a deleted or half-written output is always rebuilt and
-a cache hit always means the split's shards are on disk as they were written.
+A split task writes into its own work folder beside the dataset, which it declares as its output:
+its cache key covers the task code, the content of the source shards and params (the folder by
+name only), and ``run_verified`` rebuilds a hit whose folder was deleted or changed since, so a
+cache hit always means the split's shards are on disk as they were written.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from prefect import task
-from prefect.cache_policies import NO_CACHE, TASK_SOURCE, CachePolicy
+from prefect.cache_policies import NO_CACHE, TASK_SOURCE
 
 from quarry.datasets.build import Plan, load_parent, plan, publish, staging_dir, tokenizer_id
 from quarry.datasets.mixture import Mixture
 from quarry.datasets.shards import write_split
-from tasks.caching import ContentInputs, cached_task
-
-
-@dataclass
-class WhenOutputPresent(CachePolicy):
-    """Content cache key, or none at all while the task's output folder does not exist."""
-
-    output: str = "work"
-    exclude: tuple[str, ...] = ("tokenizer",)
-
-    def compute_key(self, task_ctx, inputs: dict[str, Any], flow_parameters: dict[str, Any], **kwargs) -> str | None:
-        path = (inputs or {}).get(self.output)
-        if path is None or not Path(path).exists():
-            return None
-        policy = TASK_SOURCE + ContentInputs(exclude=list(self.exclude))
-        return policy.compute_key(task_ctx, inputs, flow_parameters, **kwargs)
+from tasks.caching import ContentInputs, cached_task, run_verified
 
 
 def work_root(out_dir: Path) -> Path:
     return out_dir.parent / f".{out_dir.name}.splits"
 
 
-@cached_task(cache_policy=WhenOutputPresent(), task_run_name="assemble {split}")
-def assemble_split(sources: list[Path], work: Path, split: str, mixture: dict, options: dict,
+# The tokenizer object is not hashed for the cache key; ``tokenizer_key`` (its id) is.
+@cached_task(outputs=("work",), cache_policy=TASK_SOURCE + ContentInputs(exclude=["tokenizer"]),
+             task_run_name="assemble {split}")
+def assemble_split(sources: list[Path], work: str, split: str, mixture: dict, options: dict,
                    tokenizer_key: str | None = None, tokenizer=None) -> dict:
-    """Write one split's shards (and its rejects) under ``work``; returns files, composition, ledger.
-    The tokenizer object is not hashed for the cache key; ``tokenizer_key`` (its id) is."""
+    """Write one split's shards (and its rejects) under ``work``; returns files, composition, ledger."""
     shutil.rmtree(work, ignore_errors=True)
-    return write_split(sources, work, split, Mixture(**mixture), **options, tokenizer=tokenizer)
+    return write_split(sources, Path(work), split, Mixture(**mixture), **options, tokenizer=tokenizer)
 
 
 @task(task_run_name="publish {out_dir.name}", cache_policy=NO_CACHE)
@@ -74,9 +58,10 @@ def assemble_tasks(src_dir: Path, out_dir: Path, params: dict, *, tokenizer=None
     build = plan(src_dir, params)
     options = {k: v for k, v in build.split_options().items() if k != "tokenizer"}
     mixture = {"epochs": build.mixture.epochs, "fractions": build.mixture.fractions}
-    futures = [assemble_split.submit(build.sources, work_root(out_dir) / split, split, mixture, options,
-                                     tokenizer_id(tokenizer), tokenizer) for split in build.mixture.fractions]
-    results = [future.result() for future in futures]
+    results = run_verified(assemble_split, [
+        {"sources": build.sources, "work": str(work_root(out_dir) / split), "split": split, "mixture": mixture,
+         "options": options, "tokenizer_key": tokenizer_id(tokenizer), "tokenizer": tokenizer}
+        for split in build.mixture.fractions])
     return publish_version(out_dir, params, build, results, tokenizer=tokenizer, **publish_options)
 
 

@@ -6,9 +6,12 @@ by its canonical JSON. The code part covers the task's own source and the source
 package it calls, so a change to a curation step invalidates the shards it produced. Results
 persist under the project's .quarry/prefect/storage.
 
-Tasks that write files declare them (``outputs=``): their result records each output's hash,
-and ``run_verified`` re-runs any cache hit whose files were deleted or changed since, so a hit
-always means the files on disk are the ones that run wrote.
+Every cached task declares the files it writes (``outputs=``; ``()`` for a task that only returns
+values): its result then records each output's hash, and ``run_verified`` re-runs any cache hit
+whose files were deleted or changed since, so a hit always means the files on disk are the ones
+that run wrote. DVC deletes a stage's outputs before it runs the stage again; without this a hit
+would hand the next task a path to nothing. tests/foundation/test_task_outputs.py runs every task
+and fails on any file written outside its declaration.
 """
 
 from __future__ import annotations
@@ -18,13 +21,13 @@ import functools
 import hashlib
 import inspect
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from prefect import task
-from prefect.cache_policies import TASK_SOURCE, CachePolicy
+from prefect.cache_policies import NO_CACHE, TASK_SOURCE, CachePolicy
 
 import quarry
 from quarry.hashing import tree_hash, value_hash
@@ -82,36 +85,51 @@ def _retry_transient(task_obj, task_run, state) -> bool:
     return False
 
 
-def cached_task(fn=None, /, *, outputs: Sequence[str] = (), **options):
+# What a task writes: names of its parameters that are paths it writes (files or folders), or a
+# function of its bound arguments returning those paths (outputs named by a rule, not one argument).
+Outputs = Sequence[str] | Callable[[dict[str, Any]], Iterable[Any]]
+
+
+def cached_task(fn=None, /, *, outputs: Outputs | None = None, **options):
     """@task with Quarry's defaults: content cache, persisted result, retries on transient errors.
 
-    ``outputs`` names the parameters that are paths the task writes; the task's result becomes
-    ``{"result": value, "outputs": {path: hash}}`` (see ``run_verified``).
+    ``outputs`` is required of every cached task (see ``Outputs``); with any, the task's result
+    becomes ``{"result": value, "outputs": {path: hash}}``, which only ``run_verified`` unwraps.
     """
     defaults = dict(cache_policy=CONTENT_CACHE, persist_result=True, retries=2, retry_delay_seconds=1,
                     retry_condition_fn=_retry_transient)
     defaults.update(options)
     if fn is None:
         return functools.partial(cached_task, outputs=outputs, **defaults)
+    if outputs is None:
+        if defaults["cache_policy"] is not NO_CACHE:
+            raise TypeError(f"cached task {fn.__qualname__}: declare the paths it writes (outputs=...; () for none)")
+        outputs = ()
     if outputs:
-        fn = _recording_outputs(fn, tuple(outputs))
+        fn = _recording_outputs(fn, outputs)
     return task(fn, **defaults)
 
 
-def _recording_outputs(fn, outputs: tuple[str, ...]):
+def declared_outputs(fn, arguments: dict[str, Any]) -> list[str]:
+    """The paths a task function declares it writes, for these bound arguments."""
+    spec = getattr(fn, "declared_outputs", ())
+    paths = spec(arguments) if callable(spec) else (arguments.get(name) for name in spec)
+    return [os.fspath(path) for path in paths if path is not None]
+
+
+def _recording_outputs(fn, outputs: Outputs):
     signature = inspect.signature(fn)
 
     @functools.wraps(fn)  # keeps the wrapped source for TASK_SOURCE (inspect unwraps)
     def wrapper(*args, **kwargs):
         value = fn(*args, **kwargs)
         bound = signature.bind(*args, **kwargs)
-        files = {}
-        for name in outputs:
-            path = bound.arguments.get(name)
-            if path is not None:
-                files[os.fspath(path)] = tree_hash(path) if Path(path).exists() else None
+        bound.apply_defaults()
+        files = {path: tree_hash(path) if Path(path).exists() else None
+                 for path in declared_outputs(wrapper, bound.arguments)}
         return {"result": value, "outputs": files}
 
+    wrapper.declared_outputs = outputs
     return wrapper
 
 
@@ -123,7 +141,9 @@ def outputs_intact(result: dict) -> bool:
 def run_verified(task_obj, calls: Sequence[dict[str, Any]]) -> list[Any]:
     """Submit ``task_obj(**kwargs)`` for every call (in parallel on the flow's task runner) and
     return the results in order; a cache hit whose output files are missing or changed is run
-    again with the cache refreshed."""
+    again with the cache refreshed. Only tasks that declare outputs are run this way."""
+    if not getattr(task_obj.fn, "declared_outputs", None):
+        raise TypeError(f"task {task_obj.name}: declares no outputs to verify; call it directly")
     futures = [task_obj.submit(**kwargs) for kwargs in calls]
     results = [future.result() for future in futures]
     stale = [i for i, result in enumerate(results) if not outputs_intact(result)]

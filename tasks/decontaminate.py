@@ -26,7 +26,7 @@ from quarry.curate.decontaminate import (
 )
 from quarry.parallel import input_shards, relative_name
 from quarry.records import write_json
-from tasks.caching import cached_task
+from tasks.caching import cached_task, run_verified
 from tasks.shards import map_shard_stage
 
 
@@ -34,14 +34,14 @@ def _config(params: dict) -> DecontaminationConfig:
     return DecontaminationConfig.from_params(params)
 
 
-@cached_task(task_run_name="eval n-grams {src.name}")
+@cached_task(outputs=(), task_run_name="eval n-grams {src.name}")
 def eval_items_task(src: Path, params: dict) -> list:
     """(label, n-gram hashes, window) of the shard's documents in the held-out test split."""
     config = _config(params)
     return test_split_items(str(src), config) if config.test_split is not None else []
 
 
-@cached_task(task_run_name="eval index")
+@cached_task(outputs=("index_dir",), task_run_name="eval index")
 def build_eval_index_task(items: list, eval_files: list[Path], index_dir: str, params: dict) -> str:
     """Write the evaluation n-gram index (test-split items plus eval files) into ``index_dir``."""
     config = _config(params)
@@ -54,12 +54,12 @@ def build_eval_index_task(items: list, eval_files: list[Path], index_dir: str, p
     return str(folder)
 
 
-@cached_task(task_run_name="decontaminate scan {src.name}")
+@cached_task(outputs=(), task_run_name="decontaminate scan {src.name}")
 def scan_shard_task(src: Path, index_dir: Path, params: dict) -> ShardHits:
     return scan_shard(src, EvalIndex.load(index_dir), _config(params))
 
 
-@cached_task(task_run_name="decontaminate decide")
+@cached_task(outputs=(), task_run_name="decontaminate decide")
 def decide_task(hits: list, index_dir: Path, params: dict) -> tuple[list[dict], int]:
     """Per shard (in order), row -> decision; and the n-grams ignored as common in training."""
     return decide(hits, EvalIndex.load(index_dir), _config(params))
@@ -79,8 +79,10 @@ def decontaminate_with_tasks(src_dir: Path, dst_dir: Path, params: dict) -> dict
     config = _config(params)
     shards = input_shards(src_dir)
     items = [item for f in eval_items_task.map(shards, unmapped(params)) for item in f.result()]
-    index_dir = Path(build_eval_index_task(items, [Path(p) for p in config.eval_files],
-                                           str(dst_dir.parent / f".{dst_dir.name}-index"), params))
+    (index_dir,) = run_verified(build_eval_index_task, [{
+        "items": items, "eval_files": [Path(p) for p in config.eval_files],
+        "index_dir": str(dst_dir.parent / f".{dst_dir.name}-index"), "params": params}])
+    index_dir = Path(index_dir)
     hits = [f.result() for f in scan_shard_task.map(shards, unmapped(index_dir), unmapped(params))]
     decided, train_common = decide_task(hits, index_dir, params)
     decisions = dict(zip((relative_name(s, src_dir) for s in shards), decided))

@@ -8,7 +8,7 @@ from quarry.records import RecordReader
 from tasks.caching import cached_task
 
 
-@cached_task(task_run_name="count {shard.name}")
+@cached_task(outputs=(), task_run_name="count {shard.name}")
 def count_shard(shard: Path) -> dict:
     reader = RecordReader(shard)
     for _ in reader:

@@ -9,16 +9,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-
 from quarry.licenses.cache import CachedDetector
 from quarry.licenses.repository import detect_repo_licenses
 from quarry.licenses.stage import STAGE, license_shard, section, stage_shards, survey
 from quarry.records import read_json, write_json
-from tasks.caching import cached_task
+from tasks.caching import cached_task, run_verified
 from tasks.shards import map_shard_stage
 
 
-@cached_task(task_run_name="survey licenses {src_dir.name}")
+@cached_task(outputs=("out",), task_run_name="survey licenses {src_dir.name}")
 def survey_task(src_dir: Path, out: str, params: dict) -> str:
     """Decide every repository's license from all shards (writes ``out``, repo_licenses.json) and
     send every file-level statement to ScanCode once, so the shard tasks find all in the cache."""
@@ -41,6 +40,8 @@ def licenses_with_tasks(src_dir: Path, dst_dir: Path, params: dict) -> dict:
     src_dir, dst_dir = Path(src_dir), Path(dst_dir)
     conf = section(params)
     dst_dir.mkdir(parents=True, exist_ok=True)
-    repo_licenses = Path(survey_task(src_dir, str(dst_dir / "repo_licenses.json"), conf))
+    (repo_licenses,) = run_verified(survey_task, [{"src_dir": src_dir, "out": str(dst_dir / "repo_licenses.json"),
+                                                   "params": conf}])
+    repo_licenses = Path(repo_licenses)
     ledger, _ = map_shard_stage(license_shard_task, STAGE, src_dir, dst_dir, params=conf, repo_licenses=repo_licenses)
     return ledger

@@ -20,7 +20,7 @@ def redact_shard_task(src: Path, dst: str, rejects: str, params: dict) -> dict:
     return redact_shard(src, Path(dst), params, rejects=Path(rejects)).to_dict()
 
 
-@cached_task(task_run_name="pii scan {shard.name}")
+@cached_task(outputs=(), task_run_name="pii scan {shard.name}")
 def scan_shard_task(shard: Path, params: dict) -> dict:
     """Counts of findings per type and per detector in one shard (no values, no offsets)."""
     by_type: dict[str, int] = {}

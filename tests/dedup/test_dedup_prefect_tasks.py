@@ -46,6 +46,7 @@ def test_task_flows_match_the_drivers_and_cache(tmp_path, monkeypatch):
         scan_shard_task,
     )
     from tasks.dedup import cluster_task, decisions_file, filter_dedup_shard_task, index_shard_task
+    from tasks.caching import run_verified
     from tasks.filters import filter_shard_task
 
     docs = [record(f"d{i}", source(name)) for i, name in enumerate(MODULES[:6])]
@@ -59,17 +60,23 @@ def test_task_flows_match_the_drivers_and_cache(tmp_path, monkeypatch):
     @flow(name="curate-test")
     def curate(src: str, out: str) -> dict:
         src, out = Path(src), Path(out)
-        filtered = [filter_shard_task(src / n, str(out / "f" / n), {}, str(out / "f/rejects" / n)) for n in names]
-        indexes = [index_shard_task(out / "f" / n, str(out / "index"), n, {}) for n in names]
-        cluster_task(indexes, {})
-        deduped = [filter_dedup_shard_task(out / "f" / n, str(out / "d" / n), decisions_file(Path(i["prefix"])),
-                                           str(out / "d/rejects" / n)) for n, i in zip(names, indexes, strict=True)]
+        filtered = run_verified(filter_shard_task, [
+            {"src": src / n, "dst": str(out / "f" / n), "filters_params": {}, "rejects": str(out / "f/rejects" / n)}
+            for n in names])
+        indexes = run_verified(index_shard_task, [
+            {"src": out / "f" / n, "index_dir": str(out / "index"), "name": n, "dedup_params": {}} for n in names])
+        run_verified(cluster_task, [{"indexes": indexes, "dedup_params": {}}])
+        deduped = run_verified(filter_dedup_shard_task, [
+            {"src": out / "f" / n, "dst": str(out / "d" / n), "decisions": decisions_file(Path(i["prefix"])),
+             "rejects": str(out / "d/rejects" / n)} for n, i in zip(names, indexes, strict=True)])
         items = [it for n in names for it in eval_items_task(out / "d" / n, params)]
-        index_dir = build_eval_index_task(items, [], str(out / "eval-index"), params)
+        (index_dir,) = run_verified(build_eval_index_task, [
+            {"items": items, "eval_files": [], "index_dir": str(out / "eval-index"), "params": params}])
         hits = [scan_shard_task(out / "d" / n, Path(index_dir), params) for n in names]
         decisions, _ = decide_task(hits, Path(index_dir), params)
-        checked = [apply_shard_task(out / "d" / n, str(out / "c" / n), d, params, str(out / "c/rejects" / n))
-                   for n, d in zip(names, decisions, strict=True)]
+        checked = run_verified(apply_shard_task, [
+            {"src": out / "d" / n, "dst": str(out / "c" / n), "decisions": d, "params": params,
+             "rejects": str(out / "c/rejects" / n)} for n, d in zip(names, decisions, strict=True)])
         return {"filters": merge_ledgers("filters", filtered).to_dict(),
                 "dedup": merge_ledgers("dedup", deduped).to_dict(),
                 "decontaminate": merge_ledgers("decontaminate", [c["ledger"] for c in checked]).to_dict()}

@@ -4,43 +4,10 @@ stage runs, a second repro is a no-op, a training param change reruns only what 
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
 import yaml
-from pipeline_project import BIN, REPO, SCANCODE_PYTHON, make_project, project_env
-
-STAGES = ["snapshot", "curate", "assemble", "audit", "tokenizer", "train", "finetune", "evaluate"]
-
-
-def run(root: Path, *args: str, timeout: float = 1800) -> str:
-    env = project_env(root, DVC_NO_ANALYTICS="1", GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.org",
-                      GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.org")
-    done = subprocess.run(list(args), cwd=root, env=env, capture_output=True, text=True, timeout=timeout)
-    output = done.stdout + done.stderr
-    assert done.returncode == 0, f"{' '.join(args)} failed:\n{output[-6000:]}"
-    return output
-
-
-def ran_stages(output: str) -> list[str]:
-    return re.findall(r"Running stage '([\w-]+)'", output)
-
-
-def dvc_repo(root: Path) -> Path:
-    """The tiny project plus what dvc.yaml depends on (the code folders), as a git + DVC repo."""
-    make_project(root)
-    shutil.copyfile(REPO / "dvc.yaml", root / "dvc.yaml")
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for folder in ("quarry", "configs"):
-        shutil.copytree(REPO / folder, root / folder, ignore=ignore)
-    (root / ".gitignore").write_text(".quarry/\nmlflow.db\nmlartifacts/\n")
-    run(root, "git", "init", "-q", "-b", "main")
-    run(root, str(BIN / "dvc"), "init", "-q")
-    run(root, "git", "add", "-A")
-    run(root, "git", "commit", "-q", "-m", "tiny project")
-    return root
+from pipeline_project import BIN, SCANCODE_PYTHON, STAGES, dvc_repo, ran_stages, run
 
 
 def test_dvc_parses_the_dag(tmp_path):

@@ -17,6 +17,8 @@ from quarry.snapshot.pyenv import plan_installed
 
 from snapshot_gitrepos import write
 
+REPO = Path(__file__).resolve().parents[2]
+
 
 FRENCH = ("Il était une fois, dans une forêt très ancienne, une crème brûlée préparée avec soin. Les élèves\n"
           "étudiaient à l'école où le maître expliquait les règles de la grammaire française.\n")
@@ -167,7 +169,7 @@ def test_resnapshot_reuses_cache_until_content_changes(tmp_path):
 def test_embedded_default_sources(tmp_path):
     sources = [{"name": "stdlib", "kind": "stdlib", "max_origin_bytes": 200_000},
                {"name": "installed", "kind": "installed", "include": ["pyyaml", "orjson", "typer"],
-                "max_origin_bytes": 100_000}]
+                "lock": str(REPO / "requirements.lock"), "max_origin_bytes": 100_000}]
     out = tmp_path / "out"
     manifest = run_snapshot(sources, out, {}, workers=2, cache_dir=tmp_path / "cache", progress=False)
     origins = {o["origin"].split("@")[0]: o for o in manifest["origins"]}
@@ -187,7 +189,8 @@ def test_embedded_default_sources(tmp_path):
 def test_installed_leaves_out_editable_working_copies(tmp_path, monkeypatch):
     """This project is installed editable (and its egg-info may sit in the current directory):
     a working copy changes under the snapshot, so it is not an installed release."""
-    monkeypatch.chdir(Path(__file__).resolve().parents[2])
+    monkeypatch.chdir(REPO)
+    monkeypatch.setenv("QUARRY_HOME", str(REPO))  # the lock: the project's own requirements.lock
     names = {plan.origin.split("@")[0] for plan in plan_installed({"name": "i", "kind": "installed"}, settings({}))}
     assert "pypi:quarry" not in names and {"pypi:pyyaml", "pypi:dulwich", "pypi:swh-model"} <= names
 
