@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from quarry.pii.findings import PASSWORD, Finding
+from quarry.pii.findings import PASSWORD, Finding, literal_finder
 from quarry.pii.values import DICTIONARY_PLACEHOLDERS, plausible_secret
 
 _QUOTED_OR_BARE = r"(?:'(?P<sq>[^'\r\n]{1,256})'|\"(?P<dq>[^\"\r\n]{1,256})\"|(?P<bare>[^\s'\"`;|&]{1,256}))"
@@ -59,9 +59,13 @@ def _looks_like_password(value: str) -> bool:
             and value.lower() not in DICTIONARY_PLACEHOLDERS and not value.isupper())
 
 
+_PRESENT_GATES = literal_finder(g for _, gate in _PATTERNS for g in gate)
+
+
 def find_command_passwords(text: str) -> Iterator[Finding]:
+    present = _PRESENT_GATES(text)
     for pattern, gate in _PATTERNS:
-        if gate and not any(g in text for g in gate):
+        if gate and present.isdisjoint(gate):
             continue
         for m in pattern.finditer(text):
             found = _value(m)
