@@ -28,7 +28,7 @@ _JAVA_STOREPASS = re.compile(r"-(?:storepass|keypass|srcstorepass|deststorepass|
 _SQL_PASSWORD = re.compile(r"\b(?:IDENTIFIED[ \t]+BY|identified[ \t]+by|PASSWORD|password)[ \t]+'(?P<sq>[^'\r\n]{4,128})'(?P<dq>)?(?P<bare>)?")
 _NETRC = re.compile(r"m(?<!\wm)achine[ \t]+\S+[ \t]+login[ \t]+\S+[ \t]+password[ \t]+" + _QUOTED_OR_BARE)
 # VAR=value before a command on the same line: PGPASSWORD=... psql, MYSQL_PWD=... mysql.
-_ENV_PREFIX = re.compile(r"\b[A-Z][A-Z0-9_]*(?:PASSWORD|PASS|PWD|_TOKEN|_SECRET|_API_KEY|_AUTH)=" + _QUOTED_OR_BARE
+_ENV_PREFIX = re.compile(r"[A-Z](?<!\w[A-Z])[A-Z0-9_]*(?:PASSWORD|PASS|PWD|_TOKEN|_SECRET|_API_KEY|_AUTH)=" + _QUOTED_OR_BARE
                          + r"(?=[ \t]+[\w./-])")
 _ENV_PREFIX_GATE = ("PASSWORD=", "PASS=", "PWD=", "_TOKEN=", "_SECRET=", "_API_KEY=", "_AUTH=")
 # Each pattern runs only where its literal occurs: most source files hold none of them.

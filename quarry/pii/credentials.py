@@ -159,7 +159,8 @@ _URL_USER = re.compile(r"[^\s:/@'\"`<>]{0,128}:")
 _URL_AUTHORITY = re.compile(r"[^\s/'\"`<>]{1,400}")
 
 
-_CLI_USER = re.compile(r"(?<!\S)(?:-u|--user)[ =]['\"]?[^\s:'\"]{1,64}:([^\s'\"]{1,128})")
+# '-(?<!\S-)' is '(?<!\S)-' written so that the engine skips to each '-'.
+_CLI_USER = re.compile(r"-(?<!\S-)(?:u|-user)[ =]['\"]?[^\s:'\"]{1,64}:([^\s'\"]{1,128})")
 
 
 def _url_password(text: str, at: int) -> tuple[int, int] | None:
