@@ -59,6 +59,7 @@ def literal_finder(words: Iterable[str]) -> Callable[[str], set[str]]:
     def rest(word: str, offset: int) -> str:  # the part after the anchor, then the whole word behind
         return re.escape(word[offset + 1:]) + (f"(?<={re.escape(word)})" if offset else "")
 
+    # The most common anchor's branch first: the engine tries the branches in order.
     pattern = re.compile("|".join(re.escape(c) + "(?:" + "|".join(rest(w, i) for w, i in entries) + ")"
                                   for c, entries in sorted(anchored.items(), key=lambda a: _rarity(a[0]))))
 
