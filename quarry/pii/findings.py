@@ -56,11 +56,21 @@ def literal_finder(words: Iterable[str]) -> Callable[[str], set[str]]:
         offset = max(shared or range(len(word)), key=lambda i: _rarity(word[i]))
         anchored.setdefault(word[offset], []).append((word, offset))
 
-    def rest(word: str, offset: int) -> str:  # the part after the anchor, then the whole word behind
-        return re.escape(word[offset + 1:]) + (f"(?<={re.escape(word)})" if offset else "")
+    def after(entries: list[tuple[str, int]]) -> str:
+        """What follows an anchor: the rest of a word, then the whole word behind. Words that end
+        at their anchor share one look-behind per length, whose branches the engine rejects by
+        their first character (one look-behind per word costs more than the scan)."""
+        branches = [re.escape(w[i + 1:]) + (f"(?<={re.escape(w)})" if i else "")
+                    for w, i in entries if w[i + 1:] or not i]
+        ending: dict[int, list[str]] = {}
+        for w, i in entries:
+            if i and not w[i + 1:]:
+                ending.setdefault(len(w), []).append(re.escape(w))
+        branches += [f"(?<={'|'.join(same_length)})" for same_length in ending.values()]
+        return "(?:" + "|".join(branches) + ")"
 
     # The most common anchor's branch first: the engine tries the branches in order.
-    pattern = re.compile("|".join(re.escape(c) + "(?:" + "|".join(rest(w, i) for w, i in entries) + ")"
+    pattern = re.compile("|".join(re.escape(c) + after(entries)
                                   for c, entries in sorted(anchored.items(), key=lambda a: _rarity(a[0]))))
 
     def present(text: str) -> set[str]:
