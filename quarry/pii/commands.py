@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from quarry.pii.findings import PASSWORD, Finding
+from quarry.pii.findings import PASSWORD, Finding, literal_finder
 from quarry.pii.values import DICTIONARY_PLACEHOLDERS, plausible_secret
 
 _QUOTED_OR_BARE = r"(?:'(?P<sq>[^'\r\n]{1,256})'|\"(?P<dq>[^\"\r\n]{1,256})\"|(?P<bare>[^\s'\"`;|&]{1,256}))"
@@ -26,9 +26,9 @@ _OPENSSL_PASS = re.compile(r"-(?:passout|passin|pass|password)[ \t]+(?:pass|env-
 _JAVA_STOREPASS = re.compile(r"-(?:storepass|keypass|srcstorepass|deststorepass|srckeypass|destkeypass)[ \t]+"
                              + _QUOTED_OR_BARE)
 _SQL_PASSWORD = re.compile(r"\b(?:IDENTIFIED[ \t]+BY|identified[ \t]+by|PASSWORD|password)[ \t]+'(?P<sq>[^'\r\n]{4,128})'(?P<dq>)?(?P<bare>)?")
-_NETRC = re.compile(r"\bmachine[ \t]+\S+[ \t]+login[ \t]+\S+[ \t]+password[ \t]+" + _QUOTED_OR_BARE)
+_NETRC = re.compile(r"m(?<!\wm)achine[ \t]+\S+[ \t]+login[ \t]+\S+[ \t]+password[ \t]+" + _QUOTED_OR_BARE)
 # VAR=value before a command on the same line: PGPASSWORD=... psql, MYSQL_PWD=... mysql.
-_ENV_PREFIX = re.compile(r"\b[A-Z][A-Z0-9_]*(?:PASSWORD|PASS|PWD|_TOKEN|_SECRET|_API_KEY|_AUTH)=" + _QUOTED_OR_BARE
+_ENV_PREFIX = re.compile(r"[A-Z](?<!\w[A-Z])[A-Z0-9_]*(?:PASSWORD|PASS|PWD|_TOKEN|_SECRET|_API_KEY|_AUTH)=" + _QUOTED_OR_BARE
                          + r"(?=[ \t]+[\w./-])")
 _ENV_PREFIX_GATE = ("PASSWORD=", "PASS=", "PWD=", "_TOKEN=", "_SECRET=", "_API_KEY=", "_AUTH=")
 # Each pattern runs only where its literal occurs: most source files hold none of them.
@@ -59,9 +59,13 @@ def _looks_like_password(value: str) -> bool:
             and value.lower() not in DICTIONARY_PLACEHOLDERS and not value.isupper())
 
 
+_PRESENT_GATES = literal_finder(g for _, gate in _PATTERNS for g in gate)
+
+
 def find_command_passwords(text: str) -> Iterator[Finding]:
+    present = _PRESENT_GATES(text)
     for pattern, gate in _PATTERNS:
-        if gate and not any(g in text for g in gate):
+        if gate and present.isdisjoint(gate):
             continue
         for m in pattern.finditer(text):
             found = _value(m)

@@ -99,8 +99,9 @@ _JSON_OBJECT = re.compile(r"\"([\w.-]{1,64})\"\s*:\s*\{([^{}]{1,4000})\}")
 _JSON_PAIR = re.compile(r"\"([\w.-]{1,64})\"\s*:\s*\"((?:[^\"\\\r\n]|\\.){1,512})\"")
 _YAML_LINE = re.compile(r"([ \t]*)(-[ \t]+)?[\"']?([\w.-]{1,64})[\"']?[ \t]*:(?:[ \t]+(.*?))?[ \t]*")
 # A line that opens a block ('jwt:', '"Jwt": {'): found from its end (a literal ':' the regex
-# engine skips to), then its key is read back from the line's start.
-_BLOCK_END = re.compile(r":[ \t]*\{?[ \t]*\r?\n")
+# engine skips to), then its key is read back from the line's start. The character before the
+# ':' must be able to end a key, which leaves out 'def f():' and 'if x[0]:' without Python work.
+_BLOCK_END = re.compile(r":(?<=[\w.'\" \t-]:)[ \t]*\{?[ \t]*\r?\n")
 _OPENER_KEY = re.compile(r"([ \t]*)(?:-[ \t]+)?[\"']?([\w.-]{1,64})[\"']?[ \t]*")
 _K8S_ENV = re.compile(r"-[ \t]+name:[ \t]*[\"']?([\w.-]{1,64})[\"']?[ \t]*\r?\n[ \t]+value:[ \t]+(\S[^\r\n]*)")
 _YAML_COMMENT = re.compile(r"[ \t]+#.*$")

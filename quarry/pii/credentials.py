@@ -39,13 +39,13 @@ _E = r"(?![A-Za-z0-9_])"  # token ends at a word boundary
 
 SHAPES: tuple[Shape, ...] = (
     _shape("aws_access_key_id", r"A(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}" + _E, gate=("AKIA", "ASIA", "ABIA", "ACCA")),
-    _shape("github_token", r"g(?:h[pousr]_[A-Za-z0-9]{36,251}|ithub_pat_[A-Za-z0-9_]{60,255})" + _E, gate=("gh", "github_pat_")),
+    _shape("github_token", r"g(?:h[pousr]_[A-Za-z0-9]{36,251}|ithub_pat_[A-Za-z0-9_]{60,255})" + _E, gate=("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
     _shape("gitlab_token", r"gl(?:pat|dt|rt|ptt|cbt|oas|soat|ft|imt|agent)-[A-Za-z0-9_.-]{20,}" + _E, gate=("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "gloas-", "glsoat-", "glft-", "glimt-", "glagent-")),
     _shape("gitlab_token", r"GR1348941[A-Za-z0-9_-]{20,}" + _E),
     _shape("slack_token", r"x(?:ox[abposrce]-(?:\d+-)*[A-Za-z0-9]{16,}|app-\d-[A-Z0-9]+-\d+-[a-z0-9]+)" + _E, gate=("xox", "xapp-")),
     _shape("slack_webhook", r"https://hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]+",
            gate=("hooks.slack.com/",)),
-    _shape("stripe_key", r"[srp]k_(?:live|test)_[0-9A-Za-z]{16,}" + _E, gate=("_live_", "_test_")),
+    _shape("stripe_key", r"[srp]k_(?:live|test)_[0-9A-Za-z]{16,}" + _E, gate=("k_live_", "k_test_")),
     _shape("stripe_key", r"whsec_[A-Za-z0-9]{32,}" + _E),
     _shape("google_api_key", r"AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])"),
     _shape("google_oauth", r"GOCSPX-[0-9A-Za-z_-]{28}(?![A-Za-z0-9_-])"),
@@ -57,7 +57,7 @@ SHAPES: tuple[Shape, ...] = (
     _shape("pypi_token", r"pypi-[A-Za-z0-9_-]{40,}", min_entropy=3.5),
     _shape("sendgrid_key", r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])"),
     _shape("digitalocean_token", r"do[opr]_v1_[a-f0-9]{64}" + _E, gate=("_v1_",)),
-    _shape("shopify_token", r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}" + _E, gate=("shp",)),
+    _shape("shopify_token", r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}" + _E, gate=("shpat_", "shpca_", "shppa_", "shpss_")),
     _shape("square_token", r"sq0(?:atp|csp)-[0-9A-Za-z_-]{22,43}"),
     _shape("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", confidence=0.9),
     _shape("azure_storage_key", r"AccountKey=[A-Za-z0-9+/]{86}==", min_entropy=4.0),
@@ -159,7 +159,8 @@ _URL_USER = re.compile(r"[^\s:/@'\"`<>]{0,128}:")
 _URL_AUTHORITY = re.compile(r"[^\s/'\"`<>]{1,400}")
 
 
-_CLI_USER = re.compile(r"(?<!\S)(?:-u|--user)[ =]['\"]?[^\s:'\"]{1,64}:([^\s'\"]{1,128})")
+# '-(?<!\S-)' is '(?<!\S)-' written so that the engine skips to each '-'.
+_CLI_USER = re.compile(r"-(?<!\S-)(?:u|-user)[ =]['\"]?[^\s:'\"]{1,64}:([^\s'\"]{1,128})")
 
 
 def _url_password(text: str, at: int) -> tuple[int, int] | None:

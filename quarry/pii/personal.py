@@ -63,6 +63,9 @@ def _email_at(text: str, at: int) -> Finding | None:
 # IP addresses: candidates by regex, public-ness by the ipaddress module.
 
 _IPV4 = re.compile(r"\d\d{0,2}\.\d{1,3}\.\d{1,3}\.\d{1,3}(?!\w|\.\d)")
+# The same address without its first number: it starts with '.', a literal the engine skips to,
+# where a leading digit would stop it at every digit of the text.
+_IPV4_TAIL = re.compile(r"\.\d{1,3}\.\d{1,3}\.\d{1,3}(?!\w|\.\d)")
 # IPv6 candidates grow out of ':<0-4 hex>:' (a literal ':' the engine skips to) in both directions.
 _IPV6_CORE = re.compile(r":[0-9A-Fa-f]{0,4}:")
 _IPV6_LEFT_REVERSED = re.compile(r"[0-9A-Fa-f:]{0,39}")
@@ -93,8 +96,19 @@ def _network_suffix(text: str, end: int) -> bool:
     return text[end:end + 1] == "/" and text[end + 1:end + 2].isdigit()
 
 
+def _ipv4_matches(text: str) -> Iterator[re.Match]:
+    """What ``_IPV4.finditer(text)`` yields, found from each address's tail: its first number is
+    the longest run of at most three digits before the tail."""
+    for tail in _IPV4_TAIL.finditer(text):
+        dot = tail.start()
+        for start in range(max(0, dot - 3), dot):
+            if m := _IPV4.match(text, start):
+                yield m
+                break
+
+
 def find_ips(text: str, fake_pool: frozenset[str] = frozenset()) -> Iterator[Finding]:
-    for m in _IPV4.finditer(text):
+    for m in _ipv4_matches(text):
         start, ip = m.start(), m.group()
         if (start and (text[start - 1] in ".-" or word_before(text, start))) or ip in fake_pool:
             continue

@@ -150,3 +150,20 @@ def test_bad_config_names_the_key():
         PiiConfig.from_params({"pii": {"sensitivity": "extreme"}})
     with pytest.raises(ConfigError, match="pii.types"):
         PiiConfig.from_params({"pii": {"types": ["SSN"]}})
+
+
+def test_literal_finder_reports_every_word_that_occurs():
+    """The gate of the shape and command detectors: the same answer as a substring test per word,
+    also for overlapping words, words sharing a character and words at the text's edges."""
+    import random
+
+    from quarry.pii.credentials import SHAPES
+    from quarry.pii.findings import literal_finder
+
+    words = sorted({g for shape in SHAPES for g in shape.gate} | {"a", "ab", "ba", "PASSWORD=", "_TOKEN="})
+    present = literal_finder(words)
+    rng = random.Random(0)
+    pieces = words + ["x", " ", "_", "-", "K", "\n", "é"]
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
+        assert present(text) == {w for w in words if w in text}, text
