@@ -1,4 +1,4 @@
-"""The whole DAG as one flow: snapshot -> curate -> assemble -> tokenizer -> train -> finetune ->
+"""The whole DAG as one flow: snapshot -> curate -> assemble -> tokenizer -> tokenize -> train -> finetune ->
 evaluate, each stage a subflow over the folders of params.yaml `pipeline.paths` (the same folders
 dvc.yaml uses, so `dvc repro` and a Prefect deployment build the same thing)."""
 
@@ -33,6 +33,7 @@ def pipeline(params_file: str | None = None, workers: int | None = None,
     run(curation.curate, p["snapshot"], p["curated"], params_file)
     manifest = run(curation.assemble, p["curated"], p["snapshot"], p["dataset"], params_file)
     run(training.tokenizer, p["dataset"], p["tokenizer"], params_file)
+    run(training.tokenize, p["dataset"], p["tokenizer"], p["tokens"], params_file)
     run(training.train, "train", params_file)
     run(training.train, "finetune", params_file)
     checkpoints = [str(Path(p["pretrain"]) / "final"), str(Path(p["finetune"]) / "final")]

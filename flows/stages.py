@@ -26,6 +26,7 @@ def run_stage(stage: str, params_file: str | None = None, *, workers: int | None
         "curate": (curation.curate, (p["snapshot"], p["curated"], params_file)),
         "assemble": (curation.assemble, (p["curated"], p["snapshot"], p["dataset"], params_file)),
         "tokenizer": (training.tokenizer, (p["dataset"], p["tokenizer"], params_file)),
+        "tokenize": (training.tokenize, (p["dataset"], p["tokenizer"], p["tokens"], params_file)),
         "train": (training.train, ("train", params_file)),
         "finetune": (training.train, ("finetune", params_file)),
         "evaluate": (evaluation.evaluate, (p["dataset"], [str(Path(p["pretrain"]) / "final"),

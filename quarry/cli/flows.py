@@ -10,7 +10,7 @@ from rich.console import Console
 
 out = Console()
 
-STAGES = ("snapshot", "curate", "assemble", "tokenizer", "train", "finetune", "evaluate", "pipeline")
+STAGES = ("snapshot", "curate", "assemble", "tokenizer", "tokenize", "train", "finetune", "evaluate", "pipeline")
 
 
 def register(app: typer.Typer) -> None:

@@ -133,13 +133,18 @@ def cache_key(dataset_version: str | None, tokenizer_hash: str, config: Tokenize
 
 
 # --- one shard ---------------------------------------------------------------------------------
+def shard_files(out_dir: str | os.PathLike, job: ShardJob) -> list[Path]:
+    """The files the token shard of ``job`` consists of (.bin, .idx, .docs.jsonl)."""
+    return [Path(out_dir) / job.split / f"{job.name}{suffix}" for suffix in SUFFIXES]
+
+
 def tokenize_shard(job: ShardJob, spec: str, out_dir: str | os.PathLike, config: TokenizeConfig) -> dict[str, Any]:
     """Write the token shard of one record shard; returns its manifest entry."""
     tokenizer = load_tokenizer(spec)
     dtype = token_dtype(tokenizer.vocab_size)
-    base = Path(out_dir) / job.split / job.name
-    base.parent.mkdir(parents=True, exist_ok=True)
-    tmp = {suffix: Path(f"{base}{suffix}.tmp") for suffix in SUFFIXES}
+    files = dict(zip(SUFFIXES, shard_files(out_dir, job)))
+    files[".bin"].parent.mkdir(parents=True, exist_ok=True)
+    tmp = {suffix: Path(f"{path}.tmp") for suffix, path in files.items()}
     offsets, n_bytes = [0], 0
     try:
         with open(tmp[".bin"], "wb") as bin_out, open(tmp[".docs.jsonl"], "wb") as docs_out:
@@ -154,7 +159,7 @@ def tokenize_shard(job: ShardJob, spec: str, out_dir: str | os.PathLike, config:
                                               ensure_ascii=False).encode() + b"\n")
         np.asarray(offsets, dtype="<i8").tofile(tmp[".idx"])
         for suffix, path in tmp.items():
-            os.replace(path, f"{base}{suffix}")
+            os.replace(path, files[suffix])
     except BaseException:
         for path in tmp.values():
             path.unlink(missing_ok=True)
@@ -202,9 +207,9 @@ def write_manifest(out_dir: str | os.PathLike, dataset: str | os.PathLike, spec:
     manifest = {"format": FORMAT, "key": cache_key(version, info["hash"], config),
                 "dataset": {"path": os.fspath(dataset), "version": version}, "tokenizer": info,
                 "params": config.keyed(), "splits": splits}
-    keep = {f"{job.split}/{job.name}{suffix}" for job in jobs for suffix in SUFFIXES}
+    keep = {path for job in jobs for path in shard_files(out, job)}
     for path in sorted(out.rglob("*")):
-        if path.is_file() and path.name != MANIFEST and path.relative_to(out).as_posix() not in keep:
+        if path.is_file() and path.name != MANIFEST and path not in keep:
             path.unlink()
     write_json(out / MANIFEST, manifest)
     return manifest

@@ -32,3 +32,14 @@ def weights(folder: Path) -> dict:
     from safetensors.torch import load_file
 
     return load_file(str(folder / "model.safetensors"))
+
+
+class WideByteTokenizer:
+    """UTF-8 bytes with control tokens past 65 535: a vocabulary that needs uint32 token shards."""
+
+    vocab_size = 70_003
+    bos_id, eos_id, pad_id = 70_000, 70_001, 70_002
+    hash = "wide-bytes-test"
+
+    def encode(self, text: str, bos: bool = True, eos: bool = True) -> list[int]:
+        return [self.bos_id] * bos + list(text.encode("utf-8")) + [self.eos_id] * eos
