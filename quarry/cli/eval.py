@@ -172,6 +172,11 @@ def lineage_tree(chain: dict[str, Any]) -> Tree:
                                      chain["snapshot"])
     root = Tree(f"[bold]checkpoint[/] {ckpt['path']}  hash {_short(ckpt['hash'])}  code {_short(ckpt['code_version'])}"
                 + (f"  mlflow {ckpt['mlflow_run_id']}" if ckpt.get("mlflow_run_id") else ""))
+    runs = chain.get("run_checkpoints") or []
+    if runs:
+        steps = root.add("[bold]run checkpoints[/]")
+        for c in runs:
+            steps.add(f"{'final' if c['final'] else 'step'} {c['step']}  {c['path']}  hash {_short(c['hash'])}")
     node = root.add(f"[bold]recipe[/] {recipe['name']}  config {_short(recipe['config_hash'])}")
     if ckpt.get("base_model"):
         node.add(f"[bold]base model[/] {ckpt['base_model']}")

@@ -130,7 +130,8 @@ def register(app: typer.Typer) -> None:
         for d in found["datasets"]:
             table.add_row("dataset", d["name"], f"{d['label']} {d['version'][:12]}", str(d["documents"]))
         for c in found["checkpoints"]:
-            table.add_row("checkpoint", c["checkpoint"], str(c.get("dataset_version") or "")[:12], str(c["documents"]))
+            kind = f"checkpoint step {c['step']}" if c.get("step") is not None else "checkpoint"
+            table.add_row(kind, c["checkpoint"], str(c.get("dataset_version") or "")[:12], str(c["documents"]))
         out.print(table)
         entry = found["opted_out"]
         out.print(f"opt-out: covered by {entry['kind']} {entry['value']} ({entry['date']})" if entry

@@ -12,7 +12,7 @@ import pytest
 import yaml
 from pipeline_project import BIN, REPO, SCANCODE_PYTHON, make_project, project_env
 
-STAGES = ["snapshot", "curate", "assemble", "tokenizer", "train", "finetune", "evaluate"]
+STAGES = ["snapshot", "curate", "assemble", "tokenizer", "tokenize", "train", "finetune", "evaluate"]
 
 
 def run(root: Path, *args: str, timeout: float = 1800) -> str:

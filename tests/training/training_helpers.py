@@ -15,7 +15,8 @@ def make_docs(n: int, seed: int = 0) -> list[dict]:
     for i in range(n):
         lines = [" ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 8))) for _ in range(rng.randint(2, 6))]
         split = "validation" if i % 16 == 0 else "train"
-        records.append({"text": "\n".join(lines), "meta": {"id": f"doc-{i}", "pile_set_name": "code", "split": split}})
+        records.append({"text": "\n".join(lines), "meta": {"id": f"doc-{i}", "pile_set_name": "code", "split": split,
+                                                          "origin": f"https://example.org/repo-{i % 3}"}})
     return records
 
 

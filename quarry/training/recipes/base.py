@@ -323,7 +323,8 @@ class Recipe:
     def save_checkpoint(self) -> Path:
         return checkpointing.save_training_state(
             self.output_dir, self.step, self.model, self.optimizer, self.training_extra(), self.dist,
-            trainable_only=self.trainable_only_checkpoints, keep_last=self.cfg["keep_last_n_checkpoints"])
+            trainable_only=self.trainable_only_checkpoints, keep_last=self.cfg["keep_last_n_checkpoints"],
+            lineage=self.lineage() if self.dist.is_main else None)
 
     def load_checkpoint(self) -> None:
         folder = checkpointing.latest_checkpoint(self.output_dir)
