@@ -10,7 +10,7 @@ in int8. Embeddings, norms and the output head stay dense in both, as in the pap
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Callable, Iterable
 
 import torch
 from torch import nn
@@ -25,13 +25,10 @@ def is_quantized(param: torch.Tensor) -> bool:
     return getattr(param, "quant_state", None) is not None or type(param).__name__ in ("Params4bit", "Int8Params")
 
 
-@torch.no_grad()
-def quantize_nf4(model: nn.Module, *, target_modules: Iterable[str] = ALL_LINEAR,
-                 compute_dtype: torch.dtype = torch.bfloat16, double_quant: bool = True,
-                 blocksize: int = 64, device: str | torch.device | None = None) -> list[str]:
-    """Swap matching nn.Linear layers for NF4 Linear4bit in place; returns the swapped names."""
-    import bitsandbytes as bnb
-
+def _swap_linears(model: nn.Module, target_modules: Iterable[str], device: str | torch.device | None,
+                  quantized: Callable[[nn.Linear], nn.Module]) -> list[str]:
+    """Replace every nn.Linear named in ``target_modules`` by ``quantized(linear)`` moved to
+    ``device`` (default: where the layer was); returns the swapped names."""
     targets = set(target_modules)
     swapped = []
     for name, module in list(model.named_modules()):
@@ -39,17 +36,30 @@ def quantize_nf4(model: nn.Module, *, target_modules: Iterable[str] = ALL_LINEAR
             if child_name not in targets or type(child) is not nn.Linear:
                 continue
             target_device = torch.device(device) if device is not None else child.weight.device
-            layer = bnb.nn.Linear4bit(child.in_features, child.out_features, bias=child.bias is not None,
-                                      compute_dtype=compute_dtype, compress_statistics=double_quant,
-                                      quant_type="nf4", device="meta")
-            layer.weight = bnb.nn.Params4bit(child.weight.detach().to("cpu", torch.float32).contiguous(),
-                                             requires_grad=False, compress_statistics=double_quant,
-                                             quant_type="nf4", blocksize=blocksize)
-            if child.bias is not None:
-                layer.bias = nn.Parameter(child.bias.detach().to(compute_dtype), requires_grad=False)
-            setattr(module, child_name, layer.to(target_device))
+            setattr(module, child_name, quantized(child).to(target_device))
             swapped.append(f"{name}.{child_name}" if name else child_name)
     return swapped
+
+
+@torch.no_grad()
+def quantize_nf4(model: nn.Module, *, target_modules: Iterable[str] = ALL_LINEAR,
+                 compute_dtype: torch.dtype = torch.bfloat16, double_quant: bool = True,
+                 blocksize: int = 64, device: str | torch.device | None = None) -> list[str]:
+    """Swap matching nn.Linear layers for NF4 Linear4bit in place; returns the swapped names."""
+    import bitsandbytes as bnb
+
+    def nf4(child: nn.Linear) -> nn.Module:
+        layer = bnb.nn.Linear4bit(child.in_features, child.out_features, bias=child.bias is not None,
+                                  compute_dtype=compute_dtype, compress_statistics=double_quant,
+                                  quant_type="nf4", device="meta")
+        layer.weight = bnb.nn.Params4bit(child.weight.detach().to("cpu", torch.float32).contiguous(),
+                                         requires_grad=False, compress_statistics=double_quant,
+                                         quant_type="nf4", blocksize=blocksize)
+        if child.bias is not None:
+            layer.bias = nn.Parameter(child.bias.detach().to(compute_dtype), requires_grad=False)
+        return layer
+
+    return _swap_linears(model, target_modules, device, nf4)
 
 
 def _int8_linear_class():
@@ -74,22 +84,17 @@ def quantize_int8(model: nn.Module, *, target_modules: Iterable[str] = ALL_LINEA
     import bitsandbytes as bnb
 
     int8_linear = _int8_linear_class()
-    targets = set(target_modules)
-    swapped = []
-    for name, module in list(model.named_modules()):
-        for child_name, child in list(module.named_children()):
-            if child_name not in targets or type(child) is not nn.Linear:
-                continue
-            target_device = torch.device(device) if device is not None else child.weight.device
-            layer = int8_linear(child.in_features, child.out_features, bias=child.bias is not None,
-                                        has_fp16_weights=False, threshold=threshold, device="meta")
-            layer.weight = bnb.nn.Int8Params(child.weight.detach().to("cpu", torch.float16).contiguous(),
-                                             requires_grad=False, has_fp16_weights=False)
-            if child.bias is not None:
-                layer.bias = nn.Parameter(child.bias.detach().clone(), requires_grad=False)
-            setattr(module, child_name, layer.to(target_device))
-            swapped.append(f"{name}.{child_name}" if name else child_name)
-    return swapped
+
+    def int8(child: nn.Linear) -> nn.Module:
+        layer = int8_linear(child.in_features, child.out_features, bias=child.bias is not None,
+                            has_fp16_weights=False, threshold=threshold, device="meta")
+        layer.weight = bnb.nn.Int8Params(child.weight.detach().to("cpu", torch.float16).contiguous(),
+                                         requires_grad=False, has_fp16_weights=False)
+        if child.bias is not None:
+            layer.bias = nn.Parameter(child.bias.detach().clone(), requires_grad=False)
+        return layer
+
+    return _swap_linears(model, target_modules, device, int8)
 
 
 def quantized_parameters(model: nn.Module) -> set[nn.Parameter]:

@@ -18,7 +18,7 @@ from quarry.training.registry import build_recipe
 from quarry.training.token_data import TokenShards
 from quarry.training.tokens import TokenizeConfig, read_manifest, tokenize_dataset, token_dtype
 
-from training_helpers import make_docs, tiny_overrides, weights
+from training_helpers import Killed, kill_at, make_docs, tiny_overrides, weights
 
 BYTES = {"_component_": "quarry.training.data.ByteTokenizer"}
 
@@ -137,10 +137,6 @@ def test_token_shards_of_another_tokenizer_are_refused(dataset_dir, tmp_path):
         recipe.setup()
 
 
-class Killed(Exception):
-    pass
-
-
 def test_killed_run_resumes_from_token_shards_without_the_records(dataset_dir, tmp_path):
     """Resume reads the position (epoch, step) and the memory-mapped shards: the dataset's record
     shards can be gone, and the weights still come out bit-identical to an uninterrupted run."""
@@ -153,11 +149,7 @@ def test_killed_run_resumes_from_token_shards_without_the_records(dataset_dir, t
 
     out = tmp_path / "killed"
     first = build_recipe("pretrain", "tiny_pretrain", tiny_overrides(dataset, out, **settings))
-
-    def kill(step: int) -> None:
-        if step == 5:
-            raise Killed
-    first.on_step = kill
+    first.on_step = kill_at(5)
     with pytest.raises(Killed):
         first.run()
     for entry in json.loads((dataset / "manifest.json").read_text())["splits"]["train"]["files"]:

@@ -44,3 +44,14 @@ class WideByteTokenizer:
 
     def encode(self, text: str, bos: bool = True, eos: bool = True) -> list[int]:
         return [self.bos_id] * bos + list(text.encode("utf-8")) + [self.eos_id] * eos
+
+
+class Killed(Exception):
+    """Raised from a recipe's on_step hook: the run dies there, as if killed."""
+
+
+def kill_at(step: int):
+    def hook(done: int) -> None:
+        if done == step:
+            raise Killed
+    return hook
