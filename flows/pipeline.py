@@ -35,7 +35,7 @@ def pipeline(params_file: str | None = None, workers: int | None = None,
     run(training.tokenizer, p["dataset"], p["tokenizer"], params_file)
     run(training.tokenize, p["dataset"], p["tokenizer"], p["tokens"], params_file)
     run(training.train, "train", params_file)
-    run(training.train, "finetune", params_file)
+    run(training.finetune, params_file)
     checkpoints = [str(Path(p["pretrain"]) / "final"), str(Path(p["finetune"]) / "final")]
     reports = run(evaluation.evaluate, p["dataset"], checkpoints, p["reports"], p["metrics"], params_file)
     return {"dataset": manifest.get("version"), "reports": reports}

@@ -28,7 +28,7 @@ def run_stage(stage: str, params_file: str | None = None, *, workers: int | None
         "tokenizer": (training.tokenizer, (p["dataset"], p["tokenizer"], params_file)),
         "tokenize": (training.tokenize, (p["dataset"], p["tokenizer"], p["tokens"], params_file)),
         "train": (training.train, ("train", params_file)),
-        "finetune": (training.train, ("finetune", params_file)),
+        "finetune": (training.finetune, (params_file,)),
         "evaluate": (evaluation.evaluate, (p["dataset"], [str(Path(p["pretrain"]) / "final"),
                                                           str(Path(p["finetune"]) / "final")],
                                            p["reports"], p["metrics"], params_file)),

@@ -56,12 +56,22 @@ def tokenize(dataset: str, tokenizer_dir: str, out_dir: str, params_file: str | 
 @flow(name="train")
 def train(section: str = "train", params_file: str | None = None) -> dict[str, Any]:
     """Run the recipe of params.yaml ``section`` (train or finetune)."""
+    return run_section(section, params_file)
+
+
+@flow(name="finetune")
+def finetune(params_file: str | None = None) -> dict[str, Any]:
+    """Run the recipe of params.yaml ``finetune`` (the pretrained checkpoint adapted)."""
+    return run_section("finetune", params_file)
+
+
+def run_section(section: str, params_file: str | None = None) -> dict[str, Any]:
     params = load_params(params_file)
     spec = get(params, section)
     # The pipeline's folders win over the section's own: they are the outs dvc.yaml tracks.
     overrides = {**(spec.get("overrides") or {}), **recipe_paths(section, params)}
     output_dir = str(overrides.pop("output_dir"))
-    inputs = [Path(str(overrides[key])) for key in ("dataset.path", "tokenizer.path", "base_model")
+    inputs = [Path(str(overrides[key])) for key in ("dataset.path", "dataset.tokens", "tokenizer.path", "base_model")
               if key in overrides]
     (result,) = run_verified(recipe_task, [{
         "recipe": spec["recipe"], "config": spec["config"], "output_dir": output_dir, "inputs": inputs,
