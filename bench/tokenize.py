@@ -36,13 +36,14 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
 sys.path.insert(0, str(REPO))
 
 
-def tree_peak(pid: int):
+def bench_module(name: str):
+    """A sibling module of bench/ (memory, peers), imported by path."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("bench_memory", HERE / "memory.py")
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", HERE / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.TreePeak(pid)
+    return module
 
 
 def stdlib_texts():
@@ -89,7 +90,7 @@ def child(code: str, timeout: float, **env: str) -> dict:
                 "PYTHONPATH": f"{REPO}{os.pathsep}{os.environ.get('PYTHONPATH', '')}", **env}
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=full_env, cwd=str(REPO))
-    peak = tree_peak(proc.pid)
+    peak = bench_module("memory").TreePeak(proc.pid)
     out, err = proc.communicate(timeout=timeout)
     rss = peak.stop_mb()
     lines = [line for line in out.splitlines() if line.startswith("{")]
@@ -175,6 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="quarry-bench-tokenize-", dir=args.work) as tmp:
         work = Path(tmp)
         report: dict = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]},
+                        "versions": bench_module("peers").peer_versions("tokenizers", "datasets", "transformers"),
                         "corpus": "CPython standard library sources, cycled"}
         one = work / "one-shard"
         report["speed_corpus"] = make_corpus(one, args.tokenize_mb, shard_mb=args.tokenize_mb * 2)
