@@ -131,7 +131,7 @@ print(json.dumps({{"seconds": done - t, "map_seconds": done - loaded, "tokens": 
 LOADER = """
 import json, time, torch
 torch.set_num_threads(1)
-from quarry.training.data import EpochSampler, collate
+from quarry.training.data import EpochSampler
 from quarry.training.token_data import TokenShards
 data = TokenShards({tokens!r}, "train", {seq})
 sampler = EpochSampler(len(data), {batch}, seed=0)
@@ -139,7 +139,7 @@ steps = min({steps}, sampler.steps_per_epoch)
 t = time.perf_counter()
 n = 0
 for step in range(steps):
-    batch = collate([data[i] for i in sampler.indices(0, step, 0)])
+    batch = data.batch(sampler.indices(0, step, 0))
     n += batch["tokens"].numel()
 seconds = time.perf_counter() - t
 print(json.dumps({{"tokens_per_s": n / seconds, "tokens": n, "seconds": seconds, "windows": len(data)}}))

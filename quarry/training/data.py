@@ -98,23 +98,31 @@ class PackedSequences:
         window = slice(start, start + self.seq_len + 1)
         return window_item(self.tokens[window], self.doc_ids[window], self.seq_len)
 
+    def batch(self, indices: list[int]) -> dict[str, torch.Tensor]:
+        return collate([self[i] for i in indices])
+
 
 def window_item(tokens: torch.Tensor, doc_ids: torch.Tensor, seq_len: int) -> dict[str, torch.Tensor]:
-    """One training sample from ``seq_len + 1`` stream positions: a label whose token belongs to
-    another document than its input position (or to padding) is ignored."""
-    doc = doc_ids[:seq_len]
-    labels = tokens[1:seq_len + 1].clone()
-    labels[(doc_ids[1:seq_len + 1] != doc) | (doc < 0)] = IGNORE_INDEX
-    return {"tokens": tokens[:seq_len], "labels": labels, "doc_ids": doc,
+    """One training sample from ``seq_len + 1`` stream positions (see ``window_batch``)."""
+    return {k: v[0] for k, v in window_batch(tokens[None], doc_ids[None], seq_len).items()}
+
+
+def window_batch(tokens: torch.Tensor, doc_ids: torch.Tensor, seq_len: int) -> dict[str, torch.Tensor]:
+    """Samples from [B, seq_len + 1] stream positions: a label whose token belongs to another
+    document than its input position (or to padding) is ignored."""
+    doc = doc_ids[:, :seq_len].contiguous()
+    labels = tokens[:, 1:seq_len + 1].clone()
+    labels[(doc_ids[:, 1:seq_len + 1] != doc) | (doc < 0)] = IGNORE_INDEX
+    return {"tokens": tokens[:, :seq_len].contiguous(), "labels": labels, "doc_ids": doc,
             "input_pos": _positions_within_documents(doc)}
 
 
 def _positions_within_documents(doc: torch.Tensor) -> torch.Tensor:
-    """0, 1, 2... restarting at every document start inside the window."""
-    idx = torch.arange(doc.numel())
+    """0, 1, 2... restarting at every document start inside the window (along the last dim)."""
+    idx = torch.arange(doc.shape[-1]).expand_as(doc)
     starts = torch.ones_like(doc, dtype=torch.bool)
-    starts[1:] = doc[1:] != doc[:-1]
-    last_start = torch.cummax(torch.where(starts, idx, torch.zeros_like(idx)), 0).values
+    starts[..., 1:] = doc[..., 1:] != doc[..., :-1]
+    last_start = torch.cummax(torch.where(starts, idx, torch.zeros_like(idx)), -1).values
     return idx - last_start
 
 

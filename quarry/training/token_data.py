@@ -65,7 +65,7 @@ class TokenShards:
     def documents(self) -> int:
         return int(self.doc_bases[-1])
 
-    def read(self, start: int, stop: int) -> tuple[torch.Tensor, torch.Tensor]:
+    def read(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
         """Tokens and document ids of stream positions [start, stop); -1 and pad past the end."""
         n = stop - start
         tokens = np.full(n, self.pad_id, dtype=np.int64)
@@ -73,22 +73,32 @@ class TokenShards:
         pos = start
         shard = int(np.searchsorted(self.starts, start, side="right")) - 1
         while pos < min(stop, self.total):
-            lo = pos - int(self.starts[shard])
-            hi = min(stop, int(self.starts[shard + 1])) - int(self.starts[shard])
-            out = slice(pos - start, pos - start + hi - lo)
-            tokens[out] = self.tokens[shard][lo:hi]
-            local = np.arange(lo, hi)
-            docs[out] = self.doc_bases[shard] + np.searchsorted(self.offsets[shard], local, side="right") - 1
+            base = int(self.starts[shard])
+            lo, hi = pos - base, min(stop, int(self.starts[shard + 1])) - base
+            out = pos - start
+            tokens[out:out + hi - lo] = self.tokens[shard][lo:hi]
+            # Document ids from the boundaries inside [lo, hi) only: O(documents), not O(tokens).
+            offsets = self.offsets[shard]
+            first, last = np.searchsorted(offsets, [lo, hi - 1], side="right") - 1
+            edges = np.clip(offsets[first:last + 2], lo, hi)
+            docs[out:out + hi - lo] = np.repeat(np.arange(first, last + 1) + self.doc_bases[shard], np.diff(edges))
             pos += hi - lo
             shard += 1
-        return torch.from_numpy(tokens), torch.from_numpy(docs)
+        return tokens, docs
 
     def __getitem__(self, index: int) -> dict[str, torch.Tensor]:
-        from quarry.training.data import window_item
+        return {k: v[0] for k, v in self.batch([index]).items()}
 
-        start = index * self.seq_len
-        tokens, docs = self.read(start, start + self.seq_len + 1)
-        return window_item(tokens, docs, self.seq_len)
+    def batch(self, indices: list[int]) -> dict[str, torch.Tensor]:
+        """The samples ``indices`` as one batch [B, seq_len]."""
+        from quarry.training.data import window_batch
+
+        width = self.seq_len + 1
+        tokens = np.empty((len(indices), width), dtype=np.int64)
+        docs = np.empty((len(indices), width), dtype=np.int64)
+        for row, index in enumerate(indices):
+            tokens[row], docs[row] = self.read(index * self.seq_len, index * self.seq_len + width)
+        return window_batch(torch.from_numpy(tokens), torch.from_numpy(docs), self.seq_len)
 
 
 def _memmap(path: str, dtype: np.dtype) -> np.ndarray:

@@ -13,7 +13,7 @@ import torch
 
 from quarry.errors import ConfigError
 from quarry.records import read_records
-from quarry.training.data import ByteTokenizer, EpochSampler, PackedSequences
+from quarry.training.data import ByteTokenizer, EpochSampler, PackedSequences, collate
 from quarry.training.registry import build_recipe
 from quarry.training.token_data import TokenShards
 from quarry.training.tokens import TokenizeConfig, read_manifest, tokenize_dataset, token_dtype
@@ -96,6 +96,9 @@ def test_windows_equal_in_memory_packing_across_shard_edges(sharded_dataset, tmp
         for i in range(len(packed)):
             a, b = mapped[i], packed[i]
             assert all(torch.equal(a[k], b[k]) for k in b), (seq_len, i)
+        some = [len(packed) - 1, 0, 3]
+        batch, stacked = mapped.batch(some), collate([packed[i] for i in some])
+        assert all(torch.equal(batch[k], stacked[k]) for k in stacked)
 
 
 def test_vocabularies_past_uint16_use_uint32(sharded_dataset, tmp_path):

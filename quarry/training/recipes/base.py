@@ -21,7 +21,7 @@ from torch import nn
 from quarry.errors import ConfigError
 from quarry.training import checkpointing, distributed
 from quarry.training.config import config_hash, instantiate, merge_defaults, validate
-from quarry.training.data import collate, dataset_version, document_mask, open_records
+from quarry.training.data import dataset_version, document_mask, open_records
 from quarry.training.losses import CausalLMHead
 from quarry.training.metrics import Reporter, Throughput, peak_memory_gib
 
@@ -174,7 +174,7 @@ class Recipe:
 
     # --- one step --------------------------------------------------------------------------------
     def micro_batch(self, epoch: int, step_in_epoch: int, micro: int) -> dict[str, torch.Tensor]:
-        return collate([self.data[i] for i in self.sampler.indices(epoch, step_in_epoch, micro)])
+        return self.data.batch(self.sampler.indices(epoch, step_in_epoch, micro))
 
     def count_targets(self, batch: dict[str, torch.Tensor]) -> int:
         from quarry.training.losses import IGNORE_INDEX
