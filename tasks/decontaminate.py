@@ -18,9 +18,9 @@ from quarry.curate.decontaminate import (
     EvalIndex,
     ShardHits,
     apply_shard,
+    contamination_report,
     decide,
     eval_file_items,
-    resolve_eval_file,
     scan_shard,
     test_split_items,
 )
@@ -47,7 +47,7 @@ def build_eval_index_task(items: list, eval_files: list[Path], index_dir: str, p
     config = _config(params)
     all_items = list(items)
     for path in eval_files:
-        all_items.extend(eval_file_items(resolve_eval_file(path), config))
+        all_items.extend(eval_file_items(path, config))
     folder = Path(index_dir)
     folder.mkdir(parents=True, exist_ok=True)
     EvalIndex.build(all_items, config).save(folder)
@@ -60,10 +60,9 @@ def scan_shard_task(src: Path, index_dir: Path, params: dict) -> ShardHits:
 
 
 @cached_task(task_run_name="decontaminate decide")
-def decide_task(hits: list, index_dir: Path, params: dict) -> list[dict]:
-    """Per shard (in order), row -> decision."""
-    decisions, _ = decide(hits, EvalIndex.load(index_dir), _config(params))
-    return decisions
+def decide_task(hits: list, index_dir: Path, params: dict) -> tuple[list[dict], int]:
+    """Per shard (in order), row -> decision; and the n-grams ignored as common in training."""
+    return decide(hits, EvalIndex.load(index_dir), _config(params))
 
 
 @cached_task(outputs=("dst", "rejects"), task_run_name="decontaminate {src.name}")
@@ -83,11 +82,13 @@ def decontaminate_with_tasks(src_dir: Path, dst_dir: Path, params: dict) -> dict
     index_dir = Path(build_eval_index_task(items, [Path(p) for p in config.eval_files],
                                            str(dst_dir.parent / f".{dst_dir.name}-index"), params))
     hits = [f.result() for f in scan_shard_task.map(shards, unmapped(index_dir), unmapped(params))]
-    decisions = dict(zip((relative_name(s, src_dir) for s in shards), decide_task(hits, index_dir, params)))
+    decided, train_common = decide_task(hits, index_dir, params)
+    decisions = dict(zip((relative_name(s, src_dir) for s in shards), decided))
     ledger, results = map_shard_stage(apply_shard_task, STAGE, src_dir, dst_dir, ledger_of=lambda r: r["ledger"],
                                       per_shard=lambda name: {"decisions": decisions[name]}, params=params)
     matches = [m for r in results for m in r["matches"]]
-    ledger["contamination"] = {"documents_matched": len(matches), "eval_items": len(items)}
-    write_json(dst_dir / REPORT, {"ngram": config.ngram, "action": config.action, "matches": matches})
+    report = contamination_report(config, EvalIndex.load(index_dir), train_common, matches)
+    ledger["contamination"] = {key: value for key, value in report.items() if key != "matches"}
+    write_json(dst_dir / REPORT, report)
     write_json(dst_dir / "ledger.json", ledger)
     return ledger

@@ -19,7 +19,7 @@ from typing import Any
 
 import orjson
 
-from quarry.dedup.cluster import cluster_index, decisions_file
+from quarry.dedup.cluster import cluster_index, decisions_file, write_clusters
 from quarry.dedup.config import DedupConfig
 from quarry.dedup.index import index_shard
 from quarry.parallel import input_shards, map_shards, relative_name
@@ -65,11 +65,12 @@ def _index_job(src: str, prefix: str, config: DedupConfig) -> dict:
 
 
 def run_dedup(src_dir: Path, dst_dir: Path, params: dict[str, Any] | None, *, workers: int = 1,
-              index_dir: Path | None = None) -> dict[str, Any]:
-    """Exact then near deduplication of every shard of ``src_dir`` into ``dst_dir``.
+              index_dir: Path | None = None, clusters_file: Path | None = None) -> dict[str, Any]:
+    """Repository, exact then near deduplication of every shard of ``src_dir`` into ``dst_dir``.
 
     ``index_dir`` keeps the per-shard index files (signatures, band keys, decisions); by default
-    they live in a temporary folder that is removed at the end.
+    they live in a temporary folder that is removed at the end. ``clusters_file`` receives every
+    document's cluster (see cluster.write_clusters).
     """
     src_dir, dst_dir = Path(src_dir), Path(dst_dir)
     config = DedupConfig.from_params(params).resolved()
@@ -86,6 +87,8 @@ def run_dedup(src_dir: Path, dst_dir: Path, params: dict[str, Any] | None, *, wo
         map_shards(_index_job, [(str(s), str(p), config) for s, p in zip(shards, prefixes, strict=True)],
                    workers=workers, description="dedup: signatures")
         clusters = cluster_index(prefixes, config)
+        if clusters_file is not None:
+            write_clusters(prefixes, Path(clusters_file))
         jobs = [(str(shard), str(dst_dir / name), str(decisions_file(prefix)), str(dst_dir / "rejects" / name))
                 for shard, name, prefix in zip(shards, names, prefixes, strict=True)]
         ledgers = map_shards(_filter_job, jobs, workers=workers, description="dedup: filter")

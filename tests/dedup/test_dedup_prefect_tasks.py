@@ -67,7 +67,7 @@ def test_task_flows_match_the_drivers_and_cache(tmp_path, monkeypatch):
         items = [it for n in names for it in eval_items_task(out / "d" / n, params)]
         index_dir = build_eval_index_task(items, [], str(out / "eval-index"), params)
         hits = [scan_shard_task(out / "d" / n, Path(index_dir), params) for n in names]
-        decisions = decide_task(hits, Path(index_dir), params)
+        decisions, _ = decide_task(hits, Path(index_dir), params)
         checked = [apply_shard_task(out / "d" / n, str(out / "c" / n), d, params, str(out / "c/rejects" / n))
                    for n, d in zip(names, decisions, strict=True)]
         return {"filters": merge_ledgers("filters", filtered).to_dict(),
