@@ -11,6 +11,7 @@ DEFAULT_PATHS = {
     "dataset": "data/datasets/default",
     "audit": "reports/audit.json",
     "tokenizer": "models/tokenizer",
+    "tokens": "data/tokens",
     "pretrain": "models/pretrain",
     "finetune": "models/lora",
     "reports": "reports/eval",
@@ -27,6 +28,8 @@ def recipe_paths(section: str, params: dict[str, Any]) -> dict[str, Any]:
     the trained tokenizer, its base model and its output live."""
     paths = pipeline_paths(params)
     common = {"dataset.path": paths["dataset"], "tokenizer.path": paths["tokenizer"]}
+    if section == "train":
+        common["dataset.tokens"] = paths["tokens"]  # the tokenize stage's shards of the same dataset
     if section == "train" and (vocab := (params.get("tokenizer") or {}).get("vocab_size")):
         common["model.vocab_size"] = vocab  # the model's embedding matches the tokenizer it is trained with
     if section == "finetune":

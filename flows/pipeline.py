@@ -1,4 +1,4 @@
-"""The whole DAG as one flow: snapshot -> curate -> assemble -> audit -> tokenizer -> train -> finetune ->
+"""The whole DAG as one flow: snapshot -> curate -> assemble -> audit -> tokenizer -> tokenize -> train -> finetune ->
 evaluate, each stage a subflow over the folders of params.yaml `pipeline.paths` (the same folders
 dvc.yaml uses, so `dvc repro` and a Prefect deployment build the same thing)."""
 
@@ -34,6 +34,7 @@ def pipeline(params_file: str | None = None, workers: int | None = None,
     manifest = run(curation.assemble, p["curated"], p["snapshot"], p["dataset"], params_file)
     run(curation.audit, p["dataset"], p["snapshot"], p["audit"], params_file)
     run(training.tokenizer, p["dataset"], p["tokenizer"], params_file)
+    run(training.tokenize, p["dataset"], p["tokenizer"], p["tokens"], params_file)
     run(training.train, "train", params_file)
     run(training.finetune, params_file)
     checkpoints = [str(Path(p["pretrain"]) / "final"), str(Path(p["finetune"]) / "final")]

@@ -27,6 +27,7 @@ def run_stage(stage: str, params_file: str | None = None, *, workers: int | None
         "assemble": (curation.assemble, (p["curated"], p["snapshot"], p["dataset"], params_file)),
         "audit": (curation.audit, (p["dataset"], p["snapshot"], p["audit"], params_file)),
         "tokenizer": (training.tokenizer, (p["dataset"], p["tokenizer"], params_file)),
+        "tokenize": (training.tokenize, (p["dataset"], p["tokenizer"], p["tokens"], params_file)),
         "train": (training.train, ("train", params_file)),
         "finetune": (training.finetune, (params_file,)),
         "evaluate": (evaluation.evaluate, (p["dataset"], [str(Path(p["pretrain"]) / "final"),

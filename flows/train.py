@@ -1,6 +1,7 @@
-"""The training flows: a tokenizer from the dataset version, then the recipes params.yaml names
-(`train`: pretraining; `finetune`: adapting the pretrained checkpoint), each a cached task whose
-key covers the dataset's content, the tokenizer and the recipe settings."""
+"""The training flows: a tokenizer from the dataset version, the dataset tokenised into token
+shards (one cached task per shard), then the recipes params.yaml names (`train`: pretraining;
+`finetune`: adapting the pretrained checkpoint), each a cached task whose key covers the
+dataset's content, the tokenizer and the recipe settings."""
 
 from __future__ import annotations
 
@@ -40,6 +41,18 @@ def tokenizer(dataset: str, out_dir: str, params_file: str | None = None) -> dic
     return result
 
 
+@flow(name="tokenize")
+def tokenize(dataset: str, tokenizer_dir: str, out_dir: str, params_file: str | None = None) -> dict[str, Any]:
+    """Token shards of the dataset version with the trained tokenizer; returns the manifest."""
+    from quarry.training.tokens import TokenizeConfig, plan, tokenizer_spec, write_manifest
+    from tasks.tokenize import shard_calls, tokenize_shard_task
+
+    config = TokenizeConfig.from_params(load_params(params_file).get("tokenize"))
+    jobs = plan(dataset, config)
+    entries = run_verified(tokenize_shard_task, shard_calls(jobs, tokenizer_dir, out_dir, config))
+    return write_manifest(out_dir, dataset, tokenizer_spec(tokenizer_dir), config, jobs, entries)
+
+
 @flow(name="train")
 def train(section: str = "train", params_file: str | None = None) -> dict[str, Any]:
     """Run the recipe of params.yaml ``section`` (train or finetune)."""
@@ -58,7 +71,7 @@ def run_section(section: str, params_file: str | None = None) -> dict[str, Any]:
     # The pipeline's folders win over the section's own: they are the outs dvc.yaml tracks.
     overrides = {**(spec.get("overrides") or {}), **recipe_paths(section, params)}
     output_dir = str(overrides.pop("output_dir"))
-    inputs = [Path(str(overrides[key])) for key in ("dataset.path", "tokenizer.path", "base_model")
+    inputs = [Path(str(overrides[key])) for key in ("dataset.path", "dataset.tokens", "tokenizer.path", "base_model")
               if key in overrides]
     (result,) = run_verified(recipe_task, [{
         "recipe": spec["recipe"], "config": spec["config"], "output_dir": output_dir, "inputs": inputs,

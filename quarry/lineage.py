@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 import uuid
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -27,10 +28,11 @@ from quarry.paths import project_root
 from quarry.records import read_json, read_records, shard_paths
 
 SCHEMA = "quarry.lineage/1"
+STEP_DIR = re.compile(r"^step-(\d+)$")  # an intermediate checkpoint of a training run
 CHECKPOINT_LINEAGE = "lineage.json"
 TOKENIZER_LINEAGE = "tokenizer_lineage.json"
 WEIGHT_FILES = ("config.json", "model.safetensors", "model.safetensors.index.json", "adapter_model.safetensors",
-                "adapter_config.json")
+                "adapter_config.json", "state.pt")  # state.pt: an intermediate step-N checkpoint
 DEFAULT_SNAPSHOT_MANIFEST = Path("data") / "snapshot" / "manifest.json"
 DEFAULT_CURATED = "data/curated"
 OPENLINEAGE_SCHEMA = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/definitions/RunEvent"
@@ -131,6 +133,7 @@ def lineage_chain(checkpoint: str | os.PathLike) -> dict[str, Any]:
     chain["checkpoint"] = {"path": str(folder), "hash": checkpoint_hash(folder),
                            "code_version": record.get("code_version"), "mlflow_run_id": record.get("mlflow_run_id"),
                            "base_model": record.get("base_model")}
+    chain["run_checkpoints"] = run_checkpoints(folder)
     chain["recipe"] = {"name": record.get("recipe"), "config_hash": record.get("config_hash")
                        or (value_hash(record["config"]) if record.get("config") else None)}
     chain["tokenizer"] = _tokenizer_link(tokenizer_info, folder)
@@ -171,6 +174,20 @@ def lineage_chain(checkpoint: str | os.PathLike) -> dict[str, Any]:
     chain["snapshot"] = snap_link
     chain["origins"] = origins_of(snapshot) if snapshot and snap_link["resolved"] else []
     return chain
+
+
+def run_checkpoints(folder: Path) -> list[dict[str, Any]]:
+    """Every checkpoint of the training run ``folder`` belongs to (its step-N folders, then final),
+    with its step and hash."""
+    run = folder.parent if folder.name == "final" or STEP_DIR.match(folder.name) else folder
+    found = []
+    for path in sorted(run.iterdir()) if run.is_dir() else []:
+        step = STEP_DIR.match(path.name)
+        if (step or path.name == "final") and (path / CHECKPOINT_LINEAGE).is_file():
+            record = read_json(path / CHECKPOINT_LINEAGE)
+            found.append({"path": str(path), "step": int(step.group(1)) if step else record.get("steps"),
+                          "final": not step, "hash": checkpoint_hash(path)})
+    return sorted(found, key=lambda c: (c["final"], c["step"] or 0))
 
 
 def _tokenizer_link(info: dict[str, Any], folder: Path) -> dict[str, Any]:
@@ -429,7 +446,7 @@ def checkpoints_with_origin(origin: str, models_root: str | os.PathLike) -> list
                 if _normalise_origin((doc.get("meta") or {}).get("origin") or "") == wanted)
         if counts_by_dataset[key]:
             found.append({"checkpoint": str(folder), "dataset_version": info.get("version"),
-                          "documents": counts_by_dataset[key]})
+                          "documents": counts_by_dataset[key], "step": record.get("steps")})
     return found
 
 

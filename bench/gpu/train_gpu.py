@@ -1,8 +1,10 @@
 """Training throughput and peak memory on one GPU: Quarry's recipes vs transformers + PEFT.
 
 Llama-3.2-1B shape (random weights), batch 4 x 2048, full / LoRA (r=16, all linear layers) /
-QLoRA (NF4 + double quantisation). Quarry runs its real recipes (``recipe.train_step``) with
-torch.compile per block and the chunked cross-entropy; the peer runs three ways: eager,
+QLoRA on an NF4 base with double quantisation (``qlora``) or an LLM.int8 base (``qlora8``,
+outlier threshold 6). Quarry runs its real recipes (``recipe.train_step``) with torch.compile
+per block and the chunked cross-entropy, reading its batches from memory-mapped token shards
+(each Quarry row also reports that loader's own tokens/s); the peer runs three ways: eager,
 torch.compile and activation checkpointing. Prints one JSON line per measurement as it goes,
 then a JSON summary with the ratios to the eager peer.
 
@@ -37,7 +39,9 @@ DEFAULT_PLAN = [
     "quarry/full/compiled", "peer/full/eager", "quarry/lora/eager", "quarry/qlora/eager", "quarry/full/eager",
     "peer/lora/act-ckpt", "peer/qlora/act-ckpt", "quarry/lora/compiled+ckpt", "quarry/qlora/compiled+ckpt",
     "peer/lora/compiled", "peer/qlora/compiled", "peer/full/compiled",
+    "quarry/qlora8/compiled", "peer/qlora8/eager", "quarry/qlora8/eager", "peer/qlora8/compiled",
 ]
+QUANTIZED = ("qlora", "qlora8")
 
 
 def emit(row: dict, sink: Path | None) -> None:
@@ -109,7 +113,7 @@ def timed(step, warmup: int, steps: int, tokens_per_step: int, device: str) -> d
 
 # --- Quarry ----------------------------------------------------------------------------------------
 QUARRY_RECIPES = {"full": ("full_finetune", "tiny_full_finetune"), "lora": ("lora_finetune", "tiny_lora"),
-                  "qlora": ("qlora_finetune", "tiny_qlora")}
+                  "qlora": ("qlora_finetune", "tiny_qlora"), "qlora8": ("qlora_finetune", "tiny_qlora")}
 
 
 def quarry_run(method: str, mode: str, args, base: Path, data: Path, work: Path) -> dict:
@@ -125,6 +129,8 @@ def quarry_run(method: str, mode: str, args, base: Path, data: Path, work: Path)
         "save_every_n_steps": 0, "validation.every_n_steps": 0, "loss.chunk_tokens": args.chunk,
         "dataset.shuffle": "false",
     }
+    if method == "qlora8":
+        overrides.update({"quantize.mode": "int8", "quantize.threshold": 6.0})
     if method != "full":
         overrides.update({"lora.rank": LORA_R, "lora.alpha": LORA_ALPHA, "lora.target_modules": "all-linear",
                           "lora.dtype": "bf16", "lora.dropout": 0.0})
@@ -137,8 +143,20 @@ def quarry_run(method: str, mode: str, args, base: Path, data: Path, work: Path)
     steps = iter(range(args.warmup + args.steps))
     result = timed(lambda: recipe.train_step(0, next(steps)), args.warmup, args.steps,
                    args.batch * args.seq, args.device)
+    result["loader_tokens_per_s"] = loader_speed(recipe)
     recipe.cleanup()
     return result
+
+
+def loader_speed(recipe, batches: int = 64) -> float:
+    """Tokens/s of the recipe's own data path alone: block-shuffled windows from the token shards."""
+    sampler = recipe.sampler
+    start = time.perf_counter()
+    tokens = 0
+    for i in range(batches):
+        step = i % sampler.steps_per_epoch
+        tokens += recipe.micro_batch(0, step, 0)["tokens"].numel()
+    return round(tokens / (time.perf_counter() - start), 1)
 
 
 # --- transformers + PEFT ---------------------------------------------------------------------------
@@ -147,14 +165,15 @@ def peer_run(method: str, mode: str, args, base: Path) -> dict:
     import transformers
 
     kwargs = {"dtype": torch.bfloat16}
-    if method == "qlora":
+    if method in QUANTIZED:
         kwargs["quantization_config"] = transformers.BitsAndBytesConfig(
             load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_use_double_quant=True,
-            bnb_4bit_compute_dtype=torch.bfloat16)
+            bnb_4bit_compute_dtype=torch.bfloat16) if method == "qlora" else \
+            transformers.BitsAndBytesConfig(load_in_8bit=True, llm_int8_threshold=6.0)
         kwargs["device_map"] = {"": torch.device(args.device).index or 0} if args.device.startswith("cuda") \
             else {"": "cpu"}
     model = transformers.AutoModelForCausalLM.from_pretrained(str(base), **kwargs)
-    if method != "qlora":
+    if method not in QUANTIZED:
         model = model.to(args.device)
     if mode == "act-ckpt":
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
@@ -214,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("no CUDA device (use --dry-run on CPU)")
     torch.backends.cuda.matmul.allow_tf32 = True
     plan = [tuple(item.split("/")) for item in args.plan.split(",") if item]
-    methods = sorted({method for _, method, _ in plan}, key=["full", "lora", "qlora"].index)
+    methods = sorted({method for _, method, _ in plan}, key=["full", "lora", "qlora", "qlora8"].index)
     results: dict[str, dict] = {}
     with tempfile.TemporaryDirectory() as tmp:
         work = args.work or Path(tmp)

@@ -38,6 +38,24 @@ def _print_report(report: dict[str, Any]) -> None:
         out.print(f"logged to MLflow run {report['mlflow_run_id']}")
 
 
+def _cross_check(tool: str, checkpoint: Path, data: Path, params: dict[str, Any], as_json: bool) -> None:
+    from quarry.errors import ConfigError
+    from quarry.eval.lm_eval_check import cross_check
+
+    if tool != "lm-eval":
+        raise ConfigError(f"--cross-check {tool}: the only cross-check is lm-eval")
+    report = cross_check(checkpoint, data, params)
+    if as_json:
+        print(json.dumps(report, indent=2, sort_keys=True))
+        return
+    table = Table("subset", "docs", "quarry", f"lm-eval {report['lm_eval_version']}", "difference",
+                  title=f"bits per byte of {checkpoint}, context {report['context_len']}, stride {report['stride']}")
+    for name, row in report["subsets"].items():
+        table.add_row(name, str(row["docs"]), f"{row['quarry']:.6f}", f"{row['lm_eval']:.6f}", f"{row['difference']:+.2e}")
+    out.print(table)
+    out.print(f"largest difference {report['max_abs_difference']:.2e} bits per byte")
+
+
 def register(app: typer.Typer) -> None:
     evals = typer.Typer(help="Evaluate checkpoints.", no_args_is_help=True)
     app.add_typer(evals, name="eval")
@@ -59,6 +77,8 @@ def register(app: typer.Typer) -> None:
             register_model: str = typer.Option(None, "--register", help="Register the checkpoint under this name."),
             params_file: Path = typer.Option(None, "--params", help="params.yaml [the project's]."),
             as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+            cross_check: str = typer.Option(None, "--cross-check", help="lm-eval: score the split with "
+                                            "lm-evaluation-harness too (non-overlapping windows) and compare."),
             ) -> None:
         """Bits per byte per subset and byte-weighted overall, by rolling windows."""
         from quarry.eval.stage import run_evaluate, score_checkpoint
@@ -69,6 +89,9 @@ def register(app: typer.Typer) -> None:
                      "mlflow": mlflow, "register_model": register_model}
         section = {**(params.get("evaluate") or {}), **{k: v for k, v in overrides.items() if v is not None}}
         params = {**params, "evaluate": section}
+        if cross_check is not None:
+            _cross_check(cross_check, checkpoint, data, params, as_json)
+            return
         if out_dir is None:
             report = score_checkpoint(checkpoint, data, params, progress=not as_json)
         else:
@@ -187,6 +210,11 @@ def lineage_tree(chain: dict[str, Any]) -> Tree:
                                      chain["snapshot"])
     root = Tree(f"[bold]checkpoint[/] {ckpt['path']}  hash {_short(ckpt['hash'])}  code {_short(ckpt['code_version'])}"
                 + (f"  mlflow {ckpt['mlflow_run_id']}" if ckpt.get("mlflow_run_id") else ""))
+    runs = chain.get("run_checkpoints") or []
+    if runs:
+        steps = root.add("[bold]run checkpoints[/]")
+        for c in runs:
+            steps.add(f"{'final' if c['final'] else 'step'} {c['step']}  {c['path']}  hash {_short(c['hash'])}")
     node = root.add(f"[bold]recipe[/] {recipe['name']}  config {_short(recipe['config_hash'])}")
     if ckpt.get("base_model"):
         node.add(f"[bold]base model[/] {ckpt['base_model']}")

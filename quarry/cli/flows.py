@@ -10,7 +10,8 @@ from rich.console import Console
 
 out = Console()
 
-STAGES = ("snapshot", "curate", "assemble", "audit", "tokenizer", "train", "finetune", "evaluate", "pipeline")
+STAGES = ("snapshot", "curate", "assemble", "audit", "tokenizer", "tokenize", "train", "finetune", "evaluate",
+          "pipeline")
 
 
 def register(app: typer.Typer) -> None:

@@ -193,8 +193,8 @@ def register(app: typer.Typer) -> None:
             table.add_row("dataset", d["name"], f"{d['label']} {d['version'][:12]}", str(d["documents"]),
                           ", ".join(f"{o} ({n})" for o, n in d["origins"].items()))
         for c in found["checkpoints"]:
-            table.add_row("checkpoint", c["checkpoint"], str(c.get("dataset_version") or "")[:12], str(c["documents"]),
-                          "")
+            kind = f"checkpoint step {c['step']}" if c.get("step") is not None else "checkpoint"
+            table.add_row(kind, c["checkpoint"], str(c.get("dataset_version") or "")[:12], str(c["documents"]), "")
         out.print(table)
         held = sum(d["documents"] for d in found["datasets"])
         out.print(f"{held} documents in {len(found['datasets'])} of {found['versions_checked']} dataset versions")

@@ -53,8 +53,9 @@ def trainable_names(model: nn.Module) -> set[str]:
 
 def save_training_state(output_dir: Path, step: int, model: nn.Module, optimizer: torch.optim.Optimizer,
                         extra: dict[str, Any], dist_info: DistInfo, *, trainable_only: bool = False,
-                        keep_last: int | None = None) -> Path:
-    """Collective: every rank calls it; rank 0 writes the consolidated state."""
+                        keep_last: int | None = None, lineage: dict[str, Any] | None = None) -> Path:
+    """Collective: every rank calls it; rank 0 writes the consolidated state, and ``lineage`` as
+    lineage.json (so `quarry lineage` and `quarry whois` see intermediate checkpoints too)."""
     from torch.distributed.checkpoint.state_dict import get_state_dict
 
     model_sd, optim_sd = get_state_dict(model, optimizer, options=_options(trainable_only))
@@ -73,6 +74,10 @@ def save_training_state(output_dir: Path, step: int, model: nn.Module, optimizer
     if dist_info.is_main:
         meta = {"step": step, "world_size": dist_info.world_size, "trainable_only": trainable_only,
                 "data_position": extra.get("data_position")}
+        if lineage is not None:
+            from quarry.records import write_json
+
+            write_json(tmp / "lineage.json", lineage)
         (tmp / COMPLETE).write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
         shutil.rmtree(final, ignore_errors=True)
         tmp.rename(final)

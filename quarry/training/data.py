@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+import numpy as np
 import orjson
 import torch
 
@@ -94,21 +95,34 @@ class PackedSequences:
 
     def __getitem__(self, index: int) -> dict[str, torch.Tensor]:
         start = index * self.seq_len
-        window = slice(start, start + self.seq_len)
-        shifted = slice(start + 1, start + self.seq_len + 1)
-        doc = self.doc_ids[window]
-        labels = self.tokens[shifted].clone()
-        labels[(self.doc_ids[shifted] != doc) | (doc < 0)] = IGNORE_INDEX
-        return {"tokens": self.tokens[window], "labels": labels, "doc_ids": doc,
-                "input_pos": _positions_within_documents(doc)}
+        window = slice(start, start + self.seq_len + 1)
+        return window_item(self.tokens[window], self.doc_ids[window], self.seq_len)
+
+    def batch(self, indices: list[int]) -> dict[str, torch.Tensor]:
+        return collate([self[i] for i in indices])
+
+
+def window_item(tokens: torch.Tensor, doc_ids: torch.Tensor, seq_len: int) -> dict[str, torch.Tensor]:
+    """One training sample from ``seq_len + 1`` stream positions (see ``window_batch``)."""
+    return {k: v[0] for k, v in window_batch(tokens[None], doc_ids[None], seq_len).items()}
+
+
+def window_batch(tokens: torch.Tensor, doc_ids: torch.Tensor, seq_len: int) -> dict[str, torch.Tensor]:
+    """Samples from [B, seq_len + 1] stream positions: a label whose token belongs to another
+    document than its input position (or to padding) is ignored."""
+    doc = doc_ids[:, :seq_len].contiguous()
+    labels = tokens[:, 1:seq_len + 1].clone()
+    labels[(doc_ids[:, 1:seq_len + 1] != doc) | (doc < 0)] = IGNORE_INDEX
+    return {"tokens": tokens[:, :seq_len].contiguous(), "labels": labels, "doc_ids": doc,
+            "input_pos": _positions_within_documents(doc)}
 
 
 def _positions_within_documents(doc: torch.Tensor) -> torch.Tensor:
-    """0, 1, 2... restarting at every document start inside the window."""
-    idx = torch.arange(doc.numel())
+    """0, 1, 2... restarting at every document start inside the window (along the last dim)."""
+    idx = torch.arange(doc.shape[-1]).expand_as(doc)
     starts = torch.ones_like(doc, dtype=torch.bool)
-    starts[1:] = doc[1:] != doc[:-1]
-    last_start = torch.cummax(torch.where(starts, idx, torch.zeros_like(idx)), 0).values
+    starts[..., 1:] = doc[..., 1:] != doc[..., :-1]
+    last_start = torch.cummax(torch.where(starts, idx, torch.zeros_like(idx)), -1).values
     return idx - last_start
 
 
@@ -124,36 +138,57 @@ def document_mask(doc_ids: torch.Tensor) -> torch.Tensor:
 class EpochSampler:
     """Which sample indices make up micro-batch ``micro`` of step ``step`` for one rank.
 
-    A step consumes ``batch_size * grad_accum * world_size`` samples of a permutation seeded by
-    (seed, epoch); rank r takes its own contiguous slice of each micro-batch, so the union over
-    ranks is exactly what a single process with ``batch_size * world_size`` would see.
+    A step consumes ``batch_size * grad_accum * world_size`` positions of the epoch's order; rank
+    r takes its own contiguous slice of each micro-batch, so ranks read disjoint samples and their
+    union is exactly what a single process with ``batch_size * world_size`` would see.
+
+    The order shuffles by blocks: positions fall into blocks of ``block_size``, the full blocks
+    are permuted, each block is permuted inside, and the result is rotated by an epoch-seeded
+    shift (so the short last block is not always the same samples). Everything is seeded by
+    (seed, epoch[, block]): a position (epoch, step) names the next samples without reading any,
+    memory is one entry per block, and consecutive samples stay close in the token stream.
     """
 
     def __init__(self, n_samples: int, batch_size: int, grad_accum: int = 1, *, world_size: int = 1,
-                 rank: int = 0, seed: int = 0, shuffle: bool = True):
+                 rank: int = 0, seed: int = 0, shuffle: bool = True, block_size: int = 1024):
         self.n, self.batch_size, self.grad_accum = n_samples, batch_size, grad_accum
         self.world_size, self.rank, self.seed, self.shuffle = world_size, rank, seed, shuffle
+        self.block_size = max(1, int(block_size))
         per_step = batch_size * grad_accum * world_size
         if n_samples < per_step:
             raise ConfigError(f"dataset has {n_samples} packed sequences, fewer than one step needs "
                               f"({per_step} = batch_size x gradient_accumulation_steps x ranks)")
         self.steps_per_epoch = n_samples // per_step
-        self._order: tuple[int, torch.Tensor] | None = None
+        self._blocks: tuple[int, np.ndarray, int] | None = None
+        self._inner: tuple[tuple[int, int], np.ndarray] | None = None
 
-    def order(self, epoch: int) -> torch.Tensor:
-        if self._order is None or self._order[0] != epoch:
-            if self.shuffle:
-                gen = torch.Generator().manual_seed(self.seed * 1_000_003 + epoch)
-                perm = torch.randperm(self.n, generator=gen)
-            else:
-                perm = torch.arange(self.n)
-            self._order = (epoch, perm)
-        return self._order[1]
+    def _block_order(self, epoch: int) -> tuple[np.ndarray, int]:
+        if self._blocks is None or self._blocks[0] != epoch:
+            rng = np.random.default_rng([self.seed, epoch])
+            full = self.n // self.block_size
+            self._blocks = (epoch, rng.permutation(full), int(rng.integers(self.n)))
+        return self._blocks[1], self._blocks[2]
+
+    def _inner_order(self, epoch: int, block: int, size: int) -> np.ndarray:
+        if self._inner is None or self._inner[0] != (epoch, block):
+            self._inner = ((epoch, block), np.random.default_rng([self.seed, epoch, block + 1]).permutation(size))
+        return self._inner[1]
+
+    def sample(self, epoch: int, position: int) -> int:
+        """The sample index at ``position`` of epoch ``epoch`` (a bijection on range(n))."""
+        if not self.shuffle:
+            return position
+        blocks, shift = self._block_order(epoch)
+        slot, within = divmod(position, self.block_size)
+        block = int(blocks[slot]) if slot < len(blocks) else slot  # the short last block keeps its slot
+        size = min(self.block_size, self.n - block * self.block_size)
+        inner = int(self._inner_order(epoch, block, size)[within])
+        return (block * self.block_size + inner + shift) % self.n
 
     def indices(self, epoch: int, step_in_epoch: int, micro: int) -> list[int]:
         per_micro = self.batch_size * self.world_size
         start = (step_in_epoch * self.grad_accum + micro) * per_micro + self.rank * self.batch_size
-        return self.order(epoch)[start:start + self.batch_size].tolist()
+        return [self.sample(epoch, p) for p in range(start, start + self.batch_size)]
 
 
 @dataclass

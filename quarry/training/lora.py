@@ -63,13 +63,15 @@ def _float_dtype(module: nn.Module) -> torch.dtype:
 
 
 def dense_weight(layer: nn.Module) -> torch.Tensor:
-    """A linear layer's weight as a dense tensor (dequantising a bitsandbytes 4-bit one)."""
+    """A linear layer's weight as a dense tensor (dequantising a bitsandbytes 4-bit or int8 one)."""
     weight = layer.weight
     quant_state = getattr(weight, "quant_state", None)
     if quant_state is not None:
         import bitsandbytes.functional as bnbf
 
         return bnbf.dequantize_4bit(weight.data, quant_state)
+    if weight.dtype == torch.int8 and getattr(weight, "SCB", None) is not None:  # LLM.int8: row-wise absmax
+        return weight.data.float() * weight.SCB.float().unsqueeze(1) / 127.0
     return weight.detach()
 
 

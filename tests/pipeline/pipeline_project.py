@@ -120,7 +120,7 @@ def dataset_version(root: Path) -> str:
 # ---------------------------------------------------------------------------------------------
 # The project as a DVC repository
 
-STAGES = ["snapshot", "curate", "assemble", "audit", "tokenizer", "train", "finetune", "evaluate"]
+STAGES = ["snapshot", "curate", "assemble", "audit", "tokenizer", "tokenize", "train", "finetune", "evaluate"]
 
 
 def run(root: Path, *args: str, timeout: float = 1800) -> str:

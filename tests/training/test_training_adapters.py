@@ -86,6 +86,35 @@ def test_qlora_trains_on_cpu_with_nf4_base(dataset_dir, base_checkpoint, tmp_pat
     assert "model.layers.0.self_attn.q_proj.weight" in weights(tmp_path / "final")
 
 
+def test_qlora_trains_on_cpu_with_int8_base_and_exports_dense(dataset_dir, base_checkpoint, tmp_path):
+    import bitsandbytes as bnb
+    from safetensors.torch import load_file
+
+    recipe = build_recipe("qlora_finetune", "tiny_qlora", tiny_overrides(
+        dataset_dir, tmp_path, base_model=base_checkpoint, max_steps=12,
+        **{"optimizer.lr": 0.01, "quantize.mode": "int8", "quantize.threshold": 4.0}))
+    recipe.setup()
+    layers = [m for m in recipe.model.modules() if isinstance(m, LoRALinear)]
+    assert layers and all(isinstance(m.base_layer, bnb.nn.Linear8bitLt) for m in layers)
+    base = layers[0].base_layer
+    assert base.weight.dtype == torch.int8 and base.state.threshold == 4.0
+    assert not any(p.requires_grad for m in layers for p in m.base_layer.parameters())
+    before = {k: v.clone() for k, v in recipe.model.state_dict().items() if "lora_B" in k}
+    result = recipe.train()
+    losses = [h["loss"] for h in result["history"]]
+    assert sum(losses[-3:]) < sum(losses[:3])
+    assert any(not torch.equal(before[k], v) for k, v in recipe.model.state_dict().items() if k in before)
+    # The export merges into the dense base in the recipe's dtype: the original weights + B @ A.
+    merged = weights(tmp_path / "final")
+    dense = load_file(str(base_checkpoint / "model.safetensors"))
+    name = "model.layers.0.self_attn.q_proj.weight"
+    q = recipe.model.model.layers[0].self_attn.q_proj
+    delta = q.scaling * (q.lora_B.weight.float() @ q.lora_A.weight.float())
+    assert merged[name].dtype == torch.bfloat16 and delta.abs().max() > 0
+    assert torch.allclose(merged[name].float(), dense[name].to(torch.bfloat16).float() + delta, atol=1e-3)
+    assert (tmp_path / "final" / "adapter" / "adapter_model.safetensors").is_file()
+
+
 def test_dpo_raises_margin_of_chosen_over_rejected(base_checkpoint, tmp_path):
     pairs = tmp_path / "pairs.jsonl"
     rows = [{"prompt": f"q{i}: ", "chosen": "def good():\n    return value", "rejected": "lambda bad while"}

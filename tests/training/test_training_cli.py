@@ -31,6 +31,14 @@ def test_validate_names_the_bad_key_in_one_line(tmp_path, capsys):
     assert "Traceback" not in err
 
 
+def test_validate_accepts_int8_and_refuses_other_quantize_modes(capsys):
+    assert main(["validate", "tiny_qlora", "quantize.mode=int8"]) == 0
+    assert "mode: int8" in capsys.readouterr().out
+    assert main(["validate", "tiny_qlora", "quantize.mode=int3"]) == 1
+    err = capsys.readouterr().err
+    assert "quantize.mode='int3'" in err and "nf4, int8" in err and "Traceback" not in err
+
+
 def test_run_trains_and_writes_final_checkpoint(dataset_dir, tmp_path):
     args = tiny_overrides(dataset_dir, tmp_path, max_steps=2)
     assert main(["run", "pretrain", "--config", "tiny_pretrain", *args]) == 0

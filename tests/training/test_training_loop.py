@@ -9,7 +9,7 @@ import torch
 
 from quarry.training.registry import build_recipe
 
-from training_helpers import tiny_overrides, weights
+from training_helpers import Killed, kill_at, tiny_overrides, weights
 
 
 def test_pretrain_loss_falls_and_final_checkpoint_carries_lineage(dataset_dir, tmp_path):
@@ -60,21 +60,13 @@ def test_gradient_accumulation_4x2_equals_batch_8(dataset_dir, tmp_path):
     assert any(not torch.equal(big[n], base[n]) for n in big)
 
 
-class Killed(Exception):
-    pass
-
-
 def test_killed_run_resumes_to_exactly_the_uninterrupted_weights(dataset_dir, tmp_path):
     settings = dict(max_steps=7, save_every_n_steps=2)
     straight = _one_run(dataset_dir, tmp_path / "straight", **settings)
 
     out = tmp_path / "killed"
     first = build_recipe("pretrain", "tiny_pretrain", tiny_overrides(dataset_dir, out, **settings))
-
-    def kill(step: int) -> None:
-        if step == 5:
-            raise Killed
-    first.on_step = kill
+    first.on_step = kill_at(5)
     with pytest.raises(Killed):
         first.run()
     assert sorted(p.name for p in out.iterdir()) == ["step-2", "step-4"]

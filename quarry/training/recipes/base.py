@@ -21,7 +21,7 @@ from torch import nn
 from quarry.errors import ConfigError
 from quarry.training import checkpointing, distributed
 from quarry.training.config import config_hash, instantiate, merge_defaults, validate
-from quarry.training.data import collate, dataset_version, document_mask, open_records
+from quarry.training.data import dataset_version, document_mask, open_records
 from quarry.training.losses import CausalLMHead
 from quarry.training.metrics import Reporter, Throughput, peak_memory_gib
 
@@ -35,8 +35,10 @@ BASE_DEFAULTS: dict[str, Any] = {
     "dtype": "fp32",
     "model": {"_component_": "quarry.models.llama_tiny"},
     "tokenizer": {"_component_": "quarry.training.data.ByteTokenizer"},
-    "dataset": {"path": None, "split": "train", "subset": None, "seq_len": 128, "shuffle": True,
-                "document_mask": False, "max_docs": None, "name": None},
+    # tokens: a token-shard folder (`quarry flow tokenize`) of dataset.path; null: tokenised on the
+    # first run into the project cache (.quarry/tokens). shuffle_block: windows per shuffle block.
+    "dataset": {"path": None, "tokens": None, "split": "train", "subset": None, "seq_len": 128, "shuffle": True,
+                "shuffle_block": 1024, "document_mask": False, "max_docs": None, "name": None},
     "optimizer": {"_component_": "torch.optim.AdamW", "lr": 3e-4, "weight_decay": 0.0},
     "lr_scheduler": {"_component_": "quarry.training.schedules.cosine_with_warmup", "warmup_steps": 0},
     "loss": {"chunk_tokens": 4096},
@@ -121,16 +123,41 @@ class Recipe:
         return set()
 
     def setup_data(self) -> None:
-        from quarry.training.data import EpochSampler, PackedSequences
+        from quarry.training.data import EpochSampler
+        from quarry.training.token_data import TokenShards
 
         ds = self.cfg["dataset"]
         if not ds["path"]:
             raise ConfigError("config: dataset.path is required (a dataset version or a folder of shards)")
-        texts = (r["text"] for r in _limit(open_records(ds["path"], ds["split"], ds["subset"]), ds["max_docs"]))
-        self.data = PackedSequences.from_texts(texts, self.tokenizer, ds["seq_len"])
+        self.tokens_dir = self.token_folder()
+        self.data = TokenShards(self.tokens_dir, ds["split"], ds["seq_len"], max_docs=ds["max_docs"],
+                                pad_id=_pad_id(self.tokenizer))
         self.sampler = EpochSampler(len(self.data), self.cfg["batch_size"], self.cfg["gradient_accumulation_steps"],
                                     world_size=self.dist.world_size, rank=self.dist.rank, seed=self.cfg["seed"],
-                                    shuffle=ds["shuffle"])
+                                    shuffle=ds["shuffle"], block_size=ds["shuffle_block"])
+
+    def token_folder(self) -> Path:
+        """dataset.tokens, checked against the dataset and tokenizer; else the cached tokenisation
+        of dataset.path (made once, by the main rank)."""
+        from quarry.training.token_data import check_tokens
+        from quarry.training.tokens import TokenizeConfig, cached_tokens, read_manifest
+
+        ds = self.cfg["dataset"]
+        if ds["tokens"]:
+            folder = Path(ds["tokens"])
+            manifest = read_manifest(folder)
+        else:
+            config = TokenizeConfig(splits=(ds["split"],), subset=ds["subset"])
+            if self.dist.is_main:
+                cached_tokens(ds["path"], self.cfg["tokenizer"], config)
+            distributed.barrier()
+            folder = cached_tokens(ds["path"], self.cfg["tokenizer"], config)
+            manifest = read_manifest(folder)
+        check_tokens(manifest, str(self.tokenizer.hash), self.dataset_hash(), folder)
+        if ds["tokens"] and ds["subset"] != manifest["params"]["subset"]:
+            raise ConfigError(f"{folder}: token shards hold subset {manifest['params']['subset']!r}, "
+                              f"dataset.subset is {ds['subset']!r}")
+        return folder
 
     def setup_optimizer(self) -> torch.optim.Optimizer:
         params = [p for p in self.model.parameters() if p.requires_grad]
@@ -147,7 +174,7 @@ class Recipe:
 
     # --- one step --------------------------------------------------------------------------------
     def micro_batch(self, epoch: int, step_in_epoch: int, micro: int) -> dict[str, torch.Tensor]:
-        return collate([self.data[i] for i in self.sampler.indices(epoch, step_in_epoch, micro)])
+        return self.data.batch(self.sampler.indices(epoch, step_in_epoch, micro))
 
     def count_targets(self, batch: dict[str, torch.Tensor]) -> int:
         from quarry.training.losses import IGNORE_INDEX
@@ -299,7 +326,8 @@ class Recipe:
     def save_checkpoint(self) -> Path:
         return checkpointing.save_training_state(
             self.output_dir, self.step, self.model, self.optimizer, self.training_extra(), self.dist,
-            trainable_only=self.trainable_only_checkpoints, keep_last=self.cfg["keep_last_n_checkpoints"])
+            trainable_only=self.trainable_only_checkpoints, keep_last=self.cfg["keep_last_n_checkpoints"],
+            lineage=self.lineage() if self.dist.is_main else None)
 
     def load_checkpoint(self) -> None:
         folder = checkpointing.latest_checkpoint(self.output_dir)
@@ -381,6 +409,11 @@ def _limit(records, n: int | None):
         if n is not None and i >= n:
             return
         yield record
+
+
+def _pad_id(tokenizer: Any) -> int:
+    pad = getattr(tokenizer, "pad_id", None)
+    return tokenizer.eos_id if pad is None or pad < 0 else pad
 
 
 def _saveable(tokenizer: Any) -> Any:

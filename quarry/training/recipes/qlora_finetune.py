@@ -1,9 +1,10 @@
-"""QLoRA: the base quantised to NF4 with double quantisation (bitsandbytes), LoRA adapters on top.
+"""QLoRA: the base quantised by bitsandbytes, LoRA adapters on top. ``quantize.mode`` picks NF4
+with double quantisation (the QLoRA paper) or LLM.int8 with its outlier ``threshold``.
 
 Under FSDP2 the 4-bit base is kept out of sharding (replicated on every rank) and only the
 adapters and their optimizer state are sharded; see quarry.training.distributed. The merged
 export folds the adapters into the original dense base weights (not the dequantised NF4 ones),
-so it is the model the adapters were meant to correct, at full precision.
+so it is the model the adapters were meant to correct, at full precision, in either mode.
 """
 
 from __future__ import annotations
@@ -13,13 +14,15 @@ from typing import Any
 import torch
 from torch import nn
 
+from quarry.errors import ConfigError
 from quarry.training.config import merge_defaults
-from quarry.training.quantize import quantize_nf4, quantized_parameters
+from quarry.training.quantize import MODES, quantize_int8, quantize_nf4, quantized_parameters
 from quarry.training.recipes.lora_finetune import LORA_DEFAULTS, LoRAFinetune
 
 QLORA_DEFAULTS: dict[str, Any] = merge_defaults(LORA_DEFAULTS, {
     "dtype": "bf16",
-    "quantize": {"double_quant": True, "blocksize": 64, "compute_dtype": "bf16",
+    # nf4: double_quant, blocksize, compute_dtype apply; int8: threshold (LLM.int8 outlier magnitude).
+    "quantize": {"mode": "nf4", "double_quant": True, "blocksize": 64, "compute_dtype": "bf16", "threshold": 6.0,
                  "target_modules": ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]},
 })
 
@@ -28,12 +31,22 @@ class QLoRAFinetune(LoRAFinetune):
     name = "qlora_finetune"
     DEFAULTS = QLORA_DEFAULTS
 
+    def __init__(self, cfg: dict[str, Any]):
+        super().__init__(cfg)
+        mode = self.cfg["quantize"]["mode"]
+        if mode not in MODES:
+            raise ConfigError(f"config: quantize.mode={mode!r}; valid: {', '.join(MODES)}")
+
     def build_model(self) -> nn.Module:
         q = self.cfg["quantize"]
         compute = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}[q["compute_dtype"]]
         model = self.load_base(compute)
-        quantize_nf4(model, target_modules=q["target_modules"], compute_dtype=compute,
-                     double_quant=q["double_quant"], blocksize=q["blocksize"], device=self.device)
+        if q["mode"] == "int8":
+            quantize_int8(model, target_modules=q["target_modules"], threshold=float(q["threshold"]),
+                          device=self.device)
+        else:
+            quantize_nf4(model, target_modules=q["target_modules"], compute_dtype=compute,
+                         double_quant=q["double_quant"], blocksize=q["blocksize"], device=self.device)
         self.add_adapters(model)
         return model
 

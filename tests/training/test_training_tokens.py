@@ -1,0 +1,177 @@
+"""Token shards: written once from a dataset version, read back by memory map exactly as the
+in-memory packing would, split over ranks without overlap, and enough to resume a killed run."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from quarry.errors import ConfigError
+from quarry.records import read_records
+from quarry.training.data import ByteTokenizer, EpochSampler, PackedSequences, collate
+from quarry.training.registry import build_recipe
+from quarry.training.token_data import TokenShards
+from quarry.training.tokens import TokenizeConfig, read_manifest, tokenize_dataset, token_dtype
+
+from training_helpers import Killed, kill_at, make_docs, tiny_overrides, weights
+
+BYTES = {"_component_": "quarry.training.data.ByteTokenizer"}
+
+
+@pytest.fixture(scope="module")
+def sharded_dataset(tmp_path_factory) -> Path:
+    """A dataset version whose train split spans several record shards."""
+    from quarry.datasets import assemble
+    from quarry.records import write_records
+
+    raw = tmp_path_factory.mktemp("curated-tokens")
+    write_records(raw / "part-00000.jsonl.zst", make_docs(160, seed=3))
+    version = tmp_path_factory.mktemp("datasets-tokens") / "code-v2"
+    assemble(raw, version, {"assemble": {"splits": {"train": 0.9, "validation": 0.1}, "shard_bytes": 4000}},
+             register=False)
+    return version
+
+
+@pytest.fixture(scope="module")
+def bpe_dir(sharded_dataset, tmp_path_factory) -> Path:
+    from quarry.tokenizer import train_from_dataset
+
+    folder = tmp_path_factory.mktemp("bpe")
+    train_from_dataset(sharded_dataset, {"tokenizer": {"vocab_size": 400}}).save(folder)
+    return folder
+
+
+def _train_records(dataset: Path, split: str = "train") -> list[dict]:
+    manifest = json.loads((dataset / "manifest.json").read_text())
+    return [r for f in manifest["splits"][split]["files"] for r in read_records(dataset / f["path"])]
+
+
+def test_shards_round_trip_to_direct_encoding_with_document_boundaries(sharded_dataset, bpe_dir, tmp_path):
+    from quarry.tokenizer import Tokenizer
+
+    manifest = tokenize_dataset(sharded_dataset, bpe_dir, tmp_path / "tokens", workers=2)
+    tokenizer = Tokenizer.load(bpe_dir)
+    records = _train_records(sharded_dataset)
+    shards = manifest["splits"]["train"]["shards"]
+    assert len(shards) > 1 and manifest["tokenizer"]["dtype"] == "uint16"
+    assert manifest["splits"]["train"]["documents"] == len(records)
+
+    tokens, offsets, ids = [], [], []
+    for shard in shards:
+        base = tmp_path / "tokens" / "train" / shard["name"]
+        tokens.append(np.fromfile(f"{base}.bin", dtype="<u2"))
+        offsets.append(np.fromfile(f"{base}.idx", dtype="<i8"))
+        ids += [json.loads(line)["id"] for line in Path(f"{base}.docs.jsonl").read_text().splitlines()]
+    assert ids == [r["meta"]["id"] for r in records]  # boundaries in document order, with source ids
+    docs = [t[o[i]:o[i + 1]].tolist() for t, o in zip(tokens, offsets) for i in range(len(o) - 1)]
+    assert docs == [tokenizer.encode(r["text"], bos=True, eos=True) for r in records]
+    assert [tokenizer.decode(d) for d in docs] == [r["text"] for r in records]
+
+
+def test_same_bytes_for_any_worker_count_and_a_stale_plan_is_cleared(sharded_dataset, tmp_path):
+    one = tokenize_dataset(sharded_dataset, BYTES, tmp_path / "a", workers=1)
+    two = tokenize_dataset(sharded_dataset, BYTES, tmp_path / "b", workers=2)
+    assert one["key"] == two["key"]
+    files = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(tmp_path / "b") for p in (tmp_path / "b").rglob("*") if p.is_file())
+    assert all((tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes()
+               for f in files if f.name != "manifest.json")
+    narrower = tokenize_dataset(sharded_dataset, BYTES, tmp_path / "a", TokenizeConfig(splits=("validation",)))
+    assert narrower["key"] != one["key"] and list(narrower["splits"]) == ["validation"]
+    assert not [p for p in (tmp_path / "a").rglob("*") if p.is_file() and "train" in p.parts]
+
+
+def test_windows_equal_in_memory_packing_across_shard_edges(sharded_dataset, tmp_path):
+    tokenize_dataset(sharded_dataset, BYTES, tmp_path / "tokens")
+    texts = [r["text"] for r in _train_records(sharded_dataset)]
+    for seq_len, max_docs in ((32, None), (57, 40)):
+        mapped = TokenShards(tmp_path / "tokens", "train", seq_len, max_docs=max_docs)
+        packed = PackedSequences.from_texts(texts[:max_docs], ByteTokenizer(), seq_len)
+        assert len(mapped) == len(packed)
+        for i in range(len(packed)):
+            a, b = mapped[i], packed[i]
+            assert all(torch.equal(a[k], b[k]) for k in b), (seq_len, i)
+        some = [len(packed) - 1, 0, 3]
+        batch, stacked = mapped.batch(some), collate([packed[i] for i in some])
+        assert all(torch.equal(batch[k], stacked[k]) for k in stacked)
+
+
+def test_vocabularies_past_uint16_use_uint32(sharded_dataset, tmp_path):
+    assert token_dtype(65536) == np.dtype("<u2") and token_dtype(65537) == np.dtype("<u4")
+    manifest = tokenize_dataset(sharded_dataset, {"_component_": "training_helpers.WideByteTokenizer"},
+                                tmp_path / "tokens", TokenizeConfig(splits=("validation",)))
+    assert manifest["tokenizer"]["dtype"] == "uint32"
+    data = TokenShards(tmp_path / "tokens", "validation", 16)
+    first = _train_records(sharded_dataset, "validation")[0]["text"]
+    assert data[0]["tokens"][:4].tolist() == [70_000, *first.encode()[:3]]
+
+
+def test_ranks_read_disjoint_samples_that_cover_the_epoch():
+    n, batch = 203, 4
+    single = EpochSampler(n, batch * 2, seed=5, block_size=16)
+    ranks = [EpochSampler(n, batch, world_size=2, rank=r, seed=5, block_size=16) for r in range(2)]
+    assert single.steps_per_epoch == ranks[0].steps_per_epoch
+    for epoch in range(2):
+        order = [single.sample(epoch, p) for p in range(n)]
+        assert sorted(order) == list(range(n))  # a permutation of the samples
+        seen = {r: [] for r in range(2)}
+        for step in range(single.steps_per_epoch):
+            both = [ranks[r].indices(epoch, step, 0) for r in range(2)]
+            for r in range(2):
+                seen[r] += both[r]
+            assert both[0] + both[1] == single.indices(epoch, step, 0)
+        assert not set(seen[0]) & set(seen[1])
+        assert sorted(seen[0] + seen[1]) == sorted(order[:single.steps_per_epoch * batch * 2])
+    assert [single.sample(0, p) for p in range(n)] != [single.sample(1, p) for p in range(n)]
+    assert [single.sample(0, p) for p in range(n)] == [EpochSampler(n, 8, seed=5, block_size=16).sample(0, p)
+                                                        for p in range(n)]
+
+
+def test_token_shards_of_another_tokenizer_are_refused(dataset_dir, tmp_path):
+    tokenize_dataset(dataset_dir, {"_component_": "training_helpers.WideByteTokenizer"}, tmp_path / "tokens")
+    recipe = build_recipe("pretrain", "tiny_pretrain",
+                          tiny_overrides(dataset_dir, tmp_path / "out", **{"dataset.tokens": tmp_path / "tokens"}))
+    with pytest.raises(ConfigError, match="made with tokenizer"):
+        recipe.setup()
+
+
+def test_killed_run_resumes_from_token_shards_without_the_records(dataset_dir, tmp_path):
+    """Resume reads the position (epoch, step) and the memory-mapped shards: the dataset's record
+    shards can be gone, and the weights still come out bit-identical to an uninterrupted run."""
+    dataset = tmp_path / "dataset"
+    shutil.copytree(dataset_dir, dataset)
+    tokenize_dataset(dataset, BYTES, tmp_path / "tokens", TokenizeConfig(splits=("train",)))
+    settings = {"max_steps": 7, "save_every_n_steps": 2, "dataset.tokens": tmp_path / "tokens",
+                "dataset.shuffle_block": 8}
+    build_recipe("pretrain", "tiny_pretrain", tiny_overrides(dataset, tmp_path / "straight", **settings)).run()
+
+    out = tmp_path / "killed"
+    first = build_recipe("pretrain", "tiny_pretrain", tiny_overrides(dataset, out, **settings))
+    first.on_step = kill_at(5)
+    with pytest.raises(Killed):
+        first.run()
+    for entry in json.loads((dataset / "manifest.json").read_text())["splits"]["train"]["files"]:
+        (dataset / entry["path"]).unlink()
+
+    second = build_recipe("pretrain", "tiny_pretrain", tiny_overrides(dataset, out, resume="true", **settings))
+    second.setup()
+    assert second.step == 4
+    second.train()
+    straight, resumed = weights(tmp_path / "straight" / "final"), weights(out / "final")
+    assert all(torch.equal(straight[name], resumed[name]) for name in straight)
+
+
+def test_a_dataset_version_is_tokenised_once_into_the_cache(dataset_dir, tmp_path):
+    first = build_recipe("pretrain", "tiny_pretrain", tiny_overrides(dataset_dir, tmp_path / "a", max_steps=1))
+    first.setup()
+    second = build_recipe("pretrain", "tiny_pretrain", tiny_overrides(dataset_dir, tmp_path / "b", max_steps=1))
+    second.setup()
+    assert first.tokens_dir == second.tokens_dir
+    manifest = read_manifest(first.tokens_dir)
+    assert manifest["dataset"]["version"] == first.dataset_hash()
+    assert manifest["tokenizer"]["hash"] == ByteTokenizer().hash
