@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 
-def _progress() -> Progress:
+def progress_bar() -> Progress:
     console = Console(stderr=True)
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                     console=console, transient=True, disable=not console.is_terminal)
@@ -24,7 +24,7 @@ def _progress() -> Progress:
 def map_shards(fn: Callable[..., Any], jobs: Sequence[tuple], *, workers: int = 1, description: str = "shards") -> list:
     """``[fn(*job) for job in jobs]``, spread over ``workers`` processes when workers > 1."""
     results: list[Any] = [None] * len(jobs)
-    with _progress() as progress:
+    with progress_bar() as progress:
         bar = progress.add_task(description, total=len(jobs))
         if workers <= 1 or len(jobs) <= 1:
             for i, job in enumerate(jobs):

@@ -34,6 +34,8 @@ def fingerprint(value: Any) -> Any:
     """A JSON-able stand-in for a task input that changes exactly when its content does."""
     if isinstance(value, Path):
         return {"path": os.fspath(value), "content": tree_hash(value) if value.exists() else None}
+    if hasattr(value, "model_dump") and not isinstance(value, type):  # a typed (pydantic) config
+        return {"type": type(value).__qualname__, **fingerprint(value.model_dump())}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {"type": type(value).__qualname__,
                 **{f.name: fingerprint(getattr(value, f.name)) for f in dataclasses.fields(value)}}
@@ -85,7 +87,7 @@ def _retry_transient(task_obj, task_run, state) -> bool:
 def cached_task(fn=None, /, *, outputs: Sequence[str] = (), **options):
     """@task with Quarry's defaults: content cache, persisted result, retries on transient errors.
 
-    ``outputs`` names the parameters that are paths the task writes; the task's result becomes
+    ``outputs`` names the parameters that are paths (or lists of paths) the task writes; the task's result becomes
     ``{"result": value, "outputs": {path: hash}}`` (see ``run_verified``).
     """
     defaults = dict(cache_policy=CONTENT_CACHE, persist_result=True, retries=2, retry_delay_seconds=1,
@@ -107,9 +109,10 @@ def _recording_outputs(fn, outputs: tuple[str, ...]):
         bound = signature.bind(*args, **kwargs)
         files = {}
         for name in outputs:
-            path = bound.arguments.get(name)
-            if path is not None:
-                files[os.fspath(path)] = tree_hash(path) if Path(path).exists() else None
+            declared = bound.arguments.get(name)
+            for path in declared if isinstance(declared, (list, tuple)) else [declared]:
+                if path is not None:
+                    files[os.fspath(path)] = tree_hash(path) if Path(path).exists() else None
         return {"result": value, "outputs": files}
 
     return wrapper

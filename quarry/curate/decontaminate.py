@@ -17,8 +17,6 @@ document with the evaluation items it overlaps, the number of shared n-grams and
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,10 +24,11 @@ from typing import Any
 import numpy as np
 import orjson
 
+from quarry.engine.run import run_local
 from quarry.dedup.shingles import ngram_hashes, sorted_unique, word_hashes, words
 from quarry.errors import ConfigError
-from quarry.ledger import Ledger, merge_ledgers
-from quarry.records import read_records, write_json
+from quarry.ledger import Ledger
+from quarry.records import read_records
 from quarry.stage import shard_output
 from quarry.splits import DEFAULT_FRACTIONS, split_of
 
@@ -245,57 +244,9 @@ def apply_shard(src: Path, dst: Path, decisions: dict[int, dict], config: Decont
     return ledger, found
 
 
-# ---------------------------------------------------------------------------------------------
-# Driver
-
-
-def _scan_job(src: str, index_dir: str, config: DecontaminationConfig) -> ShardHits:
-    return scan_shard(Path(src), EvalIndex.load(Path(index_dir)), config)
-
-
-def _apply_job(src: str, dst: str, decisions: dict, config: DecontaminationConfig, rejects: str):
-    ledger, found = apply_shard(Path(src), Path(dst), decisions, config, rejects=Path(rejects))
-    return ledger.to_dict(), found
-
-
 def run_decontaminate(src_dir: Path, dst_dir: Path, params: dict[str, Any] | None, *,
                       workers: int = 1) -> dict[str, Any]:
-    from quarry.parallel import input_shards, map_shards, relative_name
+    """The stage (quarry.stages.decontaminate) on local processes; returns its ledger."""
+    from quarry.stages.decontaminate import DECONTAMINATE
 
-    src_dir, dst_dir = Path(src_dir), Path(dst_dir)
-    config = DecontaminationConfig.from_params(params)
-    shards = input_shards(src_dir)
-    items: list[Item] = []
-    if config.test_split is not None:
-        for found in map_shards(test_split_items, [(str(s), config) for s in shards], workers=workers,
-                                description="decontaminate: eval n-grams"):
-            items.extend(found)
-    test_items = len(items)
-    for name in config.eval_files:
-        items.extend(eval_file_items(resolve_eval_file(name), config))
-    index = EvalIndex.build(items, config)
-    dst_dir.mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix=".decontaminate-", dir=dst_dir))
-    try:
-        index.save(scratch)
-        hits = map_shards(_scan_job, [(str(s), str(scratch), config) for s in shards], workers=workers,
-                          description="decontaminate: scan")
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    decisions, train_common = decide(hits, index, config)
-    jobs = [(str(s), str(dst_dir / relative_name(s, src_dir)), d, config,
-             str(dst_dir / "rejects" / relative_name(s, src_dir))) for s, d in zip(shards, decisions, strict=True)]
-    results = map_shards(_apply_job, jobs, workers=workers, description="decontaminate: write")
-    matches = [match for _, found in results for match in found]
-    report = {"ngram": config.ngram, "action": config.action, "test_split": config.test_split,
-              "eval_files": list(config.eval_files), "eval_items": len(items), "test_split_items": test_items,
-              "items_too_short": index.short_items, "ignored_common_in_eval": index.ignored_common,
-              "ignored_common_in_train": train_common, "documents_matched": len(matches),
-              "eval_items_matched": len({item for m in matches for item in m["items"]}), "matches": matches}
-    write_json(dst_dir / REPORT, report)
-    result = merge_ledgers(STAGE, [ledger for ledger, _ in results]).to_dict()
-    result["contamination"] = {key: report[key] for key in (
-        "eval_items", "test_split_items", "documents_matched", "eval_items_matched", "ignored_common_in_eval",
-        "ignored_common_in_train")}
-    write_json(dst_dir / "ledger.json", result)
-    return result
+    return run_local(DECONTAMINATE, src_dir, dst_dir, params, workers=workers)

@@ -1,4 +1,5 @@
-"""The dedup stage: index every shard (parallel), cluster (one process), filter every shard.
+"""The dedup stage's last step: write each shard's survivors (quarry.stages.dedup runs the stage:
+index every shard, cluster once, filter every shard).
 
     run_dedup(src_dir, dst_dir, params, workers=N)
 
@@ -12,26 +13,15 @@ get ``near_dup_cluster: null``.
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
-import orjson
-
-from quarry.dedup.cluster import cluster_index, decisions_file
-from quarry.dedup.config import DedupConfig
-from quarry.dedup.index import index_shard
-from quarry.parallel import input_shards, map_shards, relative_name
-from quarry.ledger import Ledger, merge_ledgers
-from quarry.records import read_records, write_json
+from quarry.engine.run import run_local
+from quarry.ledger import Ledger
+from quarry.records import read_records
 from quarry.stage import shard_output
 
 STAGE = "dedup"
-
-
-def index_prefix(index_dir: Path, name: str) -> Path:
-    return Path(index_dir) / name.replace("/", "__")
 
 
 def filter_shard(src: Path, dst: Path, decisions: dict[str, list], *, rejects: Path | None = None,
@@ -55,45 +45,10 @@ def filter_shard(src: Path, dst: Path, decisions: dict[str, list], *, rejects: P
     return ledger
 
 
-def _filter_job(src: str, dst: str, decisions_path: str, rejects: str) -> dict:
-    decisions = orjson.loads(Path(decisions_path).read_bytes())
-    return filter_shard(Path(src), Path(dst), decisions, rejects=Path(rejects)).to_dict()
-
-
-def _index_job(src: str, prefix: str, config: DedupConfig) -> dict:
-    return index_shard(Path(src), Path(prefix), config)
-
-
 def run_dedup(src_dir: Path, dst_dir: Path, params: dict[str, Any] | None, *, workers: int = 1,
               index_dir: Path | None = None) -> dict[str, Any]:
-    """Exact then near deduplication of every shard of ``src_dir`` into ``dst_dir``.
+    """The stage (quarry.stages.dedup) on local processes; returns its ledger. ``index_dir`` keeps
+    the per-shard index files (signatures, band keys, decisions) instead of removing them."""
+    from quarry.stages.dedup import DEDUP
 
-    ``index_dir`` keeps the per-shard index files (signatures, band keys, decisions); by default
-    they live in a temporary folder that is removed at the end.
-    """
-    src_dir, dst_dir = Path(src_dir), Path(dst_dir)
-    config = DedupConfig.from_params(params).resolved()
-    shards = input_shards(src_dir)
-    names = [relative_name(shard, src_dir) for shard in shards]
-    dst_dir.mkdir(parents=True, exist_ok=True)
-    scratch = None
-    if index_dir is None:
-        scratch = tempfile.mkdtemp(prefix=".dedup-index-", dir=dst_dir)
-        index_dir = Path(scratch)
-    try:
-        Path(index_dir).mkdir(parents=True, exist_ok=True)
-        prefixes = [index_prefix(index_dir, name) for name in names]
-        map_shards(_index_job, [(str(s), str(p), config) for s, p in zip(shards, prefixes, strict=True)],
-                   workers=workers, description="dedup: signatures")
-        clusters = cluster_index(prefixes, config)
-        jobs = [(str(shard), str(dst_dir / name), str(decisions_file(prefix)), str(dst_dir / "rejects" / name))
-                for shard, name, prefix in zip(shards, names, prefixes, strict=True)]
-        ledgers = map_shards(_filter_job, jobs, workers=workers, description="dedup: filter")
-    finally:
-        if scratch is not None:
-            shutil.rmtree(scratch, ignore_errors=True)
-    result = merge_ledgers(STAGE, ledgers).to_dict()
-    result["clusters"] = clusters
-    result["config"] = config.summary()
-    write_json(dst_dir / "ledger.json", result)
-    return result
+    return run_local(DEDUP, src_dir, dst_dir, params, workers=workers, work_dir=index_dir)
