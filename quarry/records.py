@@ -14,7 +14,6 @@ from __future__ import annotations
 import base64
 import functools
 import os
-import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +22,7 @@ from typing import Any, BinaryIO
 import orjson
 import zstandard
 
+from quarry.atomic import temp_beside
 from quarry.errors import RecordError
 
 READ_CHUNK = 1 << 20
@@ -129,14 +129,16 @@ class RecordReader:
     decoded before it is yielded, then the error is raised (strict) or counted (not strict).
     """
 
-    def __init__(self, path: str | os.PathLike, *, strict: bool = True, rejects: str | os.PathLike | None = None,
-                 require_text: bool = True):
+    def __init__(self, path: str | os.PathLike, *, strict: bool = True,
+                 rejects: str | os.PathLike | RecordWriter | None = None, require_text: bool = True):
         self.path = Path(path)
         self.require_text = require_text
         self.strict = strict
-        self.rejects_path = Path(rejects) if rejects else None
+        # An open RecordWriter collects the rejects of several files; the caller closes it.
+        self._shared_rejects = rejects if isinstance(rejects, RecordWriter) else None
+        self.rejects_path = Path(rejects) if rejects and self._shared_rejects is None else None
         self.stats = ReadStats()
-        self._rejects: RecordWriter | None = None
+        self._rejects: RecordWriter | None = self._shared_rejects
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         if not self.path.exists():
@@ -159,7 +161,7 @@ class RecordReader:
                 raise
             self._reject(None, exc.offset, exc.problem, b"")
         finally:
-            if self._rejects is not None:
+            if self._rejects is not None and self._rejects is not self._shared_rejects:
                 self._rejects.close()
                 self._rejects = None
 
@@ -167,7 +169,7 @@ class RecordReader:
         if self.strict:
             raise RecordError(self.path, line_no, offset, problem)
         self.stats.quarantined += 1
-        if self.rejects_path is None:
+        if self._rejects is None and self.rejects_path is None:
             return
         if self._rejects is None:
             self._rejects = RecordWriter(self.rejects_path, validate=False)
@@ -229,8 +231,7 @@ class RecordWriter:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.validate = validate
         self.stats = WriteStats(path=str(self.path))
-        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
-        self._tmp = Path(tmp)
+        fd, self._tmp = temp_beside(self.path)
         self._fh = os.fdopen(fd, "wb")
         self._closed = False
         compress = is_zstd(self.path)
@@ -326,7 +327,7 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
     """Write a small file (manifest, ledger, params) atomically."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = temp_beside(path)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)

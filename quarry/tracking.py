@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,10 +21,12 @@ from quarry.paths import project_root
 DEFAULT_EXPERIMENT = "quarry"
 
 
-def tracking_uri(root: Path | None = None) -> str:
-    if uri := os.environ.get("MLFLOW_TRACKING_URI"):
-        return uri
+def default_tracking_uri(root: Path | None = None) -> str:
     return f"sqlite:///{(root or project_root()) / 'mlflow.db'}"
+
+
+def tracking_uri(root: Path | None = None) -> str:
+    return os.environ.get("MLFLOW_TRACKING_URI") or default_tracking_uri(root)
 
 
 def artifact_root(root: Path | None = None) -> str:
@@ -46,7 +49,10 @@ def ensure_experiment(name: str = DEFAULT_EXPERIMENT, root: Path | None = None) 
     found = client.get_experiment_by_name(name)
     if found is not None:
         return found.experiment_id
-    location = None if os.environ.get("MLFLOW_TRACKING_URI") else artifact_root(root) + f"/{name}"
+    # mlflow.set_tracking_uri exports MLFLOW_TRACKING_URI itself: compare with the project's store
+    # rather than testing whether the variable is set. A user's server keeps its own artifact root.
+    own_store = tracking_uri(root) == default_tracking_uri(root)
+    location = artifact_root(root) + f"/{name}" if own_store else None
     return client.create_experiment(name, artifact_location=location)
 
 
@@ -139,7 +145,7 @@ def log_evaluation(result: dict[str, Any], *, training_run_id: str | None = None
                    run_name: str | None = None, experiment: str = DEFAULT_EXPERIMENT,
                    artifacts: list[Path] | None = None, lineage: dict[str, Any] | None = None,
                    lineage_summary: dict[str, Any] | None = None, dataset_hash: str | None = None,
-                   settings: dict[str, Any] | None = None,
+                   dataset_path: str | os.PathLike | None = None, settings: dict[str, Any] | None = None,
                    step: int | None = None, root: Path | None = None) -> str:
     """Log BPB metrics, plots and the lineage record (``lineage`` as lineage.json, its
     ``lineage_summary`` as quarry.lineage.* tags) to the training run when it is in this
@@ -175,7 +181,27 @@ def log_evaluation(result: dict[str, Any], *, training_run_id: str | None = None
         client.log_artifact(run_id, str(path), artifact_path="evaluation")
     if lineage:
         client.log_dict(run_id, lineage, "lineage.json")
+    if dataset_path is not None:
+        log_dataset_input(run_id, dataset_path, dataset_hash, context="evaluation", root=root)
     return run_id
+
+
+def log_dataset_input(run_id: str, folder: str | os.PathLike, version: str | None, *, context: str,
+                      name: str | None = None, root: Path | None = None) -> None:
+    """Record a dataset version as an input of ``run_id`` (MLflow's Dataset column and lineage
+    views): its source is the dataset folder, its digest the version hash (as much as MLflow's
+    36-character field holds; the whole hash is the input tag quarry.dataset_version)."""
+    if not version:
+        return
+    from mlflow.data.dataset_source_registry import resolve_dataset_source
+    from mlflow.data.meta_dataset import MetaDataset
+    from mlflow.entities import DatasetInput, InputTag
+
+    client = configure(root).MlflowClient()
+    source = resolve_dataset_source(Path(folder).resolve().as_uri())
+    dataset = MetaDataset(source=source, name=name or Path(folder).name, digest=version[:36])
+    tags = [InputTag("mlflow.data.context", context), InputTag("quarry.dataset_version", version)]
+    client.log_inputs(run_id, datasets=[DatasetInput(dataset._to_mlflow_entity(), tags=tags)])
 
 
 def _tag(key: str, value: str):
@@ -207,20 +233,29 @@ def register_checkpoint(checkpoint: Path, name: str, *, run_id: str,
 
 
 def resolve_run(ref: str, root: Path | None = None) -> Any:
-    """A run by id, or by run name (the latest of that name)."""
+    """A run by id, by a unique prefix of its id (4 hex digits or more), or by run name (the
+    latest of that name)."""
+    from quarry.errors import QuarryError
+
     mlflow = configure(root)
     client = mlflow.MlflowClient()
     try:
         return client.get_run(ref)
-    except Exception:  # noqa: BLE001 - not an id: try it as a name
+    except Exception:  # noqa: BLE001 - not a whole id: try a prefix, then a name
         pass
     experiments = [e.experiment_id for e in client.search_experiments()]
+    if re.fullmatch(r"[0-9a-f]{4,31}", ref):
+        # The search syntax has no prefix match on run ids: list ids and compare here.
+        matches = [run for run in client.search_runs(experiments, max_results=50000) if run.info.run_id.startswith(ref)]
+        if len(matches) == 1:
+            return matches[0]
+        if len(matches) > 1:
+            ids = ", ".join(sorted(run.info.run_id[:12] for run in matches)[:5])
+            raise QuarryError(f"mlflow ({tracking_uri(root)}): run id prefix '{ref}' is ambiguous: {ids}")
     found = client.search_runs(experiments, filter_string=f"attributes.run_name = '{ref}'",
                                order_by=["attributes.start_time DESC"], max_results=1)
     if not found:
-        from quarry.errors import QuarryError
-
-        raise QuarryError(f"mlflow ({tracking_uri(root)}): no run with id or name '{ref}'")
+        raise QuarryError(f"mlflow ({tracking_uri(root)}): no run with id, id prefix or name '{ref}'")
     return found[0]
 
 

@@ -38,6 +38,8 @@ echo "setup: ScanCode environment (.venv-scancode)"
 # Build (or load) ScanCode's license index once, so the first scan does not pay for it.
 .venv-scancode/bin/python quarry/licenses/scancode_worker.py --build-index
 echo "$STAMP" > .venv-scancode/.quarry-setup
+# Record ScanCode's interpreter in the project environment: `quarry` finds it from any folder.
+echo "$PWD/.venv-scancode/bin/python" > .venv/quarry-scancode-python
 
 # dvc needs a git repository; a plain copy of the sources gets one.
 if ! git rev-parse --is-inside-work-tree >/dev/null 2>&1; then

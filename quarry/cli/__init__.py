@@ -18,7 +18,7 @@ app = typer.Typer(
     name="quarry",
     help="Reproducible lineage from raw source repositories to trained checkpoints.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # `quarry --install-completion` / `--show-completion` for bash, zsh, fish
     pretty_exceptions_enable=False,
 )
 err = Console(stderr=True)
@@ -37,14 +37,57 @@ COMMAND_MODULES = [
 ]
 
 
+# The help screen's panels, in the order a newcomer meets the commands. Every command is placed
+# here (a test checks it); a command missing from the table would land in "Tools".
+HELP_PANELS = {
+    "Curation": ["snapshot", "licenses", "audit", "optout", "filter", "pii", "dedup", "decontaminate"],
+    "Datasets": ["assemble", "dataset", "cite", "records", "inventory"],
+    "Training": ["run", "ls", "cp", "validate", "tokenizer", "tokenize", "generate", "download"],
+    "Evaluation & lineage": ["eval", "compare", "lineage", "trace", "whois"],
+    "Pipeline": ["flow", "params", "serve"],
+}
+DEFAULT_PANEL = "Tools"
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        print(f"quarry {version('quarry')}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root(debug: bool = typer.Option(False, "--debug", help="Show full tracebacks on errors.")) -> None:
+def _root(debug: bool = typer.Option(False, "--debug", help="Show full tracebacks on errors."),
+          version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                       help="Print Quarry's version and exit."),
+          ) -> None:
     """Reproducible lineage from raw source repositories to trained checkpoints."""
 
 
 def _load_commands() -> None:
+    if app.registered_commands:  # main() may run many times in one process (tests)
+        return
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(app)
+    _arrange_help()
+
+
+def command_name(info) -> str:
+    """The name a registered command or group is called by."""
+    if getattr(info, "typer_instance", None) is not None:
+        return info.name or info.typer_instance.info.name
+    return info.name or info.callback.__name__.replace("_", "-")
+
+
+def _arrange_help() -> None:
+    """Put every command in its panel, panels and commands in HELP_PANELS order."""
+    order = {name: i for i, name in enumerate(n for names in HELP_PANELS.values() for n in names)}
+    panel_of = {name: panel for panel, names in HELP_PANELS.items() for name in names}
+    for infos in (app.registered_commands, app.registered_groups):
+        for info in infos:
+            info.rich_help_panel = panel_of.get(command_name(info), DEFAULT_PANEL)
+        infos.sort(key=lambda info: order.get(command_name(info), len(order)))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -20,17 +20,38 @@ def register(app: typer.Typer) -> None:
               lenient: bool = typer.Option(False, help="Quarantine corrupt lines instead of failing."),
               rejects: Path = typer.Option(None, help="Where quarantined lines go (jsonl)."),
               ) -> None:
-        """Read every record; report counts, or the first corrupt line with file and offset."""
-        from quarry.records import RecordReader, shard_paths
+        """Read every record; report counts, or the first corrupt line with file and offset.
+        Fails on a missing path and on files that hold no records."""
+        from quarry.errors import QuarryError
+        from quarry.records import RecordReader, RecordWriter, shard_paths
 
-        table = Table("file", "records", "quarantined", "MB")
-        for shard in shard_paths(path):
-            reader = RecordReader(shard, strict=not lenient, rejects=rejects)
-            for _ in reader:
-                pass
-            s = reader.stats
-            table.add_row(str(shard), str(s.records), str(s.quarantined), f"{s.bytes / 1e6:.2f}")
+        if not path.exists():
+            raise QuarryError(f"{path}: no such file or folder")
+        shards = shard_paths(path)
+        if not shards:
+            raise QuarryError(f"{path}: no .jsonl / .jsonl.zst files")
+        table = Table("file", "records", "quarantined", "MB", "status")
+        empty = 0
+        # One rejects file for the whole check: every shard's quarantined lines are appended to it.
+        rejects_out = RecordWriter(rejects, validate=False) if rejects else None
+        try:
+            for shard in shards:
+                reader = RecordReader(shard, strict=not lenient, rejects=rejects_out)
+                for _ in reader:
+                    pass
+                s = reader.stats
+                empty += s.records == 0
+                table.add_row(str(shard), str(s.records), str(s.quarantined), f"{s.bytes / 1e6:.2f}",
+                              "empty" if s.records == 0 else "ok")
+        except BaseException:
+            if rejects_out is not None:
+                rejects_out.abort()
+            raise
+        if rejects_out is not None:
+            rejects_out.close()
         out.print(table)
+        if empty:
+            raise QuarryError(f"{path}: {empty} of {len(shards)} file(s) hold no records")
 
     @app.command("inventory")
     def inventory(folder: Path = typer.Argument(..., help="A folder of shards.")) -> None:

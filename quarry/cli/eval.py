@@ -1,4 +1,4 @@
-"""Evaluation and lineage commands: `quarry eval bpb`, `quarry evaluate`, `quarry compare`,
+"""Evaluation and lineage commands: `quarry eval bpb` (`quarry evaluate` is its hidden alias), `quarry compare`,
 `quarry lineage`, `quarry trace`."""
 
 from __future__ import annotations
@@ -78,25 +78,28 @@ def register(app: typer.Typer) -> None:
         else:
             _print_report(report)
 
-    @app.command("evaluate")
+    @app.command("evaluate", hidden=True)
     def evaluate(checkpoint: Path = typer.Argument(..., help="A checkpoint folder."),
                  data: Path = typer.Argument(..., help="The dataset version folder."),
                  out_dir: Path = typer.Argument(..., help="Where bpb.json and the plots go."),
                  params_file: Path = typer.Option(None, "--params", help="params.yaml [the project's]."),
                  ) -> None:
-        """The evaluate stage of the DAG: `quarry eval bpb` with every setting from params.yaml."""
-        from quarry.eval.stage import run_evaluate
-
-        _print_report(run_evaluate(checkpoint, data, out_dir, _params(params_file), progress=True))
+        """Alias of `quarry eval bpb CHECKPOINT DATA --out OUT_DIR` (every setting from params.yaml)."""
+        bpb(checkpoint, data, out_dir=out_dir, split=None, subset=None, context_len=None, stride=None,
+            batch_size=None, device=None, dtype=None, max_docs=None, mlflow=None, register_model=None,
+            params_file=params_file, as_json=False)
 
     @app.command("compare")
-    def compare(runs: list[str] = typer.Argument(..., help="MLflow run ids or run names."),
+    def compare(runs: list[str] = typer.Argument(..., help="MLflow run ids, id prefixes or run names."),
+                diff_only: bool = typer.Option(False, "--diff-only", help="Only the rows where the runs differ."),
                 as_json: bool = typer.Option(False, "--json", help="Print the table as JSON."),
                 ) -> None:
         """Side by side: lineage hashes, params and BPB per subset of MLflow runs."""
         from quarry.tracking import compare_runs, tracking_uri
 
         headers, rows = compare_runs(runs)
+        if diff_only:
+            rows = [(label, values) for label, values in rows if label == "run id" or len(set(values)) > 1]
         if as_json:
             print(json.dumps({"runs": headers, "rows": {label: values for label, values in rows}}, indent=2))
             return
@@ -147,7 +150,19 @@ def register(app: typer.Typer) -> None:
         for key in ("id", "path", "origin", "revision", "split", "subset", "license", "stage", "reason",
                     "dataset_version"):
             if answer.get(key) is not None:
-                out.print(f"  {key}: {answer[key]}", highlight=False)
+                value = license_text(answer[key]) if key == "license" else answer[key]
+                out.print(f"  {key}: {value}", highlight=False)
+
+
+def license_text(license_info: Any) -> str:
+    """A record's license as people write it: `MIT (permissive, from LICENSE)`."""
+    if not isinstance(license_info, dict):
+        return str(license_info)
+    spdx = license_info.get("spdx") or "no license found"
+    details = [str(license_info[k]) for k in ("category",) if license_info.get(k)]
+    if license_info.get("evidence"):
+        details.append(f"from {license_info['evidence']}")
+    return f"{spdx} ({', '.join(details)})" if details else spdx
 
 
 _LONG_HASH = re.compile(r"^([0-9a-f]{12})[0-9a-f]{28,}(-dirty)?$")
@@ -190,5 +205,7 @@ def lineage_tree(chain: dict[str, Any]) -> Tree:
     node = node.add(f"[bold]snapshot[/] {snap.get('snapshot_id') or '?'}  {snap.get('files', '?')} files"
                     f"  params {_short(snap.get('params_hash'))}{code}{flag(snap)}")
     for origin in chain["origins"]:
-        node.add(f"[bold]origin[/] {origin['origin']} @ {origin.get('revision') or '?'}")
+        # A git origin has a commit; a folder or an installed distribution is pinned by its tree's SWHID.
+        pinned = origin.get("revision") or origin.get("directory") or "unpinned"
+        node.add(f"[bold]origin[/] {origin['origin']} @ {pinned}")
     return root

@@ -99,10 +99,11 @@ def publish(staging: Path, out_dir: Path, params: dict[str, Any], build: Plan, r
         composition.merge(result["composition"])
     own_ledger = merge_ledgers(STAGE, [r["ledger"] for r in results]).to_dict()
     write_json(staging / "ledger.json", own_ledger)
+    explicit_label = section.get("label")
     manifest = seal({
         "schema": SCHEMA,
         "name": build.settings["name"],
-        "label": str(section.get("label") or versions.bump(parent_manifest and parent_manifest["label"], "minor")),
+        "label": str(explicit_label or versions.bump(parent_manifest and parent_manifest["label"], "minor")),
         "parent": parent_manifest["version"] if parent_manifest else None,
         "snapshot_id": _snapshot_id(snapshot_manifest),
         "params_hash": params_hash(params),
@@ -118,6 +119,9 @@ def publish(staging: Path, out_dir: Path, params: dict[str, Any], build: Plan, r
         "ledger": {**normalise_ledgers(ledgers), STAGE: own_ledger},
         "citation": dict(section.get("citation") or {}),
     })
+    if register:
+        manifest["label"] = versions.assign_label(manifest["name"], manifest["label"], version=manifest["version"],
+                                                  explicit=bool(explicit_label), registry=registry)
     _finish(staging, out_dir, manifest)
     if register:
         _register(manifest, out_dir, [out_dir, *ledger_paths(ledgers)], parent_manifest, parent_index, registry)
@@ -138,7 +142,8 @@ def derive_version(parent_dir: str | os.PathLike, out_dir: str | os.PathLike,
                           "pass a tokenizer to recount them")
     parent_index = changelog.index_of(open_dataset(parent_dir))
     level = parent["format"]["level"]
-    label = label or versions.bump(parent["label"], "patch")
+    wanted = label or versions.bump(parent["label"], "patch")
+    label = versions.assign_label(parent["name"], wanted, explicit=bool(label), registry=registry) if register else wanted
     staging = staging_dir(out_dir)
     ledger = Ledger(DERIVE_STAGE)
     rejects = staging / "rejects" / f"{DERIVE_STAGE}-{label}.jsonl.zst"  # beside the parent's rejects

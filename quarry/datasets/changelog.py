@@ -75,7 +75,11 @@ def diff(old: Iterable[dict], new: Iterable[dict], new_dropped: Iterable[dict] =
     changed_to = {c["to"] for c in changed}
     added = sorted(d for d in set(new_rows) - set(old_rows) if d not in changed_to)
     moved = sorted(d for d in set(old_rows) & set(new_rows) if old_rows[d]["split"] != new_rows[d]["split"])
+    # Where each added or removed document lives (origin::path), so a reader sees files, not hashes.
+    locations = {doc_id: new_rows[doc_id]["key"] for doc_id in added}
+    locations.update({doc_id: old_rows[doc_id]["key"] for ids in removed.values() for doc_id in ids})
     return {
+        "locations": dict(sorted(locations.items())),
         "added": added,
         "removed": {reason: ids for reason, ids in sorted(removed.items())},
         "changed": changed,
@@ -85,10 +89,21 @@ def diff(old: Iterable[dict], new: Iterable[dict], new_dropped: Iterable[dict] =
     }
 
 
+def origin_of(key: str) -> str:
+    """The origin part of a document key (``origin::path``); a bare id has none."""
+    return key.split("::", 1)[0] if "::" in key else "(no origin)"
+
+
 def render(log: dict[str, Any], limit: int = 50) -> str:
-    """The changelog as Markdown; long id lists are cut at ``limit`` with a count of the rest."""
-    def ids(items: list[str]) -> list[str]:
-        lines = [f"- `{i}`" for i in items[:limit]]
+    """The changelog as Markdown: counts by origin, then each section's documents by location
+    (origin, path) and id; long lists are cut at ``limit`` with a count of the rest."""
+    locations = log.get("locations", {})
+
+    def docs(items: list[str]) -> list[str]:
+        lines = []
+        for doc_id in items[:limit]:
+            key = locations.get(doc_id)
+            lines.append(f"- {key.replace('::', ' ', 1)} (`{doc_id}`)" if key and "::" in key else f"- `{doc_id}`")
         if len(items) > limit:
             lines.append(f"- ... and {len(items) - limit} more")
         return lines
@@ -97,12 +112,19 @@ def render(log: dict[str, Any], limit: int = 50) -> str:
     out = [f"# Changes from {log.get('from_label', '')} `{log.get('from', '')[:12]}` "
            f"to {log.get('to_label', '')} `{log.get('to', '')[:12]}`", "",
            f"{c['added']} added, {c['removed']} removed, {c['changed']} changed, {c['unchanged']} unchanged.", ""]
+    by_origin: dict[str, list[int]] = {}
+    for column, ids in ((0, log["added"]), (1, [i for ids in log["removed"].values() for i in ids])):
+        for doc_id in ids:
+            by_origin.setdefault(origin_of(locations.get(doc_id, "")), [0, 0])[column] += 1
+    if by_origin:
+        out += ["## By origin", "", "| origin | added | removed |", "|---|---:|---:|",
+                *(f"| {origin} | {a} | {r} |" for origin, (a, r) in sorted(by_origin.items())), ""]
     if log["added"]:
-        out += ["## Added", "", *ids(log["added"]), ""]
+        out += ["## Added", "", *docs(log["added"]), ""]
     for reason, removed in log["removed"].items():
-        out += [f"## Removed ({reason})", "", *ids(removed), ""]
+        out += [f"## Removed ({reason})", "", *docs(removed), ""]
     if log["changed"]:
-        changed = [f"- `{c['key']}`: `{c['from']}` -> `{c['to']}`" for c in log["changed"][:limit]]
+        changed = [f"- {c['key'].replace('::', ' ', 1)}: `{c['from']}` -> `{c['to']}`" for c in log["changed"][:limit]]
         out += ["## Changed", "", *changed, ""]
     return "\n".join(out)
 

@@ -22,7 +22,9 @@ from quarry.records import atomic_write_bytes, read_json
 SCHEMA = "quarry.dataset/1"
 MANIFEST = "manifest.json"
 SUMS = "SHA256SUMS"
-UNHASHED = ("version", "code_version")
+# The label is a human alias assigned when the version is registered (unique per name, see
+# versions.assign_label); the hash cites content, so it is the same on every machine.
+UNHASHED = ("version", "code_version", "label")
 # Keys that change how fast a build runs, never what it writes.
 SPEED_KEYS = ("zstd_threads", "shuffle_buckets", "workers")
 CURATION_SECTIONS = ("snapshot", "licenses", "optout", "filters", "pii", "dedup", "decontaminate")

@@ -50,6 +50,30 @@ def bump(label: str | None, part: str) -> str:
     return f"{major}.{minor}.{patch + 1}"
 
 
+def assign_label(name: str, wanted: str, *, version: str | None = None, explicit: bool = False,
+                 registry: str | os.PathLike | None = None) -> str:
+    """The label a new version of ``name`` gets: ``wanted`` unless another version already holds it.
+
+    A version registered before keeps its label (a rebuild of the same data is the same release).
+    An automatic label moves on to the next free patch label; a label the user chose that another
+    version holds is refused, since a label must name one version only.
+    """
+    taken = {r["manifest"].get("label"): r["manifest"]["version"] for r in releases(name, registry)}
+    if version is not None:
+        for label, holder in taken.items():
+            if holder == version:
+                return label
+    if wanted not in taken:
+        return wanted
+    if explicit:
+        raise QuarryError(f"dataset {name}: label {wanted} already names version {taken[wanted][:12]}; "
+                          "choose another label (assemble.label / --label)")
+    label = wanted
+    while label in taken:
+        label = bump(label, "patch")
+    return label
+
+
 def register(manifest: dict[str, Any], dataset_dir: Path, index: Iterable[dict], dropped: Iterable[dict], *,
              changelog: dict[str, Any] | None = None, changelog_md: str | None = None,
              registry: str | os.PathLike | None = None) -> Path:

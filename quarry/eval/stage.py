@@ -242,7 +242,8 @@ def log_report(report: dict[str, Any], checkpoint: str | os.PathLike, plots: lis
         for key in LOSS_KEYS:
             history = tracking.metric_history(training_run, key)
             if history:
-                plots.append(loss_curve(history, out_dir / "loss.png", title=f"training {key}"))
+                plots.append(loss_curve(history, out_dir / "loss.png",
+                                        title=f"training {key}: {checkpoint_label(checkpoint)}"))
                 break
     settings_logged = {k: cfg[k] for k in ("split", "context_len", "stride", "batch_size", "dtype")}
     settings_logged["context_len"] = report["context_len"]
@@ -250,7 +251,8 @@ def log_report(report: dict[str, Any], checkpoint: str | os.PathLike, plots: lis
     run_id = tracking.log_evaluation(report, training_run_id=training_run, run_name=f"eval {checkpoint_label(checkpoint)}",
                                      experiment=cfg["experiment"], artifacts=[*plots, out_dir / "bpb.json"],
                                      lineage=chain, lineage_summary=lineage_summary(chain),
-                                     dataset_hash=report["dataset"]["version"], settings=settings_logged)
+                                     dataset_hash=report["dataset"]["version"],
+                                     dataset_path=report["dataset"]["path"], settings=settings_logged)
     if cfg["register_model"]:
         tracking.register_checkpoint(Path(checkpoint), cfg["register_model"], run_id=run_id, lineage=lineage_summary(chain))
     return run_id

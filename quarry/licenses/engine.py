@@ -2,7 +2,8 @@
 
 The worker (scancode_worker.py, shipped beside this module and run by path) loads the license
 index once; ``detect`` sends texts in batches over JSON lines. The interpreter comes from
-QUARRY_SCANCODE_PYTHON, else <project>/.venv-scancode/bin/python.
+QUARRY_SCANCODE_PYTHON, else the path setup recorded in the project's environment
+(<sys.prefix>/quarry-scancode-python), else <project>/.venv-scancode/bin/python.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -27,13 +29,23 @@ class ScanCodeError(QuarryError):
     """ScanCode is missing, failed to start, or failed on a request."""
 
 
+# setup.sh writes the interpreter it built here, inside the project's environment, so ScanCode is
+# found from wherever `quarry` runs, not only from the project folder.
+RECORDED_PYTHON = Path(sys.prefix) / "quarry-scancode-python"
+
+
 def scancode_python() -> Path:
-    """The interpreter of ScanCode's virtualenv; a clear error when there is none."""
+    """The interpreter of ScanCode's virtualenv: QUARRY_SCANCODE_PYTHON, else the one setup
+    recorded in this environment, else <project>/.venv-scancode; a clear error when there is none."""
     if env := os.environ.get("QUARRY_SCANCODE_PYTHON"):
         path = Path(env)
         if not path.exists():
             raise ScanCodeError(f"QUARRY_SCANCODE_PYTHON={env}: no such interpreter; {SETUP_HINT}")
         return path
+    if RECORDED_PYTHON.is_file():
+        path = Path(RECORDED_PYTHON.read_text(encoding="utf-8").strip())
+        if path.exists():
+            return path
     path = project_root() / ".venv-scancode" / "bin" / "python"
     if not path.exists():
         raise ScanCodeError(f"ScanCode virtualenv not found at {path.parent.parent}; {SETUP_HINT}")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ import torch
 from safetensors import safe_open
 from safetensors.torch import save_file
 
+from quarry.atomic import current_umask, temp_beside
 from quarry.errors import QuarryError
 from quarry.models.llama import ModelArgs, Transformer
 from quarry.records import read_json, write_json
@@ -108,10 +108,11 @@ def _plan_shards(tensors: dict[str, torch.Tensor], max_bytes: int) -> list[dict[
 
 
 def _save_safetensors(tensors: dict[str, torch.Tensor], path: Path) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = temp_beside(path)
     os.close(fd)
     try:
         save_file(tensors, tmp, metadata={"format": "pt"})
+        os.chmod(tmp, 0o666 & ~current_umask())  # safetensors writes its file 0600
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -3,8 +3,9 @@
 Nothing is trusted: a member is refused, and reported with its name, when its path is absolute
 or has a `..` component, when it is a link whose target leaves the tree (or a hard link), when
 it is a device, fifo or other special file, or when the archive exceeds the member-count or
-total-bytes caps (a bomb guard that counts the bytes actually decompressed, not the header's
-claim). Files are written with plain open() under the destination, never with the archive
+total-bytes caps (a bomb guard that counts the sizes the headers declare before writing, and
+the bytes actually decompressed while writing), or when it inflates more than ``max_ratio`` times
+its own size. Files are written with plain open() under the destination, never with the archive
 library's own extract, so no member can write outside it.
 """
 
@@ -21,6 +22,10 @@ from pathlib import Path
 from quarry.errors import QuarryError
 
 COPY_CHUNK = 1 << 20
+# A bomb is refused while it streams, long before the byte cap fills a disk: no real source
+# archive inflates more than ``max_ratio`` times its size (source tarballs: 3-10x), past a floor
+# that small archives of very repetitive text stay under.
+RATIO_FLOOR_BYTES = 64 << 20
 
 
 @dataclass
@@ -77,11 +82,21 @@ def link_escapes(member: str, target: str) -> bool:
 
 
 class _Extractor:
-    def __init__(self, archive: Path, dest: Path, max_members: int, max_bytes: int):
+    def __init__(self, archive: Path, dest: Path, max_members: int, max_bytes: int, max_ratio: float):
         self.archive, self.dest = str(archive), dest.resolve()
         self.max_members, self.max_bytes = max_members, max_bytes
+        self.ratio_bytes = max(RATIO_FLOOR_BYTES, int(max_ratio * archive.stat().st_size))
+        self.max_ratio = max_ratio
         self.result = Extraction()
         self.members = 0
+        self.declared = 0
+
+    def declare(self, size: int) -> None:
+        """Count a member's size as its header states it: a declared bomb is refused before any
+        of it is written (the bytes actually written are counted again in ``write``)."""
+        self.declared += max(0, size)
+        if self.declared > self.max_bytes:
+            raise ArchiveLimitError(f"{self.archive}: its members declare more than {self.max_bytes} bytes")
 
     def refuse(self, member: str, reason: str) -> None:
         self.result.refusals.append(Refusal(self.archive, member, reason))
@@ -115,10 +130,15 @@ class _Extractor:
         with open(path, "wb") as out:
             while chunk := source.read(COPY_CHUNK):
                 self.result.bytes += len(chunk)
+                problem = None
                 if self.result.bytes > self.max_bytes:
+                    problem = f"more than {self.max_bytes} bytes once extracted"
+                elif self.result.bytes > self.ratio_bytes:
+                    problem = f"inflates more than {self.max_ratio:g} times its size (compression bomb)"
+                if problem:
                     out.close()
                     path.unlink()
-                    raise ArchiveLimitError(f"{self.archive}: more than {self.max_bytes} bytes once extracted")
+                    raise ArchiveLimitError(f"{self.archive}: {problem}")
                 out.write(chunk)
         if executable:
             path.chmod(0o755)
@@ -139,7 +159,7 @@ class _Extractor:
 
 
 def extract(archive: str | os.PathLike, dest: str | os.PathLike, *, max_members: int = 100_000,
-            max_bytes: int = 2_000_000_000) -> Extraction:
+            max_bytes: int = 2_000_000_000, max_ratio: float = 100.0) -> Extraction:
     """Extract ``archive`` under ``dest`` (created); returns counts, in-tree links and refusals.
 
     Exceeding a cap refuses the whole archive: what was written is removed and the refusal
@@ -147,7 +167,7 @@ def extract(archive: str | os.PathLike, dest: str | os.PathLike, *, max_members:
     """
     archive, dest = Path(archive), Path(dest)
     dest.mkdir(parents=True, exist_ok=True)
-    ex = _Extractor(archive, dest, max_members, max_bytes)
+    ex = _Extractor(archive, dest, max_members, max_bytes, max_ratio)
     try:
         if archive_format(archive) == "zip":
             _extract_zip(ex, archive)
@@ -169,6 +189,7 @@ def _extract_tar(ex: _Extractor, archive: Path) -> None:
             if member.isdir():
                 ex.mkdir(rel)
             elif member.isreg():
+                ex.declare(member.size)
                 with tar.extractfile(member) as source:
                     ex.write(rel, source, executable=bool(member.mode & 0o111))
             elif member.issym():
@@ -181,6 +202,8 @@ def _extract_tar(ex: _Extractor, archive: Path) -> None:
 
 def _extract_zip(ex: _Extractor, archive: Path) -> None:
     with zipfile.ZipFile(archive) as zf:
+        for info in zf.infolist():  # the central directory states every size up front
+            ex.declare(info.file_size)
         for info in zf.infolist():
             rel = ex.admit(info.filename)
             if rel is None or rel == "":

@@ -34,13 +34,17 @@ def plan_dir(source: dict, cfg: dict) -> list[OriginPlan]:
 
 
 def plan_archive(source: dict, cfg: dict, staging: Path) -> list[OriginPlan]:
+    if "://" in str(source["path"]):
+        raise QuarryError(f"snapshot source {source.get('name')!r}: {source['path']} is a URL; an archive source "
+                          "takes a local file (snapshots never download): fetch it first, then give its path")
     archive = Path(source["path"]).expanduser()
     if not archive.is_file():
         raise QuarryError(f"snapshot source {source.get('name')!r}: {archive} is not a file")
     digest = file_hash(archive)
     dest = staging / digest[:16]
     limits = cfg["archive"]
-    result = archives.extract(archive, dest, max_members=limits["max_members"], max_bytes=limits["max_bytes"])
+    result = archives.extract(archive, dest, max_members=limits["max_members"], max_bytes=limits["max_bytes"],
+                              max_ratio=limits["max_ratio"])
     root = dest
     entries = list(dest.iterdir())
     if (limits.get("strip_root", True) and len(entries) == 1 and entries[0].is_dir()

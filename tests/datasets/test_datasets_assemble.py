@@ -128,7 +128,11 @@ def test_changed_document_changes_hash_and_changelog_names_it(tmp_path, params, 
     assert log["removed"]["source change"] == [gone["meta"]["id"]]
     assert log["removed"]["filters: too short"] == [records[39]["meta"]["id"]]
     assert log["added"] == [] and log["counts"]["removed"] == 2
-    assert edited[7]["meta"]["id"] in (release / "CHANGELOG.md").read_text()
+    markdown = (release / "CHANGELOG.md").read_text()
+    assert edited[7]["meta"]["id"] in markdown
+    # removed documents are shown by origin and path, with a count per origin
+    assert f"- {gone['meta']['origin']} {gone['meta']['path']} (`{gone['meta']['id']}`)" in markdown
+    assert f"| {gone['meta']['origin']} | 0 |" in markdown
     # the same changelog from the registry, for any two versions, in either direction
     assert compare(v1["version"][:10], "0.2.0", registry=registry)["changed"] == log["changed"]
     back = compare(v2["version"], v1["version"], registry=registry)
@@ -243,3 +247,19 @@ def test_derive_version_removes_only_and_names_removals(curated, params, tmp_pat
     log = read_json(registry / "test-code" / child["version"] / "changelog.json")
     assert log["removed"] == {"derive: opt-out": removed} and log["added"] == [] and log["changed"] == []
     assert verify_sums(tmp_path / "v2") == []
+
+
+def test_labels_are_unique_per_name(tmp_path, params, registry):
+    records = raw_records()
+    first = qd.assemble(curate(write_raw(tmp_path / "raw1", records), tmp_path / "cur1"), tmp_path / "a", params,
+                        registry=registry)
+    other = curate(write_raw(tmp_path / "raw2", records[:-5]), tmp_path / "cur2")
+    second = qd.assemble(other, tmp_path / "b", params, registry=registry)  # same automatic label wanted
+    assert (first["label"], second["label"]) == ("0.1.0", "0.1.1")
+    again = qd.assemble(other, tmp_path / "b", params, registry=registry)  # a rebuild keeps its label
+    assert again["version"] == second["version"] and again["label"] == "0.1.1"
+    chosen = {"assemble": {**params["assemble"], "label": "0.1.0"}}
+    with pytest.raises(QuarryError, match=r"label 0.1.0 already names version"):
+        qd.assemble(curate(write_raw(tmp_path / "raw3", records[:-9]), tmp_path / "cur3"), tmp_path / "c", chosen,
+                    registry=registry)
+    assert [r["manifest"]["label"] for r in qd.releases(registry=registry)] == ["0.1.0", "0.1.1"]

@@ -12,6 +12,7 @@ from pathlib import Path
 import yaml
 
 import quarry.datasets as qd
+from quarry.cli import main
 from quarry.datasets.manifest import verify_sums, version_hash
 from quarry.hashing import tree_hash
 
@@ -24,7 +25,7 @@ def run(*cmd, cwd: Path, env: dict) -> str:
     return done.stdout
 
 
-def test_dvc_repro_push_and_pull_into_a_fresh_clone(curated, params, tmp_path, monkeypatch):
+def test_dvc_repro_push_and_pull_into_a_fresh_clone(curated, params, tmp_path, monkeypatch, capsys):
     repo, remote, clone = tmp_path / "repo", tmp_path / "remote", tmp_path / "clone"
     env = {**os.environ, "DVC_NO_ANALYTICS": "1", "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org",
            "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org", "QUARRY_HOME": str(repo)}
@@ -33,7 +34,9 @@ def test_dvc_repro_push_and_pull_into_a_fresh_clone(curated, params, tmp_path, m
     (repo / "params.yaml").write_text(yaml.safe_dump(params))
     stage = {"cmd": f"{sys.executable} -m quarry assemble data/curated data/datasets/test-code "
                     "--params params.yaml --ledger data/curated/ledger.json --parent latest",
-             "deps": ["data/curated"], "params": ["assemble"], "outs": ["data/datasets/test-code"]}
+             "deps": ["data/curated"], "params": ["assemble"],
+             # the release registry is a persistent output: kept across runs, pushed and pulled
+             "outs": ["data/datasets/test-code", {"data/releases": {"persist": True}}]}
     (repo / "dvc.yaml").write_text(yaml.safe_dump({"stages": {"assemble": stage}}))
     run("git", "init", "-q", cwd=repo, env=env)
     run(DVC, "init", "-q", cwd=repo, env=env)
@@ -47,14 +50,18 @@ def test_dvc_repro_push_and_pull_into_a_fresh_clone(curated, params, tmp_path, m
 
     run("git", "clone", "-q", str(repo), str(clone), cwd=tmp_path, env=env)
     assert not (clone / "data" / "datasets" / "test-code").exists()
-    run(DVC, "pull", "data/datasets/test-code", cwd=clone, env={**env, "QUARRY_HOME": str(clone)})
+    assert not (clone / "data" / "releases").exists()  # not in git: it travels through the DVC remote
+    run(DVC, "pull", cwd=clone, env={**env, "QUARRY_HOME": str(clone)})
     pulled_dir = clone / "data" / "datasets" / "test-code"
     pulled = qd.load_manifest(pulled_dir)
     assert pulled["version"] == built["version"] == version_hash(pulled)
     assert verify_sums(pulled_dir) == []
     assert tree_hash(pulled_dir) == tree_hash(repo / "data" / "datasets" / "test-code")
     assert list(qd.open(pulled_dir, split="test")) == list(qd.open(repo / "data/datasets/test-code", split="test"))
-    # the release registry travels in git: the clone finds the version by its hash
+    # the pulled registry resolves the version by label and by hash prefix
     monkeypatch.setenv("QUARRY_HOME", str(clone))
     assert [r["manifest"]["version"] for r in qd.releases()] == [built["version"]]
     assert list(qd.open(built["version"][:12], split="test")) == list(qd.open(pulled_dir, split="test"))
+    assert main(["dataset", "show", built["label"]]) == 0
+    assert main(["dataset", "show", built["version"][:8]]) == 0
+    assert built["version"] in capsys.readouterr().out.replace("\n", "")

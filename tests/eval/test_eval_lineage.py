@@ -110,6 +110,9 @@ def test_cli_lineage_trace_and_eval(in_project, capsys, tmp_path):
     assert len(events) == 3 and all(e["eventType"] == "COMPLETE" for e in events)
     assert main(["trace", str(project["final"]), "src/tiny.py"]) == 0
     assert "too short" in capsys.readouterr().out
+    train_file = next(r for r in evaluation_records(project["dataset"], "train"))
+    assert main(["trace", str(project["final"]), train_file["meta"]["id"]]) == 0
+    assert "license: MIT (permissive, from " in capsys.readouterr().out  # SPDX text, not a dict
     assert main(["eval", "bpb", str(project["final"]), str(project["dataset"]), "--no-mlflow", "--json",
                  "--context-len", "32", "--stride", "16"]) == 0
     report = json.loads(capsys.readouterr().out)

@@ -60,6 +60,10 @@ def evaluate_and_compare(project, tmp_path, capsys) -> None:
     assert tags["quarry.eval.stride"] == str(reports[0]["stride"])
     artifacts = {a.path for a in client.list_artifacts(runs[0], "evaluation")}
     assert {"evaluation/bpb.png", "evaluation/loss.png", "evaluation/bpb.json"} <= artifacts
+    inputs = run.inputs.dataset_inputs  # the UI's Dataset column: the version, from its folder
+    assert [(i.dataset.digest, i.dataset.name) for i in inputs] == [(version[:36], Path(project["dataset"]).name)]
+    assert {t.key: t.value for t in inputs[0].tags} == {"mlflow.data.context": "evaluation",
+                                                      "quarry.dataset_version": version}
     lineage = json.loads(Path(client.download_artifacts(runs[0], "lineage.json", str(tmp_path))).read_text())
     assert lineage["dataset"]["version"] == version
 
@@ -84,7 +88,12 @@ def evaluate_and_compare(project, tmp_path, capsys) -> None:
     assert main(["compare", runs[0], runs[1]]) == 0
     assert "bpb/" in capsys.readouterr().out
     assert main(["compare", "no-such-run"]) == 1
-    assert "no run with id or name 'no-such-run'" in capsys.readouterr().err.replace("\n", "")
+    assert "no run with id, id prefix or name 'no-such-run'" in capsys.readouterr().err.replace("\n", "")
+    # Run-id prefixes, and only the rows that differ.
+    assert main(["compare", runs[0][:8], runs[1][:8], "--diff-only", "--json"]) == 0
+    differing = json.loads(capsys.readouterr().out)["rows"]
+    assert differing["run id"] == runs and differing["param lr"] == ["0.001", "0.003"]
+    assert "dataset_hash" not in differing and "param recipe" not in differing
 
 
 def test_mlflow_sqlite_store_holds_eval_metrics_plots_registry_and_compares(in_project, tmp_path, capsys,
@@ -92,6 +101,9 @@ def test_mlflow_sqlite_store_holds_eval_metrics_plots_registry_and_compares(in_p
     monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
     evaluate_and_compare(in_project, tmp_path, capsys)
     assert (in_project["root"] / "mlflow.db").is_file()
+    # artifacts where the README says: the project's mlartifacts/, never a stray ./mlruns
+    assert any((in_project["root"] / "mlartifacts").rglob("bpb.json"))
+    assert not (in_project["root"] / "mlruns").exists() and not Path("mlruns").exists()
 
 
 def test_evaluation_of_a_run_from_another_store_gets_a_linked_run(in_project, tmp_path, monkeypatch):

@@ -172,3 +172,57 @@ def test_no_member_name_or_link_escapes_property(tmp_path_factory):
             assert not link_escapes(link, target)
 
     check()
+
+
+def _spy_writes(monkeypatch):
+    """Record every member write the extractor starts and the bytes written when it stops."""
+    from quarry.snapshot import archives
+
+    seen = {"writes": 0, "bytes": 0}
+    original = archives._Extractor.write
+
+    def write(self, rel, source, executable=False):
+        seen["writes"] += 1
+        try:
+            original(self, rel, source, executable)
+        finally:
+            seen["bytes"] = self.result.bytes
+
+    monkeypatch.setattr(archives._Extractor, "write", write)
+    return seen
+
+
+def test_zip_declaring_a_bomb_is_refused_before_anything_is_written(tmp_path, monkeypatch):
+    path = tmp_path / "bomb.zip"
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("a.txt", "ok\n")
+        zf.writestr("zeros.bin", b"\0" * 5_000_000)
+    seen = _spy_writes(monkeypatch)
+    result = extract(path, tmp_path / "dest", max_bytes=1_000_000)
+    assert "declare more than 1000000 bytes" in result.refusals[0].reason
+    assert seen["writes"] == 0
+
+
+def test_tar_bomb_stops_streaming_at_the_ratio_cap(tmp_path, monkeypatch):
+    from quarry.snapshot import archives
+
+    monkeypatch.setattr(archives, "RATIO_FLOOR_BYTES", 1 << 20)
+    path = _tar(tmp_path / "bomb.tar.gz", [({"name": "zeros.bin"}, b"\0" * 40_000_000)])
+    size = path.stat().st_size
+    seen = _spy_writes(monkeypatch)
+    result = extract(path, tmp_path / "dest")  # the byte cap (2 GB) is far away: the ratio stops it
+    (refusal,) = result.refusals
+    assert refusal.reason.startswith("bomb:") and "compression bomb" in refusal.reason
+    cap = max(1 << 20, 100 * size)
+    assert cap < seen["bytes"] <= cap + archives.COPY_CHUNK  # stopped within one chunk of the cap
+    assert list((tmp_path / "dest").iterdir()) == []
+
+
+def test_archive_url_is_refused_with_a_clear_message(tmp_path):
+    from quarry.errors import QuarryError
+    from quarry.snapshot.settings import settings
+    from quarry.snapshot.sources import plan_archive
+
+    with pytest.raises(QuarryError, match=r"https://example.org/x.tar.gz is a URL; an archive source takes a local"):
+        plan_archive({"name": "x", "kind": "archive", "path": "https://example.org/x.tar.gz"}, settings({}),
+                     tmp_path)

@@ -255,6 +255,9 @@ class Recipe:
                 self.mlflow_run_id = run.info.run_id
                 if self.step == 0:
                     mlflow.log_params(_flat(self.cfg))
+                    if self.cfg["dataset"]["path"]:
+                        tracking.log_dataset_input(run.info.run_id, self.cfg["dataset"]["path"],
+                                                   self.dataset_hash(), context="training")
                 yield
         return mlflow, opened()
 

@@ -1,0 +1,25 @@
+"""ScanCode is found from the installation, not from the folder `quarry` runs in."""
+
+import os
+import subprocess
+import sys
+
+from quarry.licenses.engine import RECORDED_PYTHON
+
+SCRIPT = """
+from quarry.licenses.engine import ScanCodeWorker
+with ScanCodeWorker() as worker:
+    print(worker.python)
+    print(worker.detect(["SPDX-License-Identifier: MIT"])[0])
+"""
+
+
+def test_scancode_found_from_a_folder_outside_the_project(tmp_path):
+    assert RECORDED_PYTHON.is_file(), "scripts/setup.sh records ScanCode's interpreter in the environment"
+    env = {k: v for k, v in os.environ.items() if k not in ("QUARRY_SCANCODE_PYTHON", "QUARRY_HOME")}
+    done = subprocess.run([sys.executable, "-c", SCRIPT], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    python, result = done.stdout.splitlines()[:2]
+    assert python == RECORDED_PYTHON.read_text(encoding="utf-8").strip()
+    assert "mit" in result.lower()
