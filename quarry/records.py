@@ -12,7 +12,6 @@ quarantined into a rejects file and counted.
 from __future__ import annotations
 
 import base64
-import functools
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -264,7 +263,6 @@ class RecordWriter:
         self._fh.flush()
         os.fsync(self._fh.fileno())
         self._fh.close()
-        os.chmod(self._tmp, default_mode())  # mkstemp made it 0600; a plain open() would honour umask
         os.replace(self._tmp, self.path)
         _fsync_dir(self.path.parent)
         return self.stats
@@ -286,20 +284,6 @@ class RecordWriter:
             self.close()
         else:
             self.abort()
-
-
-@functools.lru_cache(maxsize=1)
-def default_mode() -> int:
-    """The mode ``open()`` gives a new file under the user's umask (read once per process)."""
-    try:  # Linux reports it without changing it (changing it races with other threads)
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("Umask:"):
-                return 0o666 & ~int(line.split()[1], 8)
-    except OSError:
-        pass
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return 0o666 & ~mask
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -333,7 +317,6 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        os.chmod(tmp, default_mode())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
