@@ -10,7 +10,9 @@ from rich.console import Console
 
 out = Console()
 
-STAGES = ("snapshot", "curate", "assemble", "tokenizer", "train", "finetune", "evaluate", "pipeline")
+from flows.dag import DAG
+
+STAGES = (*DAG, "pipeline")
 
 
 def register(app: typer.Typer) -> None:

@@ -13,7 +13,9 @@ import pytest
 import yaml
 from pipeline_project import BIN, REPO, SCANCODE_PYTHON, make_project, project_env
 
-STAGES = ["snapshot", "curate", "assemble", "tokenizer", "train", "finetune", "evaluate"]
+from flows.dag import DAG
+
+STAGES = list(DAG)
 
 
 def run(root: Path, *args: str, timeout: float = 1800) -> str:
@@ -34,7 +36,7 @@ def dvc_repo(root: Path) -> Path:
     make_project(root)
     shutil.copyfile(REPO / "dvc.yaml", root / "dvc.yaml")
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for folder in ("quarry", "configs"):
+    for folder in ("quarry", "tasks", "flows", "configs"):
         shutil.copytree(REPO / folder, root / folder, ignore=ignore)
     (root / ".gitignore").write_text(".quarry/\nmlflow.db\nmlartifacts/\n")
     run(root, "git", "init", "-q", "-b", "main")
@@ -53,6 +55,13 @@ def test_dvc_parses_the_dag(tmp_path):
     for upstream, downstream in zip(STAGES, STAGES[1:]):
         assert (upstream, downstream) in named, (upstream, downstream, output)
     assert ("curate", "train") not in named  # train reads the dataset version, not curated shards
+
+
+def test_dvc_yaml_follows_the_dag_order():
+    stages = yaml.safe_load((REPO / "dvc.yaml").read_text())["stages"]
+    assert list(stages) == STAGES
+    for folder in ("quarry/engine", "quarry/stages", "tasks", "flows"):  # the code every curation stage runs
+        assert folder in stages["curate"]["deps"], folder
 
 
 def stop_project_server(root: Path) -> None:
