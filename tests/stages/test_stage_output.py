@@ -90,3 +90,12 @@ def test_files_follow_the_umask(tmp_path):
     for path in (tmp_path / "out").rglob("*"):
         if path.is_file():
             assert stat.S_IMODE(path.stat().st_mode) == 0o644, path
+
+
+def test_a_stage_never_has_more_tasks_than_its_budget():
+    from tasks.executor import TASKS_PER_STAGE, batches
+
+    jobs = list(range(125_000))  # 1 TB of 8 MB shards
+    grouped = batches(jobs, TASKS_PER_STAGE)
+    assert len(grouped) <= TASKS_PER_STAGE and [j for batch in grouped for j in batch] == jobs
+    assert batches(jobs[:7], TASKS_PER_STAGE) == [[j] for j in range(7)]  # small stages: one task per shard
