@@ -23,6 +23,7 @@ from pathlib import Path
 from quarry.datasets import assemble
 from quarry.hashing import file_hash
 from quarry.records import RecordWriter, dumps, read_folder, write_records
+from peers import peer_versions
 
 
 def stdlib_records(limit_bytes: int) -> list[dict]:
@@ -104,6 +105,7 @@ def main() -> None:
         results["assemble_zstd10"] = {"mb_per_s": round(mb / seconds, 2), "seconds": round(seconds, 2),
                                       "shards": sum(len(s["files"]) for s in manifest["splits"].values()),
                                       "version": manifest["version"][:12]}
+    results["versions"] = peer_versions("zstandard")
     print(json.dumps(results, indent=2))
 
 

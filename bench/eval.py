@@ -28,6 +28,7 @@ from quarry.eval.bpb import rolling_windows, score_documents
 from quarry.models import llama_tiny
 from quarry.models.checkpoint import load_pretrained, save_pretrained
 from quarry.tokenizer import train_tokenizer
+from peers import peer_versions
 
 
 def stdlib_documents(n: int, max_chars: int) -> list[tuple[str, str]]:
@@ -116,6 +117,7 @@ def main(argv: list[str] | None = None) -> dict:
         "bpb_abs_diff": abs(ours["bpb"] - peer["bpb"]),
         "speedup": ours["tokens_per_s"] / peer["tokens_per_s"],
     }
+    report["versions"] = peer_versions("transformers")
     print(json.dumps(report, indent=2))
     return report
 

@@ -19,6 +19,7 @@ import tempfile
 import time
 
 import torch
+from peers import peer_versions
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -102,7 +103,8 @@ def main(argv=None) -> dict:
         "workload": {"batch": args.batch, "prompt_len": args.prompt_len, "new_tokens": args.new_tokens,
                      "repeats": args.repeats, "decoding": "greedy"},
         "environment": {"device": str(device), "dtype": args.dtype, "threads": args.threads,
-                        "torch": torch.__version__, "python": platform.python_version()},
+                        "torch": torch.__version__, "python": platform.python_version(),
+                        "versions": peer_versions("transformers")},
         "results": results,
         # Share of rows whose tokens are identical (bf16 near-ties can flip a greedy pick late in a row).
         "identical_rows": {

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import yaml
 from memory import TreePeak
+from peers import peer_versions
 
 REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -120,6 +121,7 @@ def main() -> None:
         report["train_param_change"]["stages_run"] = [line.split("'")[1] for line in last.splitlines()
                                                       if line.startswith("Running stage '")]
         report["curation"] = curation_rates(work, root, params, args.workers)
+        report["versions"] = peer_versions("prefect", "dvc", "dask", "mlflow")
         print(json.dumps(report, indent=2))
     finally:
         if args.keep is None:

@@ -20,6 +20,7 @@ from pathlib import Path
 import zstandard
 
 from quarry.records import read_records, write_records
+from peers import peer_versions
 
 WORDS = ("def return import self class for while if else None True False value result data "
          "path config tensor model token shard record license origin").split()
@@ -102,6 +103,7 @@ def main() -> None:
                 assert value == len(records), (name, value)
             results[name] = {"seconds": round(seconds, 2), "mb_per_s": round(raw_mb / seconds, 1)}
         results["compressed_mb"] = round(sum(p.stat().st_size for p in (work / "quarry").iterdir()) / 1e6, 1)
+        results["versions"] = peer_versions("datasets", "zstandard", "orjson")
         print(json.dumps(results, indent=2))
     finally:
         shutil.rmtree(work, ignore_errors=True)

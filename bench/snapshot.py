@@ -24,6 +24,7 @@ from quarry.snapshot import language, run_snapshot  # noqa: E402
 from quarry.snapshot.driver import plan_all  # noqa: E402
 from quarry.snapshot.settings import settings  # noqa: E402
 from quarry.snapshot.swhid import content_swhid  # noqa: E402
+from peers import peer_versions
 
 
 def _rate(files: int, size: int, seconds: float) -> dict:
@@ -104,6 +105,7 @@ def main() -> None:
         files = files[: args.peer_files]
         result["swhid"] = bench_swhid([full for _, full in files])
         result["language"] = bench_language(files)
+    result["versions"] = peer_versions("swh.model", "pygments", "dulwich")
     print(json.dumps(result, indent=2))
 
 

@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from peers import peer_versions
 
 HERE = Path(__file__).resolve().parent
 HARNESS = HERE / "gpu" / "train_gpu.py"
@@ -72,7 +73,8 @@ def main(argv: list[str] | None = None) -> int:
                                "peer_tokens_per_s": peer["best_tokens_per_s"],
                                "speedup": round(ours["best_tokens_per_s"] / peer["best_tokens_per_s"], 3),
                                "quarry_peak_gib": ours["peak_gib"], "peer_peak_gib": peer["peak_gib"]}
-    print(json.dumps({"config": vars(args), "summary": summary}, sort_keys=True, indent=1))
+    print(json.dumps({"config": vars(args), "summary": summary, "versions": peer_versions("transformers", "peft")},
+                     sort_keys=True, indent=1))
     return 0
 
 

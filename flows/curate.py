@@ -12,6 +12,7 @@ from typing import Any
 
 from prefect import flow
 
+from flows.artifacts import publish_datacard, publish_ledgers
 from quarry.params import load_params
 from quarry.records import read_json, write_json
 from quarry.stages import CURATION, curated_output
@@ -27,16 +28,30 @@ def snapshot(out_dir: str, params_file: str | None = None) -> dict[str, Any]:
     return snapshot_with_tasks(None, Path(out_dir), load_params(params_file))
 
 
-@flow(name="curate")
+def named_after_dataset(stage: str):
+    """A flow-run name a person recognises: the stage and the dataset it builds (`curate quarry-code`)."""
+    def name() -> str:
+        from prefect.runtime import flow_run
+
+        from quarry.params import get
+
+        section = get(load_params(flow_run.parameters.get("params_file")), "assemble", None) or {}
+        dataset = section.get("name") or "dataset"
+        return f"{stage} {dataset}"
+    return name
+
+
+@flow(name="curate", flow_run_name=named_after_dataset("curate"))
 def curate(snapshot_dir: str, out_dir: str, params_file: str | None = None) -> dict[str, Any]:
     """Run every curation stage over the snapshot's shards; returns the ledgers by stage."""
     runs = curate_stages(Path(snapshot_dir) / "shards", Path(out_dir), load_params(params_file), PrefectExecutor())
     ledgers = {run.stage: run.ledger for run in runs}
     write_json(Path(out_dir) / "ledgers.json", ledgers)
+    publish_ledgers(ledgers)
     return ledgers
 
 
-@flow(name="assemble")
+@flow(name="assemble", flow_run_name=named_after_dataset("assemble"))
 def assemble(curated_dir: str, snapshot_dir: str, out_dir: str, params_file: str | None = None) -> dict[str, Any]:
     """Assemble the curated shards into a dataset version; returns its manifest."""
     from tasks.assemble import assemble_tasks
@@ -47,6 +62,8 @@ def assemble(curated_dir: str, snapshot_dir: str, out_dir: str, params_file: str
     # Ledger files (not their contents): assembly reads each stage's rejects/ beside its ledger
     # to say why a document left the dataset.
     stage_ledgers = [Path(snapshot_dir) / "ledger.json", *(curated / stage.folder / "ledger.json" for stage in CURATION)]
-    return assemble_tasks(curated_output(curated), Path(out_dir), params,
-                          snapshot_manifest=Path(snapshot_dir) / "manifest.json", ledgers=stage_ledgers,
-                          optout_registry_hash=registry_hash)
+    manifest = assemble_tasks(curated_output(curated), Path(out_dir), params,
+                              snapshot_manifest=Path(snapshot_dir) / "manifest.json", ledgers=stage_ledgers,
+                              optout_registry_hash=registry_hash)
+    publish_datacard(out_dir, manifest)
+    return manifest

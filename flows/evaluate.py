@@ -8,6 +8,7 @@ from typing import Any
 
 from prefect import flow, unmapped
 
+from flows.artifacts import publish_bpb
 from quarry.params import load_params
 from quarry.records import write_json
 
@@ -29,6 +30,7 @@ def evaluate(dataset: str, checkpoints: list[str], out_dir: str, metrics_file: s
         reports[name] = publish_task.with_options(cache_policy=None, persist_result=False)(
             checkpoint, Path(dataset), results, Path(out_dir) / name, params)
     write_json(metrics_file, {name: _metrics(report) for name, report in reports.items()})
+    publish_bpb(reports)
     return reports
 
 

@@ -23,7 +23,7 @@ def stage_calls(params: dict[str, Any], params_file: str | None) -> dict[str, tu
         "assemble": (curation.assemble, (p["curated"], p["snapshot"], p["dataset"], params_file)),
         "tokenizer": (training.tokenizer, (p["dataset"], p["tokenizer"], params_file)),
         "train": (training.train, ("train", params_file)),
-        "finetune": (training.train, ("finetune", params_file)),
+        "finetune": (training.finetune, (params_file,)),
         "evaluate": (evaluation.evaluate, (p["dataset"], [str(Path(p["pretrain"]) / "final"),
                                                           str(Path(p["finetune"]) / "final")],
                                            p["reports"], p["metrics"], params_file)),

@@ -43,6 +43,16 @@ def tokenizer(dataset: str, out_dir: str, params_file: str | None = None) -> dic
 @flow(name="train")
 def train(section: str = "train", params_file: str | None = None) -> dict[str, Any]:
     """Run the recipe of params.yaml ``section`` (train or finetune)."""
+    return run_section(section, params_file)
+
+
+@flow(name="finetune")
+def finetune(params_file: str | None = None) -> dict[str, Any]:
+    """Run the recipe of params.yaml ``finetune`` (the pretrained checkpoint adapted)."""
+    return run_section("finetune", params_file)
+
+
+def run_section(section: str, params_file: str | None = None) -> dict[str, Any]:
     params = load_params(params_file)
     spec = get(params, section)
     # The pipeline's folders win over the section's own: they are the outs dvc.yaml tracks.

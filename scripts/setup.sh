@@ -11,16 +11,27 @@
 # a machine with a local CPU wheel of it (find-links) takes that one. To choose yourself, install
 # the build you want into .venv before running this script (for example the CPU-only wheel from
 # PyTorch's CPU index, or a specific CUDA build): any local version of 2.13.0 satisfies the lock.
+#
+# `bash scripts/setup.sh --bench` also installs the benchmarks' peers (the `bench` extra) at the
+# versions pinned in requirements-bench.lock, with requirements.lock as a constraint so no version
+# the product runs on moves.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+install_bench_peers() {
+  echo "setup: benchmark peers (requirements-bench.lock)"
+  .venv/bin/python -m pip install -q -c requirements.lock -c requirements-bench.lock -e ".[bench]"
+  .venv/bin/python -m pip check
+}
+
 PYTHON=${PYTHON:-$(command -v python3.11 || command -v python3)}
-stamp_of() { cat pyproject.toml requirements.lock requirements-scancode.lock scripts/setup.sh | sha256sum | cut -c1-16; }
+stamp_of() { cat pyproject.toml requirements.lock requirements-bench.lock requirements-scancode.lock scripts/setup.sh | sha256sum | cut -c1-16; }
 STAMP=$(stamp_of)
 
 if [[ -f .venv/.quarry-setup && "$(cat .venv/.quarry-setup)" == "$STAMP" \
    && -f .venv-scancode/.quarry-setup && "$(cat .venv-scancode/.quarry-setup)" == "$STAMP" ]]; then
   echo "setup: environments are up to date"
+  [[ "${1:-}" == "--bench" ]] && install_bench_peers
   exit 0
 fi
 
@@ -45,4 +56,5 @@ echo "$PWD/.venv-scancode/bin/python" > .venv/quarry-scancode-python
 if ! git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
   git init -q && git add -A && git -c user.name=quarry -c user.email=quarry@localhost commit -qm "Quarry sources"
 fi
+[[ "${1:-}" == "--bench" ]] && install_bench_peers
 echo "setup: done"

@@ -9,6 +9,7 @@ from typing import Any
 import yaml
 
 from quarry.datasets.cite import bibtex, plain
+from quarry.plots import horizontal_bars, pyplot, save
 
 SIZE_CATEGORIES = [(1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"),
                    (10_000_000, "1M<n<10M"), (100_000_000, "10M<n<100M"), (1_000_000_000, "100M<n<1B")]
@@ -96,27 +97,22 @@ def render(manifest: dict[str, Any]) -> str:
 
 
 def plot(manifest: dict[str, Any], path: Path) -> None:
-    """Horizontal bars of the byte share of each subset and each language."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    """Horizontal bars of the byte share of each subset and each language, the share and size
+    written on each bar (a log axis keeps small subsets visible)."""
+    plt = pyplot()
     comp = manifest["composition"]
     total = comp["total"]["bytes"] or 1
     bars = {dim: _largest(comp[f"by_{dim}"]) for dim in ("subset", "language")}
     height = 1.5 + 0.3 * max(len(rows) for rows in bars.values())
-    fig, axes = plt.subplots(1, 2, figsize=(10, height))
+    fig, axes = plt.subplots(1, 2, figsize=(11, height))
     for ax, dim in zip(axes, ("subset", "language")):
         rows = bars[dim][::-1]  # largest at the top
-        ax.barh([name for name, _ in rows], [100 * size / total for _, size in rows], color="#4c72b0")
-        ax.set_xlabel("share of bytes (%)")
+        shares = [100 * size / total for _, size in rows]
+        horizontal_bars(ax, [name for name, _ in rows], shares, xlabel="share of bytes (%)",
+                        value_labels=[f"{share:.1f}% ({size / 1e6:.2f} MB)" for share, (_, size) in zip(shares, rows)])
         ax.set_title(f"by {dim}")
     fig.suptitle(f"{manifest['name']} {manifest['label']} ({manifest['version'][:12]})")
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format="png", dpi=100, metadata={"Software": None})
-    plt.close(fig)
+    save(fig, path)
 
 
 def _largest(table: dict[str, dict[str, int]], keep: int = PLOT_ROWS) -> list[tuple[str, int]]:

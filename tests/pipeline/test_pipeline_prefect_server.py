@@ -75,6 +75,22 @@ def test_flow_runs_visible_through_the_server_api(project, prefect_server):
     assert len(licensed) == shards > 1
     assert all(t.state.is_completed() for t in tasks)
 
+    # What the UI shows of the run: a name a person recognises, and the ledgers as artifacts.
+    assert curate_run.name == "curate quarry-code"
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId
+
+    with api_client(prefect_server) as client:
+        artifacts = client.read_artifacts(artifact_filter=ArtifactFilter(
+            flow_run_id=ArtifactFilterFlowRunId(any_=[curate_run.id])))
+    by_key = {a.key: a for a in artifacts}
+    ledgers = (project / "data" / "curated" / "ledgers.json")
+    import json
+
+    for stage, ledger in json.loads(ledgers.read_text()).items():
+        rows = by_key[f"ledger-{stage}"].data
+        rows = json.loads(rows) if isinstance(rows, str) else rows
+        assert {"outcome": "kept", "documents": ledger["kept"]} in rows
+
 
 SERVE = textwrap.dedent("""
     import sys
