@@ -93,7 +93,12 @@ from pathlib import Path
 from quarry.hashing import tree_hash
 from quarry.stages import CURATION, curate
 kind, workers, address, shards, out = sys.argv[1], int(sys.argv[2]), sys.argv[3], Path(sys.argv[4]), Path(sys.argv[5])
-params = {"decontaminate": {"test_split": "test"}}
+registry = Path("registry.tsv")
+registry.write_text("origin\\thttps://example.org/opted-out\\t2026-01-01\\tbench\\n")
+params = {"optout": {"registry": str(registry.resolve())}, "decontaminate": {"test_split": "test"}}
+if kind == "dask":
+    from flows.server import ensure_api
+    ensure_api()  # one server for this process and the cluster's workers (started before the clock)
 start = time.perf_counter()
 if kind == "local":
     from quarry.engine import LocalExecutor
@@ -108,6 +113,9 @@ else:
         return curate(shards, out, params, PrefectExecutor())
     runs = bench.with_options(task_runner=task_runner(dask_address=address))()
 wall = time.perf_counter() - start
+if kind == "dask":
+    from flows.server import stop_api
+    stop_api()
 print("RESULT " + json.dumps({"wall_s": wall, "hash": tree_hash(out / CURATION[-1].folder),
       "stages": {r.stage: {"seconds": r.seconds, "phases": r.phases, "input_mb": r.input_bytes / 1e6,
                             "kept": r.ledger["kept"]} for r in runs}}))
@@ -172,6 +180,38 @@ def rates(result: dict, mb: float, cores: int) -> dict:
             "stage_seconds": {s: round(i["seconds"], 1) for s, i in result["stages"].items()}}
 
 
+CLUSTER_BYTES_PER_DOC = 48  # dedup clustering holds per document: one band of keys and its sort order
+                            # (2 x 8 B), the exact hash (16 B), union-find parent and rank (16 B)
+
+
+def project(measured: dict, corpus_mb: float, documents: int, workers: int) -> dict:
+    """Wall time, task count and clustering memory at 1 TB and 67 TB (The Stack v2) on N workers,
+    from one run's per-phase seconds: map phases scale with data / workers, global phases with
+    data alone (they run in one process)."""
+    from quarry.stages import CURATION
+    from tasks.executor import TASKS_PER_STAGE
+
+    kinds = {(stage.name, phase.name): type(phase).__name__ for stage in CURATION for phase in stage.phases}
+    out = {}
+    for label, mb in (("1TB", 1e6), ("67TB", 67e6)):
+        scale = mb / corpus_mb
+        shards = mb / SHARD_BYTES * 1e6
+        rows = {}
+        for n in (2, 16, 64, 256):
+            phases = {}
+            for stage, info in measured["stages"].items():
+                for phase, seconds in info["phases"].items():
+                    parallel = kinds[(stage, phase)] == "Map"
+                    phases[f"{stage}.{phase}"] = seconds * scale * (workers / n if parallel else 1)
+            slowest = max(phases, key=phases.get)
+            rows[f"{n}_workers"] = {"hours": round(sum(phases.values()) / 3600, 1), "slowest_phase": slowest,
+                                    "slowest_phase_hours": round(phases[slowest] / 3600, 1)}
+        out[label] = {"shards_8mb": int(shards), "tasks_per_stage": min(int(shards), TASKS_PER_STAGE),
+                      "dedup_cluster_gb": round(documents / corpus_mb * mb * CLUSTER_BYTES_PER_DOC / 1e9, 1),
+                      **rows}
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=float, default=250, help="corpus size (MB of text)")
@@ -180,14 +220,17 @@ def main() -> None:
     scratch = args.scratch or Path(tempfile.mkdtemp(prefix="quarry-scale-"))
     corpus = build_corpus(scratch / "corpus", int(args.mb * 1e6))
     mb = corpus["bytes"] / 1e6
-    results = {}
+    raw, results = {}, {}
     for kind, workers in (("local", 1), ("local", 2), ("dask", 2)):
-        results[f"{kind}-{workers}"] = rates(run(kind, workers, scratch / "corpus", scratch), mb, workers)
+        raw[f"{kind}-{workers}"] = run(kind, workers, scratch / "corpus", scratch)
+        results[f"{kind}-{workers}"] = rates(raw[f"{kind}-{workers}"], mb, workers)
     base = results["local-1"]["wall_s"]
     for result in results.values():
         result["speedup"] = round(base / result["wall_s"], 2)
+    projection = project(raw["dask-2"], mb, corpus["documents"], workers=2)
     print(json.dumps({"corpus": {**corpus, "mb": round(mb, 1)}, "cpus": os.cpu_count(), "runs": results,
-                      "same_hash": len({r["hash"] for r in results.values()}) == 1}, indent=2))
+                      "same_hash": len({r["hash"] for r in results.values()}) == 1, "projection": projection},
+                     indent=2))
 
 
 if __name__ == "__main__":
