@@ -1,6 +1,7 @@
 """PII / secret detection, side by side: quarry.pii vs detect-secrets (all plugins) vs datatrove's
-PIIFormatter, on one labeled set (precision / recall per type) and one real-text corpus
-(throughput in MB/s per core, measured as CPU time of this process). Prints JSON.
+PIIFormatter, on one labeled set (precision / recall per type, and the share of planted values that
+redaction leaves wholly or in part) and one real-text corpus (throughput in MB/s per core, measured
+as CPU time of this process). Prints JSON. A peer that is not installed is reported as such.
 
     python bench/pii.py                        # 400 labeled docs, 8 MB corpus (2 MB for detect-secrets)
     python bench/pii.py --docs 2000 --mb 200 --ds-mb 200   # the full-size run
@@ -23,9 +24,10 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from peers import peer_versions  # noqa: E402
 from quarry.pii import detect  # noqa: E402
 from quarry.pii.detectors import DETECTORS  # noqa: E402
-from quarry.pii.evaluate import CATEGORY, score  # noqa: E402
+from quarry.pii.evaluate import CATEGORY, score, survival  # noqa: E402
 from quarry.pii.labeled import build_labeled_set  # noqa: E402
 
 SUFFIX = {"Python": ".py", "JavaScript": ".js", "Go": ".go", "Java": ".java", "YAML": ".yaml", "dotenv": ".env",
@@ -99,6 +101,18 @@ class Datatrove:
 
 # ---------------------------------------------------------------------------------------------
 
+def _peer(factory):
+    """The peer tool, or None where it is not installed."""
+    try:
+        return factory()
+    except ImportError:
+        return None
+
+
+def _spans(predict):
+    return lambda doc: [(start, end) for start, end, _ in predict(doc)]
+
+
 def load_labeled(path: Path | None, docs: int, seed: int) -> list[dict]:
     if path is None:
         return build_labeled_set(docs, seed)
@@ -156,15 +170,16 @@ def main(argv=None) -> dict:
     args = parser.parse_args(argv)
 
     docs = load_labeled(args.labeled, args.docs, args.seed)
-    ds, dt = DetectSecrets(), Datatrove()
+    ds, dt = _peer(DetectSecrets), _peer(Datatrove)
+    missing = "not installed"
     labeled = {
         "documents": len(docs), "seed": None if args.labeled else args.seed,
         "spans": sum(len(d["spans"]) for d in docs), "hard_negatives": sum(len(d.get("negatives", [])) for d in docs),
-        "quarry": score(docs, quarry_predict),
-        "detect_secrets": score(docs, ds.predict, ds.categories),
-        "datatrove": score(docs, dt.predict, dt.categories),
-        "quarry_on_detect_secrets_types": score(docs, quarry_predict, ds.categories)["by_type"],
-        "quarry_on_datatrove_types": score(docs, quarry_predict, dt.categories)["by_type"],
+        "quarry": {**score(docs, quarry_predict), **survival(docs, _spans(quarry_predict))},
+        "detect_secrets": score(docs, ds.predict, ds.categories) if ds else missing,
+        "datatrove": score(docs, dt.predict, dt.categories) if dt else missing,
+        "quarry_on_detect_secrets_types": score(docs, quarry_predict, DetectSecrets.categories)["by_type"],
+        "quarry_on_datatrove_types": score(docs, quarry_predict, Datatrove.categories)["by_type"],
     }
 
     files = corpus_files(max(args.mb, args.ds_mb))
@@ -172,10 +187,11 @@ def main(argv=None) -> dict:
     quarry_rate, size = mb_per_cpu_second(files, lambda item: detect(item[1]))
     per_detector = {name: mb_per_cpu_second(files, lambda item, fn=fn: list(fn(item[1])))[0]
                     for name, fn in DETECTORS.items()}
-    dt_rate, _ = mb_per_cpu_second(files, lambda item: dt.formatter.format(item[1]))
+    dt_rate = mb_per_cpu_second(files, lambda item: dt.formatter.format(item[1]))[0] if dt else missing
     stage_rate = stage_mb_per_cpu_second(files)
-    ds_rate, ds_size = mb_per_cpu_second(small, lambda item: ds.scan(item[0]))
+    ds_rate, ds_size = mb_per_cpu_second(small, lambda item: ds.scan(item[0])) if ds else (missing, 0)
     result = {
+        "versions": peer_versions("detect-secrets", "datatrove"),
         "labeled_set": labeled,
         "throughput_mb_per_core_s": {
             "corpus": f"site-packages source files, sorted ({size} MB; detect-secrets on the first {ds_size} MB)",

@@ -33,7 +33,8 @@ def register(app: typer.Typer) -> None:
     app.add_typer(pii, name="pii")
 
     @pii.command("scan")
-    def scan(path: Path = typer.Argument(..., exists=True, help="A shard, a folder of shards, or source files."),
+    def scan(path: Path = typer.Argument(..., exists=True, help="A source file, a folder of source files, a "
+                                                                   "shard or a folder of shards."),
              findings: Path = typer.Option(None, help="Write one JSON line per finding (offsets and a "
                                                       "sha256 prefix, never the value)."),
              sensitivity: str = typer.Option(None, help="low | medium | high (default: params.yaml pii.sensitivity)."),
@@ -68,18 +69,30 @@ def register(app: typer.Typer) -> None:
         out.print(table)
 
     @pii.command("redact")
-    def redact(src: Path = typer.Argument(..., exists=True, help="A shard or a folder of shards."),
-               dst: Path = typer.Argument(..., help="Output folder: same shard names, ledger.json, rejects/."),
+    def redact(src: Path = typer.Argument(..., exists=True, help="A source file, a folder of source files, a "
+                                                                  "shard or a folder of shards."),
+               dst: Path = typer.Argument(..., help="Output folder: the same file or shard names (for shards "
+                                                    "also ledger.json and rejects/)."),
                workers: int = typer.Option(None, help="Processes (default: params.yaml pipeline.workers)."),
                sensitivity: str = typer.Option(None, help="low | medium | high (default: params.yaml "
                                                           "pii.sensitivity)."),
                params_file: Path = typer.Option(None, "--params", help="params.yaml to read the pii section from."),
                ) -> None:
-        """Redact every record (typed placeholders, fake IPs) and count findings in meta.pii."""
+        """Redact every record or file (typed placeholders, fake IPs); shards count findings in meta.pii."""
         from quarry.params import get
+        from quarry.pii.files import holds_shards, redact_files
         from quarry.pii.stage import run_pii
 
-        params, section, _ = _config(params_file, sensitivity)
+        params, section, config = _config(params_file, sensitivity)
+        if not holds_shards(src):
+            report = redact_files(src, dst, config)
+            table = Table("files", "text files", "changed: type", "files changed", title=f"pii -> {dst}")
+            for i, (type_, n) in enumerate((report["changed"] or {"-": 0}).items()):
+                first = i == 0
+                table.add_row(str(report["input"]) if first else "", str(report["text_files"]) if first else "",
+                              type_, str(n))
+            out.print(table)
+            return
         workers = workers or int(get(params, "pipeline.workers", 1) or 1)
         ledger = run_pii(src, dst, {"pii": section}, workers=workers)
         table = Table("records", "changed: type", "records changed", title=f"pii -> {dst}")

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 from quarry.pii import suppress
 from quarry.pii.findings import KEY, PASSWORD, Finding, line_prefix
+from quarry.pii.values import DICTIONARY_PLACEHOLDERS, describes_something_else, looks_generated, plausible_secret, typed_secret
 
 # Anchored at each occurrence of a root word (found with str.find on the lowered text, which is
 # much faster than letting a case-insensitive alternation try every position).
@@ -19,7 +20,7 @@ _ROOTS = ("pass", "pwd", "secret", "token", "credential", "key", "auth")
 _CREDENTIAL_NAME = re.compile(
     r"(?i)(?:pass(?:w(?:or)?d|phrase)?(?![a-z])|pwd|secret|token|credentials?|key|auth)"
     r"(?P<tail>[A-Za-z0-9_.-]*)(?P<close>[\"'\]]*)[ \t]*(?P<op>:=|=>|=|:)[ \t]*"
-    r"(?:(?P<q>[\"'`])(?P<quoted>[^\"'`\r\n]{4,512}?)(?P=q)|(?P<bare>[^\s\"'`,;&(){}\[\]<>]{4,512}))"
+    r"(?:(?P<q>[\"'`])(?P<quoted>[^\"'`\r\n]{4,512}?)(?P=q)|(?P<bare>[^\s\"'`,;&(){}\[\]<>]{1,512}))"
 )
 _PASSWORD_WORD = re.compile(r"(?i)pass|pwd")
 _KEY_QUALIFIER = re.compile(
@@ -27,14 +28,6 @@ _KEY_QUALIFIER = re.compile(
     r"[_.-]?$")
 _REFERENCE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")  # a variable or attribute path
 # Name parts that make a credential-like name describe something else (token_hash, secret_name).
-_NOT_SECRET_PARTS = frozenset(
-    "hash hashed digest sha sha1 sha256 sha512 md5 checksum sum commit etag fingerprint integrity id ids uuid "
-    "type types name names field file path url uri len length size count expiry expires expiration timeout "
-    "ttl prefix suffix header param params env var pattern regex format policy endpoint label class limit "
-    "index max min kind mode version ref prompt message msg hint help text title error placeholder "
-    "validator validation reset page cursor next continuation author authors authority authored "
-    "authorize authorized public publishable".split())
-_NAME_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _IDENTIFIER_LITERAL = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z]+(?:_[a-z]+)+|[a-z]+(?:[A-Z][a-z]+)+")
 _END_OF_LINE = re.compile(r"[ \t]*(?:[#;].*)?(?:\r?\n|$)")
 _LANGUAGE_WORDS = frozenset("lambda function def fn func new await async return none null nil undefined true "
@@ -48,7 +41,9 @@ _BEARER = re.compile(r"\b[Bb]earer[ \t]+([A-Za-z0-9._~+/-]{16,}=*)")
 _BASIC = re.compile(r"\b[Bb]asic[ \t]+([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])")
 
 
-_CONFIG_LINE_START = re.compile(r"\s*(?:export\s+|set\s+)?[\"']?[\w.-]*")
+_CONFIG_LINE_START = re.compile(r"\s*(?:-\s+)?(?:export\s+|set\s+)?[\"']?[\w.-]*")
+_QUERY_VALUE = re.compile(r"[^&#\s\"'`<>]*")
+_DOTENV_LINE_START = re.compile(r"(?:export[ \t]+|set[ \t]+|[ \t]*-[ \t]+)?[\"']?[\w.-]*")
 _NAME_BEFORE = re.compile(r"[\w.-]*$")
 
 
@@ -98,22 +93,26 @@ def find_assignments(text: str) -> Iterator[Finding]:
         # url query (?password=...&), key=v;key=v connection strings, --password=... command lines
         in_list = at - len(prefix) > 0 and (text[at - len(prefix) - 1] in "?&;" or prefix.startswith("--"))
         finding = _judge_assignment(text, m, prefix + keyword + m.group("tail"), value, quoted, in_list)
+        if finding and not quoted and text[at - len(prefix) - 1:at - len(prefix)] in ("?", "&"):
+            # in a query string only '&' ends the value: 'password=ab;cd&ssl=true'
+            finding = Finding(finding.start, _QUERY_VALUE.match(text, finding.start).end(), finding.type,
+                              finding.kind, finding.confidence)
         if finding:
             seen_values.add(m.start(_value_group(m)))
             yield finding
     if "earer" in text:
         for m in _BEARER.finditer(text):
             token = m.group(1)
-            if _looks_generated(token) and not suppress.is_lookalike_secret(token):
+            if looks_generated(token) and not suppress.is_lookalike_secret(token):
                 yield Finding(m.start(1), m.end(1), KEY, "bearer_token", 0.8)
     if "</" in text:
         for m in _XML_CREDENTIAL.finditer(text):
             value = m.group(2)
-            if suppress.is_placeholder(value) or _describes_something_else(m.group(1)):
+            if suppress.is_placeholder(value) or describes_something_else(m.group(1)):
                 continue
             if _PASSWORD_WORD.search(m.group(1)) and len(value) >= 6:
                 yield Finding(m.start(2), m.end(2), PASSWORD, "password_assignment", 0.8)
-            elif len(value) >= 16 and _looks_generated(value) and not suppress.is_lookalike_secret(value):
+            elif len(value) >= 16 and looks_generated(value) and not suppress.is_lookalike_secret(value):
                 yield Finding(m.start(2), m.end(2), KEY, "high_entropy_assignment", 0.7)
     if "asic " in text:
         for m in _BASIC.finditer(text):
@@ -135,29 +134,31 @@ def _value_group(m: re.Match) -> str:
     return "quoted" if m.group("q") is not None else "bare"
 
 
-def _describes_something_else(name: str) -> bool:
-    """token_hash, secretName, PASSWORD_FIELD: the name is about a credential, not one."""
-    return any(part.lower() in _NOT_SECRET_PARTS for part in _NAME_PARTS.findall(name))
-
-
 def _judge_assignment(text: str, m: re.Match, name: str, value: str, quoted: bool,
                       in_list: bool = False) -> Finding | None:
-    if suppress.is_placeholder(value) or _describes_something_else(name):
+    if suppress.is_placeholder(value) or describes_something_else(name):
         return None
     start, end = m.span(_value_group(m))
     if _IDENTIFIER_LITERAL.fullmatch(value):
         return None  # "OAUTH_OWNER_PASSWORD", "some_password": a constant's or a field's name
+    dotenv = False
     if not quoted:
+        if not in_list and _whole_line_value(text, m):
+            end = _line_value_end(text, end)
+            value = text[start:end]
+            dotenv = m.group("op") == "="
+            if any(c.isspace() for c in value) or suppress.is_placeholder(value):
+                return None
         if not (in_list or _END_OF_LINE.match(text, end)) or value.rstrip(":").lower() in _LANGUAGE_WORDS:
             return None  # 'password=lambda: ...', 'token=get_token(),' is code, not a config value
         if value.startswith("_") or value[:4].lower() in ("pass", "secr", "toke", "cred", "pwd", "key"):
             return None
         keyword = text[m.start():m.start("tail")].lower()
-        if not in_list and _REFERENCE.fullmatch(value) and ("." in value or keyword in value.lower()
+        if not (in_list or dotenv) and _REFERENCE.fullmatch(value) and ("." in value or keyword in value.lower()
                                             or value.isupper() or not _config_line(text, m.start())):
             return None  # a variable, an attribute or an env var name, not a literal
     if _PASSWORD_WORD.search(text, m.start(), start):
-        if len(value) < 6 or value.lower() in _LANGUAGE_WORDS:
+        if len(value) < 6 or value.lower() in _LANGUAGE_WORDS or value.lower() in DICTIONARY_PLACEHOLDERS:
             return None
         return Finding(start, end, PASSWORD, "password_assignment", 0.8 if quoted else 0.6)
     if "aws" in name.lower() and re.fullmatch(r"[A-Za-z0-9/+]{40}", value):
@@ -165,39 +166,40 @@ def _judge_assignment(text: str, m: re.Match, name: str, value: str, quoted: boo
             return Finding(start, end, KEY, "aws_secret_key", 0.95)
         return None
     # A hex string assigned to a credential name is a key (Flask SECRET_KEY, API keys), not a digest.
-    if len(value) >= 16 and _looks_generated(value) and (
+    if len(value) >= 16 and looks_generated(value) and (
             suppress.is_hex_digest(value) and not suppress.is_integrity_hash(value)
             or not suppress.is_lookalike_secret(value)):
         return Finding(start, end, KEY, "high_entropy_assignment", 0.7)
+    # A config line (KEY=value, key: value) says more than code does: shorter values count there.
+    min_length = 6 if dotenv or m.group("op") == ":" and not quoted else 8
+    if _STRONG_NAME.search(name) and plausible_secret(value, min_length=min_length) and typed_secret(value):
+        return Finding(start, end, KEY, "secret_assignment", 0.7)
     return None
 
 
-def _looks_generated(value: str) -> bool:
-    """Entropy plus a mix of character classes: what random tokens have and words do not."""
-    alnum_classes = (any(c.islower() for c in value) + any(c.isupper() for c in value)
-                     + any(c.isdigit() for c in value))
-    if alnum_classes < 2:
-        return False
-    if set(value) <= _HEX_CHARS:
-        return suppress.shannon_entropy(value) >= 3.0
-    return suppress.shannon_entropy(value) >= 3.5 and (_class_changes(value) >= 0.34 or _few_vowels(value))
+# Names that say "this is a secret" by themselves: whatever literal they hold is one.
+_STRONG_NAME = re.compile(r"(?i)secret|passphrase|(?:api|access|private|signing|encryption|master|app|client|auth|"
+                          r"session|cookie|jwt|hmac|bot|refresh|account)[_.-]?(?:key|token)|^token$|_token$|token_?key")
 
 
-def _few_vowels(value: str) -> bool:
-    """Words are about 40% vowels, random letters about 20%: 'CWQY0KZLydbWpnfszxqhesRD'."""
-    letters = [c for c in value if c.isalpha()]
-    return len(letters) >= 8 and sum(c in "aeiouAEIOU" for c in letters) / len(letters) < 0.2
+def _whole_line_value(text: str, m: re.Match) -> bool:
+    """KEY=value (.env, compose) or key: value (YAML) starting its line: the value is the rest of
+    the line, whatever punctuation it holds. 'x = f(y)' in code has spaces around '='."""
+    op = m.group("op")
+    if op == "=" and (text[m.start("op") - 1] in " \t" or text[m.end("op"):m.end("op") + 1] in (" ", "\t")
+                      or not _DOTENV_LINE_START.fullmatch(line_prefix(text, m.start()))):
+        return False  # 'x = f(y)' in code has spaces; 'f(\n    key=value,' is indented
+    line_end = text.find("\n", m.end())
+    line = text[m.end():len(text) if line_end < 0 else line_end].rstrip()
+    return op in ("=", ":") and _config_line(text, m.start()) and not line.endswith(",")
 
 
-_HEX_CHARS = frozenset("0123456789abcdefABCDEF")
+def _line_value_end(text: str, end: int) -> int:
+    """The end of the line, less a trailing comment and blanks."""
+    line_end = text.find("\n", end)
+    rest = text[end:len(text) if line_end < 0 else line_end]
+    comment = _TRAILING_COMMENT.search(rest)
+    return end + len((rest[:comment.start()] if comment else rest).rstrip())
 
 
-def _char_class(c: str) -> int:
-    return 0 if c.islower() else 1 if c.isupper() else 2 if c.isdigit() else 3
-
-
-def _class_changes(value: str) -> float:
-    """Share of neighbouring characters of different classes (lower/upper/digit/other): about 0.6
-    in random base62, about 0.3 in identifiers such as TokenizerEncoderConfig or input_tokens_1hr."""
-    classes = [_char_class(c) for c in value if c.isalnum()]  # separators: 'cc-by-1.0' is words
-    return sum(a != b for a, b in zip(classes, classes[1:])) / max(1, len(classes) - 1)
+_TRAILING_COMMENT = re.compile(r"[ \t]+[#;]|[ \t]+//")

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from quarry.pii import suppress
-from quarry.pii.findings import KEY, PASSWORD, Finding, word_before
+from quarry.pii.findings import KEY, PASSWORD, Finding, literal_finder, word_before
 
 
 @dataclass(frozen=True)
@@ -25,30 +25,39 @@ class Shape:
 
 
 def _shape(kind: str, pattern: str, gate: tuple[str, ...] = (), **kw) -> Shape:
-    return Shape(kind, re.compile(pattern), gate, **kw)
+    return Shape(kind, re.compile(pattern), gate or _literal_prefix(pattern), **kw)
+
+
+def _literal_prefix(pattern: str) -> tuple[str, ...]:
+    """The literal a pattern starts with ('rubygems_' of 'rubygems_[a-f0-9]{48}'), as its gate:
+    a substring test is far cheaper than a regex scan, and most texts hold none of them."""
+    literal = re.match(r"(?:[A-Za-z0-9_-]|\\\.)*", pattern).group().replace("\\.", ".")
+    return (literal,) if len(literal) >= 2 else ()
 
 
 _E = r"(?![A-Za-z0-9_])"  # token ends at a word boundary
 
 SHAPES: tuple[Shape, ...] = (
-    _shape("aws_access_key_id", r"A(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}" + _E),
-    _shape("github_token", r"g(?:h[pousr]_[A-Za-z0-9]{36,251}|ithub_pat_[A-Za-z0-9_]{60,255})" + _E),
-    _shape("gitlab_token", r"gl(?:pat|dt|rt|ptt|cbt|oas|soat|ft|imt|agent)-[A-Za-z0-9_-]{20,}" + _E),
+    _shape("aws_access_key_id", r"A(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}" + _E, gate=("AKIA", "ASIA", "ABIA", "ACCA")),
+    _shape("github_token", r"g(?:h[pousr]_[A-Za-z0-9]{36,251}|ithub_pat_[A-Za-z0-9_]{60,255})" + _E, gate=("gh", "github_pat_")),
+    _shape("gitlab_token", r"gl(?:pat|dt|rt|ptt|cbt|oas|soat|ft|imt|agent)-[A-Za-z0-9_.-]{20,}" + _E, gate=("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "gloas-", "glsoat-", "glft-", "glimt-", "glagent-")),
     _shape("gitlab_token", r"GR1348941[A-Za-z0-9_-]{20,}" + _E),
-    _shape("slack_token", r"x(?:ox[abposrce]-(?:\d+-)*[A-Za-z0-9]{16,}|app-\d-[A-Z0-9]+-\d+-[a-z0-9]+)" + _E),
-    _shape("slack_webhook", r"https://hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]+"),
+    _shape("slack_token", r"x(?:ox[abposrce]-(?:\d+-)*[A-Za-z0-9]{16,}|app-\d-[A-Z0-9]+-\d+-[a-z0-9]+)" + _E, gate=("xox", "xapp-")),
+    _shape("slack_webhook", r"https://hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]+",
+           gate=("hooks.slack.com/",)),
     _shape("stripe_key", r"[srp]k_(?:live|test)_[0-9A-Za-z]{16,}" + _E, gate=("_live_", "_test_")),
     _shape("stripe_key", r"whsec_[A-Za-z0-9]{32,}" + _E),
     _shape("google_api_key", r"AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])"),
     _shape("google_oauth", r"GOCSPX-[0-9A-Za-z_-]{28}(?![A-Za-z0-9_-])"),
     _shape("google_oauth", r"ya29\.[0-9A-Za-z_-]{30,}"),
     _shape("openai_key", r"sk-(?:ant-(?:api|admin)\d\d-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}", min_entropy=3.5),
-    _shape("huggingface_token", r"hf_[A-Za-z0-9]{34,}" + _E, min_entropy=3.5),
+    _shape("huggingface_token", r"hf_[A-Za-z0-9]{30,}" + _E, min_entropy=3.5),
+    _shape("huggingface_token", r"api_org_[A-Za-z0-9]{30,}" + _E, min_entropy=3.5),
     _shape("npm_token", r"npm_[A-Za-z0-9]{36}" + _E),
-    _shape("pypi_token", r"pypi-AgE[A-Za-z0-9_-]{50,}"),
+    _shape("pypi_token", r"pypi-[A-Za-z0-9_-]{40,}", min_entropy=3.5),
     _shape("sendgrid_key", r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])"),
-    _shape("digitalocean_token", r"do[opr]_v1_[a-f0-9]{64}" + _E),
-    _shape("shopify_token", r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}" + _E),
+    _shape("digitalocean_token", r"do[opr]_v1_[a-f0-9]{64}" + _E, gate=("_v1_",)),
+    _shape("shopify_token", r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}" + _E, gate=("shp",)),
     _shape("square_token", r"sq0(?:atp|csp)-[0-9A-Za-z_-]{22,43}"),
     _shape("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", confidence=0.9),
     _shape("azure_storage_key", r"AccountKey=[A-Za-z0-9+/]{86}==", min_entropy=4.0),
@@ -57,18 +66,44 @@ SHAPES: tuple[Shape, ...] = (
     _shape("postman_key", r"PMAK-[0-9a-f]{24}-[0-9a-f]{34}" + _E),
     _shape("docker_token", r"dckr_pat_[A-Za-z0-9_-]{27,}" + _E),
     _shape("linear_key", r"lin_api_[A-Za-z0-9]{40}" + _E),
-    _shape("vault_token", r"hv[sbr]\.[A-Za-z0-9_-]{24,}" + _E),
-    _shape("grafana_token", r"gl(?:c_[A-Za-z0-9+/]{32,}={0,2}|sa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8})" + _E),
-    _shape("newrelic_key", r"NR(?:AK|JS|II)-[A-Za-z0-9]{19,32}" + _E),
+    _shape("vault_token", r"hv[sbr]\.[A-Za-z0-9_-]{24,}" + _E, gate=("hvs.", "hvb.", "hvr.")),
+    _shape("grafana_token", r"gl(?:c_[A-Za-z0-9+/]{32,}={0,2}|sa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8})" + _E, gate=("glc_", "glsa_")),
+    _shape("newrelic_key", r"NR(?:AK|JS|II)-[A-Za-z0-9]{19,32}" + _E, gate=("NRAK-", "NRJS-", "NRII-")),
+    _shape("groq_key", r"gsk_[A-Za-z0-9]{48,}" + _E, min_entropy=3.5),
+    _shape("replicate_token", r"r8_[A-Za-z0-9]{37}" + _E, min_entropy=3.5),
+    _shape("sentry_token", r"sntry[su]_[A-Za-z0-9+/=_-]{40,}", min_entropy=3.5, gate=("sntry",)),
+    _shape("figma_token", r"fig[dou]_[A-Za-z0-9_-]{38,}" + _E, min_entropy=3.5, gate=("figd_", "figo_", "figu_")),
+    _shape("rubygems_key", r"rubygems_[a-f0-9]{48}" + _E),
+    _shape("telegram_bot_token", r"\d{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])", gate=(":AA",), min_entropy=3.5),
+    _shape("atlassian_token", r"ATATT3[A-Za-z0-9_=-]{100,}", min_entropy=3.5),
+    _shape("doppler_token", r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}" + _E, min_entropy=3.5, gate=("dp.",)),
+    _shape("twilio_key", r"SK[0-9a-fA-F]{32}" + _E),
+    _shape("xai_key", r"xai-[A-Za-z0-9]{70,}" + _E, min_entropy=3.5),
+    _shape("perplexity_key", r"pplx-[A-Za-z0-9]{40,}" + _E, min_entropy=3.5),
+    _shape("notion_token", r"ntn_[A-Za-z0-9]{40,}" + _E, min_entropy=3.5),
+    _shape("notion_token", r"secret_[A-Za-z0-9]{43}" + _E, min_entropy=3.5),
+    _shape("mapbox_token", r"sk\.eyJ[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}"),
+    _shape("terraform_token", r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_-]{60,}", gate=(".atlasv1.",)),
+    _shape("nuget_key", r"oy2[a-z0-9]{43}" + _E),
+    _shape("pulumi_token", r"pul-[a-f0-9]{40}" + _E),
+    _shape("hubspot_token", r"pat-(?:na|eu)1-[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}" + _E),
+    _shape("supabase_token", r"sb[pa]_[a-f0-9]{40}" + _E, gate=("sbp_", "sba_")),
+    _shape("heroku_key", r"HRKU-[A-Za-z0-9_-]{60}" + _E),
+    _shape("planetscale_token", r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{32,}" + _E),
+    _shape("alibaba_key", r"LTAI[A-Za-z0-9]{12,20}" + _E, min_entropy=3.5),
     _shape("age_secret_key", r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}" + _E),
 )
 # An AWS secret key near its key id, whatever it is assigned to (CSV exports, `aws configure`).
 _AWS_SECRET_NEAR = re.compile(r"(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
 
 
+_PRESENT_GATES = literal_finder(g for shape in SHAPES for g in shape.gate)
+
+
 def find_shapes(text: str) -> Iterator[Finding]:
+    present = _PRESENT_GATES(text)
     for shape in SHAPES:
-        if shape.gate and not any(g in text for g in shape.gate):
+        if shape.gate and present.isdisjoint(shape.gate):
             continue
         for m in shape.pattern.finditer(text):
             start = m.start()
@@ -118,10 +153,27 @@ def find_private_keys(text: str) -> Iterator[Finding]:
 # ---------------------------------------------------------------------------------------------
 # Passwords in connection strings: scheme://user:password@host
 
-_URL_CREDENTIALS = re.compile(r"([^\s:/@'\"`<>]{0,128}):([^\s@/?'\"`<>]{1,256})@[A-Za-z0-9\[]")
+# After '://': user ':' password '@' host; the password may hold '@', '#' or '?' (people do not
+# always encode them), not '/', so the userinfo ends at the last '@' before the path.
+_URL_USER = re.compile(r"[^\s:/@'\"`<>]{0,128}:")
+_URL_AUTHORITY = re.compile(r"[^\s/'\"`<>]{1,400}")
 
 
 _CLI_USER = re.compile(r"(?<!\S)(?:-u|--user)[ =]['\"]?[^\s:'\"]{1,64}:([^\s'\"]{1,128})")
+
+
+def _url_password(text: str, at: int) -> tuple[int, int] | None:
+    user = _URL_USER.match(text, at)
+    if not user:
+        return None
+    authority = _URL_AUTHORITY.match(text, user.end())
+    if not authority:
+        return None
+    end = authority.group().rfind("@")
+    host = text[authority.start() + end + 1:authority.start() + end + 2]
+    if end <= 0 or not (host.isalnum() or host == "["):
+        return None
+    return user.end(), authority.start() + end
 
 
 def _plausible_password(value: str) -> bool:
@@ -134,9 +186,9 @@ def _plausible_password(value: str) -> bool:
 def find_url_passwords(text: str) -> Iterator[Finding]:
     pos = text.find("://")
     while pos >= 0:
-        m = _URL_CREDENTIALS.match(text, pos + 3)
-        if m and _plausible_password(m.group(2)):
-            yield Finding(m.start(2), m.end(2), PASSWORD, "connection_string", 0.96)
+        password = _url_password(text, pos + 3)
+        if password and _plausible_password(text[password[0]:password[1]]):
+            yield Finding(*password, PASSWORD, "connection_string", 0.96)
         pos = text.find("://", pos + 3)
     if "-u " in text or "--user " in text or "--user=" in text:  # curl -u user:password
         for m in _CLI_USER.finditer(text):

@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from quarry.pii.assignments import find_assignments
+from quarry.pii.commands import find_command_passwords
+from quarry.pii.context import find_env_defaults, find_nested, find_prose
 from quarry.pii.credentials import SHAPES, find_private_keys, find_shapes, find_url_passwords
 from quarry.pii.findings import CARD, EMAIL, IP_ADDRESS, KEY, PASSWORD, PHONE, TYPES, Finding
 from quarry.pii.personal import find_cards, find_emails, find_ips, find_phones, luhn_ok
@@ -17,6 +19,10 @@ DETECTORS: dict[str, Callable[[str], Iterator[Finding]]] = {
     "private_keys": find_private_keys,
     "url_passwords": find_url_passwords,
     "assignments": find_assignments,
+    "env_defaults": find_env_defaults,
+    "nested_config": find_nested,
+    "commands": find_command_passwords,
+    "prose": find_prose,
     "emails": find_emails,
     "ips": find_ips,
     "cards": find_cards,

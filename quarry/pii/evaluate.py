@@ -67,3 +67,36 @@ def score(documents: Iterable[dict], predict: Callable[[dict], list[Prediction]]
         "recall_by_kind": {k: round(kind_found[k] / kind_all[k], 4) for k in sorted(kind_all)},
         "known_shape_recall": round(sum(kind_found[k] for k in known) / known_total, 4) if known_total else None,
     }
+
+
+def survival(documents: Iterable[dict], redact_spans: Callable[[dict], list[tuple[int, int]]]) -> dict:
+    """Share of planted values that redaction leaves (wholly or in part) in the text: a value
+    survives unless the spans that redaction replaces cover every one of its characters.
+    Overall, per kind, and over the known-shape kinds."""
+    survived, total = Counter(), Counter()
+    for doc in documents:
+        covered = sorted(redact_spans(doc))
+        for span in doc["spans"]:
+            kind = span.get("kind", span["type"])
+            total[kind] += 1
+            survived[kind] += not _covers(covered, span["start"], span["end"])
+    known = [k for k in total if k in KNOWN_SHAPE_KINDS]
+    n_all = sum(total.values())
+    return {
+        "survived": sum(survived.values()), "planted": n_all,
+        "survival_rate": round(sum(survived.values()) / n_all, 4) if n_all else None,
+        "known_shape_survived": sum(survived[k] for k in known),
+        "survival_by_kind": {k: round(survived[k] / total[k], 4) for k in sorted(total) if survived[k]},
+    }
+
+
+def _covers(spans: list[tuple[int, int]], start: int, end: int) -> bool:
+    """Do the sorted spans cover [start, end) without a gap?"""
+    cursor = start
+    for s, e in spans:
+        if s > cursor:
+            break
+        cursor = max(cursor, e)
+        if cursor >= end:
+            return True
+    return cursor >= end

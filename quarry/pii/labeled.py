@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from quarry.pii.findings import CARD, EMAIL, IP_ADDRESS, KEY, PASSWORD, PHONE
+from quarry.pii.labeled_context import NEGATIVE_SNIPPETS, PREFIXED_KINDS, SNIPPETS, Planted, rand_text
 from quarry.pii.suppress import is_public_ip
 
 ALNUM = string.ascii_letters + string.digits
@@ -29,24 +30,13 @@ B64URL = ALNUM + "-_"
 KNOWN_SHAPE_KINDS = frozenset({
     "aws_access_key_id", "aws_secret_key", "github_token", "gitlab_token", "slack_token", "stripe_key",
     "google_api_key", "openai_key", "jwt", "private_key", "connection_string",
-})
-
-
-@dataclass
-class Planted:
-    value: str
-    type: str | None  # None: a hard negative
-    kind: str
-
-
-def _rand(rng: random.Random, alphabet: str, n: int) -> str:
-    return "".join(rng.choice(alphabet) for _ in range(n))
+}) | PREFIXED_KINDS
 
 
 def _mixed(rng: random.Random, alphabet: str, n: int) -> str:
     """Random, but with at least one lower, one upper and one digit where the alphabet has them."""
     while True:
-        value = _rand(rng, alphabet, n)
+        value = rand_text(rng, alphabet, n)
         classes = (any(c.islower() for c in value) + any(c.isupper() for c in value)
                    + any(c.isdigit() for c in value))
         if classes >= min(3, sum(any(f(c) for c in alphabet) for f in (str.islower, str.isupper, str.isdigit))):
@@ -65,7 +55,7 @@ def _aws_secret(rng): return _mixed(rng, B64, 40)
 def _github(rng): return rng.choice(["ghp_", "gho_", "ghs_"]) + _mixed(rng, ALNUM, 36) if rng.random() < 0.8 \
     else "github_pat_" + _mixed(rng, ALNUM, 22) + "_" + _mixed(rng, ALNUM, 59)
 def _gitlab(rng): return "glpat-" + _mixed(rng, ALNUM + "_-", 20)
-def _slack(rng): return f"xoxb-{_rand(rng, string.digits, 12)}-{_rand(rng, string.digits, 13)}-{_mixed(rng, ALNUM, 24)}"
+def _slack(rng): return f"xoxb-{rand_text(rng, string.digits, 12)}-{rand_text(rng, string.digits, 13)}-{_mixed(rng, ALNUM, 24)}"
 def _stripe(rng): return rng.choice(["sk_live_", "rk_live_", "sk_test_"]) + _mixed(rng, ALNUM, rng.choice([24, 34, 99]))
 def _google(rng): return "AIza" + _mixed(rng, ALNUM + "_-", 35)
 def _openai(rng): return rng.choice(["sk-", "sk-proj-"]) + _mixed(rng, ALNUM, 48)
@@ -73,7 +63,7 @@ def _openai(rng): return rng.choice(["sk-", "sk-proj-"]) + _mixed(rng, ALNUM, 48
 
 def _jwt(rng):
     header = _b64url(json.dumps({"alg": rng.choice(["HS256", "RS256"]), "typ": "JWT"}).encode())
-    payload = _b64url(json.dumps({"sub": _rand(rng, string.digits, 10), "iat": rng.randrange(1_500_000_000, 1_800_000_000)}).encode())
+    payload = _b64url(json.dumps({"sub": rand_text(rng, string.digits, 10), "iat": rng.randrange(1_500_000_000, 1_800_000_000)}).encode())
     return f"{header}.{payload}.{_b64url(rng.randbytes(32))}"
 
 
@@ -85,11 +75,11 @@ def _pem(rng):
 
 
 def _password(rng):
-    return _mixed(rng, ALNUM, rng.randrange(6, 10)) + rng.choice("!#%^*-_+") + _rand(rng, ALNUM, rng.randrange(2, 6))
+    return _mixed(rng, ALNUM, rng.randrange(6, 10)) + rng.choice("!#%^*-_+") + rand_text(rng, ALNUM, rng.randrange(2, 6))
 
 
 def _high_entropy(rng):
-    return _mixed(rng, ALNUM, rng.choice([24, 32, 40])) if rng.random() < 0.7 else _rand(rng, HEX, 32)
+    return _mixed(rng, ALNUM, rng.choice([24, 32, 40])) if rng.random() < 0.7 else rand_text(rng, HEX, 32)
 
 
 FIRST = "anna ben carla dmitri elena farid grace hiro ines jonas kwame lena mateo nadia oscar priya quinn rosa".split()
@@ -123,7 +113,7 @@ def _ipv6(rng):
 
 
 def _luhn_complete(prefix: str, length: int, rng) -> str:
-    digits = prefix + _rand(rng, string.digits, length - len(prefix) - 1)
+    digits = prefix + rand_text(rng, string.digits, length - len(prefix) - 1)
     for check in string.digits:
         candidate = digits + check
         total = sum((d * 2 - 9 if d * 2 > 9 else d * 2) if i % 2 else d
@@ -160,8 +150,8 @@ def _phone(rng):
 # ---------------------------------------------------------------------------------------------
 # Hard negatives: look-alikes that are not personal data or live credentials.
 
-def _neg_sha(rng): return _rand(rng, HEX, rng.choice([40, 64]))
-def _neg_uuid(rng): return "-".join(_rand(rng, HEX, n) for n in (8, 4, 4, 4, 12))
+def _neg_sha(rng): return rand_text(rng, HEX, rng.choice([40, 64]))
+def _neg_uuid(rng): return "-".join(rand_text(rng, HEX, n) for n in (8, 4, 4, 4, 12))
 def _neg_integrity(rng): return "sha512-" + base64.b64encode(rng.randbytes(64)).decode()
 def _neg_blob(rng): return base64.b64encode(rng.randbytes(rng.randrange(200, 400))).decode()
 def _neg_placeholder_key(rng): return rng.choice(["YOUR_API_KEY", "<your-token-here>", "xxxxxxxxxxxxxxxxxxxx", "${API_TOKEN}",
@@ -331,6 +321,10 @@ def build_document(rng: random.Random, index: int) -> dict:
         lines.append(_positive_line(rng, style, kind))
     for kind in negatives:
         lines.append(NEGATIVES[kind](rng, style))
+    for kind in rng.sample(sorted(SNIPPETS), rng.randrange(0, 3)):  # secrets found by context
+        lines.append(SNIPPETS[kind](rng))
+    for kind in rng.sample(sorted(NEGATIVE_SNIPPETS), rng.randrange(1, 4)):
+        lines.append(NEGATIVE_SNIPPETS[kind](rng))
     for _ in range(rng.randrange(6, 30)):
         lines.append([rng.choice(style.filler)])
     if rng.random() < 0.3:  # multi-byte text before findings exercises character offsets

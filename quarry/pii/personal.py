@@ -20,13 +20,16 @@ _LOCAL_REVERSED = re.compile(r"[A-Za-z0-9._%+-]{1,64}")
 _DOMAIN = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,24}(?![A-Za-z0-9-])")
 
 
+_REMOTE_LOGIN = re.compile(r"\b(?:ssh|scp|sftp|rsync|mosh|ssh-copy-id)(?:[ \t]+-\S+(?:[ \t]+\d+)?)*[ \t]+$")
+
+
 def _url_userinfo_end(text: str, at: int) -> bool:
     """Is this '@' the end of 'scheme://user:password@' on its line?"""
     scheme = text.rfind("://", max(0, at - 400), at)
     if scheme < 0:
         return False
     userinfo = text[scheme + 3:at]
-    return ":" in userinfo and not any(c in userinfo for c in " \t\n\"'`/")
+    return not any(c in userinfo for c in " \t\n\"'`/")  # user@host or user:password@host
 
 
 def find_emails(text: str) -> Iterator[Finding]:
@@ -51,8 +54,8 @@ def _email_at(text: str, at: int) -> Finding | None:
     if (suppress.is_documentation_email(host) or suppress.is_file_name_domain(host)
             or local_part.lower() in suppress.NON_PERSONAL_LOCALS or suppress.is_placeholder(address)):
         return None
-    if _url_userinfo_end(text, at):
-        return None  # user:password@host of a URL, handled as a connection string
+    if _url_userinfo_end(text, at) or _REMOTE_LOGIN.search(text, max(0, start - 24), start):
+        return None  # user:password@host of a URL (a connection string), ssh user@host: not a mailbox
     return Finding(start, domain.end(), EMAIL, "email", 0.95)
 
 
@@ -75,9 +78,15 @@ def _ipv6_candidates(text: str) -> Iterator[tuple[int, int]]:
         start, end = m.start() - left, _IPV6_RIGHT.match(text, m.start()).end()
         covered = end
         before, after = text[start - 1:start] if start else "", text[end:end + 1]
-        if before.isalnum() or before in ("_", ".") or after.isalnum() or after in ("_", "."):
+        if before.isalnum() or before in ("_", ".") or after.isalnum() or after == "_" or (
+                after == "." and not _sentence_end(text, end)):
             continue
         yield start, end
+
+
+def _sentence_end(text: str, dot: int) -> bool:
+    """Is the '.' at ``dot`` a full stop ('... on 2001:4860::8888.') rather than more of a token?"""
+    return dot + 1 >= len(text) or text[dot + 1] in " \t\r\n)\"'`"
 
 
 def _network_suffix(text: str, end: int) -> bool:

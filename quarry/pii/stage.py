@@ -81,18 +81,16 @@ def scan_text(text: str, config: PiiConfig, **where: Any) -> Iterator[dict[str, 
 
 
 def scan_path(path: Path, config: PiiConfig) -> Iterator[dict[str, Any]]:
-    """Findings of every record of the shards under ``path``; any other file is one document."""
-    shards = input_shards(path)
-    if shards:
-        for shard in shards:
+    """Findings of every record of the shards under ``path``; a source file, or a folder without
+    shards, is read as files, each one document."""
+    from quarry.pii.files import holds_shards, iter_documents
+
+    path = Path(path)
+    if holds_shards(path):
+        for shard in input_shards(path):
             for index, record in enumerate(read_records(shard)):
                 yield from scan_text(record["text"], config, file=str(shard), record=index,
                                      id=(record.get("meta") or {}).get("id"))
         return
-    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
-    for file in files:
-        try:
-            text = file.read_text(encoding="utf-8")
-        except (UnicodeDecodeError, OSError):
-            continue  # binary or unreadable: not text to scan
+    for file, text in iter_documents(path):
         yield from scan_text(text, config, file=str(file))

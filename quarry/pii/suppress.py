@@ -19,7 +19,7 @@ _PLACEHOLDER_WORDS = ("your_", "your-", "example", "sample", "placeholder", "dum
                       "foobar", "abcdefghij", "qwertyui")
 _PLACEHOLDER = re.compile(
     r"(?i)x{5,}|\*{3,}|\.{3}|<[^<>\s]{1,40}>|\[[^\[\]\s]{1,40}\]|\$\{|\{[^{}\s]{1,40}\}|%\(|"
-    r"(?-i:%s)(?![A-Za-z0-9])|\$[A-Z_]{3,}|^my[-_]?(?:pass|secret|token|key|api)|"
+    r"(?-i:%s)(?![A-Za-z0-9])|(?-i:\$[A-Z_]{3,}(?![A-Za-z0-9]))|^my[-_]?(?:pass|secret|token|key|api)|"
     r"(?-i:" + "|".join(re.escape(w) for word in _PLACEHOLDER_WORDS for w in (word, word.upper(), word.capitalize())) + "|ChangeMe|ReplaceMe)|"
     r"^(?:test|secret|password|passwd|pass|pwd|pw|user|username|token|none|null|nil|undefined|string|str|"
     r"required|true|false|optional|bytes|int)$"
@@ -54,8 +54,14 @@ _GLOBAL_UNICAST_V6 = ipaddress.ip_network("2000::/3")
 WELL_KNOWN_IPS = frozenset({"1.1.1.1", "1.0.0.1", "8.8.8.8", "8.8.4.4", "9.9.9.9", "4.2.2.1", "4.2.2.2"})
 _PLACEHOLDER_IPS = frozenset({"1.2.3.4", "4.3.2.1", "5.6.7.8", "1.2.3.5", "9.8.7.6"})
 _VERSION_CONTEXT = re.compile(
-    r"(?i)(?:\b(?:v|ver|version|release|rev|build|section|sec\.|chapter|rfc)|==|>=|<=|~=|!=|\^|~|\u00a7)\s*['\"]?$"
+    r"(?i)(?:\b(?:v|ver|version|versions|release[sd]?|rev|revision|build|tag|tags|section|sec|chapter|rfc|"
+    r"firmware|fw|kernel|sdk|api level)\.?:?|==|>=|<=|~=|!=|\^|~|@|\u00a7)\s*['\"]?$"
 )
+# A semantic version on the same line ('upgraded from 2.31.0 to 2.31.0.4', '* 7.1.2.9 - 7.1.3')
+# makes a four-part number a version too; a dotted package name as its key ('"Microsoft.Extensions.Http":
+# "6.23.26.219"') as well.
+_SEMVER = re.compile(r"(?<![\d.])v?\d{1,4}\.\d{1,4}\.\d{1,4}(?![\d.]|\.\d)")
+_PACKAGE_KEY = re.compile(r"[\"'][A-Za-z@][\w@/-]*(?:\.[A-Za-z][\w-]*)+[\"']\s*[:=]\s*[\"']?$")
 
 
 def shannon_entropy(value: str) -> float:
@@ -143,12 +149,19 @@ def looks_like_version(text: str, start: int, end: int) -> bool:
         return True
     if len(parts) == 4 and all(p.isdigit() and int(p) < 16 for p in parts) and candidate not in WELL_KNOWN_IPS:
         return True  # 2.1.1.0, 7.9.2.2: versions and section numbers, not hosts
-    return after_version_word(text, start)
+    return after_version_word(text, start) or _SEMVER.search(_line_of(text, start)) is not None
+
+
+def _line_of(text: str, at: int) -> str:
+    end = text.find("\n", at)
+    return text[text.rfind("\n", 0, at) + 1:len(text) if end < 0 else end]
 
 
 def after_version_word(text: str, start: int) -> bool:
-    """Right after 'v', 'version', '==', '^'..., or on a line that talks about a version."""
-    if _VERSION_CONTEXT.search(text[max(0, start - 12):start]):
+    """Right after 'v', 'version', '==', '^'..., or on a line that talks about a version or
+    after a package name's key."""
+    if _VERSION_CONTEXT.search(text[max(0, start - 16):start]):
         return True
     line_start = text.rfind("\n", 0, start) + 1
-    return "version" in text[line_start:start].lower()
+    before = text[line_start:start]
+    return "version" in before.lower() or _PACKAGE_KEY.search(before[-120:]) is not None

@@ -86,6 +86,10 @@ def test_missing_scancode_is_a_clear_error(monkeypatch, tmp_path):
         scancode_python()
     monkeypatch.delenv("QUARRY_SCANCODE_PYTHON")
     monkeypatch.setenv("QUARRY_HOME", str(tmp_path))
+    # the interpreter setup recorded in the environment wins over the project folder ...
+    recorded = tmp_path / "recorded"
+    recorded.write_text(str(tmp_path / "nope" / "python"))  # ... unless it is gone
+    monkeypatch.setattr("quarry.licenses.engine.RECORDED_PYTHON", recorded)
     with pytest.raises(ScanCodeError, match=r"\.venv-scancode"):
         scancode_python()
 

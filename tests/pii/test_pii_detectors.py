@@ -48,7 +48,7 @@ POSITIVES = [
     ("peer a3f1:0b2c:77d4:9e01:5c3a:aa10:0f0f:1234 up", "a3f1:0b2c:77d4:9e01:5c3a:aa10:0f0f:1234", "IP_ADDRESS", "ipv6"),
     ("[2001:4860:4860::8888]:443", "2001:4860:4860::8888", "IP_ADDRESS", "ipv6"),
     ("<settings><password>Xk9mP2vLq7z</password></settings>", "Xk9mP2vLq7z", "PASSWORD", "password_assignment"),
-    ("mysql -u root --password=Xk9mP2vLq7 app", "Xk9mP2vLq7", "PASSWORD", "password_assignment"),
+    ("mysql -u root --password=Xk9mP2vLq7 app", "Xk9mP2vLq7", "PASSWORD", "command_line"),
     ('url = "jdbc:mysql://h:3306/db?user=root&password=s3cret99x"', "s3cret99x", "PASSWORD", "password_assignment"),
     ('{"auth": "ZGVwbG95OnMzY3IzdFBhc3M5OQ=="}', "ZGVwbG95OnMzY3IzdFBhc3M5OQ==", "KEY", "high_entropy_assignment"),
     ("curl -u admin:S3cure!Pass https://api.acme-corp.io/", "S3cure!Pass", "PASSWORD", "connection_string"),

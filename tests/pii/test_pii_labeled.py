@@ -1,7 +1,7 @@
 """The labeled set is deterministic and the detectors meet the stated goals on a fresh seed."""
 
 from quarry.pii import detect
-from quarry.pii.evaluate import CATEGORY, score
+from quarry.pii.evaluate import CATEGORY, score, survival
 from quarry.pii.labeled import build_labeled_set
 
 
@@ -32,3 +32,17 @@ def test_scorer_counts_misses_and_false_alarms():
     wrong = score([doc], lambda d: [(0, 1, "EMAIL"), (2, 19, "PHONE")])
     assert wrong["by_type"]["EMAIL"] == {"tp": 0, "fp": 1, "fn": 1, "precision": 0.0, "recall": 0.0}
     assert wrong["by_type"]["PHONE"]["fp"] == 1
+
+
+def test_redaction_leaves_almost_no_planted_value_on_unseen_seed():
+    docs = build_labeled_set(250, seed=2024)
+    result = survival(docs, lambda d: [(f.start, f.end) for f in detect(d["text"])])
+    assert result["known_shape_survived"] == 0, result
+    assert result["survival_rate"] <= 0.005, result
+
+
+def test_survival_counts_a_value_left_in_part():
+    doc = {"text": "pw=abc;def", "spans": [{"start": 3, "end": 10, "type": "PASSWORD", "kind": "password_assignment"}]}
+    assert survival([doc], lambda d: [(3, 10)])["survived"] == 0
+    assert survival([doc], lambda d: [(3, 6)])["survived"] == 1
+    assert survival([doc], lambda d: [(3, 6), (6, 10)])["survived"] == 0
