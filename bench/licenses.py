@@ -1,197 +1,196 @@
-"""License detection against package metadata, and throughput with a cold and a warm cache.
+"""License stage throughput on a corpus of real code, against plain ScanCode on the same texts.
 
-Every distribution installed in this environment is a small repository: the license files its
-wheel ships (dist-info/ and dist-info/licenses/) at the root. Quarry's repository-level detection
-(ScanCode through the worker and cache) runs over them and is compared with what the package
-declares in its metadata — License-Expression, else a short License field, else its trove
-classifiers — side by side with a keyword baseline (the first lines' license title, the way
-simple detectors work). Prints one JSON document.
+The corpus is this interpreter's standard library and every installed distribution, snapshotted
+the way the embedded default is (sources in order, origins sorted, so the same environment gives
+the same corpus) up to ``--corpus-mb``. The licenses stage runs over it twice with a fresh answer
+cache: cold, then warm. Every text the stage asks the detector about is recorded; a deterministic
+sample of them (every k-th distinct text by hash) goes to plain ScanCode (the worker, one process,
+no normalised keys, no shortcuts), which gives its texts/s and MB/s and the share of answers that
+differ. Every answer resolved without ScanCode (an SPDX line, a shipped license text) is checked
+against plain ScanCode too. Prints one JSON document.
 
-    python bench/licenses.py                          # 120 distributions: a few minutes here
-    python bench/licenses.py --limit 0 --scancode-workers 2   # every installed distribution
+    python bench/licenses.py --corpus-mb 20 --plain-sample 60      # a few minutes
+    python bench/licenses.py --corpus-mb 290 --workers 2            # the full measurement
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.metadata as md
+import copy
+import hashlib
 import json
-import re
+import os
+import resource
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from license_expression import get_spdx_licensing
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
 
-from quarry.licenses.cache import CachedDetector
-from quarry.licenses.policy import leaf_keys
-from quarry.licenses.repository import detect_repo_licenses
-from quarry.licenses.sources import LICENSE_TIER, repo_file_tier
+from peers import peer_versions  # noqa: E402
 
-SPDX = get_spdx_licensing()
-
-# Trove classifiers and free-text License fields, to SPDX ids ("BSD-*": any BSD variant).
-CLASSIFIERS = {
-    "MIT License": "MIT", "MIT No Attribution License (MIT-0)": "MIT-0", "Apache Software License": "Apache-2.0",
-    "BSD License": "BSD-*", "ISC License (ISCL)": "ISC", "Python Software Foundation License": "PSF-2.0",
-    "Mozilla Public License 2.0 (MPL 2.0)": "MPL-2.0", "The Unlicense (Unlicense)": "Unlicense",
-    "GNU General Public License v2 (GPLv2)": "GPL-2.0-*", "GNU General Public License v3 (GPLv3)": "GPL-3.0-*",
-    "GNU Lesser General Public License v2 (LGPLv2)": "LGPL-2.*",
-    "GNU Lesser General Public License v3 (LGPLv3)": "LGPL-3.0-*",
-    "GNU Library or Lesser General Public License (LGPL)": "LGPL-*", "Zope Public License": "ZPL-2.1",
-    "Historical Permission Notice and Disclaimer (HPND)": "HPND", "Eclipse Public License 2.0 (EPL-2.0)": "EPL-2.0",
-    "GNU Affero General Public License v3": "AGPL-3.0-*", "Boost Software License 1.0 (BSL-1.0)": "BSL-1.0",
-}
-FREE_TEXT = {
-    "mit": "MIT", "mit license": "MIT", "bsd": "BSD-*", "bsd license": "BSD-*", "new bsd": "BSD-3-Clause",
-    "new bsd license": "BSD-3-Clause", "3-clause bsd": "BSD-3-Clause", "bsd 3-clause": "BSD-3-Clause",
-    "modified bsd": "BSD-3-Clause", "apache 2.0": "Apache-2.0", "apache license 2.0": "Apache-2.0",
-    "apache license, version 2.0": "Apache-2.0", "apache software license": "Apache-2.0", "apache": "Apache-2.0",
-    "psf": "PSF-2.0", "psf license": "PSF-2.0", "python software foundation license": "PSF-2.0",
-    "mpl-2.0": "MPL-2.0", "mpl 2.0": "MPL-2.0", "isc": "ISC", "isc license": "ISC", "zpl 2.1": "ZPL-2.1",
-    "lgpl": "LGPL-*", "gpl": "GPL-*", "public domain": "LicenseRef-public-domain",
-}
-# The keyword baseline: a license title in the first lines names it.
-TITLES = [
-    (r"apache license\s*,?\s*version 2\.0", "Apache-2.0"), (r"\bmit license\b|permission is hereby granted, free "
-                                                            r"of charge", "MIT"),
-    (r"mozilla public license,? (version )?2\.0", "MPL-2.0"), (r"gnu lesser general public license", "LGPL-*"),
-    (r"gnu affero general public license", "AGPL-3.0-*"), (r"gnu general public license", "GPL-*"),
-    (r"redistribution and use in source and binary forms", "BSD-*"), (r"\bisc license\b", "ISC"),
-    (r"python software foundation license", "PSF-2.0"), (r"the unlicense|this is free and unencumbered", "Unlicense"),
-]
+from quarry.licenses.cache import CachedDetector  # noqa: E402
+from quarry.licenses.engine import ScanCodeWorker, scancode_version  # noqa: E402
+from quarry.licenses.findings import Finding  # noqa: E402
+from quarry.licenses.stage import run_licenses  # noqa: E402
+from quarry.params import load_params  # noqa: E402
+from quarry.snapshot import run_snapshot  # noqa: E402
 
 
-def declared_ids(dist) -> tuple[str, set[str]] | None:
-    """(source, SPDX ids) that the package's metadata declares; None when it declares nothing usable."""
-    meta = dist.metadata
-    if expression := meta.get("License-Expression"):
+def corpus_params(corpus_mb: float) -> dict:
+    """The embedded default's sources with caps raised so the corpus reaches ``corpus_mb``."""
+    params = load_params(REPO / "params.yaml")
+    snap = params["snapshot"]
+    snap["sources"] = [{"name": "stdlib", "kind": "stdlib", "max_bytes": 60_000_000, "max_origin_bytes": 60_000_000},
+                       {"name": "installed", "kind": "installed", "max_origin_bytes": 40_000_000}]
+    snap["max_total_bytes"] = int(corpus_mb * 1e6)
+    snap["shard_bytes"] = 16_000_000
+    return params
+
+
+def build_corpus(work: Path, corpus_mb: float, workers: int) -> tuple[Path, dict]:
+    """The snapshot folder (reused when ``work`` already holds one of the same parameters)."""
+    params = corpus_params(corpus_mb)
+    key = hashlib.sha256(json.dumps(params["snapshot"], sort_keys=True).encode()).hexdigest()[:16]
+    folder = work / f"corpus-{key}"
+    if not (folder / "manifest.json").is_file():
+        run_snapshot(None, folder, params, workers=workers, cache_dir=work / "snapshot-cache", progress=False)
+    return folder, json.loads((folder / "manifest.json").read_text())
+
+
+class RecordingDetector(CachedDetector):
+    """The stage's detector, recording every text asked about and the seconds spent answering."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.texts: set[str] = set()
+        self.seconds = 0.0
+
+    def detect(self, texts):
+        start = time.perf_counter()
         try:
-            return "License-Expression", set(leaf_keys(expression))
-        except ValueError:
-            pass
-    text = (meta.get("License") or "").strip()
-    if text and "\n" not in text and len(text) < 80:
-        if text.lower() in FREE_TEXT:
-            return "License", {FREE_TEXT[text.lower()]}
-        try:
-            if not SPDX.validate(text).errors:
-                return "License", set(leaf_keys(text))
-        except (AttributeError, ValueError):
-            pass
-    found = {CLASSIFIERS[c.split(" :: ")[-1]] for c in meta.get_all("Classifier") or []
-             if c.startswith("License ::") and c.split(" :: ")[-1] in CLASSIFIERS}
-    return ("classifiers", found) if found else None
+            return super().detect(texts)
+        finally:
+            self.seconds += time.perf_counter() - start
+            self.texts.update(texts)
 
 
-def license_files(dist) -> dict[str, str]:
-    """The dist's own license files as root-level repository files (bundled third-party ones left out)."""
-    files = {}
-    for entry in dist.files or []:
-        parts = entry.parts
-        if not parts[0].endswith(".dist-info"):
-            continue
-        if not (len(parts) == 2 or (len(parts) == 3 and parts[1] == "licenses")):
-            continue
-        if repo_file_tier(entry.name) != LICENSE_TIER:
-            continue
-        try:
-            files[entry.name] = Path(dist.locate_file(entry)).read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
-    return files
+def cpu_seconds() -> float:
+    """CPU time of this process and of its finished children (stage processes, ScanCode workers)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-DEPRECATED_GNU = re.compile(r"^(A|L)?GPL-\d\.\d$")  # GPL-3.0 means -only or -or-later: either matches
+def process_cpu(pid: int) -> float:
+    """CPU seconds a running process has used so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def family_match(truth: str, detected: set[str]) -> bool:
-    if DEPRECATED_GNU.match(truth):
-        truth += "-*"
-    if truth.endswith("*"):
-        return any(d.startswith(truth[:-1]) for d in detected)
-    return truth in detected or (truth == "PSF-2.0" and any(d.startswith("Python-2.0") for d in detected))
+def run_stage(snapshot: Path, out: Path, params: dict, workers: int) -> tuple[dict, RecordingDetector]:
+    detector = RecordingDetector(workers=workers, batch_size=int(params["licenses"]["batch_size"]))
+    start, cpu = time.perf_counter(), cpu_seconds()
+    with detector:
+        ledger = run_licenses(snapshot, out, params, workers=workers, show_progress=False, detector=detector)
+        detector.workers_used, detector.index_load = detector.started_workers, detector.index_seconds
+    detector.wall, detector.cpu = time.perf_counter() - start, cpu_seconds() - cpu
+    return ledger, detector
 
 
-def agreement(truth: set[str], detected: set[str]) -> tuple[bool, bool]:
-    """(every declared license detected, and nothing else detected)."""
-    covered = all(family_match(t, detected) for t in truth)
-    extra = [d for d in detected if not any(family_match(t, {d}) for t in truth)]
-    return covered, covered and not extra
+def rates(documents: int, size: int, seconds: float, cores: int, cpu: float) -> dict:
+    """Per core: wall time times the cores used, and (load-independent on a shared machine) CPU time."""
+    return {"seconds": round(seconds, 2), "cpu_seconds": round(cpu, 1),
+            "documents_per_s_per_core": round(documents / seconds / cores, 1),
+            "MB_per_s_per_core": round(size / 1e6 / seconds / cores, 3),
+            "MB_per_cpu_s": round(size / 1e6 / cpu, 3)}
 
 
-def keyword_baseline(files: dict[str, str]) -> set[str]:
-    found = set()
-    for text in files.values():
-        head = " ".join(text.lower().split()[:200])
-        for pattern, spdx in TITLES:
-            if re.search(pattern, head):
-                found.add(spdx.replace("-*", "-2.0-only") if spdx.endswith("-*") and "GPL" in spdx else spdx)
-                break
-    return {f.replace("BSD-*", "BSD-3-Clause") for f in found}
+def answer(result: dict) -> tuple:
+    """What a detection decides downstream: the SPDX expression and each license's category."""
+    finding = Finding.from_result(result)
+    return (None, ()) if finding is None else (finding.spdx, tuple(sorted(finding.categories.items())))
 
 
-def corpus(limit: int | None) -> list[dict]:
-    repos = []
-    for dist in sorted(md.distributions(), key=lambda d: (d.metadata["Name"] or "").lower()):
-        declared = declared_ids(dist)
-        files = license_files(dist)
-        if declared and files:
-            repos.append({"name": dist.metadata["Name"], "source": declared[0], "truth": declared[1],
-                          "files": files})
-    unique = {r["name"].lower(): r for r in repos}
-    repos = [unique[k] for k in sorted(unique)]
-    return repos[:limit] if limit else repos
+def sample(texts: set[str], size: int) -> list[str]:
+    """Every k-th text in hash order: the same sample for the same texts."""
+    ordered = sorted(texts, key=lambda t: hashlib.sha256(t.encode("utf-8", "surrogatepass")).hexdigest())
+    if size <= 0 or size >= len(ordered):
+        return ordered
+    step = len(ordered) / size
+    return [ordered[int(i * step)] for i in range(size)]
 
 
-def detect(repos: list[dict], cache_dir: Path, workers: int) -> tuple[dict, float, dict]:
-    files = {r["name"]: {path: (LICENSE_TIER, text) for path, text in r["files"].items()} for r in repos}
-    start = time.perf_counter()
-    with CachedDetector(cache_dir, batch_size=8, workers=workers) as detector:
-        found = detect_repo_licenses(files, detector)
-        info = {"scancode_calls": detector.scancode_calls, "cache_hits": detector.stats.hits,
-                "scancode_workers": detector.started_workers, "index_load_s": round(detector.index_seconds, 2)}
-    return found, time.perf_counter() - start, info
+def compare_with_plain(ours: CachedDetector, texts: list[str], shortcut_texts: list[str]) -> dict:
+    """Plain ScanCode on ``texts`` (timed) and on the texts answered without ScanCode (checked)."""
+    with ScanCodeWorker(batch_size=8) as plain:
+        start, cpu = time.perf_counter(), process_cpu(plain._proc.pid)
+        plain_results = plain.detect(texts)
+        seconds, cpu = time.perf_counter() - start, process_cpu(plain._proc.pid) - cpu
+        shortcut_plain = plain.detect(shortcut_texts) if shortcut_texts else []
+    size = sum(len(t.encode("utf-8", "surrogatepass")) for t in texts)
+    differ = [(t, a, b) for t, a, b in zip(texts, (answer(r) for r in ours.detect(texts)), map(answer, plain_results))
+              if a != b]
+    shortcut_differ = [(t, a, b) for t, a, b in zip(shortcut_texts, (answer(r) for r in ours.detect(shortcut_texts)),
+                                                     map(answer, shortcut_plain)) if a != b]
+    return {
+        "plain_scancode": {"texts": len(texts), "MB": round(size / 1e6, 3), "seconds": round(seconds, 2),
+                           "cpu_seconds": round(cpu, 1), "texts_per_s_per_core": round(len(texts) / seconds, 2),
+                           "texts_per_cpu_s": round(len(texts) / cpu, 2),
+                           "MB_per_s_per_core": round(size / 1e6 / seconds, 4)},
+        "answers_differ": {"texts": len(differ), "share": round(len(differ) / max(1, len(texts)), 4),
+                           "examples": [{"text": t[:160], "ours": a[0], "plain": b[0]} for t, a, b in differ[:8]]},
+        "resolved_without_scancode": {"checked": len(shortcut_texts), "differ": len(shortcut_differ),
+                                      "examples": [{"text": t[:160], "ours": a[0], "plain": b[0]}
+                                                   for t, a, b in shortcut_differ[:8]]},
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--limit", type=int, default=120, help="at most this many distributions (0: all)")
-    parser.add_argument("--show", type=int, default=25, help="disagreements to list")
-    parser.add_argument("--scancode-workers", type=int, default=1, help="ScanCode processes for the cold run")
+    parser.add_argument("--corpus-mb", type=float, default=290.0, help="cap on the corpus (MB; what files weigh as read: the text is a little less)")
+    parser.add_argument("--workers", type=int, default=2, help="stage processes and ScanCode workers")
+    parser.add_argument("--plain-sample", type=int, default=300, help="distinct texts for plain ScanCode (0: all)")
+    parser.add_argument("--work", type=Path, default=None, help="keep the corpus here between runs")
     args = parser.parse_args(argv)
 
-    repos = corpus(args.limit)
-    with tempfile.TemporaryDirectory(prefix="quarry-license-bench-") as cache:
-        found, cold_s, cold = detect(repos, Path(cache), args.scancode_workers)
-        _, warm_s, warm = detect(repos, Path(cache), args.scancode_workers)
-
-    rows = {"scancode": [0, 0], "keywords": [0, 0]}
-    disagreements = []
-    for repo in repos:
-        spdx = found[repo["name"]]["spdx"]
-        detected = set(leaf_keys(spdx)) if spdx else set()
-        for name, ids in (("scancode", detected), ("keywords", keyword_baseline(repo["files"]))):
-            covered, exact = agreement(repo["truth"], ids)
-            rows[name][0] += covered
-            rows[name][1] += exact
-        if not agreement(repo["truth"], detected)[0]:
-            disagreements.append({"package": repo["name"], "declared": sorted(repo["truth"]),
-                                  "declared_in": repo["source"], "scancode": spdx,
-                                  "files": sorted(repo["files"])})
-    n = len(repos)
-    report = {
-        "distributions": n,
-        "agreement": {name: {"declared_found": round(c / n, 3), "exact": round(e / n, 3)}
-                      for name, (c, e) in rows.items()},
-        "throughput": {
-            "cold": {"seconds": round(cold_s, 2), "repos_per_s": round(n / cold_s, 2), **cold},
-            "warm_cache": {"seconds": round(warm_s, 3), "repos_per_s": round(n / warm_s, 1), **warm},
-        },
-        "disagreements": disagreements[:args.show],
-        "disagreements_total": len(disagreements),
-    }
+    with tempfile.TemporaryDirectory(prefix="quarry-bench-licenses-") as tmp:
+        work = args.work or Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
+        start = time.perf_counter()
+        snapshot, manifest = build_corpus(work, args.corpus_mb, args.workers)
+        corpus_s = time.perf_counter() - start
+        documents, size = manifest["counts"]["files"], manifest["counts"]["bytes"]
+        params = copy.deepcopy(corpus_params(args.corpus_mb))
+        home = Path(tempfile.mkdtemp(prefix="home-", dir=work))  # a fresh answer cache: .quarry/cache/licenses
+        os.environ["QUARRY_HOME"] = str(home)
+        cores = min(args.workers, os.cpu_count() or 1)
+        runs = {}
+        for phase in ("cold", "warm"):
+            ledger, detector = run_stage(snapshot, home / phase, params, args.workers)
+            runs[phase] = {**rates(documents, size, detector.wall, cores, detector.cpu),
+                           "detect_seconds": round(detector.seconds, 2), "texts_asked": len(detector.texts),
+                           "scancode_calls": detector.scancode_calls, "resolved": dict(detector.stats.resolved),
+                           "scancode_workers": detector.workers_used,
+                           "index_load_s": round(detector.index_load, 2)}
+        with CachedDetector(home / ".quarry" / "cache" / "licenses") as ours:
+            texts = sample(detector.texts, args.plain_sample)
+            shortcut_texts = sorted(t for t in detector.texts if ours.resolve_without_scancode(t) is not None)
+            comparison = compare_with_plain(ours, texts, shortcut_texts)
+        plain = comparison["plain_scancode"]
+        asked_mb = sum(len(t.encode("utf-8", "surrogatepass")) for t in detector.texts) / 1e6
+        report = {
+            "versions": {**peer_versions(), "scancode-toolkit": scancode_version()},
+            "corpus": {"documents": documents, "MB": round(size / 1e6, 1), "origins": manifest["counts"].get("origins"),
+                       "snapshot_s": round(corpus_s, 1), "snapshot_id": manifest["snapshot_id"][:16]},
+            "cores": cores, "load_average": os.getloadavg(),
+            "stage": runs,
+            "texts_asked": {"distinct": len(detector.texts), "MB": round(asked_mb, 2),
+                            "plain_scancode_projected_cpu_s": round(len(detector.texts) / plain["texts_per_cpu_s"], 1)},
+            **comparison,
+            "kept": ledger.get("kept"), "input": ledger.get("input"),
+        }
     json.dump(report, sys.stdout, indent=2)
     print()
     return 0

@@ -9,9 +9,14 @@ The registry is a versioned tab-separated file (data/optout/registry.tsv), one e
 
 An ``origin`` entry matches that repository, a ``prefix`` entry every origin starting with it, an
 ``owner`` entry (``host/owner``, or a bare owner on any host) every repository of that owner.
-Origins compare normalised: no scheme, user, ``.git`` or trailing slash, lower case, and
-``git@host:owner/repo`` read as ``host/owner/repo``. ``registry_hash`` covers what decides
+A package origin without a version covers every version (``pypi:graphene`` covers
+``pypi:graphene@3.4.3``); one with a version covers only that one. Origins compare normalised: no
+scheme, user, ``.git``, query or trailing slash, lower case, ``git@host:owner/repo`` read as
+``host/owner/repo``, PyPI names as PEP 503 spells them. ``registry_hash`` covers what decides
 removals (kind and value), so a dataset manifest can say which registry it honoured.
+
+``Registry.match(origin)`` is the one matching rule: the stage, ``reapply``, ``whois``, ``optout
+add``'s count and any audit of a released version all call it.
 """
 
 from __future__ import annotations
@@ -42,11 +47,17 @@ PathLike = str | os.PathLike
 
 _SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*://", re.I)
 _SCP_LIKE = re.compile(r"^(?:[^@/]+@)?([^:/]+):(?!//)(.+)$")  # git@github.com:acme/app.git
+# A package origin: pypi:graphene@3.4.3, python:stdlib@3.11.9 (a scheme without dots, a name without slashes)
+_PACKAGE = re.compile(r"^([a-z][a-z0-9+-]*):(?!//)([^/@:\s]+)(?:@([^/@\s]*))?$", re.I)
 
 
 def normalize_origin(origin: str, *, prefix: bool = False) -> str:
     """The comparable form of an origin; ``prefix`` keeps a trailing slash (a path boundary)."""
     text = str(origin).strip().removesuffix("*") if prefix else str(origin).strip()
+    if package := _PACKAGE.match(text):
+        scheme, name, version = package.group(1).lower(), package.group(2), package.group(3)
+        name = re.sub(r"[-_.]+", "-", name) if scheme == "pypi" else name
+        return f"{scheme}:{name}{'' if version is None else '@' + version}".lower()
     if not _SCHEME.match(text) and (scp := _SCP_LIKE.match(text)) and not os.path.isabs(text):
         text = f"{scp.group(1)}/{scp.group(2)}"
     text = _SCHEME.sub("", text)
@@ -54,8 +65,15 @@ def normalize_origin(origin: str, *, prefix: bool = False) -> str:
         text = text.split("@", 1)[1]  # user@host
     if prefix:
         return text.lower()
+    text = re.split(r"[?#]", text, maxsplit=1)[0]
     text = text.rstrip("/").removesuffix(".git").rstrip("/")
     return text.lower()
+
+
+def without_version(normalized: str) -> str:
+    """A normalised package origin without its ``@version`` (any other origin unchanged)."""
+    package = _PACKAGE.match(normalized)
+    return f"{package.group(1)}:{package.group(2)}" if package and package.group(3) is not None else normalized
 
 
 def owner_of(normalized: str) -> tuple[str, str] | None:
@@ -76,7 +94,7 @@ class OptOut:
     def matches(self, normalized_origin: str) -> bool:
         value = self.key
         if self.kind == "origin":
-            return normalized_origin == value
+            return value in (normalized_origin, without_version(normalized_origin))
         if self.kind == "prefix":
             return normalized_origin.startswith(value)
         owner = owner_of(normalized_origin)
@@ -114,7 +132,7 @@ class Registry:
         return self._memo[origin]
 
     def _find(self, normalized: str) -> OptOut | None:
-        if found := self._exact.get(normalized):
+        if found := self._exact.get(normalized) or self._exact.get(without_version(normalized)):
             return found
         if owner := owner_of(normalized):
             if found := self._owners.get(f"{owner[0]}/{owner[1]}") or self._owners.get(owner[1]):
@@ -242,31 +260,96 @@ def run_optout(src_dir: Path, dst_dir: Path, registry_path: str | os.PathLike | 
 
 
 # ---------------------------------------------------------------------------------------------
+# What an entry or a registry matches in existing data
+
+
+def covered_documents(registry: Registry, counts: Counter) -> dict[str, int]:
+    """origin -> documents, for the origins of ``counts`` (documents per origin) that ``registry`` covers."""
+    return {origin: n for origin, n in sorted(counts.items()) if registry.covers(origin)}
+
+
+def folder_origins(folder: PathLike) -> Counter:
+    """Documents per origin in a folder of shards (a snapshot, a stage output) or a dataset version."""
+    from quarry.parallel import input_shards
+
+    folder = Path(folder)
+    manifest = _read_manifest(folder / "manifest.json") if (folder / "manifest.json").is_file() else None
+    records = _dataset_records(folder, manifest) if manifest else \
+        (r for shard in input_shards(folder) for r in read_records(shard))
+    return Counter((r.get("meta") or {}).get("origin") or "" for r in records)
+
+
+def latest_data(params: dict[str, Any] | None = None, releases_root: PathLike | None = None) -> list[dict[str, Any]]:
+    """The data an opt-out is checked against: the project's snapshot folder and its latest dataset
+    version (the newest registered release, else the dataset folder), each as {"where", "origins"}."""
+    from quarry.datasets.versions import read_index, releases
+    from quarry.params import get
+
+    params = params or {}
+    root = project_root()
+    found = []
+    snapshot = root / get(params, "pipeline.paths.snapshot", "data/snapshot")
+    if snapshot.is_dir():
+        found.append({"where": f"snapshot {snapshot}", "origins": folder_origins(snapshot)})
+    registered = releases(registry=releases_root)
+    if registered:
+        latest = registered[-1]
+        manifest = latest["manifest"]
+        origins = Counter(row.get("key", "").split("::", 1)[0] for row in read_index(latest["release"]))
+        found.append({"where": f"dataset {manifest.get('name')} {manifest.get('label')} "
+                               f"({manifest.get('version', '')[:12]})", "origins": origins})
+    elif (dataset := root / get(params, "pipeline.paths.dataset", "data/datasets/default")).is_dir():
+        found.append({"where": f"dataset {dataset}", "origins": folder_origins(dataset)})
+    return found
+
+
+def entry_matches(entry: OptOut, places: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per place ({"where", "origins"}, see latest_data): the documents and origins ``entry`` matches."""
+    probe = Registry([entry])
+    return [{"where": place["where"], "documents": sum(covered.values()), "origins": covered}
+            for place in places for covered in [covered_documents(probe, place["origins"])]]
+
+
+def nearest_origins(value: str, places: list[dict[str, Any]], limit: int = 3) -> list[str]:
+    """Origins of the data spelled most like ``value``: suggestions when an entry matches nothing."""
+    import difflib
+
+    names = sorted({o for place in places for o in place["origins"] if o})
+    by_norm = {}
+    for name in names:
+        by_norm.setdefault(without_version(normalize_origin(name)), name)
+    close = difflib.get_close_matches(without_version(normalize_origin(value)), list(by_norm), n=limit, cutoff=0.6)
+    return [by_norm[c] for c in close]
+
+
+# ---------------------------------------------------------------------------------------------
 # A newer registry over an existing dataset version
 
 
 def reapply_optout(dataset_dir: str | os.PathLike, registry_path: str | os.PathLike | None, out_dir: str | os.PathLike,
-                   **options: Any) -> dict[str, Any]:
+                   *, force: bool = False, **options: Any) -> dict[str, Any]:
     """A new dataset version: the parent's documents minus those the registry now covers. Nothing
     else is recomputed. Returns {"manifest", "changelog"}: the changelog lists, per opt-out entry,
-    the origins and documents removed."""
+    the origins and documents removed. When the registry covers no document of the parent, no
+    version is made (``manifest`` is None) unless ``force``."""
     from quarry.datasets import derive_version
+    from quarry.datasets.manifest import read_manifest
 
     registry = load_registry(registry_path)
+    parent = read_manifest(Path(dataset_dir))
+    covered = covered_documents(registry, folder_origins(dataset_dir))
     removed: dict[OptOut, Counter] = {}
+    for origin, n in covered.items():
+        removed.setdefault(registry.match(origin), Counter())[origin] += n
 
     def keep(record: dict[str, Any]) -> bool | str:
-        origin = (record.get("meta") or {}).get("origin")
-        entry = registry.match(origin)
-        if entry is None:
-            return True
-        removed.setdefault(entry, Counter())[origin] += 1
-        return REASON
+        return REASON if registry.covers((record.get("meta") or {}).get("origin")) else True
 
-    manifest = derive_version(dataset_dir, out_dir, keep, REASON, optout_registry_hash=registry.hash, **options)
+    manifest = derive_version(dataset_dir, out_dir, keep, REASON, optout_registry_hash=registry.hash, **options) \
+        if covered or force else None
     changelog = {
-        "from": manifest.get("parent"), "to": manifest.get("version"), "registry_hash": registry.hash,
-        "removed_documents": sum(sum(c.values()) for c in removed.values()),
+        "from": parent.get("version"), "to": manifest.get("version") if manifest else None,
+        "registry_hash": registry.hash, "removed_documents": sum(covered.values()),
         "entries": [{"kind": e.kind, "value": e.value, "date": e.date, "reason": e.reason,
                      "origins": dict(sorted(removed[e].items()))} for e in sorted(removed)],
     }
@@ -280,48 +363,50 @@ def reapply_optout(dataset_dir: str | os.PathLike, registry_path: str | os.PathL
 def whois(origin: str, *, registry_path: PathLike | None = None, releases_root: PathLike | None = None,
           datasets_root: PathLike | None = None, models_root: PathLike | None = None) -> dict[str, Any]:
     """Every dataset version (registered releases, and version folders under data/datasets) and
-    every checkpoint holding documents of ``origin``, and the opt-out entry covering it now."""
+    every checkpoint holding documents of ``origin``, and the opt-out entry covering it now.
+    ``origin`` matches as an opt-out entry would (``pypi:graphene`` finds every version of it);
+    each dataset row counts its documents per matching origin; ``versions_checked`` says how many
+    versions were read."""
     from quarry.datasets.versions import read_index, releases
 
-    wanted = normalize_origin(origin)
+    probe = Registry([OptOut("origin", origin)])  # the opt-out matching rule, not a second one
     spellings = {origin}  # the origin as the data spells it, for the lineage lookup
     datasets = []
     seen = set()
 
-    def count(origins) -> int:
-        hits = [o for o in origins if normalize_origin(o) == wanted]
-        spellings.update(hits)
-        return len(hits)
+    def add(manifest: dict[str, Any], path, origins) -> None:
+        seen.add(manifest.get("version"))
+        if covered := covered_documents(probe, Counter(origins)):
+            spellings.update(covered)
+            datasets.append(_dataset_row(manifest, path, covered))
 
     for release in releases(registry=releases_root):
-        manifest = release["manifest"]
-        seen.add(manifest.get("version"))
         # an index row's key is "origin::path"
-        if n := count(row.get("key", "").split("::", 1)[0] for row in read_index(release["release"])):
-            datasets.append(_dataset_row(manifest, release["path"], n))
+        add(release["manifest"], release["path"],
+            (row.get("key", "").split("::", 1)[0] for row in read_index(release["release"])))
     root = Path(datasets_root) if datasets_root else project_root() / "data" / "datasets"
     for manifest_path in sorted(root.glob("**/manifest.json")) if root.is_dir() else []:
         manifest = _read_manifest(manifest_path)
         if manifest is None or manifest.get("version") in seen or not _has_shards(manifest_path.parent, manifest):
             continue
-        seen.add(manifest.get("version"))
-        records = _dataset_records(manifest_path.parent, manifest)
-        if n := count((r.get("meta") or {}).get("origin") or "" for r in records):
-            datasets.append(_dataset_row(manifest, manifest_path.parent, n))
+        add(manifest, manifest_path.parent,
+            ((r.get("meta") or {}).get("origin") or "" for r in _dataset_records(manifest_path.parent, manifest)))
     checkpoints = {}
     for spelling in sorted(spellings):
         for found in _checkpoints_with(spelling, models_root):
             checkpoints.setdefault(found["checkpoint"], found)
     path = Path(registry_path) if registry_path else default_registry_path()
     entry = load_registry(path).match(origin) if path.exists() else None
-    return {"origin": origin, "datasets": datasets, "checkpoints": [checkpoints[k] for k in sorted(checkpoints)],
+    return {"origin": origin, "datasets": datasets, "versions_checked": len(seen),
+            "checkpoints": [checkpoints[k] for k in sorted(checkpoints)],
             "opted_out": None if entry is None else {"kind": entry.kind, "value": entry.value, "date": entry.date,
                                                      "reason": entry.reason}}
 
 
-def _dataset_row(manifest: dict[str, Any], path, count: int) -> dict[str, Any]:
+def _dataset_row(manifest: dict[str, Any], path, origins: dict[str, int]) -> dict[str, Any]:
     return {"name": manifest.get("name"), "version": manifest.get("version"), "label": manifest.get("label"),
-            "documents": count, "path": str(path), "optout_registry_hash": manifest.get("optout_registry_hash")}
+            "documents": sum(origins.values()), "origins": origins, "path": str(path),
+            "optout_registry_hash": manifest.get("optout_registry_hash")}
 
 
 def _read_manifest(path: Path) -> dict[str, Any] | None:

@@ -39,7 +39,7 @@ def _show(ledger: dict[str, Any], extra: dict[str, Any] | None = None) -> None:
     for reason, count in ledger["changed"].items():
         table.add_row(f"changed: {reason}", str(count))
     for key, value in (extra or {}).items():
-        if not isinstance(value, dict):
+        if not isinstance(value, dict | list):
             table.add_row(key.replace("_", " "), str(value))
     out.print(table)
 
@@ -62,21 +62,43 @@ def register(app: typer.Typer) -> None:
                       params_file: Path = params_option,
                       index_dir: Path = typer.Option(None, help="Keep the per-shard index (signatures, band "
                                                                 "keys, decisions) here instead of a temp folder."),
+                      clusters: Path = typer.Option(None, help="Write {id, cluster, kept} per document here (jsonl)."),
+                      threshold: float = typer.Option(None, help="Jaccard similarity of near duplicates "
+                                                                 "(default: params dedup.threshold)."),
+                      ngram: int = typer.Option(None, help="Words per shingle (default: params dedup.ngram)."),
                       ) -> None:
-        """Exact then MinHash near deduplication across all subsets (params: dedup)."""
+        """Repository, exact then MinHash near deduplication across all subsets (params: dedup)."""
         from quarry.dedup import run_dedup
 
         params = _params(params_file)
-        ledger = run_dedup(src, dst, params, workers=_workers(params, workers), index_dir=index_dir)
+        given = {key: value for key, value in (("threshold", threshold), ("ngram", ngram)) if value is not None}
+        params = {**params, "dedup": {**(params.get("dedup") or {}), **given}}
+        ledger = run_dedup(src, dst, params, workers=_workers(params, workers), index_dir=index_dir,
+                           clusters_file=clusters)
         _show(ledger, ledger["clusters"])
+        for cluster in ledger["clusters"]["largest_clusters"][:5]:
+            out.print(f"cluster of {cluster['documents']}: kept {cluster['kept_origin']} {cluster['kept_path']}")
+        if clusters is not None:
+            out.print(f"clusters: {clusters}")
 
     @app.command("decontaminate")
-    def decontaminate_command(src: Path = SRC, dst: Path = DST, workers: int = workers_option,
-                              params_file: Path = params_option) -> None:
-        """Drop or flag documents sharing a 13-gram with the test split or eval files (params: decontaminate)."""
+    def decontaminate_command(
+        src: Path = SRC, dst: Path = DST, workers: int = workers_option, params_file: Path = params_option,
+        eval_file: list[Path] = typer.Option(
+            None, "--eval-file", "-e", exists=True,
+            help="Benchmark items: jsonl, jsonl.zst, txt or a folder of them (repeatable; added to params)."),
+        test_split: str = typer.Option(
+            None, help="Also use this split of the input as evaluation items ('none': off). Default: "
+                       "params decontaminate.test_split, off outside a project."),
+        action: str = typer.Option(None, help="drop | flag (default: params decontaminate.action)."),
+    ) -> None:
+        """Drop or flag documents overlapping benchmark items or the own test split (params: decontaminate)."""
         from quarry.curate.decontaminate import REPORT, run_decontaminate
 
         params = _params(params_file)
-        ledger = run_decontaminate(src, dst, params, workers=_workers(params, workers))
+        ledger = run_decontaminate(src, dst, params, workers=_workers(params, workers), eval_files=eval_file or None,
+                                   test_split=test_split, action=action)
         _show(ledger, ledger["contamination"])
+        for source, count in ledger["contamination"]["items_by_source"].items():
+            out.print(f"evaluation items from {source}: {count}")
         out.print(f"matches: {dst / REPORT}")

@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 out = Console()
+err = Console(stderr=True)
 
 PARAMS = typer.Option(None, "--params", help="params.yaml to read (default: the project's).")
 REGISTRY = typer.Option(None, "--registry", help="Opt-out registry file (default: data/optout/registry.tsv).")
@@ -65,12 +66,27 @@ def register(app: typer.Typer) -> None:
             kind: str = typer.Option("origin", help="origin | prefix | owner"),
             reason: str = typer.Option("", help="Why (a request reference)."),
             date: str = typer.Option(None, help="ISO date of the request (default: today)."),
-            registry: Path = REGISTRY) -> None:
-        """Add (or update) an entry."""
-        from quarry.optout import add_entry
+            data: list[Path] = typer.Option(None, "--data", help="Count matches in these folders of shards or "
+                                            "dataset versions (default: the snapshot and the latest dataset)."),
+            registry: Path = REGISTRY, params_file: Path = PARAMS) -> None:
+        """Add (or update) an entry, and say how many documents of the latest data it matches."""
+        from quarry.optout import add_entry, entry_matches, folder_origins, latest_data, nearest_origins
 
         entry = add_entry(value, kind=kind, date=date, reason=reason, path=registry)
         out.print(f"added {entry.kind} {entry.value} ({entry.date})")
+        places = [{"where": str(f), "origins": folder_origins(f)} for f in data] if data else \
+            latest_data(_params(params_file))
+        if not places:
+            out.print("no snapshot or dataset here to count its matches in")
+            return
+        matches = entry_matches(entry, places)
+        for found in matches:
+            out.print(f"matches {found['documents']} documents of {len(found['origins'])} origins in {found['where']}")
+        if not any(found["documents"] for found in matches):
+            near = nearest_origins(entry.value, places)
+            err.print(f"warning: {entry.kind} {entry.value} matches no document of the latest data; check its "
+                      f"spelling (origins look like pypi:name, https://host/owner/repo)"
+                      + (f"; nearest: {', '.join(near)}" if near else ""), soft_wrap=True)
 
     @optout.command("remove")
     def remove(value: str = typer.Argument(...), registry: Path = REGISTRY) -> None:
@@ -106,13 +122,18 @@ def register(app: typer.Typer) -> None:
     @optout.command("reapply")
     def reapply(dataset: Path = typer.Argument(..., help="A dataset version folder."),
                 out_dir: Path = typer.Argument(..., help="Folder of the new version."),
+                force: bool = typer.Option(False, "--force", help="Make a new version even when nothing is removed."),
                 registry: Path = REGISTRY) -> None:
         """A new dataset version without the origins the registry now covers (nothing recomputed)."""
         from quarry.optout import reapply_optout
 
-        result = reapply_optout(dataset, registry, out_dir)
-        log = result["changelog"]
-        out.print(f"new version {result['manifest']['version'][:12]} ({result['manifest'].get('label')}): "
+        result = reapply_optout(dataset, registry, out_dir, force=force)
+        log, manifest = result["changelog"], result["manifest"]
+        if manifest is None:
+            out.print(f"the registry covers no document of {dataset} ({log['from'][:12]}): 0 removed, no new version "
+                      "made (--force makes one anyway)")
+            return
+        out.print(f"new version {manifest['version'][:12]} ({manifest.get('label')}): "
                   f"{log['removed_documents']} documents removed")
         for entry in log["entries"]:
             for origin, n in entry["origins"].items():
@@ -126,12 +147,18 @@ def register(app: typer.Typer) -> None:
         from quarry.optout import whois
 
         found = whois(origin, registry_path=registry, models_root=models)
-        table = Table("kind", "name", "version", "documents", title=f"who holds {origin}")
+        table = Table("kind", "name", "version", "documents", "origins", title=f"who holds {origin}")
         for d in found["datasets"]:
-            table.add_row("dataset", d["name"], f"{d['label']} {d['version'][:12]}", str(d["documents"]))
+            table.add_row("dataset", d["name"], f"{d['label']} {d['version'][:12]}", str(d["documents"]),
+                          ", ".join(f"{o} ({n})" for o, n in d["origins"].items()))
         for c in found["checkpoints"]:
-            table.add_row("checkpoint", c["checkpoint"], str(c.get("dataset_version") or "")[:12], str(c["documents"]))
+            table.add_row("checkpoint", c["checkpoint"], str(c.get("dataset_version") or "")[:12], str(c["documents"]),
+                          "")
         out.print(table)
+        held = sum(d["documents"] for d in found["datasets"])
+        out.print(f"{held} documents in {len(found['datasets'])} of {found['versions_checked']} dataset versions")
         entry = found["opted_out"]
         out.print(f"opt-out: covered by {entry['kind']} {entry['value']} ({entry['date']})" if entry
                   else "opt-out: not covered by the registry")
+        if entry and held:
+            out.print("these versions still hold its documents: `quarry optout reapply` makes versions without them")

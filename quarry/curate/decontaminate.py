@@ -1,30 +1,40 @@
-"""Decontamination: drop or flag training documents that share a long word n-gram with an
+"""Decontamination: drop or flag training documents that share long word n-grams with an
 evaluation item (13 words by default, as GPT-3 did).
 
 Evaluation items are the dataset's own held-out test split (membership by
-``quarry.splits.split_of(meta.id, assemble.splits)``) plus any files named in params. Words are
-lower-cased and punctuation-free (quarry.dedup.shingles), so whitespace, case and punctuation
-edits do not hide an overlap; any intact 13-word window does not hide either. N-grams found in
-many evaluation items or in many training documents (licence headers, generated-file banners)
-say nothing about leakage and are ignored: so one pass over the shards finds every overlap,
-a global step counts each n-gram's training documents and decides, and a second pass writes.
+``quarry.splits.split_of(meta.id, assemble.splits)``), when asked for, plus named benchmark files.
+Text is normalised first (quarry.curate.overlap_text: JSON escapes, code fences, HTML entities),
+then compared as lower-cased, punctuation-free words, so re-indenting, re-quoting or pasting an
+item into markdown or a JSON dump does not hide it. What says nothing about leakage is found from
+the corpus: n-grams inside licence headers and notices, n-grams in many evaluation items, and
+n-grams in many training documents. The evidence needed differs by source:
 
-    run_decontaminate(src_dir, dst_dir, params, workers=N)
+- a named benchmark item is matched by a single shared n-gram (also of its code-only variant,
+  without docstrings and comments);
+- an item of the own test split, itself a corpus file, needs ``own_min_ngrams`` distinct shared
+  n-grams and ``own_min_share`` of its own n-grams: evidence proportional to its size, so common
+  snippets of one organisation do not remove half its files.
 
-writes the shards, ``ledger.json``, rejects, and ``decontamination.json``: every matched
-document with the evaluation items it overlaps, the number of shared n-grams and one example.
+Phases: per shard, the test-split items (``test_split_items``); once, the index
+(``EvalIndex.build``); per shard, the overlaps (``scan_shard``); once, the decision (``decide``);
+per shard, drop or flag (``apply_shard``). ``run_decontaminate(src, dst, params, workers=N)``
+writes the shards, ``ledger.json``, rejects, and ``decontamination.json``: where the items came
+from and every matched document with the items it overlaps, the evidence and one example.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
+from collections import Counter
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import orjson
 
-from quarry.engine.run import run_local
+from quarry.curate.eval_sources import eval_items
+from quarry.curate.overlap_text import code_only, normalize, notice_words
 from quarry.dedup.shingles import ngram_hashes, sorted_unique, word_hashes, words
 from quarry.errors import ConfigError
 from quarry.ledger import Ledger
@@ -34,19 +44,26 @@ from quarry.splits import DEFAULT_FRACTIONS, split_of
 
 STAGE = "decontaminate"
 REPORT = "decontamination.json"
+TEST_SOURCE = "test split"
 
 
 @dataclass(frozen=True)
 class DecontaminationConfig:
     ngram: int = 13
     action: str = "drop"                     # drop | flag
-    test_split: str | None = "test"          # the dataset's own held-out split; null: none
-    eval_files: tuple[str, ...] = ()         # extra jsonl / jsonl.zst ("text") or .txt files
+    test_split: str | None = None            # the dataset's own held-out split; None: not used
+    eval_files: tuple[str, ...] = ()         # benchmark files or folders (jsonl, jsonl.zst, txt, sources)
     max_item_frequency: int = 10             # an n-gram in more eval items than this is boilerplate
-    min_item_words: int = 8                  # an item shorter than ngram but this long matches as
-                                             # one whole-item window; shorter ones are skipped
-    max_train_documents: int = 10            # ... and one in more training documents than this
-    min_matches: int = 1                     # shared n-grams needed to call a document contaminated
+    min_item_words: int = 8                  # a benchmark item shorter than ngram but this long
+                                             # matches as one whole-item window; shorter: skipped
+    max_train_documents: int = 10            # an n-gram in more training documents than this is
+                                             # boilerplate for a test-split item ...
+    common_share: float = 0.01               # ... and for a benchmark item, only in more than this
+                                             # share of the training documents (and that many)
+    notices: bool = True                     # n-grams inside licence headers and notices do not count
+    min_matches: int = 1                     # shared n-grams that flag a benchmark item
+    own_min_ngrams: int = 20                 # a test-split item needs this many shared n-grams
+    own_min_share: float = 0.2               # ... and this share of its own n-grams
     fractions: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_FRACTIONS))
 
     @classmethod
@@ -60,15 +77,29 @@ class DecontaminationConfig:
                               f"valid keys: {', '.join(sorted(known))}")
         section["eval_files"] = tuple(section.get("eval_files") or ())
         fractions = (params.get("assemble") or {}).get("splits") or DEFAULT_FRACTIONS
-        config = cls(**section, fractions=dict(fractions))
-        if not 1 <= config.ngram <= 64:
-            raise ConfigError(f"params: decontaminate.ngram must be between 1 and 64, got {config.ngram}")
-        if config.action not in ("drop", "flag"):
-            raise ConfigError(f"params: decontaminate.action must be 'drop' or 'flag', got {config.action!r}")
-        if config.test_split is not None and config.test_split not in config.fractions:
-            raise ConfigError(f"params: decontaminate.test_split {config.test_split!r} is not a split of "
-                              f"assemble.splits ({', '.join(config.fractions)})")
-        return config
+        return cls(**section, fractions=dict(fractions)).checked()
+
+    def checked(self) -> DecontaminationConfig:
+        if not 1 <= self.ngram <= 64:
+            raise ConfigError(f"params: decontaminate.ngram must be between 1 and 64, got {self.ngram}")
+        if self.action not in ("drop", "flag"):
+            raise ConfigError(f"params: decontaminate.action must be 'drop' or 'flag', got {self.action!r}")
+        if self.test_split is not None and self.test_split not in self.fractions:
+            raise ConfigError(f"params: decontaminate.test_split {self.test_split!r} is not a split of "
+                              f"assemble.splits ({', '.join(self.fractions)})")
+        for key in ("own_min_share", "common_share"):
+            if not 0 <= getattr(self, key) <= 1:
+                raise ConfigError(f"params: decontaminate.{key} must be in [0, 1], got {getattr(self, key)}")
+        return self
+
+    def with_overrides(self, **overrides: Any) -> DecontaminationConfig:
+        """The same settings with command-line values (those not None) in place."""
+        given = {key: value for key, value in overrides.items() if value is not None}
+        if given.get("test_split") in ("", "none", "null"):
+            given["test_split"] = None
+        if "eval_files" in given:
+            given["eval_files"] = self.eval_files + tuple(str(p) for p in given["eval_files"])
+        return replace(self, **given).checked()
 
     def is_eval(self, record: dict[str, Any]) -> bool:
         meta = record.get("meta")
@@ -77,92 +108,138 @@ class DecontaminationConfig:
             and split_of(doc_id, self.fractions) == self.test_split
 
 
-Item = tuple[str, np.ndarray, int]  # (label, distinct n-gram hashes, window length in words)
+class Item(NamedTuple):
+    label: str
+    grams: np.ndarray           # distinct n-gram hashes (of every window length in ``windows``)
+    windows: tuple[int, ...]    # () when the item is too short to check
+    own: bool                   # from the dataset's own test split (needs proportional evidence)
+    source: str                 # where it came from, for the report
+    notice_ngrams: int = 0      # n-grams left out because they lie in a licence notice
 
 
-def item_ngrams(text: str, config: DecontaminationConfig) -> tuple[np.ndarray, int]:
-    """The item's distinct ``ngram``-word windows; an item shorter than that (but not shorter than
-    ``min_item_words``) is one window of its own length. Window 0: too short to check."""
+def _masked_ngrams(hashes: np.ndarray, window: int, masked: list[tuple[int, int]]) -> tuple[np.ndarray, int]:
+    """The n-grams of ``window`` words that touch no masked word, and how many were left out."""
+    grams = ngram_hashes(hashes, window)
+    if not masked or len(grams) == 0:
+        return grams, 0
+    hit = np.zeros(len(hashes) + 1, dtype=np.int64)
+    for start, end in masked:
+        hit[start] += 1
+        hit[end] -= 1
+    covered = np.cumsum(hit)[:len(hashes)] > 0            # word inside a notice
+    inside = np.cumsum(np.r_[0, covered.astype(np.int64)])
+    touches = inside[window:window + len(grams)] - inside[:len(grams)] > 0
+    return grams[~touches], int(touches.sum())
+
+
+def _text_grams(text: str, window: int, config: DecontaminationConfig) -> tuple[np.ndarray, int]:
     hashes = word_hashes(text)
-    window = min(config.ngram, len(hashes))
-    if window < min(config.ngram, config.min_item_words):
-        return np.empty(0, dtype=np.uint64), 0
-    return sorted_unique(ngram_hashes(hashes, window)), window
+    return _masked_ngrams(hashes, window, notice_words(text) if config.notices else [])
+
+
+def item_ngrams(label: str, text: str, config: DecontaminationConfig, *, own: bool, source: str) -> Item:
+    """An item's distinct n-grams, licence notices left out. A benchmark item also brings those of
+    its code-only variant; one shorter than ``ngram`` words (but not shorter than
+    ``min_item_words``) is a window of its own length. Own-split items need full windows."""
+    text = normalize(text)
+    variants = [text] if own else [text, code_only(text)]
+    parts, windows, in_notices = [], set(), 0
+    for variant in variants:
+        count = len(words(variant))
+        window = min(config.ngram, count)
+        if window < config.ngram and (own or window < config.min_item_words):
+            continue
+        grams, masked = _text_grams(variant, window, config)
+        in_notices += masked
+        if len(grams):
+            parts.append(grams)
+            windows.add(window)
+    grams = sorted_unique(np.concatenate(parts)) if parts else np.empty(0, dtype=np.uint64)
+    return Item(label, grams, tuple(sorted(windows)), own, source, in_notices)
 
 
 # ---------------------------------------------------------------------------------------------
-# Evaluation index
+# Evaluation items and their index
 
 
 def test_split_items(src: str, config: DecontaminationConfig) -> list[Item]:
-    return [(f"test:{r['meta']['id']}", *item_ngrams(r["text"], config))
+    return [item_ngrams(f"test:{r['meta']['id']}", r["text"], config, own=True, source=TEST_SOURCE)
             for r in read_records(src) if config.is_eval(r)]
 
 
-def resolve_eval_file(name: str | Path) -> Path:
-    """A path as given, or else relative to the project root (where params.yaml lives)."""
-    from quarry.paths import project_root
-
-    path = Path(name)
-    return path if path.is_absolute() or path.exists() else project_root() / path
-
-
-def eval_file_items(path: Path, config: DecontaminationConfig) -> list[Item]:
-    if not path.exists():
-        raise ConfigError(f"{path}: evaluation file named in decontaminate.eval_files does not exist")
-    if path.suffix == ".txt":
-        return [(f"{path.name}", *item_ngrams(path.read_text(encoding="utf-8"), config))]
-    items = []
-    for line, record in enumerate(read_records(path), start=1):
-        label = (record.get("meta") or {}).get("id") or record.get("id") or f"line {line}"
-        items.append((f"{path.name}:{label}", *item_ngrams(record["text"], config)))
-    return items
+def eval_file_items(name: str | Path, config: DecontaminationConfig) -> list[Item]:
+    source = str(name)
+    return [item_ngrams(label, text, config, own=False, source=source) for label, text in eval_items(name)]
 
 
 @dataclass
 class EvalIndex:
     hashes: np.ndarray          # sorted unique n-gram hashes of the evaluation items
-    item_of: np.ndarray         # for each hash, the first item (by label order) that has it
+    starts: np.ndarray          # owners of hashes[i]: owners[starts[i]:starts[i + 1]]
+    owners: np.ndarray          # item numbers (in label order)
     labels: list[str]
+    own: np.ndarray             # per item: from the own test split
+    sizes: np.ndarray           # per item: distinct n-grams in the index
     windows: list[int]          # the window lengths in use (ngram, and those of short items)
+    sources: dict[str, int] = field(default_factory=dict)
     ignored_common: int = 0
     short_items: int = 0
+    ignored_notices: int = 0
 
     @classmethod
     def build(cls, items: list[Item], config: DecontaminationConfig) -> EvalIndex:
-        items = sorted(items, key=lambda item: item[0])
-        labels = [label for label, _, _ in items]
-        windows = sorted({window for _, _, window in items if window})
-        short = sum(1 for _, _, window in items if window == 0)
-        if not windows:
-            return cls(np.empty(0, np.uint64), np.empty(0, np.int64), labels, windows, 0, short)
-        grams = np.concatenate([g for _, g, _ in items])
-        owners = np.concatenate([np.full(len(g), i, dtype=np.int64) for i, (_, g, _) in enumerate(items)])
+        items = sorted(items, key=lambda item: (item.label, item.source))
+        labels = [item.label for item in items]
+        own = np.array([item.own for item in items], dtype=bool)
+        windows = sorted({w for item in items for w in item.windows})
+        sources = dict(sorted(Counter(item.source for item in items).items()))
+        short = sum(1 for item in items if not item.windows)
+        grams = np.concatenate([item.grams for item in items] or [np.empty(0, np.uint64)])
+        owners = np.concatenate([np.full(len(item.grams), i, dtype=np.int64) for i, item in enumerate(items)]
+                                or [np.empty(0, np.int64)])
         order = np.lexsort((owners, grams))
         grams, owners = grams[order], owners[order]
-        starts = np.flatnonzero(np.r_[True, grams[1:] != grams[:-1]])
-        counts = np.diff(np.r_[starts, len(grams)])  # items per n-gram (n-grams are unique per item)
+        first = np.r_[True, grams[1:] != grams[:-1]] if len(grams) else np.empty(0, bool)
+        starts = np.flatnonzero(first)
+        counts = np.diff(np.r_[starts, len(grams)])       # items per n-gram (unique per item)
         common = counts > config.max_item_frequency
-        keep = starts[~common]
-        return cls(grams[keep], owners[keep], labels, windows, int(common.sum()), short)
+        keep = np.repeat(~common, counts)
+        grams, owners = grams[keep], owners[keep]
+        kept_counts = counts[~common]
+        starts = np.r_[0, np.cumsum(kept_counts)].astype(np.int64)
+        sizes = np.bincount(owners, minlength=len(items)).astype(np.int64)
+        return cls(grams[starts[:-1]], starts, owners, labels, own, sizes, windows, sources,
+                   int(common.sum()), short, sum(item.notice_ngrams for item in items))
 
     def save(self, folder: Path) -> None:
-        np.save(folder / "hashes.npy", self.hashes)
-        np.save(folder / "items.npy", self.item_of)
-        (folder / "labels.json").write_bytes(orjson.dumps({"labels": self.labels, "windows": self.windows}))
+        for name in ("hashes", "starts", "owners", "own", "sizes"):
+            np.save(folder / f"{name}.npy", getattr(self, name))
+        (folder / "labels.json").write_bytes(orjson.dumps({
+            "labels": self.labels, "windows": self.windows, "sources": self.sources,
+            "ignored_common": self.ignored_common, "short_items": self.short_items,
+            "ignored_notices": self.ignored_notices}))
 
     @classmethod
     def load(cls, folder: Path) -> EvalIndex:
         names = orjson.loads((folder / "labels.json").read_bytes())
-        return cls(np.load(folder / "hashes.npy"), np.load(folder / "items.npy"), names["labels"], names["windows"])
+        arrays = {name: np.load(folder / f"{name}.npy") for name in ("hashes", "starts", "owners", "own", "sizes")}
+        return cls(**arrays, **names)
 
-    def matches(self, grams: np.ndarray) -> np.ndarray:
-        """Positions in ``grams`` whose hash is an evaluation n-gram."""
+    def matches(self, grams: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(offsets in ``grams``, index positions) of the n-grams that are evaluation n-grams."""
         if len(self.hashes) == 0 or len(grams) == 0:
-            return np.empty(0, dtype=np.int64)
+            return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
         where = np.searchsorted(self.hashes, grams)
         where[where == len(self.hashes)] = 0
-        return np.flatnonzero(self.hashes[where] == grams)
+        hits = np.flatnonzero(self.hashes[where] == grams)
+        return hits, where[hits]
+
+    def items_of(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(position, item) pairs for index positions: an n-gram may belong to several items."""
+        counts = self.starts[positions + 1] - self.starts[positions]
+        repeated = np.repeat(positions, counts)
+        within = np.arange(len(repeated)) - np.repeat(np.cumsum(counts) - counts, counts)
+        return repeated, self.owners[self.starts[repeated] + within]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -175,47 +252,78 @@ class ShardHits:
 
     counts: np.ndarray                                   # per index n-gram: documents containing it
     rows: dict[int, list[tuple[int, int, int]]]          # row -> [(index position, word offset, window)]
+    documents: int = 0                                   # training documents scanned
 
 
 def scan_shard(src: Path, index: EvalIndex, config: DecontaminationConfig) -> ShardHits:
     counts = np.zeros(len(index.hashes), dtype=np.int64)
     rows: dict[int, list[tuple[int, int, int]]] = {}
+    documents = 0
     for row, record in enumerate(read_records(src)):
         if config.is_eval(record):
             continue
-        hashes = word_hashes(record["text"])
+        documents += 1
+        if not index.windows:
+            continue
+        hashes = word_hashes(normalize(record["text"]))
         found: dict[int, tuple[int, int]] = {}
         for window in index.windows:
-            grams = ngram_hashes(hashes, window)
-            hits = index.matches(grams)
-            positions = np.searchsorted(index.hashes, grams[hits])
-            for position, offset in zip(positions.tolist(), hits.tolist(), strict=True):
+            offsets, positions = index.matches(ngram_hashes(hashes, window))
+            for position, offset in zip(positions.tolist(), offsets.tolist(), strict=True):
                 found.setdefault(position, (offset, window))
         if found:
             counts[list(found)] += 1
             rows[row] = sorted((position, offset, window) for position, (offset, window) in found.items())
-    return ShardHits(counts, rows)
+    return ShardHits(counts, rows, documents)
+
+
+def common_ngrams(shards: list[ShardHits], index: EvalIndex, config: DecontaminationConfig) -> np.ndarray:
+    """Per index n-gram and owner: too common in training to count (see the config's caps)."""
+    total = np.zeros(len(index.hashes), dtype=np.int64)
+    documents = 0
+    for hits in shards:
+        total += hits.counts
+        documents += hits.documents
+    benchmark_cap = max(config.max_train_documents, math.ceil(config.common_share * documents))
+    return np.stack([total > benchmark_cap, total > config.max_train_documents])  # [own?][position]
 
 
 def decide(shards: list[ShardHits], index: EvalIndex, config: DecontaminationConfig) -> tuple[list[dict], int]:
-    """Per shard, row -> {items, ngrams, at}; n-grams found in more than ``max_train_documents``
-    training documents (licence headers, generated-file banners) are boilerplate, not leakage."""
-    total = np.zeros(len(index.hashes), dtype=np.int64)
-    for hits in shards:
-        total += hits.counts
-    common = total > config.max_train_documents
+    """Per shard, row -> {items, ngrams, at, evidence}; returns the decisions and the number of
+    index n-grams ignored as common in training."""
+    common = common_ngrams(shards, index, config)
+    all_positions = np.arange(len(index.hashes))
+    positions, owners = index.items_of(all_positions)
+    ignored = common[index.own[owners].astype(np.int64), positions]
+    usable = index.sizes - np.bincount(owners[ignored], minlength=len(index.labels))
     decisions = []
     for hits in shards:
         local = {}
         for row, found in hits.rows.items():
-            kept = [(offset, window, position) for position, offset, window in found if not common[position]]
-            if len(kept) < max(1, config.min_matches):
+            offset_of = {position: (offset, window) for position, offset, window in found}
+            pos, items = index.items_of(np.array(sorted(offset_of), dtype=np.int64))
+            counted = ~common[index.own[items].astype(np.int64), pos]
+            pos, items = pos[counted], items[counted]
+            if not len(items):
                 continue
-            items = sorted({index.labels[index.item_of[position]] for _, _, position in kept})
-            offset, window, _ = min(kept)
-            local[row] = {"items": items, "ngrams": len(kept), "at": [offset, window]}
+            shared = np.bincount(items, minlength=len(index.labels))
+            candidates = np.flatnonzero(shared)
+            need = np.where(index.own[candidates],
+                            np.maximum(np.minimum(config.own_min_ngrams, usable[candidates]),
+                                       np.ceil(config.own_min_share * usable[candidates])),
+                            max(1, config.min_matches))
+            contaminated = candidates[shared[candidates] >= np.maximum(need, 1)]
+            if not len(contaminated):
+                continue
+            evidence_pos = sorted(set(pos[np.isin(items, contaminated)].tolist()))
+            offset, window = min(offset_of[p] for p in evidence_pos)
+            best = max(contaminated.tolist(), key=lambda i: (shared[i] / max(usable[i], 1), -i))
+            local[row] = {"items": sorted(index.labels[i] for i in contaminated), "ngrams": len(evidence_pos),
+                          "at": [offset, window],
+                          "evidence": {"item": index.labels[best], "shared": int(shared[best]),
+                                       "item_ngrams": int(usable[best]), "own_split": bool(index.own[best])}}
         decisions.append(local)
-    return decisions, int(common.sum())
+    return decisions, len(np.unique(positions[ignored]))
 
 
 def apply_shard(src: Path, dst: Path, decisions: dict[int, dict], config: DecontaminationConfig, *,
@@ -231,9 +339,10 @@ def apply_shard(src: Path, dst: Path, decisions: dict[int, dict], config: Decont
                 if not isinstance(record.get("meta"), dict):
                     record["meta"] = {}
                 meta = record["meta"]
-                example = b" ".join(words(record["text"])[offset:offset + window]).decode("utf-8", "replace")
+                example = b" ".join(words(normalize(record["text"]))[offset:offset + window])
                 found.append({"id": meta.get("id"), "path": meta.get("path"), "items": decision["items"],
-                              "ngrams": decision["ngrams"], "example": example})
+                              "ngrams": decision["ngrams"], "evidence": decision["evidence"],
+                              "example": example.decode("utf-8", "replace")})
                 if config.action == "drop":
                     ledger.drop(record, "contaminated", items=decision["items"], ngrams=decision["ngrams"])
                     continue
@@ -245,8 +354,27 @@ def apply_shard(src: Path, dst: Path, decisions: dict[int, dict], config: Decont
 
 
 def run_decontaminate(src_dir: Path, dst_dir: Path, params: dict[str, Any] | None, *,
-                      workers: int = 1) -> dict[str, Any]:
-    """The stage (quarry.stages.decontaminate) on local processes; returns its ledger."""
+                      workers: int = 1, **overrides: Any) -> dict[str, Any]:
+    """The stage (quarry.stages.decontaminate) on local processes; returns its ledger.
+    ``overrides``: command-line values for config keys (``test_split``, ``eval_files`` added to
+    those of params, ``action``...); None means not given."""
+    import dataclasses
+
+    from quarry.engine.run import run_local
     from quarry.stages.decontaminate import DECONTAMINATE
 
-    return run_local(DECONTAMINATE, src_dir, dst_dir, params, workers=workers)
+    def config(params: dict[str, Any]) -> DecontaminationConfig:
+        return DecontaminationConfig.from_params(params).with_overrides(**overrides)
+
+    return run_local(dataclasses.replace(DECONTAMINATE, config=config), src_dir, dst_dir, params, workers=workers)
+
+
+def contamination_report(config: DecontaminationConfig, index: EvalIndex, train_common: int,
+                         matches: list[dict]) -> dict[str, Any]:
+    return {"ngram": config.ngram, "action": config.action, "test_split": config.test_split,
+            "eval_files": list(config.eval_files), "eval_items": len(index.labels),
+            "test_split_items": index.sources.get(TEST_SOURCE, 0), "items_by_source": index.sources,
+            "items_too_short": index.short_items, "ignored_in_notices": index.ignored_notices,
+            "ignored_common_in_eval": index.ignored_common,
+            "ignored_common_in_train": train_common, "documents_matched": len(matches),
+            "eval_items_matched": len({item for m in matches for item in m["items"]}), "matches": matches}

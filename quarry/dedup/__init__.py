@@ -1,8 +1,9 @@
 """Exact and MinHash near deduplication, built to scale out.
 
 Per shard (parallel): ``index.index_shard`` writes content hashes, signatures and band keys.
-Once: ``cluster.cluster_index`` groups exact copies and near-duplicate clusters (union-find over
-verified band collisions) and decides which copy survives. Per shard (parallel):
+Once: ``cluster.cluster_index`` collapses forks and copies of a repository
+(``repository.repository_duplicates``), then groups exact copies and near-duplicate clusters
+(union-find over verified band collisions) and decides which copy survives. Per shard (parallel):
 ``stage.filter_shard`` writes the survivors. ``stage.run_dedup`` drives the three.
 """
 

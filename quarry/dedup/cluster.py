@@ -1,4 +1,5 @@
-"""The global step: exact groups, then near-duplicate clusters from band-key collisions.
+"""The global step: duplicate repositories (quarry.dedup.repository), exact groups, then
+near-duplicate clusters from band-key collisions, among the files of the surviving repositories.
 
 Reads only the per-shard index files. Exact duplicates group by their normalised content hash.
 Near duplicates: for each band, the band keys of all live documents are sorted; documents that
@@ -24,9 +25,11 @@ import orjson
 from quarry.dedup.config import DedupConfig
 from quarry.dedup.index import index_files, save_scratch
 from quarry.dedup.minhash import estimated_jaccard
+from quarry.dedup.repository import repository_duplicates
 from quarry.dedup.unionfind import UnionFind
 
 PAIR_BATCH = 1 << 18
+LARGEST = 10  # clusters listed in the ledger
 ESTIMATE_SLACK = 0.2
 
 
@@ -57,6 +60,11 @@ class ShardIndex:
             array = np.load(f[name], mmap_mode="r")
             parts.append(np.asarray(array if row is None else array[row]))
         return np.concatenate(parts) if parts else np.empty(0)
+
+    def signature_shards(self):
+        """(first document number, memory-mapped signatures) of every shard, in order."""
+        for first, files in zip(self.offsets.tolist(), self.files, strict=False):
+            yield first, np.load(files["sig"], mmap_mode="r")
 
     def locate(self, doc: int) -> tuple[int, int]:
         shard = int(np.searchsorted(self.offsets, doc, side="right") - 1)
@@ -100,13 +108,17 @@ def _cluster_name(key: list, doc: int) -> str:
     return key[3] or f"doc-{doc}"
 
 
-def exact_groups(index: ShardIndex, decisions: dict[int, list]) -> tuple[np.ndarray, dict[str, int]]:
-    """Mark every copy but one of each exact group; returns the dropped mask and counts."""
+def exact_groups(index: ShardIndex, decisions: dict[int, list],
+                 excluded: np.ndarray | None = None) -> tuple[np.ndarray, dict[str, int]]:
+    """Mark every copy but one of each exact group (documents not ``excluded``); returns the
+    dropped mask and counts."""
     dropped = np.zeros(index.total, dtype=bool)
     if index.total == 0:
         return dropped, {"exact_groups": 0, "exact_removed": 0}
     hashes = index.concat("exact")
     order = np.lexsort((hashes[:, 1], hashes[:, 0]))
+    if excluded is not None:
+        order = order[~excluded[order]]
     ordered = hashes[order]
     new_group = np.ones(len(order), dtype=bool)
     new_group[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)
@@ -200,14 +212,24 @@ def cluster_index(prefixes: list[Path], config: DedupConfig) -> dict[str, Any]:
     index = ShardIndex(prefixes, with_shingles=config.verify == "exact")
     decisions: dict[int, list] = {}
     stats: dict[str, Any] = {"documents": index.total}
-    exact_dropped = np.zeros(index.total, dtype=bool)
+    removed = np.zeros(index.total, dtype=bool)
+    if config.repository.enabled and index.total:
+        keys = [index.key(doc) for doc in range(index.total)]
+        decisions, repo_stats = repository_duplicates(
+            keys, index.concat("exact"), index.concat("has_sig").astype(bool), index.signature_shards,
+            lambda docs: index.gather("sig", docs), config.repository, config.seed)
+        removed[np.fromiter(decisions, dtype=np.int64, count=len(decisions))] = True
+        stats.update(repo_stats)
+    exact_dropped = removed.copy()
     if config.exact:
-        exact_dropped, counts = exact_groups(index, decisions)
+        dropped, counts = exact_groups(index, decisions, excluded=removed)
+        exact_dropped |= dropped
         stats.update(counts)
     if config.near and index.total:
         live = index.concat("has_sig").astype(bool) & ~exact_dropped
         stats["near_skipped_short"] = int((~index.concat("has_sig").astype(bool)).sum())
         stats.update(near_clusters(index, live, config, decisions))
+    stats["largest_clusters"] = largest_clusters(index, decisions)
     per_shard: list[dict[str, list]] = [{} for _ in index.prefixes]
     for doc, decision in sorted(decisions.items()):
         shard, row = index.locate(doc)
@@ -215,3 +237,38 @@ def cluster_index(prefixes: list[Path], config: DedupConfig) -> dict[str, Any]:
     for prefix, local in zip(index.prefixes, per_shard, strict=True):
         save_scratch(decisions_file(prefix), orjson.dumps(local, option=orjson.OPT_SORT_KEYS))
     return stats
+
+
+def largest_clusters(index: ShardIndex, decisions: dict[int, list], top: int = LARGEST) -> list[dict[str, Any]]:
+    """The biggest groups of file copies: the kept document's id, origin and path, and how many
+    copies (exact or near) it stands for."""
+    members: Counter = Counter()
+    kept: dict[str, int] = {}
+    for doc, (action, cluster, _) in decisions.items():
+        if action == "duplicate_repository":
+            continue
+        members[cluster] += 1
+        if action == "keep":
+            kept[cluster] = doc
+    ranked = sorted(members.items(), key=lambda item: (-item[1], item[0]))[:top]
+    out = []
+    for cluster, size in ranked:
+        _, origin, path, _ = index.key(kept[cluster]) if cluster in kept else (None, None, None, None)
+        out.append({"cluster": cluster, "documents": size, "kept_origin": origin, "kept_path": path})
+    return out
+
+
+def write_clusters(prefixes: list[Path], path: Path) -> int:
+    """``{"id", "cluster", "kept"}`` per document, shard by shard in row order (cluster: the id
+    of the kept copy, or the surviving origin of a duplicate repository; null: no copies)."""
+    from quarry.records import atomic_write_bytes
+
+    lines = []
+    for prefix in prefixes:
+        keys = orjson.loads(index_files(Path(prefix))["keys"].read_bytes())
+        decisions = orjson.loads(decisions_file(Path(prefix)).read_bytes())
+        for row, key in enumerate(keys):
+            action, cluster, _ = decisions.get(str(row), ("keep", None, 1))
+            lines.append(orjson.dumps({"id": key[3], "cluster": cluster, "kept": action == "keep"}))
+    atomic_write_bytes(path, b"".join(line + b"\n" for line in lines))
+    return len(lines)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from quarry.dedup.minhash import MinHasher, choose_bands
+from quarry.dedup.repository import RepositoryDedup
 from quarry.errors import ConfigError
 
 VERIFY_MODES = ("exact", "estimate", "none")
@@ -29,6 +31,7 @@ class DedupConfig:
     min_tokens: int = 10            # documents with fewer words are only exact-deduplicated
     seed: int = 1
     permissive: tuple[str, ...] = field(default=("permissive", "public-domain"))
+    repository: RepositoryDedup = field(default_factory=RepositoryDedup)  # forks and copies first
 
     @classmethod
     def from_params(cls, params: dict[str, Any] | None) -> DedupConfig:
@@ -38,6 +41,7 @@ class DedupConfig:
         if unknown:
             raise ConfigError(f"params: unknown key(s) under dedup: {', '.join(unknown)}; "
                               f"valid keys: {', '.join(sorted(known))}")
+        section["repository"] = RepositoryDedup.from_params(section.get("repository"))
         if "permissive" in section:
             section["permissive"] = tuple(section["permissive"])
         verify = section.get("verify", "exact")
@@ -86,4 +90,4 @@ class DedupConfig:
         bands, rows = self.band_shape()
         return {"ngram": self.ngram, "num_perm": self.num_perm, "threshold": self.threshold, "bands": bands,
                 "rows": rows, "verify": self.verify, "verify_threshold": self.verify_threshold,
-                "min_tokens": self.min_tokens}
+                "min_tokens": self.min_tokens, "repository": dataclasses.asdict(self.repository)}

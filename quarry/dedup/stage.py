@@ -1,5 +1,4 @@
-"""The dedup stage's last step: write each shard's survivors (quarry.stages.dedup runs the stage:
-index every shard, cluster once, filter every shard).
+"""The dedup stage: index every shard (parallel), cluster (one process), filter every shard.
 
     run_dedup(src_dir, dst_dir, params, workers=N)
 
@@ -13,15 +12,23 @@ get ``near_dup_cluster: null``.
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
-from quarry.engine.run import run_local
+
+from quarry.dedup.cluster import decisions_file, write_clusters
+from quarry.parallel import input_shards, relative_name
 from quarry.ledger import Ledger
 from quarry.records import read_records
 from quarry.stage import shard_output
 
 STAGE = "dedup"
+
+
+def index_prefix(index_dir: Path, name: str) -> Path:
+    return Path(index_dir) / name.replace("/", "__")
 
 
 def filter_shard(src: Path, dst: Path, decisions: dict[str, list], *, rejects: Path | None = None,
@@ -46,9 +53,25 @@ def filter_shard(src: Path, dst: Path, decisions: dict[str, list], *, rejects: P
 
 
 def run_dedup(src_dir: Path, dst_dir: Path, params: dict[str, Any] | None, *, workers: int = 1,
-              index_dir: Path | None = None) -> dict[str, Any]:
+              index_dir: Path | None = None, clusters_file: Path | None = None) -> dict[str, Any]:
     """The stage (quarry.stages.dedup) on local processes; returns its ledger. ``index_dir`` keeps
-    the per-shard index files (signatures, band keys, decisions) instead of removing them."""
+    the per-shard index files (signatures, band keys, decisions) instead of removing them;
+    ``clusters_file`` receives every document's cluster (see cluster.write_clusters)."""
+    from quarry.engine.run import run_local
+    from quarry.parallel import input_shards, relative_name
     from quarry.stages.dedup import DEDUP
 
-    return run_local(DEDUP, src_dir, dst_dir, params, workers=workers, work_dir=index_dir)
+    work = Path(index_dir or tempfile.mkdtemp(prefix=".dedup-index-", dir=Path(dst_dir).parent))
+    try:
+        ledger = run_local(DEDUP, src_dir, dst_dir, params, workers=workers, work_dir=work)
+        if clusters_file is not None:
+            prefixes = []
+            for shard in input_shards(Path(src_dir)):
+                safe = relative_name(shard, Path(src_dir)).replace("/", "__")
+                prefixes.append(work / "index" / safe / "index")
+                shutil.copyfile(work / "cluster" / f"{safe}.json", decisions_file(prefixes[-1]))
+            write_clusters(prefixes, Path(clusters_file))
+    finally:
+        if index_dir is None:
+            shutil.rmtree(work, ignore_errors=True)
+    return ledger

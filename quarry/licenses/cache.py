@@ -1,33 +1,54 @@
-"""Detections cached on disk by content hash: a LICENSE text seen once never reaches ScanCode again.
+"""Detections cached on disk by normalised text: a license seen once never reaches ScanCode again.
 
-License files repeat across thousands of repositories, so the cache is keyed by the sha256 of
-the text alone, under a folder per ScanCode version (a new index never reuses old answers).
-Entries are written atomically, so concurrent workers can share the folder.
+License files and headers repeat across thousands of repositories, differing in copyright lines,
+comment markers and spacing that ScanCode never reads. A text is normalised first (see
+normalize) and the cache is keyed by the hash of its license part, under a folder per ScanCode
+version and worker code (a new index never reuses old answers); ScanCode is shown that part,
+so the answer is a function of the key alone, whichever text brought it. Texts that ScanCode's
+own license data decides (an SPDX line of known ids, a shipped license text: see known) are
+answered without ScanCode, before the cache is read, and are not stored. Entries are written
+atomically, so concurrent workers can share the folder.
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
+import os
 import threading
-from collections import deque
+from collections import Counter, deque
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from quarry.licenses.engine import WORKER_SCRIPT, ScanCodeWorker, scancode_python, scancode_version
+from quarry.licenses.known import KnownLicenses
+from quarry.licenses.normalize import license_part, normal_key, normalize
 from quarry.paths import state_dir
 from quarry.records import atomic_write_bytes
 
 
 def text_key(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    """The cache key of a text: the hash of the license part of its normal form."""
+    return normal_key(license_part(normalize(text)))
 
 
 def default_cache_dir() -> Path:
     return state_dir() / "cache" / "licenses"
+
+
+def default_workers() -> int:
+    """ScanCode workers a detector may start: one per core, as many as memory holds (each ~2 GB)."""
+    try:
+        with open("/proc/meminfo") as meminfo:
+            available = next(int(line.split()[1]) for line in meminfo if line.startswith("MemAvailable:"))
+        by_memory = max(1, available // (2 * 1024 * 1024))
+    except (OSError, StopIteration, ValueError):
+        by_memory = 1
+    return max(1, min(os.cpu_count() or 1, by_memory))
 
 
 @dataclass
@@ -35,24 +56,29 @@ class CacheStats:
     hits: int = 0
     misses: int = 0
     sent: int = 0  # texts sent to ScanCode: distinct misses
+    resolved: Counter = field(default_factory=Counter)  # texts answered from ScanCode's data, by matcher
 
 
 class CachedDetector:
-    """ScanCode detections through an on-disk cache. ScanCode workers start on the first miss only;
-    with ``workers`` > 1, a large set of misses is shared out, batch by batch, over that many
-    worker processes (each holds its own index: about 1.6 GB)."""
+    """ScanCode detections through normalised keys and an on-disk cache. ScanCode workers start on
+    the first miss only; a large set of misses is shared out, batch by batch, over up to ``workers``
+    worker processes (each holds its own index: about 1.6 GB; default: one per core that memory
+    allows, or one when an already running ``worker`` is shared). Another worker starts only for
+    ``MIN_TEXTS_PER_WORKER`` misses."""
 
     MEMORY_ENTRIES = 100_000  # answers also kept in memory, for repeated texts within a run
+    MIN_TEXTS_PER_WORKER = 32  # fewer misses do not pay for loading another index
 
     def __init__(self, cache_dir: Path | None = None, *, batch_size: int = 64, python: Path | None = None,
-                 worker: ScanCodeWorker | None = None, workers: int = 1):
+                 worker: ScanCodeWorker | None = None, workers: int | None = None):
         """``worker``: an already running ScanCode worker to share (left open by ``close``)."""
         self.python = python
         self.batch_size = max(1, batch_size)
-        self.max_workers = max(1, workers)
+        self.max_workers = max(1, workers if workers is not None else 1 if worker else default_workers())
         self._shared_worker = worker
         self.cache_dir = Path(cache_dir or default_cache_dir())
         self._folder: Path | None = None
+        self._known: KnownLicenses | None | bool = False  # False: not loaded yet
         self.stats = CacheStats()
         self._memory: dict[str, dict[str, Any]] = {}
         self._workers: list[ScanCodeWorker] = [worker] if worker else []
@@ -86,34 +112,57 @@ class CachedDetector:
         self._remember(key, result)
         return result
 
+    @property
+    def known(self) -> KnownLicenses | None:
+        """ScanCode's shipped license data (None when its install has none)."""
+        if self._known is False:
+            python = self.python or scancode_python()
+            self._known = KnownLicenses.load(python, self.cache_dir / f"known-{scancode_version(python)}.json")
+        return self._known
+
+    def resolve_without_scancode(self, text: str) -> dict[str, Any] | None:
+        """ScanCode's answer for ``text`` when its shipped license data decides it, else None."""
+        return self.known.resolve(normalize(text)) if self.known else None
+
     def detect(self, texts: list[str]) -> list[dict[str, Any]]:
         """ScanCode's result for every text (see scancode_worker), in order; misses go in batches."""
-        keys = [text_key(text) for text in texts]
-        found: dict[str, dict[str, Any]] = {}
-        missing: dict[str, str] = {}
-        for key, text in zip(keys, texts):
-            if key in found or key in missing:
+        answers: dict[str, dict[str, Any]] = {}  # by text
+        missing: dict[str, str] = {}  # key -> normal form
+        waiting: dict[str, list[str]] = {}  # key -> texts waiting for it
+        for text in dict.fromkeys(texts):
+            normal = normalize(text)
+            if self.known and (result := self.known.resolve(normal)) is not None:
+                self.stats.resolved[result["matches"][0]["matcher"]] += 1
+                answers[text] = result
                 continue
-            result = self._lookup(key)
-            if result is None:
-                missing[key] = text
+            normal = license_part(normal)
+            key = normal_key(normal)
+            if key in missing:
+                waiting[key].append(text)
+            elif (result := self._lookup(key)) is not None:
+                self.stats.hits += 1
+                answers[text] = result
             else:
-                found[key] = result
-        self.stats.hits += len(texts) - len(missing)
+                missing[key] = normal
+                waiting[key] = [text]
         self.stats.misses += len(missing)
         if missing:
             self.stats.sent += len(missing)
             for key, result in self._scan(list(missing.items())).items():
                 atomic_write_bytes(self._path(key), orjson.dumps(result, option=orjson.OPT_SORT_KEYS))
                 self._remember(key, result)
-                found[key] = result
-        return [found[key] for key in keys]
+                answers.update((text, result) for text in waiting[key])
+        return [answers[text] for text in texts]
 
     def _scan(self, items: list[tuple[str, str]]) -> dict[str, dict[str, Any]]:
-        """key -> ScanCode result; batches are pulled from one queue by every worker, so a slow
+        """key -> ScanCode result. The longest texts go first and batches shrink so that every
+        worker stays busy to the end; batches are pulled from one queue by every worker, so a slow
         text holds up only its own worker. Which worker answers does not change the answer."""
-        batches = deque(items[i:i + self.batch_size] for i in range(0, len(items), self.batch_size))
-        workers = self._start_workers(min(self.max_workers, len(batches)))
+        count = max(1, min(self.max_workers, math.ceil(len(items) / self.MIN_TEXTS_PER_WORKER)))
+        items = sorted(items, key=lambda item: (-len(item[1]), item[0]))
+        size = max(1, min(self.batch_size, math.ceil(len(items) / (count * 4)))) if count > 1 else self.batch_size
+        batches = deque(items[i:i + size] for i in range(0, len(items), size))
+        workers = self._start_workers(count)
         lock = threading.Lock()
 
         def drain(worker: ScanCodeWorker) -> dict[str, dict[str, Any]]:

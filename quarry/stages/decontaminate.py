@@ -12,9 +12,9 @@ from quarry.curate.decontaminate import (
     DecontaminationConfig,
     EvalIndex,
     apply_shard,
+    contamination_report,
     decide,
     eval_file_items,
-    resolve_eval_file,
     scan_shard,
     test_split_items,
 )
@@ -29,15 +29,12 @@ def eval_items_phase(job: ShardJob, config: DecontaminationConfig) -> list:
 
 def index_phase(job: GlobalJob, config: DecontaminationConfig) -> dict:
     items = [item for found in job.results["eval_items"] for item in found]
-    test_items = len(items)
     for name in config.eval_files:
-        items.extend(eval_file_items(resolve_eval_file(name), config))
-    index = EvalIndex.build(items, config)
+        items.extend(eval_file_items(name, config))
     folder = Path(job.work)
     folder.mkdir(parents=True, exist_ok=True)
-    index.save(folder)
-    return {"index": folder, "digest": tree_hash(folder), "eval_items": len(items), "test_split_items": test_items,
-            "items_too_short": index.short_items, "ignored_common_in_eval": index.ignored_common}
+    EvalIndex.build(items, config).save(folder)
+    return {"index": folder, "digest": tree_hash(folder)}
 
 
 def _index(built: dict) -> EvalIndex:
@@ -59,17 +56,11 @@ def apply_shard_phase(job: ShardJob, config: DecontaminationConfig) -> dict:
 
 
 def decontaminate_finish(config: DecontaminationConfig, results: dict, out: Path) -> dict:
-    index = results["index"]
     matches = [match for result in results["apply"] for match in result["matches"]]
-    counts = {"eval_items": index["eval_items"], "test_split_items": index["test_split_items"],
-              "documents_matched": len(matches),
-              "eval_items_matched": len({item for match in matches for item in match["items"]}),
-              "ignored_common_in_eval": index["ignored_common_in_eval"],
-              "ignored_common_in_train": results["decide"]["ignored_common_in_train"]}
-    write_json(out / REPORT, {"ngram": config.ngram, "action": config.action, "test_split": config.test_split,
-                              "eval_files": list(config.eval_files), "items_too_short": index["items_too_short"],
-                              **counts, "matches": matches})
-    return {"contamination": counts}
+    report = contamination_report(config, _index(results["index"]), results["decide"]["ignored_common_in_train"],
+                                  matches)
+    write_json(out / REPORT, report)
+    return {"contamination": {key: value for key, value in report.items() if key != "matches"}}
 
 
 DECONTAMINATE = Stage(STAGE, folder="decontaminated", config=DecontaminationConfig.from_params,

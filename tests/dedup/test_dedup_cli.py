@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import yaml
 
 from dedup_corpus import LICENSE_HEADER, MODULES, kept_records, record, source
@@ -34,3 +36,53 @@ def test_bad_params_are_one_line_errors(tmp_path, capsys):
     assert main(["dedup", str(tmp_path / "src"), str(tmp_path / "out"), "--params", str(params)]) == 1
     err = capsys.readouterr().err
     assert "dedup.verify must be one of" in err and "Traceback" not in err
+
+
+def test_decontaminate_eval_files_on_a_plain_folder(tmp_path, monkeypatch, capsys):
+    """Outside a project the own test split is off unless asked; --eval-file adds benchmark items."""
+    from quarry.splits import split_of
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("QUARRY_HOME", raising=False)
+    item = "def " + source("glob.py").split("def _iglob")[1][:1200]
+    docs = [record(f"doc-{i}", source(name)) for i, name in enumerate(MODULES)]
+    docs.append(record("pasted", source("csv.py") + '\nx = {"answer": ' + json.dumps(item) + "}\n"))
+    write_records(tmp_path / "src" / "part-00000.jsonl.zst", docs)
+    (tmp_path / "evals").mkdir()
+    (tmp_path / "evals" / "tasks.jsonl").write_text(json.dumps({"task_id": "glob/iglob", "prompt": item}) + "\n")
+    (tmp_path / "other.txt").write_text("a short note that matches nothing at all in the corpus here")
+    assert main(["decontaminate", "src", "out", "--eval-file", "evals", "-e", "other.txt"]) == 0
+    report = read_json(tmp_path / "out" / "decontamination.json")
+    assert report["items_by_source"] == {"evals": 1, "other.txt": 1} and report["test_split_items"] == 0
+    assert [(m["id"], m["items"]) for m in report["matches"]] == [("pasted", ["evals/tasks.jsonl:glob/iglob"])]
+    assert "evaluation items from evals: 1" in capsys.readouterr().out
+    in_test = sum(split_of(d["meta"]["id"]) == "test" for d in docs)
+    assert main(["decontaminate", "src", "own", "--test-split", "test", "--action", "flag"]) == 0
+    assert read_json(tmp_path / "own" / "decontamination.json")["test_split_items"] == in_test
+    assert main(["decontaminate", "src", "bad", "-e", "missing.jsonl"]) != 0
+
+
+def test_dedup_clusters_file_and_flags(tmp_path, capsys):
+    docs = [record(f"d{i}", source(name)) for i, name in enumerate(MODULES[:5])]
+    docs += [record("copy", source(MODULES[0]), path="z.py"), record("near", LICENSE_HEADER + source(MODULES[1]),
+                                                                     path="y.py")]
+    write_records(tmp_path / "src" / "part-00000.jsonl.zst", docs[:4])
+    write_records(tmp_path / "src" / "part-00001.jsonl.zst", docs[4:])
+    params = tmp_path / "params.yaml"
+    params.write_text(yaml.safe_dump({"dedup": {"threshold": 0.9}}))
+    out = tmp_path / "clusters.jsonl"
+    assert main(["dedup", str(tmp_path / "src"), str(tmp_path / "d"), "--params", str(params),
+                 "--clusters", str(out), "--threshold", "0.6", "--ngram", "4"]) == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["id"] for r in rows] == [d["meta"]["id"] for d in docs]  # every document, in shard order
+    by_id = {r["id"]: r for r in rows}
+    assert by_id["copy"] == {"id": "copy", "cluster": "d0", "kept": False}
+    assert by_id["near"] == {"id": "near", "cluster": "d1", "kept": False}
+    assert by_id["d0"] == {"id": "d0", "cluster": "d0", "kept": True}
+    assert by_id["d2"] == {"id": "d2", "cluster": None, "kept": True}
+    ledger = read_json(tmp_path / "d" / "ledger.json")
+    assert ledger["config"]["threshold"] == 0.6 and ledger["config"]["ngram"] == 4
+    largest = ledger["clusters"]["largest_clusters"]
+    assert [(c["cluster"], c["documents"]) for c in largest] == [("d0", 2), ("d1", 2)]
+    assert largest[0]["kept_path"] == "a.py"
+    assert "cluster of 2: kept" in capsys.readouterr().out

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import html
 import re
+
+import orjson
 
 import pytest
 
@@ -24,18 +27,18 @@ def _ids(split: str, count: int, prefix: str) -> list[str]:
 
 
 def _lightly_edited(text: str) -> str:
-    """Case, punctuation and spacing changes plus one word in twenty replaced."""
-    words = text.upper().replace("(", " ( ").replace(":", ";").split(" ")
-    return " ".join("CHANGED" if i % 20 == 10 else w for i, w in enumerate(words))
+    """Case, punctuation and spacing changes plus one word in forty replaced."""
+    words = text.upper().replace("(", " ( ").replace(":", ";").split()
+    return " ".join("CHANGED" if i % 40 == 20 else w for i, w in enumerate(words))
 
 
 @pytest.fixture()
 def dataset(tmp_path):
     test_ids = _ids("test", 2, "t")
     train_ids = _ids("train", 6, "a")
-    shlex_src, sched_src = source("shlex.py"), source("sched.py")
-    chunk = "\n".join(shlex_src.splitlines()[60:100])
-    edited = _lightly_edited("\n".join(sched_src.splitlines()[40:80]))
+    shlex_src, sched_src = "\n".join(source("shlex.py").splitlines()[:200]), source("sched.py")
+    chunk = "\n".join(shlex_src.splitlines()[60:120])
+    edited = _lightly_edited(sched_src)
     question = ("Return a list of the best good enough matches, where word is a sequence for which close "
                 "matches are desired and possibilities is a list of sequences against which to match word")
     docs = [
@@ -58,7 +61,7 @@ def dataset(tmp_path):
 
 
 def _params(tmp_path, **extra):
-    return {"decontaminate": {"eval_files": [str(tmp_path / "evals.jsonl")], **extra},
+    return {"decontaminate": {"test_split": "test", "eval_files": [str(tmp_path / "evals.jsonl")], **extra},
             "assemble": {"splits": {"train": 0.96, "validation": 0.02, "test": 0.02}}}
 
 
@@ -76,7 +79,8 @@ def test_verbatim_and_edited_eval_text_is_dropped_and_reported(dataset):
     assert by_id[train[4]]["items"] == ["evals.jsonl:q-difflib"]
     assert len(by_id[train[4]]["example"].split()) == 13
     assert report["test_split_items"] == 2 and report["eval_items"] == 15
-    assert report["ignored_common_in_eval"] > 50  # the licence header's n-grams
+    assert report["ignored_in_notices"] > 12 * 50  # the licence header's n-grams, in each item
+    assert report["items_by_source"] == {str(root / "evals.jsonl"): 13, "test split": 2}
     assert ledger["contamination"]["documents_matched"] == 3
     rejects = {r["meta"]["id"]: r["meta"] for r in read_folder(root / "out" / "rejects")}
     assert rejects[train[0]]["reason"] == "contaminated"
@@ -94,10 +98,15 @@ def test_flag_mode_keeps_and_marks(dataset):
 def test_min_matches_and_boilerplate_threshold(dataset):
     root, _, train = dataset
     strict = run_decontaminate(root / "src", root / "strict", _params(root, min_matches=500))
-    assert strict["dropped"] == {}
+    assert strict["dropped"] == {"contaminated": 2}  # the benchmark item needs 500 n-grams now
+    stricter = run_decontaminate(root / "src", root / "stricter", _params(root, min_matches=500, own_min_share=1.0))
+    assert stricter["dropped"] == {}
     loose = run_decontaminate(root / "src", root / "loose", _params(root, max_item_frequency=100))
-    rejected = {r["meta"]["id"] for r in read_folder(root / "loose" / "rejects")}
-    assert train[3] in rejected  # with boilerplate counted, a shared licence header matches
+    assert train[3] not in {r["meta"]["id"] for r in read_folder(root / "loose" / "rejects")}  # a notice
+    looser = run_decontaminate(root / "src", root / "looser", _params(root, max_item_frequency=100, notices=False))
+    rejected = {r["meta"]["id"] for r in read_folder(root / "looser" / "rejects")}
+    assert train[3] in rejected  # with notices and boilerplate counted, a shared licence header matches
+    assert looser["dropped"]["contaminated"] == loose["dropped"]["contaminated"] + 1
 
 
 def test_same_bytes_for_one_or_two_workers(dataset):
@@ -111,19 +120,22 @@ def test_same_bytes_for_one_or_two_workers(dataset):
 
 
 def test_ngrams_common_in_training_are_boilerplate(tmp_path):
-    """A licence header in a test-split document must not flag every training file that has it."""
+    """A snippet shared by many training files is boilerplate even outside a licence notice."""
     test_id, *train = _ids("test", 1, "h") + _ids("train", 5, "h")
-    chunk = "\n".join(source("shlex.py").splitlines()[60:100])
-    docs = [record(test_id, LICENSE_HEADER + source("sched.py") + chunk)]
-    docs += [record(doc_id, LICENSE_HEADER + source(name)) for doc_id, name in zip(train[:4], MODULES[8:12])]
+    banner = "\n".join(source("shlex.py").splitlines()[60:75]) + "\n"
+    chunk = "\n".join(source("sched.py").splitlines()[40:160])
+    docs = [record(test_id, banner + source("textwrap.py")[:3000] + chunk)]
+    docs += [record(doc_id, banner + source(name)) for doc_id, name in zip(train[:4], MODULES[8:12])]
     docs += [record(train[4], source("csv.py") + chunk)]
     write_records(tmp_path / "src" / "part-00000.jsonl.zst", docs)
-    params = {"decontaminate": {"max_train_documents": 3}}
+    params = {"decontaminate": {"test_split": "test", "max_train_documents": 3, "own_min_share": 0.0,
+                                "own_min_ngrams": 1}}
     ledger = run_decontaminate(tmp_path / "src", tmp_path / "out", params)
     assert {r["meta"]["id"] for r in read_folder(tmp_path / "out" / "rejects")} == {train[4]}
     assert ledger["contamination"]["ignored_common_in_train"] > 50
-    # with a higher cap the shared header counts as overlap again
-    loose = run_decontaminate(tmp_path / "src", tmp_path / "loose", {"decontaminate": {"max_train_documents": 10}})
+    # with a higher cap the shared snippet counts as overlap again
+    params["decontaminate"]["max_train_documents"] = 10
+    loose = run_decontaminate(tmp_path / "src", tmp_path / "loose", params)
     assert loose["dropped"] == {"contaminated": 5}
 
 
@@ -151,3 +163,78 @@ def test_bad_config_is_reported(dataset):
         run_decontaminate(root / "src", root / "x", {"decontaminate": {"eval_files": [str(root / "missing.jsonl")]}})
     assert re.search("unknown", str(pytest.raises(ConfigError, run_decontaminate, root / "src", root / "x",
                                                   {"decontaminate": {"n": 13}}).value))
+
+
+HF_HEADER = """# coding=utf-8
+# Copyright 2025 The HuggingFace Team. All rights reserved.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+\"\"\"Utilities of the example package.\"\"\"
+"""
+
+
+def test_a_licence_header_shared_by_an_organisations_files_does_not_flag(tmp_path):
+    """One organisation's header on a test-split file and on a few training files: not leakage."""
+    test_id, *train = _ids("test", 1, "o") + _ids("train", len(MODULES) - 1, "o")
+    docs = [record(test_id, HF_HEADER + source(MODULES[0]))]
+    docs += [record(doc_id, HF_HEADER + source(name)) for doc_id, name in zip(train, MODULES[1:])]
+    write_records(tmp_path / "src" / "part-00000.jsonl.zst", docs)
+    ledger = run_decontaminate(tmp_path / "src", tmp_path / "out", {"decontaminate": {"test_split": "test"}})
+    assert ledger["dropped"] == {} and ledger["contamination"]["test_split_items"] == 1
+    assert ledger["contamination"]["ignored_in_notices"] >= 10
+    # the single-13-gram rule of before flags them all
+    before = {"test_split": "test", "notices": False, "own_min_ngrams": 1, "own_min_share": 0.0,
+              "max_train_documents": 100}
+    flagged = run_decontaminate(tmp_path / "src", tmp_path / "before", {"decontaminate": before})
+    assert flagged["dropped"] == {"contaminated": len(train)}
+
+
+def test_json_escaped_markdown_and_html_pastes_flag(tmp_path):
+    item = source("bisect.py").split("def bisect_left")[0].split("def insort_right")[1]
+    item = "def insort_right" + item
+    pasted = {
+        "json": '{"text": ' + orjson.dumps(item).decode() + '}',
+        "double": orjson.dumps({"dump": orjson.dumps({"code": item}).decode()}).decode(),
+        "markdown": f"Answer:\n\n~~~python\n{item}\n~~~\n",
+        "html": "<pre>" + html.escape(item) + "</pre>",
+        "clean": source("heapq.py"),
+    }
+    train = _ids("train", len(pasted), "j")
+    write_records(tmp_path / "src" / "part-00000.jsonl", [
+        record(doc_id, source("colorsys.py") + "\n" + text) for doc_id, text in zip(train, pasted.values())])
+    write_records(tmp_path / "items.jsonl", [{"text": item, "task_id": "bisect/insort"}])
+    ledger = run_decontaminate(tmp_path / "src", tmp_path / "out", {},
+                               eval_files=[str(tmp_path / "items.jsonl")])
+    flagged = {r["meta"]["id"] for r in read_folder(tmp_path / "out" / "rejects")}
+    assert flagged == set(train[:4])
+    assert ledger["contamination"]["items_by_source"] == {str(tmp_path / "items.jsonl"): 1}
+
+
+def test_eval_items_from_folders_and_their_ids(tmp_path):
+    from quarry.curate.eval_sources import eval_items
+
+    folder = tmp_path / "bench"
+    (folder / "sub").mkdir(parents=True)
+    lines = [{"id": "a", "text": "x"}, {"item_id": 7, "content": "y"}, {"task_id": "T/1", "prompt": "p", "canonical_solution": "s"},
+             {"meta": {"id": "m"}, "text": "z"}, {"code": "w"}]
+    (folder / "b.jsonl").write_text("".join(orjson.dumps(line).decode() + "\n" for line in lines))
+    write_records(folder / "sub" / "c.jsonl.zst", [{"text": "zst item", "id": "c1"}])
+    (folder / "sub" / "d.txt").write_text("a text item")
+    (folder / "e.py").write_text("print('a source file')\n")
+    found = list(eval_items(folder))
+    assert found == [("bench/b.jsonl:a", "x"), ("bench/b.jsonl:7", "y"), ("bench/b.jsonl:T/1", "ps"),
+                     ("bench/b.jsonl:m", "z"), ("bench/b.jsonl:line 5", "w"), ("bench/e.py", "print('a source file')\n"),
+                     ("bench/sub/c.jsonl.zst:c1", "zst item"), ("bench/sub/d.txt", "a text item")]
+    (folder / "bad.jsonl").write_text('{"question_id": 1}\n')
+    with pytest.raises(ConfigError, match=r"bad.jsonl:1: evaluation record has no text"):
+        list(eval_items(folder / "bad.jsonl"))

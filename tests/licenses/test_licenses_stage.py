@@ -174,8 +174,11 @@ def test_stricter_policy_from_params(corpus, tmp_path):
 def test_a_repeated_license_text_costs_one_scancode_call(detector, tmp_path):
     from licenses_helpers import license_text
 
-    mit, apache = license_text("mit"), license_text("apache-2.0")
-    files = {f"https://example.org/r{i}": {"LICENSE": (0, text), "README.md": (2, f"# r{i}\nLicensed as LICENSE says.\n")}
+    # titled and under different holders, as real LICENSE files are: not a shipped text, one normal form
+    mit, apache = "MIT License\n\nCopyright (c) {i} Holder {i}\n\n" + license_text("mit"), \
+        "Project license\n\nCopyright {i} Holder {i}\n\n" + license_text("apache-2.0")
+    files = {f"https://example.org/r{i}": {"LICENSE": (0, text.format(i=i)),
+                                           "README.md": (2, f"# r{i}\nLicensed as LICENSE says.\n")}
              for i, text in enumerate([mit, mit, apache, mit])}
     with CachedDetector(tmp_path / "cache", worker=detector.worker) as cold:
         first = detect_repo_licenses(files, cold)
@@ -185,17 +188,19 @@ def test_a_repeated_license_text_costs_one_scancode_call(detector, tmp_path):
         assert detect_repo_licenses(files, warm) == first
         assert warm.scancode_calls == 0 and warm.started_workers == 0  # no ScanCode process was even started
     assert [first[o]["spdx"] for o in sorted(first)] == ["MIT", "MIT", "Apache-2.0", "MIT"]
-    assert len(list((tmp_path / "cache").rglob("*.json"))) == 2
+    assert len(list(warm.folder.rglob("*.json"))) == 2
 
 
 @pytest.mark.slow  # loads a second ScanCode index
 def test_several_scancode_workers_share_out_the_misses(detector, tmp_path):
     from licenses_helpers import license_text
 
-    texts = [license_text(key) for key in ("mit", "apache-2.0", "bsd-new", "gpl-3.0", "lgpl-2.1", "mpl-2.0")]
+    texts = [f"License of the package\n\n{license_text(key)}"  # not a shipped text: ScanCode reads it
+             for key in ("mit", "apache-2.0", "bsd-new", "gpl-3.0", "lgpl-2.1", "mpl-2.0")]
     with CachedDetector(tmp_path / "one", worker=detector.worker, batch_size=1) as one:
         expected = one.detect(texts)
     with CachedDetector(tmp_path / "two", worker=detector.worker, batch_size=1, workers=2) as two:
+        two.MIN_TEXTS_PER_WORKER = 1
         assert two.detect(texts) == expected
         assert two.started_workers == 2 and two.scancode_calls == len(texts)
     assert [r["spdx"] for r in expected] == ["MIT", "Apache-2.0", "BSD-3-Clause", "GPL-3.0-only", "LGPL-2.1-only",

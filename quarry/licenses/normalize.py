@@ -1,0 +1,96 @@
+"""The normalised form of a text shown to ScanCode: what decides its answer, and nothing else.
+
+ScanCode reads a text as a sequence of lower-cased word tokens: comment markers, indentation and
+spacing never reach its matchers. Copyright lines name holders and years, which are no part of a
+license. So one MIT text under a thousand holders, or one license header in ``#``, ``//`` and
+``*`` comments, normalises to one text. ``normalize`` keeps every token but those of copyright
+lines (an "All rights reserved" stays, a copyright line that also grants a license stays whole)
+and keeps the lines, so that ScanCode's line-based matchers (SPDX-License-Identifier lines, query
+runs split at four empty lines) see the same structure.
+
+``license_part`` then leaves out, from a notice (a text of at most 40 lines, such as a file's
+license header), the leading and trailing paragraphs that say nothing about rights (no license,
+copyright, warranty or grant word): the module docstring after a license header, the title above
+it. What ScanCode is shown, and the cache key, is that part; every text
+with the same part gets the same answer, whichever text brought it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+# Leading and trailing comment markers and decoration: no word characters, so no ScanCode token
+# (a "+" is kept: "GPL-2.0+" is one token).
+_LEAD = re.compile(r"^(?:\s|[#*/;!%|>=~`\"']|--|<!--|\{-|\(\*)+")
+_TRAIL = re.compile(r"(?:\s|[#*/;|=~`\"']|-->|-\}|\*\))+$")
+_COPYRIGHT = re.compile(r"^(?:portions\s+)?(?:copyright\b|\(c\)|©)", re.I)
+_RESERVED = re.compile(r"all\s+rights\s+reserved\.?", re.I)
+_GRANT = re.compile(r"licen[cs]|permission|permitted|redistribut|public domain|copyleft|warrant|gpl\b|\bmit\b|"
+                    r"\bbsd\b|apache|mozilla|spdx|free software|terms|conditions", re.I)
+# A paragraph with none of these words cannot hold a license statement ScanCode would match.
+RIGHTS_WORDS = re.compile(
+    r"licen[cs]|copyright|copyleft|permission|permitted|grant|distribut|warrant|liab|as[\s-]+is\b|"
+    r"public[\s-]*domain|gpl|\bgnu\b|\bmit\b|\bbsd\b|apache|mozilla|\bmpl|\bepl|cddl|eupl|\bisc\b|zlib|"
+    r"\bpsf\b|python software foundation|artistic|creative\s*commons|\bcc[-\s]?(by|0|zero)|wtfpl|spdx|"
+    r"free software|open[\s-]*source|terms|condition|rights|reserved|proprietary|confidential|patent|"
+    r"trademark|disclaim|notice|legal|agreement|contributor", re.I)
+MAX_NOTICE_LINES = 40  # longer texts are license files, left whole (a license may end in "The End")
+MAX_BLANK_RUN = 4  # ScanCode starts a new query run after this many empty lines; longer runs are the same
+_TOKEN = re.compile(r"[^_\W]+\+?[^_\W]*")  # ScanCode's query token pattern (licensedcode.tokenize)
+
+
+def _line(raw: str) -> str | None:
+    """A line without its comment markers and extra spaces; None for a copyright line to drop."""
+    line = " ".join(_TRAIL.sub("", _LEAD.sub("", raw)).split())
+    if not _COPYRIGHT.match(line):
+        return line
+    if _GRANT.search(_RESERVED.sub("", line)):
+        return line  # "Copyright 2020 X, licensed under the MIT license": the grant is part of it
+    return "All rights reserved." if _RESERVED.search(line) else None
+
+
+def normalize(text: str) -> str:
+    """The normal form of ``text`` (see the module docstring)."""
+    lines: list[str] = []
+    blank = 0
+    for raw in text.splitlines():
+        line = _line(raw)
+        if line is None:
+            continue
+        if not line:
+            blank += 1
+            continue
+        if lines and blank:
+            lines.extend([""] * min(blank, MAX_BLANK_RUN))
+        blank = 0
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def license_part(normal: str) -> str:
+    """A normal form without its leading and trailing paragraphs that say nothing about rights
+    (the whole of it when no paragraph does)."""
+    if normal.count("\n") >= MAX_NOTICE_LINES:
+        return normal  # a license file: its paragraphs all belong to it
+    paragraphs = re.split(r"\n\n+", normal)
+    rights = [i for i, paragraph in enumerate(paragraphs) if RIGHTS_WORDS.search(paragraph)]
+    if not rights or (rights[0] == 0 and rights[-1] == len(paragraphs) - 1):
+        return normal
+    kept = re.split(r"(\n\n+)", normal)[2 * rights[0]:2 * rights[-1] + 1]  # the separators kept as they were
+    return "".join(kept)
+
+
+def normal_key(normal: str) -> str:
+    """The cache key of a normal form."""
+    return hashlib.sha256(normal.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def tokens(text: str) -> list[str]:
+    """ScanCode's query tokens of a text."""
+    return _TOKEN.findall(text.lower())
+
+
+def token_key(text: str) -> str:
+    """A hash of a text's token sequence: equal for texts ScanCode cannot tell apart."""
+    return hashlib.sha256(" ".join(tokens(text)).encode("utf-8", "surrogatepass")).hexdigest()

@@ -1,0 +1,158 @@
+"""Repository-level dedup on real git repositories: clones with a few edits, a plain copy under
+another origin, a distinct project from the same template, and one that vendors the original."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from dedup_corpus import kept_records, source
+from quarry.dedup import run_dedup
+from quarry.records import read_folder
+from quarry.snapshot.driver import run_snapshot
+
+UPSTREAM_MODULES = ["textwrap.py", "difflib.py", "shlex.py", "calendar.py", "fractions.py", "heapq.py",
+                    "colorsys.py", "sched.py", "graphlib.py", "fnmatch.py"]
+OTHER_MODULES = ["csv.py", "tokenize.py", "queue.py", "numbers.py", "bisect.py", "string.py", "stringprep.py"]
+MIT = """MIT License
+
+Copyright (c) 2024 Example Authors
+
+Permission is hereby granted, free of charge, to any person obtaining a copy of this software and
+associated documentation files (the "Software"), to deal in the Software without restriction,
+including without limitation the rights to use, copy, modify, merge, publish, distribute,
+sublicense, and/or sell copies of the Software, and to permit persons to whom the Software is
+furnished to do so, subject to the following conditions: The above copyright notice and this
+permission notice shall be included in all copies or substantial portions of the Software.
+
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED.
+"""
+CI = """name: tests
+on: [push, pull_request]
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - uses: actions/setup-python@v5
+        with: {python-version: "3.11"}
+      - run: pip install -e .[test] && pytest -q
+"""
+
+
+def _pyproject(name: str) -> str:
+    return (f'[project]\nname = "{name}"\nversion = "0.1.0"\nrequires-python = ">=3.9"\n'
+            '[build-system]\nrequires = ["setuptools>=68"]\nbuild-backend = "setuptools.build_meta"\n')
+
+
+def git(repo: Path, *args: str) -> None:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.org",
+           "GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "ada@example.org",
+           "GIT_AUTHOR_DATE": "2024-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2024-01-01T00:00:00Z",
+           "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_SYSTEM": os.devnull}
+    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, env=env)
+
+
+def commit_all(repo: Path, files: dict[str, str | None], message: str) -> None:
+    for rel, text in files.items():
+        path = repo / rel
+        if text is None:
+            path.unlink()
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message)
+
+
+def project(package: str, modules: list[str]) -> dict[str, str]:
+    files = {f"src/{package}/{Path(name).name}": source(name) for name in modules}
+    files.update({"LICENSE": MIT, ".github/workflows/ci.yml": CI, "pyproject.toml": _pyproject(package),
+                  f"src/{package}/__init__.py": f'"""The {package} package."""\n', ".gitignore": "*.pyc\nbuild/\n",
+                  "README.md": f"# {package}\n\nUtilities of the {package} project.\n"})
+    return files
+
+
+def _edited(text: str, marker: str) -> str:
+    lines = text.splitlines()
+    lines[len(lines) // 3] += f"  # {marker}"
+    return "\n".join(lines[:-5]) + f"\n\ndef {marker}():\n    return {marker!r}\n"
+
+
+@pytest.fixture(scope="module")
+def repos(tmp_path_factory):
+    root = tmp_path_factory.mktemp("repos")
+    upstream = root / "upstream"
+    upstream.mkdir()
+    git(upstream, "init", "-q", "-b", "main")
+    commit_all(upstream, project("alpha", UPSTREAM_MODULES), "alpha")
+    clones = {}
+    for name in ("fork-edits", "fork-more", "mirror"):
+        subprocess.run(["git", "clone", "-q", str(upstream), str(root / name)], check=True, capture_output=True)
+        clones[name] = root / name
+    pkg = "src/alpha"
+    commit_all(clones["fork-edits"], {f"{pkg}/shlex.py": _edited(source("shlex.py"), "fork_a"),
+                                      "README.md": "# alpha (fork)\n\nMaintained fork.\n"}, "a few edits")
+    commit_all(clones["fork-more"], {f"{pkg}/sched.py": _edited(source("sched.py"), "fork_b"),
+                                     f"{pkg}/heapq.py": None, f"{pkg}/extra.py": source("bisect.py")}, "more edits")
+    # a distinct project from the same template: licence, CI, packaging, .gitignore alike
+    beta = root / "beta"
+    beta.mkdir()
+    git(beta, "init", "-q", "-b", "main")
+    commit_all(beta, project("beta", OTHER_MODULES), "beta")
+    # a project that vendors alpha inside a subfolder (one the snapshot keeps)
+    gamma = root / "gamma"
+    gamma.mkdir()
+    git(gamma, "init", "-q", "-b", "main")
+    vendored = {f"ext/alpha/{rel}": text for rel, text in project("alpha", UPSTREAM_MODULES).items()
+                if not rel.startswith(".")}
+    commit_all(gamma, {**project("gamma", OTHER_MODULES[:4]), **vendored}, "gamma vendors alpha")
+    sources = [{"kind": "git", "path": str(path), "name": path.name}
+               for path in [upstream, *clones.values(), beta, gamma]]
+    run_snapshot(sources, root / "snap", {}, cache_dir=root / "cache", progress=False)
+    return root
+
+
+def _rejects(folder: Path) -> list[dict]:
+    return [r["meta"] for r in read_folder(folder / "rejects")]
+
+
+def test_forks_and_copies_collapse_to_one_repository(repos, tmp_path):
+    ledger = run_dedup(repos / "snap" / "shards", tmp_path / "out", {}, workers=2)
+    removed = Counter(meta["origin"] for meta in _rejects(tmp_path / "out") if meta["reason"] == "duplicate_repository")
+    origins = {r["meta"]["origin"] for r in read_folder(repos / "snap" / "shards")}
+    family = {o for o in origins if Path(o).name in ("upstream", "fork-edits", "fork-more", "mirror")}
+    assert len(family) == 4
+    assert set(removed) | {min(family)} == family and len(removed) == 3  # recall 1.0, one survivor
+    assert not {o for o in removed if Path(o).name in ("beta", "gamma")}  # no distinct repository merged
+    kept_origins = {r["meta"]["origin"] for r in kept_records(tmp_path / "out")}
+    assert {Path(o).name for o in kept_origins} >= {"beta", "gamma"}
+    clusters = ledger["clusters"]
+    assert clusters["repository_groups"] == 1 and clusters["repositories_removed"] == 3
+    assert clusters["repository_files_removed"] == sum(removed.values())
+    assert ledger["dropped"]["duplicate_repository"] == sum(removed.values())
+    pairs = clusters["repository_pairs"]
+    assert all(p["share"] >= 0.7 for p in pairs) and len(pairs) >= 3
+    # file-level dedup still runs after: gamma's vendored copies of alpha's files are exact duplicates
+    vendored = [m for m in _rejects(tmp_path / "out") if m["path"].startswith("ext/alpha/src/")]
+    assert len(vendored) >= len(UPSTREAM_MODULES) - 1
+    assert {m["reason"] for m in vendored} <= {"exact_duplicate", "near_duplicate"}
+
+
+def test_repository_threshold_and_switch(repos, tmp_path):
+    strict = run_dedup(repos / "snap" / "shards", tmp_path / "strict", {"dedup": {"repository": {"threshold": 1.0}}})
+    assert strict["clusters"]["repositories_removed"] == 1  # only the unedited copy is a full match
+    off = run_dedup(repos / "snap" / "shards", tmp_path / "off", {"dedup": {"repository": {"enabled": False}}})
+    assert "duplicate_repository" not in off["dropped"] and "repository_groups" not in off["clusters"]
+
+
+def test_unknown_repository_key_is_reported():
+    from quarry.dedup.config import DedupConfig
+    from quarry.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="dedup.repository"):
+        DedupConfig.from_params({"dedup": {"repository": {"treshold": 0.5}}})
