@@ -1,8 +1,8 @@
 """The curation flows: snapshot, then licenses -> opt-out -> filters -> PII -> dedup ->
-decontaminate, then assembly into a dataset version and its audit.
+decontaminate (quarry.stages.CURATION), then assembly into a dataset version and its audit.
 
-Every heavy step is a cached task over one shard, so a re-run after a crash or a param change
-recomputes only the shards whose inputs, params or code changed; the order lives here.
+Every phase of every stage is a cached task per shard (tasks.executor), so a re-run after a
+crash or a param change recomputes only the shards whose inputs, params or code changed.
 """
 
 from __future__ import annotations
@@ -13,22 +13,11 @@ from typing import Any
 from prefect import flow
 
 from flows.artifacts import publish_datacard, publish_ledgers
-from quarry.optout import registry_path_from
 from quarry.params import load_params
 from quarry.records import read_json, write_json
-from tasks.decontaminate import decontaminate_with_tasks
-from tasks.dedup import dedup_with_tasks
-from tasks.filters import filters_with_tasks
-from tasks.licenses import licenses_with_tasks
-from tasks.optout import optout_with_tasks
-from tasks.pii import pii_with_tasks
-
-# Stage folders under the curated output, in order; the last one feeds assembly.
-CURATION_STAGES = ("licensed", "optout", "filtered", "pii", "dedup", "decontaminated")
-
-
-def curated_output(curated_dir: str | Path) -> Path:
-    return Path(curated_dir) / CURATION_STAGES[-1]
+from quarry.stages import CURATION, curated_output
+from quarry.stages import curate as curate_stages
+from tasks.executor import PrefectExecutor
 
 
 @flow(name="snapshot")
@@ -55,18 +44,9 @@ def named_after_dataset(stage: str):
 @flow(name="curate", flow_run_name=named_after_dataset("curate"))
 def curate(snapshot_dir: str, out_dir: str, params_file: str | None = None) -> dict[str, Any]:
     """Run every curation stage over the snapshot's shards; returns the ledgers by stage."""
-    params = load_params(params_file)
-    out = Path(out_dir)
-    folders = {name: out / name for name in CURATION_STAGES}
-    ledgers = {
-        "licenses": licenses_with_tasks(Path(snapshot_dir) / "shards", folders["licensed"], params),
-        "opt-out": optout_with_tasks(folders["licensed"], folders["optout"], registry_path_from(params)),
-        "filters": filters_with_tasks(folders["optout"], folders["filtered"], params),
-        "pii": pii_with_tasks(folders["filtered"], folders["pii"], params),
-        "dedup": dedup_with_tasks(folders["pii"], folders["dedup"], params),
-        "decontaminate": decontaminate_with_tasks(folders["dedup"], folders["decontaminated"], params),
-    }
-    write_json(out / "ledgers.json", ledgers)
+    runs = curate_stages(Path(snapshot_dir) / "shards", Path(out_dir), load_params(params_file), PrefectExecutor())
+    ledgers = {run.stage: run.ledger for run in runs}
+    write_json(Path(out_dir) / "ledgers.json", ledgers)
     publish_ledgers(ledgers)
     return ledgers
 
@@ -81,7 +61,7 @@ def assemble(curated_dir: str, snapshot_dir: str, out_dir: str, params_file: str
     registry_hash = read_json(curated / "ledgers.json")["opt-out"].get("registry_hash")
     # Ledger files (not their contents): assembly reads each stage's rejects/ beside its ledger
     # to say why a document left the dataset.
-    stage_ledgers = [Path(snapshot_dir) / "ledger.json", *(curated / name / "ledger.json" for name in CURATION_STAGES)]
+    stage_ledgers = [Path(snapshot_dir) / "ledger.json", *(curated / stage.folder / "ledger.json" for stage in CURATION)]
     manifest = assemble_tasks(curated_output(curated), Path(out_dir), params,
                               snapshot_manifest=Path(snapshot_dir) / "manifest.json", ledgers=stage_ledgers,
                               optout_registry_hash=registry_hash)

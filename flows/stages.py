@@ -7,19 +7,15 @@ from typing import Any
 
 from flows import curate as curation
 from flows import evaluate as evaluation
-from flows import pipeline as whole
 from flows import train as training
+from flows.dag import DAG
 from flows.paths import pipeline_paths
 from flows.runners import task_runner
 from quarry.params import load_params
 
 
-def run_stage(stage: str, params_file: str | None = None, *, workers: int | None = None,
-              dask_address: str | None = None) -> Any:
-    params = load_params(params_file)
-    settings = params.get("pipeline") or {}
-    workers = int(workers if workers is not None else settings.get("workers", 1))
-    runner = task_runner(workers, dask_address or settings.get("dask_address"))
+def stage_calls(params: dict[str, Any], params_file: str | None) -> dict[str, tuple]:
+    """stage -> (flow, arguments), in DAG order."""
     p = pipeline_paths(params)
     calls = {
         "snapshot": (curation.snapshot, (p["snapshot"], params_file)),
@@ -33,11 +29,29 @@ def run_stage(stage: str, params_file: str | None = None, *, workers: int | None
         "evaluate": (evaluation.evaluate, (p["dataset"], [str(Path(p["pretrain"]) / "final"),
                                                           str(Path(p["finetune"]) / "final")],
                                            p["reports"], p["metrics"], params_file)),
-        "pipeline": (whole.pipeline, (params_file, workers, dask_address)),
     }
+    assert tuple(calls) == DAG
+    return calls
+
+
+def runner_for(params: dict[str, Any], workers: int | None, dask_address: str | None):
+    settings = params.get("pipeline") or {}
+    return task_runner(int(workers if workers is not None else settings.get("workers", 1)),
+                       dask_address or settings.get("dask_address"))
+
+
+def run_stage(stage: str, params_file: str | None = None, *, workers: int | None = None,
+              dask_address: str | None = None) -> Any:
+    if stage == "pipeline":
+        from flows.pipeline import pipeline
+
+        return pipeline.with_options(task_runner=runner_for(load_params(params_file), workers, dask_address))(
+            params_file, workers, dask_address)
+    params = load_params(params_file)
+    calls = stage_calls(params, params_file)
     if stage not in calls:
         from quarry.errors import QuarryError
 
-        raise QuarryError(f"unknown stage '{stage}'; stages: {', '.join(calls)}")
+        raise QuarryError(f"unknown stage '{stage}'; stages: {', '.join((*DAG, 'pipeline'))}")
     flow_obj, args = calls[stage]
-    return flow_obj.with_options(task_runner=runner)(*args)
+    return flow_obj.with_options(task_runner=runner_for(params, workers, dask_address))(*args)

@@ -29,12 +29,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from quarry.engine.run import run_local
 from quarry.curate.base import Filter
 from quarry.errors import ConfigError, QuarryError
 from quarry.hashing import value_hash
-from quarry.ledger import Ledger, merge_ledgers
+from quarry.ledger import Ledger
 from quarry.paths import project_root
-from quarry.records import atomic_write_bytes, read_records, write_json
+from quarry.records import atomic_write_bytes, read_records
 from quarry.stage import run_step_on_shard
 
 STAGE = "opt-out"
@@ -246,28 +247,16 @@ def optout_shard(src: Path, dst: Path, registry: Registry, *, rejects: Path | No
     return run_step_on_shard(OptOutFilter(registry), src, dst, rejects=rejects, level=level)
 
 
-def _shard_job(src: Path, dst: Path, rejects: Path, registry_path: Path) -> dict:
-    return optout_shard(src, dst, load_registry(registry_path), rejects=rejects).to_dict()
-
-
 def run_optout(src_dir: Path, dst_dir: Path, registry_path: str | os.PathLike | None = None,
                params: dict[str, Any] | None = None, *, workers: int = 1) -> dict[str, Any]:
-    """Drop opted-out origins from every shard of ``src_dir`` into ``dst_dir`` (same names), with
-    ledger.json (its ``registry_hash`` included) and rejects/. Identical output for any ``workers``."""
-    from quarry.licenses.stage import prepare_output
-    from quarry.parallel import input_shards, map_shards, relative_name
+    """The stage (quarry.stages.optout) on local processes, with ``registry_path`` instead of
+    params ``optout.registry`` when given; returns its ledger (``registry_hash`` included)."""
+    from quarry.stages.optout import OPTOUT
 
-    src_dir, dst_dir = Path(src_dir), Path(dst_dir)
-    registry_path = Path(registry_path) if registry_path else registry_path_from(params)
-    registry = load_registry(registry_path)  # a bad registry fails before anything is written
-    shards = input_shards(src_dir)
-    prepare_output(src_dir, dst_dir)
-    jobs = [(s, dst_dir / relative_name(s, src_dir), dst_dir / "rejects" / relative_name(s, src_dir), registry_path)
-            for s in shards]
-    ledgers = map_shards(_shard_job, jobs, workers=workers, description="opt-out")
-    ledger = {**merge_ledgers(STAGE, ledgers).to_dict(), "registry_hash": registry.hash}
-    write_json(dst_dir / "ledger.json", ledger)
-    return ledger
+    params = dict(params or {})
+    if registry_path is not None:
+        params["optout"] = {**(params.get("optout") or {}), "registry": str(Path(registry_path).resolve())}
+    return run_local(OPTOUT, src_dir, dst_dir, params, workers=workers)
 
 
 # ---------------------------------------------------------------------------------------------

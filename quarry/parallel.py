@@ -1,42 +1,18 @@
-"""Map a per-shard function over shards, in this process or a process pool, with progress.
-
-Results come back in shard order whatever the worker count, so drivers that merge them produce
-the same bytes for any ``workers``.
-"""
+"""The shards of a stage's input folder, their names, and the progress bar of a phase over them
+(quarry.engine.local maps phases over them, in this process or a process pool)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 
-def _progress() -> Progress:
+def progress_bar() -> Progress:
     console = Console(stderr=True)
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                     console=console, transient=True, disable=not console.is_terminal)
-
-
-def map_shards(fn: Callable[..., Any], jobs: Sequence[tuple], *, workers: int = 1, description: str = "shards") -> list:
-    """``[fn(*job) for job in jobs]``, spread over ``workers`` processes when workers > 1."""
-    results: list[Any] = [None] * len(jobs)
-    with _progress() as progress:
-        bar = progress.add_task(description, total=len(jobs))
-        if workers <= 1 or len(jobs) <= 1:
-            for i, job in enumerate(jobs):
-                results[i] = fn(*job)
-                progress.advance(bar)
-            return results
-        with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
-            futures = {pool.submit(fn, *job): i for i, job in enumerate(jobs)}
-            for future in as_completed(futures):
-                results[futures[future]] = future.result()
-                progress.advance(bar)
-    return results
 
 
 def input_shards(src_dir: Path) -> list[Path]:

@@ -37,6 +37,8 @@ def fingerprint(value: Any) -> Any:
     """A JSON-able stand-in for a task input that changes exactly when its content does."""
     if isinstance(value, Path):
         return {"path": os.fspath(value), "content": tree_hash(value) if value.exists() else None}
+    if hasattr(value, "model_dump") and not isinstance(value, type):  # a typed (pydantic) config
+        return {"type": type(value).__qualname__, **fingerprint(value.model_dump())}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {"type": type(value).__qualname__,
                 **{f.name: fingerprint(getattr(value, f.name)) for f in dataclasses.fields(value)}}
@@ -114,7 +116,9 @@ def declared_outputs(fn, arguments: dict[str, Any]) -> list[str]:
     """The paths a task function declares it writes, for these bound arguments."""
     spec = getattr(fn, "declared_outputs", ())
     paths = spec(arguments) if callable(spec) else (arguments.get(name) for name in spec)
-    return [os.fspath(path) for path in paths if path is not None]
+    # A declared parameter may hold one path or a list of paths (a batch of shards).
+    flat = (p for path in paths for p in (path if isinstance(path, (list, tuple)) else [path]))
+    return [os.fspath(path) for path in flat if path is not None]
 
 
 def _recording_outputs(fn, outputs: Outputs):

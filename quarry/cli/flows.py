@@ -10,8 +10,9 @@ from rich.console import Console
 
 out = Console()
 
-STAGES = ("snapshot", "curate", "assemble", "audit", "tokenizer", "tokenize", "train", "finetune", "evaluate",
-          "pipeline")
+from flows.dag import DAG
+
+STAGES = (*DAG, "pipeline")
 
 
 def register(app: typer.Typer) -> None:
@@ -22,6 +23,9 @@ def register(app: typer.Typer) -> None:
                      dask_address: str = typer.Option(None, "--dask-address", help="Run tasks on this Dask scheduler."),
                      ) -> None:
         """Run one stage of the DAG (or the whole pipeline) as a Prefect flow."""
+        from flows.server import ensure_api
+
+        ensure_api()  # one API for every stage of the run, before Prefect reads its settings
         from flows.stages import run_stage
 
         result = run_stage(stage, str(params_file) if params_file else None, workers=workers,

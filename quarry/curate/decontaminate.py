@@ -25,8 +25,6 @@ from and every matched document with the items it overlaps, the evidence and one
 from __future__ import annotations
 
 import math
-import shutil
-import tempfile
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -39,8 +37,8 @@ from quarry.curate.eval_sources import eval_items
 from quarry.curate.overlap_text import code_only, normalize, notice_words
 from quarry.dedup.shingles import ngram_hashes, sorted_unique, word_hashes, words
 from quarry.errors import ConfigError
-from quarry.ledger import Ledger, merge_ledgers
-from quarry.records import read_records, write_json
+from quarry.ledger import Ledger
+from quarry.records import read_records
 from quarry.stage import shard_output
 from quarry.splits import DEFAULT_FRACTIONS, split_of
 
@@ -355,55 +353,20 @@ def apply_shard(src: Path, dst: Path, decisions: dict[int, dict], config: Decont
     return ledger, found
 
 
-# ---------------------------------------------------------------------------------------------
-# Driver
-
-
-def _scan_job(src: str, index_dir: str, config: DecontaminationConfig) -> ShardHits:
-    return scan_shard(Path(src), EvalIndex.load(Path(index_dir)), config)
-
-
-def _apply_job(src: str, dst: str, decisions: dict, config: DecontaminationConfig, rejects: str):
-    ledger, found = apply_shard(Path(src), Path(dst), decisions, config, rejects=Path(rejects))
-    return ledger.to_dict(), found
-
-
 def run_decontaminate(src_dir: Path, dst_dir: Path, params: dict[str, Any] | None, *,
                       workers: int = 1, **overrides: Any) -> dict[str, Any]:
-    """``overrides``: command-line values for config keys (``test_split``, ``eval_files`` added
-    to those of params, ``action``...); None means not given."""
-    from quarry.parallel import input_shards, map_shards, relative_name
+    """The stage (quarry.stages.decontaminate) on local processes; returns its ledger.
+    ``overrides``: command-line values for config keys (``test_split``, ``eval_files`` added to
+    those of params, ``action``...); None means not given."""
+    import dataclasses
 
-    src_dir, dst_dir = Path(src_dir), Path(dst_dir)
-    config = DecontaminationConfig.from_params(params).with_overrides(**overrides)
-    shards = input_shards(src_dir)
-    items: list[Item] = []
-    if config.test_split is not None:
-        for found in map_shards(test_split_items, [(str(s), config) for s in shards], workers=workers,
-                                description="decontaminate: eval n-grams"):
-            items.extend(found)
-    for name in config.eval_files:
-        items.extend(eval_file_items(name, config))
-    index = EvalIndex.build(items, config)
-    dst_dir.mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix=".decontaminate-", dir=dst_dir))
-    try:
-        index.save(scratch)
-        hits = map_shards(_scan_job, [(str(s), str(scratch), config) for s in shards], workers=workers,
-                          description="decontaminate: scan")
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    decisions, train_common = decide(hits, index, config)
-    jobs = [(str(s), str(dst_dir / relative_name(s, src_dir)), d, config,
-             str(dst_dir / "rejects" / relative_name(s, src_dir))) for s, d in zip(shards, decisions, strict=True)]
-    results = map_shards(_apply_job, jobs, workers=workers, description="decontaminate: write")
-    matches = [match for _, found in results for match in found]
-    report = contamination_report(config, index, train_common, matches)
-    write_json(dst_dir / REPORT, report)
-    result = merge_ledgers(STAGE, [ledger for ledger, _ in results]).to_dict()
-    result["contamination"] = {key: value for key, value in report.items() if key != "matches"}
-    write_json(dst_dir / "ledger.json", result)
-    return result
+    from quarry.engine.run import run_local
+    from quarry.stages.decontaminate import DECONTAMINATE
+
+    def config(params: dict[str, Any]) -> DecontaminationConfig:
+        return DecontaminationConfig.from_params(params).with_overrides(**overrides)
+
+    return run_local(dataclasses.replace(DECONTAMINATE, config=config), src_dir, dst_dir, params, workers=workers)
 
 
 def contamination_report(config: DecontaminationConfig, index: EvalIndex, train_common: int,

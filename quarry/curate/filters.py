@@ -15,10 +15,10 @@ import re
 from pathlib import Path
 from typing import Any
 
+from quarry.engine.run import run_local
 from quarry.curate.base import Chain, Filter
 from quarry.errors import ConfigError
-from quarry.ledger import Ledger, merge_ledgers
-from quarry.records import write_json
+from quarry.ledger import Ledger
 from quarry.stage import run_step_on_shard
 
 STAGE = "filters"
@@ -255,21 +255,8 @@ def filter_shard(src: Path, dst: Path, params: dict[str, Any] | None, *, rejects
     return run_step_on_shard(build_filters(params), src, dst, rejects=rejects, level=level)
 
 
-def _filter_job(src: str, dst: str, params: dict, rejects: str) -> dict:
-    return filter_shard(Path(src), Path(dst), params, rejects=Path(rejects)).to_dict()
-
-
 def run_filters(src_dir: Path, dst_dir: Path, params: dict[str, Any] | None, *, workers: int = 1) -> dict[str, Any]:
-    """Filter every shard of ``src_dir`` into ``dst_dir`` (same names); writes ledger and rejects."""
-    from quarry.parallel import input_shards, map_shards, relative_name
+    """The stage (quarry.stages.filters) on local processes; returns its ledger."""
+    from quarry.stages.filters import FILTERS
 
-    src_dir, dst_dir = Path(src_dir), Path(dst_dir)
-    settings(params)  # fail on a bad section before any work starts
-    shards = input_shards(src_dir)
-    jobs = [(str(s), str(dst_dir / relative_name(s, src_dir)), params,
-             str(dst_dir / "rejects" / relative_name(s, src_dir))) for s in shards]
-    ledgers = map_shards(_filter_job, jobs, workers=workers, description="filters")
-    result = merge_ledgers(STAGE, ledgers).to_dict()
-    dst_dir.mkdir(parents=True, exist_ok=True)
-    write_json(dst_dir / "ledger.json", result)
-    return result
+    return run_local(FILTERS, src_dir, dst_dir, params, workers=workers)

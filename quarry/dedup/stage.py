@@ -17,14 +17,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import orjson
 
-from quarry.dedup.cluster import cluster_index, decisions_file, write_clusters
-from quarry.dedup.config import DedupConfig
-from quarry.dedup.index import index_shard
-from quarry.parallel import input_shards, map_shards, relative_name
-from quarry.ledger import Ledger, merge_ledgers
-from quarry.records import read_records, write_json
+from quarry.dedup.cluster import decisions_file, write_clusters
+from quarry.parallel import input_shards, relative_name
+from quarry.ledger import Ledger
+from quarry.records import read_records
 from quarry.stage import shard_output
 
 STAGE = "dedup"
@@ -55,48 +52,26 @@ def filter_shard(src: Path, dst: Path, decisions: dict[str, list], *, rejects: P
     return ledger
 
 
-def _filter_job(src: str, dst: str, decisions_path: str, rejects: str) -> dict:
-    decisions = orjson.loads(Path(decisions_path).read_bytes())
-    return filter_shard(Path(src), Path(dst), decisions, rejects=Path(rejects)).to_dict()
-
-
-def _index_job(src: str, prefix: str, config: DedupConfig) -> dict:
-    return index_shard(Path(src), Path(prefix), config)
-
-
 def run_dedup(src_dir: Path, dst_dir: Path, params: dict[str, Any] | None, *, workers: int = 1,
               index_dir: Path | None = None, clusters_file: Path | None = None) -> dict[str, Any]:
-    """Repository, exact then near deduplication of every shard of ``src_dir`` into ``dst_dir``.
+    """The stage (quarry.stages.dedup) on local processes; returns its ledger. ``index_dir`` keeps
+    the per-shard index files (signatures, band keys, decisions) instead of removing them;
+    ``clusters_file`` receives every document's cluster (see cluster.write_clusters)."""
+    from quarry.engine.run import run_local
+    from quarry.parallel import input_shards, relative_name
+    from quarry.stages.dedup import DEDUP
 
-    ``index_dir`` keeps the per-shard index files (signatures, band keys, decisions); by default
-    they live in a temporary folder that is removed at the end. ``clusters_file`` receives every
-    document's cluster (see cluster.write_clusters).
-    """
-    src_dir, dst_dir = Path(src_dir), Path(dst_dir)
-    config = DedupConfig.from_params(params).resolved()
-    shards = input_shards(src_dir)
-    names = [relative_name(shard, src_dir) for shard in shards]
-    dst_dir.mkdir(parents=True, exist_ok=True)
-    scratch = None
-    if index_dir is None:
-        scratch = tempfile.mkdtemp(prefix=".dedup-index-", dir=dst_dir)
-        index_dir = Path(scratch)
+    work = Path(index_dir or tempfile.mkdtemp(prefix=".dedup-index-", dir=Path(dst_dir).parent))
     try:
-        Path(index_dir).mkdir(parents=True, exist_ok=True)
-        prefixes = [index_prefix(index_dir, name) for name in names]
-        map_shards(_index_job, [(str(s), str(p), config) for s, p in zip(shards, prefixes, strict=True)],
-                   workers=workers, description="dedup: signatures")
-        clusters = cluster_index(prefixes, config)
+        ledger = run_local(DEDUP, src_dir, dst_dir, params, workers=workers, work_dir=work)
         if clusters_file is not None:
+            prefixes = []
+            for shard in input_shards(Path(src_dir)):
+                safe = relative_name(shard, Path(src_dir)).replace("/", "__")
+                prefixes.append(work / "index" / safe / "index")
+                shutil.copyfile(work / "cluster" / f"{safe}.json", decisions_file(prefixes[-1]))
             write_clusters(prefixes, Path(clusters_file))
-        jobs = [(str(shard), str(dst_dir / name), str(decisions_file(prefix)), str(dst_dir / "rejects" / name))
-                for shard, name, prefix in zip(shards, names, prefixes, strict=True)]
-        ledgers = map_shards(_filter_job, jobs, workers=workers, description="dedup: filter")
     finally:
-        if scratch is not None:
-            shutil.rmtree(scratch, ignore_errors=True)
-    result = merge_ledgers(STAGE, ledgers).to_dict()
-    result["clusters"] = clusters
-    result["config"] = config.summary()
-    write_json(dst_dir / "ledger.json", result)
-    return result
+        if index_dir is None:
+            shutil.rmtree(work, ignore_errors=True)
+    return ledger

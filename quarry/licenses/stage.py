@@ -6,30 +6,25 @@ lines, license headers), which ScanCode then sees in full batches from one worke
 governance (its scopes, quarry.licenses.governance) is saved in ``repo_licenses.json``. Pass 2
 (``license_shard``) is a pure function of one shard that assigns ``meta.license`` — the file's
 own when present, else its nearest governing ancestor's — and drops what the policy refuses, by
-reason, in the ledger. Run on its own (a Prefect task, a Dask worker) it
+reason, in the ledger (quarry.stages.licenses runs both passes as a stage). Run on its own it
 batches its own statements, through the same content-hash cache.
 """
 
 from __future__ import annotations
 
-import atexit
 from collections import Counter
-from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
-from rich.progress import Progress
-
-from quarry.ledger import Ledger, merge_ledgers
-from quarry.licenses.cache import CachedDetector, default_cache_dir
+from quarry.engine.run import run_local
+from quarry.ledger import Ledger
+from quarry.licenses.cache import CachedDetector
 from quarry.licenses.findings import Finding
 from quarry.licenses.governance import govern
 from quarry.licenses.policy import LicensePolicy
-from quarry.licenses.repository import Surveys, add_record, detect_repo_licenses
 from quarry.licenses.sources import license_header, spdx_identifier
-from quarry.errors import QuarryError
-from quarry.parallel import input_shards, map_shards, relative_name
-from quarry.records import read_json, read_records, shard_paths, write_json
+from quarry.parallel import input_shards
+from quarry.records import read_records
 from quarry.stage import Drop, run_step_on_shard
 
 STAGE = "licenses"
@@ -45,16 +40,6 @@ def section(params: dict[str, Any] | None) -> dict[str, Any]:
 def stage_shards(folder: Path) -> list[Path]:
     """Data shards of a stage folder: sorted, without the rejects another stage left there."""
     return input_shards(Path(folder))
-
-
-def prepare_output(src_dir: Path, dst_dir: Path) -> None:
-    """An output folder apart from the input, without shards of an earlier run (a shard that
-    this run does not rewrite would otherwise reach the next stage)."""
-    if dst_dir.resolve() == src_dir.resolve() or src_dir.resolve() in dst_dir.resolve().parents:
-        raise QuarryError(f"{dst_dir}: the output folder must not be the input folder {src_dir} or inside it")
-    for stale in shard_paths(dst_dir) if dst_dir.is_dir() else []:
-        stale.unlink()
-    dst_dir.mkdir(parents=True, exist_ok=True)
 
 
 def file_statement(text: str, header_lines: int) -> str | None:
@@ -116,57 +101,9 @@ def license_shard(src: Path, dst: Path, params: dict[str, Any], repo_licenses: d
     return ledger
 
 
-def survey(shards: list[Path], header_lines: int, on_shard=lambda: None) -> tuple[Surveys, list[str]]:
-    """One read of every shard: each origin's license-bearing files at any depth, and every
-    distinct file-level statement, so ScanCode sees all the stage's texts in full batches."""
-    surveys: Surveys = {}
-    statements: set[str] = set()
-    for shard in shards:
-        for record in read_records(shard):
-            statement = file_statement(record["text"], header_lines)
-            add_record(surveys, record, statement)
-            if statement:
-                statements.add(statement)
-        on_shard()
-    return surveys, sorted(statements)
+def run_licenses(src_dir: Path, dst_dir: Path, params: dict[str, Any] | None = None, *,
+                 workers: int = 1) -> dict[str, Any]:
+    """The stage (quarry.stages.licenses) on local processes; returns its ledger."""
+    from quarry.stages.licenses import LICENSES
 
-
-# One detector per process (and cache folder), so a ScanCode index loads at most once per process.
-_process_detectors: dict[Path, CachedDetector] = {}
-
-
-def _shard_job(src: Path, dst: Path, rejects: Path, params: dict, repo_licenses_path: Path) -> dict:
-    cache_dir = default_cache_dir()
-    if cache_dir not in _process_detectors:
-        _process_detectors[cache_dir] = CachedDetector(cache_dir, batch_size=int(section(params)["batch_size"]))
-        atexit.register(_process_detectors[cache_dir].close)
-    return license_shard(src, dst, params, read_json(repo_licenses_path), rejects=rejects,
-                         detector=_process_detectors[cache_dir]).to_dict()
-
-
-def run_licenses(src_dir: Path, dst_dir: Path, params: dict[str, Any] | None = None, *, workers: int = 1,
-                 show_progress: bool = True, detector: CachedDetector | None = None) -> dict[str, Any]:
-    """Run the stage over every shard of ``src_dir`` into ``dst_dir`` (same shard names); writes
-    repo_licenses.json, ledger.json and rejects/ there and returns the ledger dict. The output is
-    byte-identical whatever ``workers``: that many processes for the shards, and up to that many
-    ScanCode workers for the texts the cache does not know yet. A ``detector`` passed in (and its
-    ScanCode workers) is reused and left open; otherwise one is opened and closed here."""
-    src_dir, dst_dir = Path(src_dir), Path(dst_dir)
-    conf = section(params)
-    shards = stage_shards(src_dir)
-    prepare_output(src_dir, dst_dir)
-    repo_path = dst_dir / "repo_licenses.json"
-    batch_size = int(conf["batch_size"])
-    owned = nullcontext(detector) if detector else CachedDetector(batch_size=batch_size, workers=workers)
-    with Progress(disable=not show_progress, transient=True) as progress, owned as detector:
-        bar = progress.add_task("licenses: survey", total=len(shards))
-        surveys, statements = survey(shards, int(conf["header_lines"]), lambda: progress.advance(bar))
-        progress.update(bar, description="licenses: ScanCode", total=None)
-        write_json(repo_path, detect_repo_licenses(surveys, detector))
-        detector.detect(statements)  # the shard jobs then find every answer in the cache
-    jobs = [(s, dst_dir / relative_name(s, src_dir), dst_dir / "rejects" / relative_name(s, src_dir), conf, repo_path)
-            for s in shards]
-    ledgers = map_shards(_shard_job, jobs, workers=workers, description="licenses")
-    ledger = merge_ledgers(STAGE, ledgers).to_dict()
-    write_json(dst_dir / "ledger.json", ledger)
-    return ledger
+    return run_local(LICENSES, src_dir, dst_dir, params, workers=workers)

@@ -15,11 +15,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from quarry.ledger import Ledger, merge_ledgers
+from quarry.engine.run import run_local
+from quarry.ledger import Ledger
 from quarry.pii.engine import PiiConfig, detect
 from quarry.pii.redact import redact
-from quarry.parallel import input_shards, map_shards, relative_name
-from quarry.records import read_records, write_json
+from quarry.parallel import input_shards
+from quarry.records import read_records
 from quarry.stage import run_step_on_shard
 
 STAGE = "pii"
@@ -48,29 +49,20 @@ class PiiRedactor:
         return {**record, "text": text, "meta": meta}
 
 
-def redact_shard(src: str | os.PathLike, dst: str | os.PathLike, params: dict[str, Any] | None = None, *,
-                 rejects: str | os.PathLike | None = None, level: int = 3) -> Ledger:
+def redact_shard(src: str | os.PathLike, dst: str | os.PathLike, params: dict[str, Any] | PiiConfig | None = None,
+                 *, rejects: str | os.PathLike | None = None, level: int = 3) -> Ledger:
     """Redact one shard into ``dst``; the ledger's ``changed`` counts records per PII type."""
-    step = PiiRedactor(PiiConfig.from_params(params))
+    step = PiiRedactor(params if isinstance(params, PiiConfig) else PiiConfig.from_params(params))
     ledger = run_step_on_shard(step, src, dst, rejects=rejects, level=level)
     ledger.changed.update(step.changed_records)
     return ledger
 
 
-def _redact_job(src: str, dst: str, rejects: str, params: dict) -> dict:
-    return redact_shard(src, dst, params, rejects=rejects).to_dict()
-
-
 def run_pii(src_dir: Path, dst_dir: Path, params: dict[str, Any] | None = None, *, workers: int = 1) -> dict:
-    """Redact every shard of src_dir into dst_dir (same relative names); writes ledger.json and
-    rejects/ (empty: this stage never drops). Identical bytes for any ``workers``."""
-    src_dir, dst_dir = Path(src_dir), Path(dst_dir)
-    PiiConfig.from_params(params)  # a bad config fails before any work starts
-    jobs = [(str(s), str(dst_dir / relative_name(s, src_dir)), str(dst_dir / "rejects" / relative_name(s, src_dir)),
-             params or {}) for s in input_shards(src_dir)]
-    total = merge_ledgers(STAGE, map_shards(_redact_job, jobs, workers=workers, description="pii")).to_dict()
-    write_json(dst_dir / "ledger.json", total)
-    return total
+    """The stage (quarry.stages.pii) on local processes; returns its ledger."""
+    from quarry.stages.pii import PII
+
+    return run_local(PII, src_dir, dst_dir, params, workers=workers)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -109,5 +109,5 @@ def test_exact_and_near_can_be_switched_off(planted, tmp_path):
 def test_index_dir_is_kept_when_given(planted, tmp_path):
     root, _ = planted
     run_dedup(root / "src", tmp_path / "out", {}, index_dir=tmp_path / "index")
-    decisions = orjson.loads((tmp_path / "index" / "part-00000.jsonl.zst.decisions.json").read_bytes())
+    decisions = orjson.loads((tmp_path / "index" / "cluster" / "part-00000.jsonl.zst.json").read_bytes())
     assert ["exact_duplicate", "orig-00", 2] in decisions.values()

@@ -29,7 +29,7 @@ def built(tmp_path_factory, detector):
     }
     snapshot = snapshot_shards(repos, root / "snapshot" / "shards", shards=2).parent
     released = root / "released"
-    run_licenses(snapshot / "shards", released, {"licenses": {}}, show_progress=False, detector=detector)
+    run_licenses(snapshot / "shards", released, {"licenses": {}})
     return snapshot, released
 
 

@@ -54,7 +54,7 @@ def _records(folder: Path) -> list[dict]:
 
 def test_licenses_over_a_real_snapshot(snapshot, detector, capsys):
     root, snap = snapshot
-    ledger = run_licenses(snap, root / "licensed", {}, show_progress=False, detector=detector)
+    ledger = run_licenses(snap, root / "licensed", {})
     records = {(Path(r["meta"]["origin"]).name, r["meta"]["path"]): r["meta"]["license"]
                for r in _records(root / "licensed")}
     assert records[("mit-tool", "src/tool.py")]["spdx"] == "MIT"
@@ -76,8 +76,9 @@ def test_prefect_tasks_give_the_same_bytes(snapshot, tmp_path, monkeypatch):
     monkeypatch.setenv("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "180")
     from prefect import flow
 
-    from tasks.licenses import licenses_with_tasks
-    from tasks.optout import optout_with_tasks
+    from quarry.engine import run_stage
+    from quarry.stages import LICENSES, OPTOUT
+    from tasks.executor import PrefectExecutor
 
     root, snap = snapshot
     registry = tmp_path / "registry.tsv"
@@ -85,10 +86,12 @@ def test_prefect_tasks_give_the_same_bytes(snapshot, tmp_path, monkeypatch):
 
     @flow(name="licenses-test")
     def curate(src: str, mid: str, out: str) -> tuple[dict, dict]:
-        return licenses_with_tasks(Path(src), Path(mid), {}), optout_with_tasks(Path(mid), Path(out), registry)
+        params = {"optout": {"registry": str(registry)}}
+        return (run_stage(LICENSES, Path(src), Path(mid), params, PrefectExecutor()).ledger,
+                run_stage(OPTOUT, Path(mid), Path(out), params, PrefectExecutor()).ledger)
 
     via_flow = curate(str(snap), str(tmp_path / "flow-lic"), str(tmp_path / "flow-opt"))
-    direct = (run_licenses(snap, tmp_path / "lic", {}, show_progress=False),
+    direct = (run_licenses(snap, tmp_path / "lic", {}),
               run_optout(tmp_path / "lic", tmp_path / "opt", registry))
     assert via_flow == direct and direct[1]["dropped"]["opt-out"] > 0
     for name in ("lic", "opt"):

@@ -69,7 +69,7 @@ def corpus(tmp_path_factory, detector):
     root = tmp_path_factory.mktemp("licenses")
     src = snapshot_shards(_repos(root / "repos", license_text), root / "snapshot", shards=3)
     out = root / "out-1"
-    ledger = run_licenses(src, out, {"licenses": {}}, workers=1, show_progress=False, detector=detector)
+    ledger = run_licenses(src, out, {"licenses": {}}, workers=1)
     return src, out, ledger
 
 
@@ -150,7 +150,7 @@ def test_output_identical_for_any_worker_count_and_second_build_costs_no_scancod
     with CachedDetector() as detector:
         detect_repo_licenses(files, detector)
         assert detector.stats.misses == 0 and detector.scancode_calls == 0
-    again = run_licenses(src, tmp_path / "out-2", {"licenses": {}}, workers=2, show_progress=False)
+    again = run_licenses(src, tmp_path / "out-2", {"licenses": {}}, workers=2)
     assert again == ledger
     names = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
     assert names == sorted(p.relative_to(tmp_path / "out-2").as_posix() for p in (tmp_path / "out-2").rglob("*")
@@ -163,7 +163,7 @@ def test_stricter_policy_from_params(corpus, tmp_path):
     src, _, _ = corpus
     params = {"licenses": {"policy": {"allow_categories": ["permissive", "weak-copyleft"],
                                       "deny_spdx": ["BSD-3-Clause"], "no_license": "drop"}}}
-    ledger = run_licenses(src, tmp_path / "strict", params, show_progress=False)
+    ledger = run_licenses(src, tmp_path / "strict", params)
     rejects = _rejects(tmp_path / "strict")
     assert rejects[("bsd", "lib.c")] == "license:permissive"
     assert rejects[("none", "x.py")] == "license:no-license"

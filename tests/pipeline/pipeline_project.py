@@ -15,6 +15,7 @@ from pathlib import Path
 
 import yaml
 
+from flows.dag import DAG
 from quarry.records import read_json
 
 REPO = Path(__file__).resolve().parents[2]
@@ -120,7 +121,7 @@ def dataset_version(root: Path) -> str:
 # ---------------------------------------------------------------------------------------------
 # The project as a DVC repository
 
-STAGES = ["snapshot", "curate", "assemble", "audit", "tokenizer", "tokenize", "train", "finetune", "evaluate"]
+STAGES = list(DAG)
 
 
 def run(root: Path, *args: str, timeout: float = 1800) -> str:
@@ -142,7 +143,7 @@ def dvc_repo(root: Path, **project) -> Path:
     for name in ("dvc.yaml", "requirements.lock", "pyproject.toml"):
         shutil.copyfile(REPO / name, root / name)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for folder in ("quarry", "configs"):
+    for folder in ("quarry", "tasks", "flows", "configs"):
         shutil.copytree(REPO / folder, root / folder, ignore=ignore)
     (root / ".gitignore").write_text(".quarry/\nmlflow.db\nmlartifacts/\n")
     run(root, "git", "init", "-q", "-b", "main")

@@ -54,7 +54,7 @@ def test_killed_curate_run_resumes_from_finished_shards(reference, tmp_path):
     total = len(list((root / "data" / "snapshot" / "shards").glob("part-*.jsonl.zst")))
     assert total >= 8
 
-    licensed = root / "data" / "curated" / "licensed"
+    licensed = root / "data" / "curated" / ".licensed.staging"  # shards wait there until the stage ends
     with open(tmp_path / "killed.log", "w") as log:
         run = subprocess.Popen([str(BIN / "quarry"), "flow", "curate"], cwd=root, env=project_env(root),
                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)

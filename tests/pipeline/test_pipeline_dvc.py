@@ -3,6 +3,7 @@ stage runs, a second repro is a no-op, a training param change reruns only what 
 
 from __future__ import annotations
 
+import os
 import re
 
 import pytest
@@ -21,15 +22,37 @@ def test_dvc_parses_the_dag(tmp_path):
     assert ("curate", "train") not in named  # train reads the dataset version, not curated shards
 
 
+def test_dvc_yaml_follows_the_dag_order():
+    stages = yaml.safe_load((REPO / "dvc.yaml").read_text())["stages"]
+    assert list(stages) == STAGES
+    for folder in ("quarry/engine", "quarry/stages", "tasks", "flows"):  # the code every curation stage runs
+        assert folder in stages["curate"]["deps"], folder
+
+
+def stop_project_server(root: Path) -> None:
+    import json
+    import signal
+
+    state = root / ".quarry" / "prefect" / "server.json"
+    if state.is_file():
+        try:
+            os.killpg(json.loads(state.read_text())["pid"], signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+
+
 @pytest.mark.slow
-def test_dvc_repro_runs_every_stage_then_nothing_then_only_training(tmp_path):
+def test_dvc_repro_runs_every_stage_then_nothing_then_only_training(tmp_path, request):
     if not SCANCODE_PYTHON.exists():
         pytest.skip(f"ScanCode's interpreter {SCANCODE_PYTHON} is absent")
     root = dvc_repo(tmp_path / "project")
     dvc = str(BIN / "dvc")
+    request.addfinalizer(lambda: stop_project_server(root))
 
     first = run(root, dvc, "repro")
     assert ran_stages(first) == STAGES
+    # every stage's flow (and its Dask workers) reported to one Prefect server, started once
+    assert len((root / ".quarry" / "prefect" / "servers.log").read_text().splitlines()) == 1
     lock = yaml.safe_load((root / "dvc.lock").read_text())
     assert sorted(lock["stages"]) == sorted(STAGES)
     assert all(out.get("md5") for stage in lock["stages"].values() for out in stage.get("outs", []))

@@ -1,0 +1,99 @@
+"""One Prefect API for every flow of a run: PREFECT_API_URL when set, else the project's local
+server, started by the first `quarry flow` that needs it and reused by the next ones (all the
+stages of one `dvc repro`, later runs too) instead of a temporary server per process.
+
+Call ``ensure_api()`` before Prefect is imported: Prefect reads its settings once, at import.
+The server's address is in .quarry/prefect/server.json; every start is appended to
+servers.log. ``stop_api()`` ends it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from quarry.errors import QuarryError
+from quarry.paths import state_dir
+
+STARTUP_SECONDS = 240
+
+
+def _folder() -> Path:
+    folder = state_dir() / "prefect"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/health", timeout=5) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _start(folder: Path) -> dict:
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}/api"
+    env = {**os.environ, "PREFECT_HOME": os.environ.get("PREFECT_HOME", str(folder))}
+    env.pop("PREFECT_API_URL", None)
+    with open(folder / "server.out", "ab") as log:
+        process = subprocess.Popen([sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1",
+                                    "--port", str(port)], stdout=log, stderr=subprocess.STDOUT, env=env,
+                                   start_new_session=True)  # outlives this run, for the next stage
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while not healthy(url):
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            raise QuarryError(f"the local Prefect server did not start; see {folder / 'server.out'}")
+        time.sleep(0.5)
+    with open(folder / "servers.log", "a") as log:
+        log.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {process.pid} {url}\n")
+    return {"url": url, "pid": process.pid}
+
+
+def ensure_api() -> str:
+    """The API URL flows of this process (and its Dask workers) report to; sets PREFECT_API_URL."""
+    if url := os.environ.get("PREFECT_API_URL"):
+        return url
+    from tasks.settings import configure_prefect_env
+
+    configure_prefect_env()  # the server's database lives in the project's Prefect home
+    folder = _folder()
+    state = folder / "server.json"
+    with open(folder / "server.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # two stages started at once share one server
+        current = json.loads(state.read_text()) if state.is_file() else None
+        if current is None or not healthy(current["url"]):
+            current = _start(folder)
+            state.write_text(json.dumps(current))
+    os.environ["PREFECT_API_URL"] = current["url"]
+    return current["url"]
+
+
+def stop_api() -> bool:
+    """Stop the project's local server; False when none was running."""
+    state = _folder() / "server.json"
+    if not state.is_file():
+        return False
+    current = json.loads(state.read_text())
+    state.unlink()
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(current["pid"], signal.SIGTERM)
+        return True
+    return False

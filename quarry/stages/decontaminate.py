@@ -1,0 +1,73 @@
+"""The decontamination stage: test-split n-grams per shard -> one evaluation index -> overlaps
+per shard -> one decision over all shards (n-grams common in training are boilerplate) -> drop
+or flag per shard, with a report of every match."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from quarry.curate.decontaminate import (
+    REPORT,
+    STAGE,
+    DecontaminationConfig,
+    EvalIndex,
+    apply_shard,
+    contamination_report,
+    decide,
+    eval_file_items,
+    scan_shard,
+    test_split_items,
+)
+from quarry.engine import Global, GlobalJob, Map, ShardJob, Stage, per_process
+from quarry.hashing import tree_hash
+from quarry.records import write_json
+
+
+def eval_items_phase(job: ShardJob, config: DecontaminationConfig) -> list:
+    return test_split_items(str(job.src), config) if config.test_split is not None else []
+
+
+def index_phase(job: GlobalJob, config: DecontaminationConfig) -> dict:
+    items = [item for found in job.results["eval_items"] for item in found]
+    for name in config.eval_files:
+        items.extend(eval_file_items(name, config))
+    folder = Path(job.work)
+    folder.mkdir(parents=True, exist_ok=True)
+    EvalIndex.build(items, config).save(folder)
+    return {"index": folder, "digest": tree_hash(folder)}
+
+
+def _index(built: dict) -> EvalIndex:
+    return per_process(("eval-index", str(built["index"]), built["digest"]), lambda: EvalIndex.load(built["index"]))
+
+
+def scan_shard_phase(job: ShardJob, config: DecontaminationConfig):
+    return scan_shard(job.src, _index(job.inputs["index"]), config)
+
+
+def decide_phase(job: GlobalJob, config: DecontaminationConfig) -> dict:
+    decisions, common = decide(job.results["scan"], _index(job.results["index"]), config)
+    return {"shards": decisions, "ignored_common_in_train": common}
+
+
+def apply_shard_phase(job: ShardJob, config: DecontaminationConfig) -> dict:
+    ledger, matches = apply_shard(job.src, Path(job.dst), job.inputs["decide"], config, rejects=Path(job.rejects))
+    return {"ledger": ledger.to_dict(), "matches": matches}
+
+
+def decontaminate_finish(config: DecontaminationConfig, results: dict, out: Path) -> dict:
+    matches = [match for result in results["apply"] for match in result["matches"]]
+    report = contamination_report(config, _index(results["index"]), results["decide"]["ignored_common_in_train"],
+                                  matches)
+    write_json(out / REPORT, report)
+    return {"contamination": {key: value for key, value in report.items() if key != "matches"}}
+
+
+DECONTAMINATE = Stage(STAGE, folder="decontaminated", config=DecontaminationConfig.from_params,
+                      finish=decontaminate_finish, phases=(
+                          Map("eval_items", eval_items_phase),
+                          Global("index", index_phase),
+                          Map("scan", scan_shard_phase),
+                          Global("decide", decide_phase),
+                          Map("apply", apply_shard_phase, writes=True),
+                      ))

@@ -1,0 +1,18 @@
+"""The quality-filters stage: one map that writes each shard's survivors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quarry.curate.filters import STAGE, build_filters, settings
+from quarry.engine import Map, ShardJob, Stage, per_process
+from quarry.hashing import value_hash
+from quarry.stage import run_step_on_shard
+
+
+def filter_shard_phase(job: ShardJob, config: dict[str, Any]) -> dict:
+    chain = per_process(("filters", value_hash(config)), lambda: build_filters({STAGE: config}))
+    return {"ledger": run_step_on_shard(chain, job.src, job.dst, rejects=job.rejects).to_dict()}
+
+
+FILTERS = Stage(STAGE, folder="filtered", config=settings, phases=(Map("filter", filter_shard_phase, writes=True),))

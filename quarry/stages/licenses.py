@@ -1,0 +1,86 @@
+"""The licenses stage: a survey map, one decision over all shards, an assigning map.
+
+The survey reads each shard once (in parallel across workers): it collects each origin's
+license-bearing files at any depth (quarry.licenses.governance) and sends the shard's file-level
+statements to ScanCode through the shared content-hash cache. The global step merges the surveys
+in shard order (one origin may span shards) and decides every origin's governance; the assigning
+map gives each record the license of its nearest governing scope and applies the policy.
+"""
+
+from __future__ import annotations
+
+import atexit
+import shutil
+from pathlib import Path
+from typing import Any
+
+from quarry.engine import Global, GlobalJob, Map, ShardJob, Stage, per_process
+from quarry.hashing import file_hash
+from quarry.licenses.cache import CachedDetector, default_cache_dir
+from quarry.licenses.governance import OriginSurvey
+from quarry.licenses.repository import Surveys, add_record, detect_repo_licenses
+from quarry.licenses.stage import STAGE, file_statement, license_shard, section
+from quarry.records import read_json, read_records, write_json
+
+REPO_LICENSES = "repo_licenses.json"
+
+
+def licenses_config(params: dict[str, Any]) -> dict[str, Any]:
+    return section({STAGE: (params or {}).get(STAGE) or {}})
+
+
+def detector(config: dict[str, Any]) -> CachedDetector:
+    """This process's detector: one ScanCode worker (and index) per process, started on a miss."""
+    def build() -> CachedDetector:
+        opened = CachedDetector(default_cache_dir(), batch_size=int(config["batch_size"]))
+        atexit.register(opened.close)
+        return opened
+
+    return per_process(("scancode", str(default_cache_dir()), int(config["batch_size"])), build)
+
+
+def survey_shard_phase(job: ShardJob, config: dict[str, Any]) -> dict[str, dict]:
+    """One shard's part of every origin's survey (license-bearing files at any depth, folders,
+    reserved-rights markings); its file-level statements go to ScanCode (the cache) here."""
+    surveys: Surveys = {}
+    statements: set[str] = set()
+    for record in read_records(job.src):
+        statement = file_statement(record["text"], int(config["header_lines"]))
+        add_record(surveys, record, statement)
+        if statement:
+            statements.add(statement)
+    detector(config).detect(sorted(statements))
+    return {origin: survey.to_dict() for origin, survey in sorted(surveys.items())}
+
+
+def decide_phase(job: GlobalJob, config: dict[str, Any]) -> dict:
+    surveys: Surveys = {}
+    for shard_surveys in job.results["survey"]:  # in shard order: one origin may span shards
+        for origin, data in shard_surveys.items():
+            part = OriginSurvey.from_dict(data)
+            if origin in surveys:
+                surveys[origin].merge(part)
+            else:
+                surveys[origin] = part
+    target = Path(job.work) / REPO_LICENSES
+    write_json(target, detect_repo_licenses(surveys, detector(config)))
+    return {"repo_licenses": target}
+
+
+def assign_shard_phase(job: ShardJob, config: dict[str, Any]) -> dict:
+    path = job.inputs["decide"]["repo_licenses"]
+    repo_licenses = per_process(("repo-licenses", str(path), file_hash(path)), lambda: read_json(path))
+    return {"ledger": license_shard(job.src, Path(job.dst), config, repo_licenses, rejects=Path(job.rejects),
+                                    detector=detector(config)).to_dict()}
+
+
+def licenses_finish(config: dict[str, Any], results: dict, out: Path) -> dict:
+    shutil.copyfile(results["decide"]["repo_licenses"], out / REPO_LICENSES)
+    return {}
+
+
+LICENSES = Stage(STAGE, folder="licensed", config=licenses_config, finish=licenses_finish, phases=(
+    Map("survey", survey_shard_phase),
+    Global("decide", decide_phase),
+    Map("assign", assign_shard_phase, writes=True),
+))

@@ -1,0 +1,14 @@
+"""The PII stage: one map redacting every record (nothing is dropped)."""
+
+from __future__ import annotations
+
+from quarry.engine import Map, ShardJob, Stage
+from quarry.pii.engine import PiiConfig
+from quarry.pii.stage import STAGE, redact_shard
+
+
+def redact_shard_phase(job: ShardJob, config: PiiConfig) -> dict:
+    return {"ledger": redact_shard(job.src, job.dst, config, rejects=job.rejects).to_dict()}
+
+
+PII = Stage(STAGE, folder="pii", config=PiiConfig.from_params, phases=(Map("redact", redact_shard_phase, writes=True),))

@@ -1,0 +1,58 @@
+"""The Prefect executor: every phase of a stage as cached Prefect tasks over its shards.
+
+A map phase becomes one task run per shard (per batch of consecutive shards once a stage has
+more shards than its task budget: a 1 TB corpus of 8 MB shards is 2,000 tasks per stage, not
+125,000), a global phase one task run; they run on the flow's task runner (threads, or
+prefect-dask's DaskTaskRunner on a LocalCluster or a scheduler address). The cache key is the
+phase function's name and the library code, the typed config and the content of the inputs (the
+input shards, earlier phases' result files); a cache hit whose output files are missing or
+changed runs again (tasks.caching.run_verified).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from prefect import get_run_logger
+
+from quarry.engine.stage import Global, GlobalJob, Map, ShardJob, Stage, phase_ref, resolve_phase
+from tasks.caching import cached_task, run_verified
+
+TASKS_PER_STAGE = 2000
+
+
+@cached_task(outputs=("outputs",), task_run_name="{label}")
+def run_phase(phase: str, label: str, jobs: list[ShardJob | GlobalJob], config: Any, outputs: list[str]) -> list:
+    """``phase`` (module:function) on each job; ``outputs`` are the files and folders they write."""
+    fn = resolve_phase(phase)
+    return [fn(job, config) for job in jobs]
+
+
+def batches(jobs: list, budget: int) -> list[list]:
+    size = max(1, math.ceil(len(jobs) / max(1, budget)))
+    return [jobs[i:i + size] for i in range(0, len(jobs), size)]
+
+
+class PrefectExecutor:
+    """Runs inside a flow: tasks go to that flow's task runner."""
+
+    def __init__(self, tasks_per_stage: int = TASKS_PER_STAGE):
+        self.tasks_per_stage = tasks_per_stage
+
+    def map(self, stage: Stage, phase: Map, jobs: list[ShardJob], config: Any) -> list[Any]:
+        label = stage.name if phase.writes else f"{stage.name} {phase.name}"  # shard tasks read as the stage
+        maps = sum(isinstance(p, Map) for p in stage.phases)
+        calls = [{"phase": phase_ref(phase.fn), "config": config, "jobs": batch,
+                  "label": f"{label} {batch[0].name}" + (f" (+{len(batch) - 1})" if len(batch) > 1 else ""),
+                  "outputs": [path for job in batch for path in job.outputs()]}
+                 for batch in batches(jobs, self.tasks_per_stage // maps)]
+        return [result for batch in run_verified(run_phase, calls) for result in batch]
+
+    def run_global(self, stage: Stage, phase: Global, job: GlobalJob, config: Any) -> dict:
+        [[result]] = run_verified(run_phase, [{"phase": phase_ref(phase.fn), "label": f"{stage.name} {phase.name}",
+                                               "jobs": [job], "config": config, "outputs": job.outputs()}])
+        return result
+
+    def log(self, message: str) -> None:
+        get_run_logger().info(message)

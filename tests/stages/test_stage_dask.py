@@ -1,0 +1,72 @@
+"""The curate flow on a real Dask cluster (`dask scheduler` and two `dask worker` processes on
+localhost) writes the same bytes as the CLI on local processes."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from licenses_helpers import needs_scancode
+from stage_corpus import make_corpus, tree
+from test_stage_parity import run_cli
+
+from quarry.stages import CURATION
+
+pytestmark = [pytest.mark.slow, needs_scancode]
+BIN = Path(sys.executable).parent
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def cluster(tmp_path):
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}, "PYTHONPATH": str(REPO)}
+    log = open(tmp_path / "scheduler.log", "w+")
+    scheduler = subprocess.Popen([str(BIN / "dask"), "scheduler", "--host", "127.0.0.1", "--port", "0",
+                                  "--no-dashboard"], stdout=log, stderr=subprocess.STDOUT, env=env)
+    address, deadline = None, time.monotonic() + 120
+    while address is None and time.monotonic() < deadline:
+        time.sleep(0.5)
+        log.seek(0)
+        found = re.search(r"Scheduler at:\s+(tcp://\S+)", log.read())
+        address = found.group(1) if found else None
+    assert address, "the Dask scheduler did not start"
+    workers = [subprocess.Popen([str(BIN / "dask"), "worker", address, "--nthreads", "1", "--no-dashboard"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env) for _ in range(2)]
+    yield address
+    for process in (*workers, scheduler):
+        process.terminate()
+        process.wait(timeout=60)
+
+
+FLOW = """
+import sys
+from flows.server import ensure_api, stop_api
+ensure_api()  # before Prefect is imported: this process and the workers share one server
+try:
+    from flows.curate import curate
+    from flows.runners import task_runner
+    curate.with_options(task_runner=task_runner(dask_address=sys.argv[1]))(*sys.argv[2:])
+finally:
+    stop_api()
+"""
+
+
+def test_curate_on_a_dask_cluster_writes_the_same_bytes(cluster, tmp_path):
+    from licenses_helpers import license_text
+
+    corpus = make_corpus(tmp_path / "corpus", license_text)
+    run_cli(corpus, tmp_path / "cli", workers=1)
+    (tmp_path / "params.yaml").write_text("pipeline: {}\n")
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}, "PYTHONPATH": str(REPO),
+           "QUARRY_HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", FLOW, cluster, str(corpus["snapshot"]), str(tmp_path / "dask"),
+                           str(corpus["params"])], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-5000:]
+    for stage in CURATION:
+        assert tree(tmp_path / "dask" / stage.folder) == tree(tmp_path / "cli" / stage.folder), stage.name
+    assert len((tmp_path / ".quarry" / "prefect" / "servers.log").read_text().splitlines()) == 1

@@ -1,0 +1,101 @@
+"""A stage's output is swapped in whole: a re-run never keeps shards of an earlier input, a failed
+or killed run leaves the previous complete output, and files follow the user's umask."""
+
+from __future__ import annotations
+
+import os
+import signal
+import stat
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from stage_corpus import MODULES, STDLIB, tree
+
+from quarry.curate.filters import run_filters
+from quarry.errors import QuarryError
+from quarry.records import write_records
+
+
+def shards(folder: Path, n: int) -> Path:
+    for i in range(n):
+        text = (STDLIB / MODULES[i]).read_text(encoding="utf-8")
+        write_records(folder / f"part-{i:05d}.jsonl.zst", [{"text": text, "meta": {"id": str(i), "language": "Python"}}])
+    return folder
+
+
+def test_rerun_with_fewer_shards_keeps_none_of_the_earlier_ones(tmp_path):
+    run_filters(shards(tmp_path / "three", 3), tmp_path / "out", {})
+    assert {p.name for p in (tmp_path / "out").glob("part-*")} == {f"part-{i:05d}.jsonl.zst" for i in range(3)}
+    ledger = run_filters(shards(tmp_path / "two", 2), tmp_path / "out", {})
+    assert ledger["input"] == 2
+    assert sorted(tree(tmp_path / "out")) == ["ledger.json", "part-00000.jsonl.zst", "part-00001.jsonl.zst",
+                                              "rejects/part-00000.jsonl.zst", "rejects/part-00001.jsonl.zst"]
+
+
+def test_failed_run_leaves_the_previous_complete_output(tmp_path):
+    src = shards(tmp_path / "src", 3)
+    run_filters(src, tmp_path / "out", {})
+    before = tree(tmp_path / "out")
+    shards(tmp_path / "src", 2)
+    (src / "part-00002.jsonl.zst").write_bytes(b"not zstd at all")  # the last shard fails to read
+    with pytest.raises(QuarryError):
+        run_filters(src, tmp_path / "out", {})
+    assert tree(tmp_path / "out") == before
+
+
+def test_killed_run_leaves_the_previous_complete_output(tmp_path):
+    src = shards(tmp_path / "src", 4)
+    out = tmp_path / "out"
+    run_filters(src, out, {})
+    before = tree(out)
+    for shard in src.glob("part-*"):  # new input: every output shard must change
+        shard.write_bytes(b"")
+    shards(tmp_path / "src", 4)
+    write_records(src / "part-00000.jsonl.zst", [{"text": "x = 1\n" * 50, "meta": {"id": "new"}}])
+    # The process kills itself with SIGKILL after its second shard: no cleanup code runs.
+    script = textwrap.dedent(f"""
+        import os, signal
+        from quarry.stages.filters import FILTERS, filter_shard_phase
+        from quarry.engine import LocalExecutor, Map, run_stage
+        import dataclasses
+        done = []
+        def dying(job, config):
+            result = filter_shard_phase(job, config)
+            done.append(job.name)
+            if len(done) == 2:
+                os.kill(os.getpid(), signal.SIGKILL)
+            return result
+        stage = dataclasses.replace(FILTERS, phases=(Map("filter", dying, writes=True),))
+        run_stage(stage, {str(src)!r}, {str(out)!r}, {{}}, LocalExecutor(1))
+    """)
+    run = subprocess.run([sys.executable, "-c", script], env={**os.environ, "PYTHONPATH": os.getcwd()})
+    assert run.returncode == -signal.SIGKILL
+    assert tree(out) == before
+    assert (tmp_path / ".out.staging").is_dir()  # finished shards wait there for the next run
+    ledger = run_filters(src, out, {})
+    assert ledger["input"] == 4 and tree(out) != before
+
+
+def test_files_follow_the_umask(tmp_path):
+    src = shards(tmp_path / "src", 1)
+    old = os.umask(0o022)
+    try:
+        script = f"from quarry.curate.filters import run_filters; run_filters({str(src)!r}, {str(tmp_path / 'out')!r}, {{}})"
+        subprocess.run([sys.executable, "-c", script], check=True, env={**os.environ, "PYTHONPATH": os.getcwd()})
+    finally:
+        os.umask(old)
+    for path in (tmp_path / "out").rglob("*"):
+        if path.is_file():
+            assert stat.S_IMODE(path.stat().st_mode) == 0o644, path
+
+
+def test_a_stage_never_has_more_tasks_than_its_budget():
+    from tasks.executor import TASKS_PER_STAGE, batches
+
+    jobs = list(range(125_000))  # 1 TB of 8 MB shards
+    grouped = batches(jobs, TASKS_PER_STAGE)
+    assert len(grouped) <= TASKS_PER_STAGE and [j for batch in grouped for j in batch] == jobs
+    assert batches(jobs[:7], TASKS_PER_STAGE) == [[j] for j in range(7)]  # small stages: one task per shard
