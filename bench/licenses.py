@@ -37,6 +37,7 @@ from quarry.licenses.findings import Finding  # noqa: E402
 from quarry.licenses.stage import run_licenses  # noqa: E402
 from quarry.params import load_params  # noqa: E402
 from quarry.snapshot import run_snapshot  # noqa: E402
+from quarry.stages.licenses import use_detector  # noqa: E402
 
 
 def corpus_params(corpus_mb: float) -> dict:
@@ -93,7 +94,9 @@ def run_stage(snapshot: Path, out: Path, params: dict, workers: int) -> tuple[di
     detector = RecordingDetector(workers=workers, batch_size=int(params["licenses"]["batch_size"]))
     start, cpu = time.perf_counter(), cpu_seconds()
     with detector:
-        ledger = run_licenses(snapshot, out, params, workers=workers, show_progress=False, detector=detector)
+        # The stage runs in this process, its ScanCode work spread over the detector's workers.
+        use_detector(detector, int(params["licenses"]["batch_size"]))
+        ledger = run_licenses(snapshot, out, params, workers=1)
         detector.workers_used, detector.index_load = detector.started_workers, detector.index_seconds
     detector.wall, detector.cpu = time.perf_counter() - start, cpu_seconds() - cpu
     return ledger, detector

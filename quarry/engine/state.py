@@ -16,3 +16,10 @@ def per_process(key: Hashable, build: Callable[[], T]) -> T:
     if key not in _built:
         _built[key] = build()
     return _built[key]
+
+
+def provide(key: Hashable, value: T) -> T:
+    """Make ``value`` what this process gets for ``key`` (a caller's own instance, e.g. a
+    benchmark's instrumented detector, for the phases that run in this process)."""
+    _built[key] = value
+    return value

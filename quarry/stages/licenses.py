@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from quarry.engine import Global, GlobalJob, Map, ShardJob, Stage, per_process
+from quarry.engine.state import provide
 from quarry.hashing import file_hash
 from quarry.licenses.cache import CachedDetector, default_cache_dir
 from quarry.licenses.governance import OriginSurvey
@@ -29,6 +30,10 @@ def licenses_config(params: dict[str, Any]) -> dict[str, Any]:
     return section({STAGE: (params or {}).get(STAGE) or {}})
 
 
+def _detector_key(batch_size: int) -> tuple:
+    return ("scancode", str(default_cache_dir()), int(batch_size))
+
+
 def detector(config: dict[str, Any]) -> CachedDetector:
     """This process's detector: one ScanCode worker (and index) per process, started on a miss."""
     def build() -> CachedDetector:
@@ -36,7 +41,12 @@ def detector(config: dict[str, Any]) -> CachedDetector:
         atexit.register(opened.close)
         return opened
 
-    return per_process(("scancode", str(default_cache_dir()), int(config["batch_size"])), build)
+    return per_process(_detector_key(config["batch_size"]), build)
+
+
+def use_detector(found: CachedDetector, batch_size: int) -> None:
+    """Serve the license phases that run in this process from ``found`` (left open)."""
+    provide(_detector_key(batch_size), found)
 
 
 def survey_shard_phase(job: ShardJob, config: dict[str, Any]) -> dict[str, dict]:

@@ -166,7 +166,7 @@ def governed(tmp_path_factory, detector):
              for i, (origin, files) in enumerate(sorted(layouts(license_text).items()))}
     src = snapshot_shards(repos, root / "snapshot", shards=3)
     out = root / "licensed"
-    run_licenses(src, out, {"licenses": {}}, workers=1, show_progress=False, detector=detector)
+    run_licenses(src, out, {"licenses": {}}, workers=1)
     kept = {(r["meta"]["origin"], r["meta"]["path"]): r["meta"]["license"]
             for shard in stage_shards(out) for r in read_records(shard)}
     dropped = {(r["meta"]["origin"], r["meta"]["path"]): r["meta"] for r in read_folder(out / "rejects")}

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 
 import pytest
 import yaml
-from pipeline_project import BIN, SCANCODE_PYTHON, STAGES, dvc_repo, ran_stages, run
+from pipeline_project import BIN, REPO, SCANCODE_PYTHON, STAGES, dvc_repo, ran_stages, run
 
 
 def test_dvc_parses_the_dag(tmp_path):
