@@ -1,6 +1,6 @@
 """The PII stage: redact every record of every shard; count what was found, never drop.
 
-``redact_shard`` is the pure per-shard function that tasks/pii.py caches; ``run_pii`` is the
+``redact_shard`` is the pure per-shard function the stage (quarry.stages.pii) runs; ``run_pii`` is the
 driver behind ``quarry pii redact``. Each record gets ``meta.pii`` (counts per type, added to
 any counts already there, so a second pass is a no-op); the ledger counts changed records by
 type. Values are never written anywhere: a report holds offsets and a hash at most.
