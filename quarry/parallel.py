@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -28,3 +31,28 @@ def input_shards(src_dir: Path) -> list[Path]:
 def relative_name(shard: Path, src_dir: Path) -> str:
     src_dir = Path(src_dir)
     return shard.name if src_dir.is_file() else shard.relative_to(src_dir).as_posix()
+
+
+def map_shards(fn: Callable[..., Any], jobs: Sequence[tuple], *, workers: int = 1, description: str = "shards",
+               pool: ProcessPoolExecutor | None = None) -> list:
+    """``[fn(*job) for job in jobs]`` in order, in this process or spread over ``workers``
+    processes (``pool``, when the caller keeps one alive across calls)."""
+    results: list[Any] = [None] * len(jobs)
+    with progress_bar() as progress:
+        bar = progress.add_task(description, total=len(jobs))
+        if workers <= 1 or len(jobs) <= 1:
+            for i, job in enumerate(jobs):
+                results[i] = fn(*job)
+                progress.advance(bar)
+            return results
+        own = pool is None
+        pool = pool or ProcessPoolExecutor(max_workers=min(workers, len(jobs)))
+        try:
+            futures = {pool.submit(fn, *job): i for i, job in enumerate(jobs)}
+            for future in as_completed(futures):
+                results[futures[future]] = future.result()
+                progress.advance(bar)
+        finally:
+            if own:
+                pool.shutdown()
+    return results

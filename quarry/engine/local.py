@@ -4,11 +4,11 @@ as long as the executor (so per-process state such as the ScanCode index is buil
 from __future__ import annotations
 
 import logging
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from quarry.engine.stage import Global, GlobalJob, Map, ShardJob, Stage
-from quarry.parallel import progress_bar
+from quarry.parallel import map_shards
 
 log = logging.getLogger("quarry.stage")
 
@@ -20,21 +20,10 @@ class LocalExecutor:
         self._pool: ProcessPoolExecutor | None = None
 
     def map(self, stage: Stage, phase: Map, jobs: list[ShardJob], config: Any) -> list[Any]:
-        results: list[Any] = [None] * len(jobs)
-        with progress_bar() as progress:
-            bar = progress.add_task(f"{stage.name}: {phase.name}", total=len(jobs))
-            if self.workers == 1 or len(jobs) <= 1:
-                for i, job in enumerate(jobs):
-                    results[i] = phase.fn(job, config)
-                    progress.advance(bar)
-                return results
-            pool = self._pool or ProcessPoolExecutor(max_workers=self.workers)
-            self._pool = pool
-            futures = {pool.submit(phase.fn, job, config): i for i, job in enumerate(jobs)}
-            for future in as_completed(futures):
-                results[futures[future]] = future.result()
-                progress.advance(bar)
-        return results
+        if self.workers > 1 and len(jobs) > 1 and self._pool is None:
+            self._pool = ProcessPoolExecutor(max_workers=self.workers)
+        return map_shards(phase.fn, [(job, config) for job in jobs], workers=self.workers,
+                          description=f"{stage.name}: {phase.name}", pool=self._pool)
 
     def run_global(self, stage: Stage, phase: Global, job: GlobalJob, config: Any) -> dict:
         return phase.fn(job, config)

@@ -8,7 +8,9 @@ from quarry.datasets.versions import registry_root
 REPO = Path(__file__).resolve().parents[2]
 
 
-def test_tracking_store_and_registry_are_temporary():
+def test_tracking_store_and_registry_are_temporary(monkeypatch):
+    # mlflow.set_tracking_uri exports MLFLOW_TRACKING_URI: an earlier test's store may be set there
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
     home = Path(__import__("os").environ["QUARRY_HOME"])
     assert REPO not in home.parents and home != REPO
     assert tracking.tracking_uri() == f"sqlite:///{home / 'mlflow.db'}"
