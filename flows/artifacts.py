@@ -1,5 +1,6 @@
 """What a stage shows in the Prefect UI: its ledger as a table, the dataset card, the BPB table,
-each as a Prefect artifact of the flow run, and the same numbers in one log line.
+each as a Prefect artifact of the flow run (dataset card and BPB also as a log line; stage
+ledgers are logged by the engine as each stage ends).
 
 Artifact keys are stable (``ledger-<stage>``, ``datacard-<dataset>``, ``bpb``), so the UI's
 Artifacts page shows each one's history across runs.
@@ -28,16 +29,9 @@ def ledger_rows(ledger: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def ledger_line(stage: str, ledger: dict[str, Any]) -> str:
-    dropped = ", ".join(f"{reason} {n}" for reason, n in ledger.get("dropped", {}).items()) or "none"
-    return f"{stage}: {ledger.get('input', 0)} in, {ledger.get('kept', 0)} kept, dropped {dropped}"
-
-
 def publish_ledgers(ledgers: dict[str, dict[str, Any]]) -> None:
-    """One table artifact and one log line per stage ledger."""
-    logger = get_run_logger()
+    """One table artifact per stage ledger (the engine already logs each stage's ledger line)."""
     for stage, ledger in ledgers.items():
-        logger.info(ledger_line(stage, ledger))
         create_table_artifact(ledger_rows(ledger), key=artifact_key("ledger", stage),
                               description=f"Ledger of the {stage} stage: documents kept, dropped and changed, by reason.")
 
