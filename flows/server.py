@@ -86,6 +86,13 @@ def ensure_api() -> str:
     return current["url"]
 
 
+def running_api() -> str | None:
+    """The URL of the project's local server when it answers, else None."""
+    state = _folder() / "server.json"
+    current = json.loads(state.read_text()) if state.is_file() else None
+    return current["url"] if current and healthy(current["url"]) else None
+
+
 def stop_api() -> bool:
     """Stop the project's local server; False when none was running."""
     state = _folder() / "server.json"

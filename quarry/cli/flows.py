@@ -45,3 +45,22 @@ def register(app: typer.Typer) -> None:
 
         serve_pipeline(name=name, cron=None if interval else cron, interval=interval,
                        params_file=str(params_file.resolve()) if params_file else None)
+
+    server = typer.Typer(help="The project's local Prefect server (started by `quarry flow`, reused).",
+                         no_args_is_help=True)
+    app.add_typer(server, name="server")
+
+    @server.command("status")
+    def server_status() -> None:
+        """Where the local server listens, if it runs."""
+        from flows.server import running_api
+
+        url = running_api()
+        out.print(f"Prefect server at {url}" if url else "no local Prefect server is running")
+
+    @server.command("stop")
+    def server_stop() -> None:
+        """Stop the local server the flows share (the next `quarry flow` starts a new one)."""
+        from flows.server import stop_api
+
+        out.print("stopped the local Prefect server" if stop_api() else "no local Prefect server was running")

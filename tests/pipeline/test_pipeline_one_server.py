@@ -21,6 +21,12 @@ def ensure(home: Path, **env: str) -> str:
     return done.stdout.strip()
 
 
+def quarry(home: Path, *args: str) -> str:
+    done = subprocess.run([sys.executable, "-m", "quarry", *args], cwd=home, capture_output=True, text=True, check=True,
+                          env={**os.environ, "QUARRY_HOME": str(home), "PYTHONPATH": str(REPO)})
+    return done.stdout.strip()
+
+
 @pytest.mark.slow  # a server start: about a minute on a loaded machine
 def test_runs_share_one_local_server(tmp_path):
     (tmp_path / "params.yaml").write_text("pipeline: {}\n")
@@ -29,6 +35,9 @@ def test_runs_share_one_local_server(tmp_path):
         assert first == second and first.startswith("http://127.0.0.1:")
         assert len((tmp_path / ".quarry" / "prefect" / "servers.log").read_text().splitlines()) == 1
         assert ensure(tmp_path, PREFECT_API_URL="http://example.invalid/api") == "http://example.invalid/api"
+        assert first in quarry(tmp_path, "server", "status")
+        assert quarry(tmp_path, "server", "stop") == "stopped the local Prefect server"
+        assert quarry(tmp_path, "server", "status") == "no local Prefect server is running"
     finally:
         subprocess.run([sys.executable, "-c", "from flows.server import stop_api; stop_api()"], cwd=tmp_path,
                        env={**os.environ, "QUARRY_HOME": str(tmp_path), "PYTHONPATH": str(REPO)}, check=True)
