@@ -8,14 +8,20 @@ from typing import Any
 
 from prefect import flow
 
+from quarry.config import Params
 from quarry.params import load_params
 
 
 @flow(name="pipeline")
 def pipeline(params_file: str | None = None, workers: int | None = None,
-             dask_address: str | None = None) -> dict[str, Any]:
-    """Build everything; returns the dataset version hash and the BPB reports."""
+             dask_address: str | None = None, params: Params | None = None) -> dict[str, Any]:
+    """Build everything; returns the dataset version hash and the BPB reports. ``params`` (every
+    section, typed, as the Prefect UI shows them) replaces params_file when given."""
     from flows.stages import runner_for, stage_calls
+    from quarry.config.params import effective_file
+
+    if params is not None:
+        params_file = str(effective_file(params))
 
     params = load_params(params_file)
     runner = runner_for(params, workers, dask_address)

@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from flows import curate as curation
 from flows import evaluate as evaluation
 from flows import train as training
 from flows.dag import DAG
-from flows.paths import pipeline_paths
 from flows.runners import task_runner
+from quarry.config import Layout
 from quarry.params import load_params
 
 
 def stage_calls(params: dict[str, Any], params_file: str | None) -> dict[str, tuple]:
     """stage -> (flow, arguments), in DAG order."""
-    p = pipeline_paths(params)
+    layout = Layout.of(params)
+    p = layout.as_strings()
+    checkpoints = [str(layout.pretrained), str(layout.finetuned)]
     calls = {
         "snapshot": (curation.snapshot, (p["snapshot"], params_file)),
         "curate": (curation.curate, (p["snapshot"], p["curated"], params_file)),
@@ -26,18 +27,16 @@ def stage_calls(params: dict[str, Any], params_file: str | None) -> dict[str, tu
         "tokenize": (training.tokenize, (p["dataset"], p["tokenizer"], p["tokens"], params_file)),
         "train": (training.train, ("train", params_file)),
         "finetune": (training.finetune, (params_file,)),
-        "evaluate": (evaluation.evaluate, (p["dataset"], [str(Path(p["pretrain"]) / "final"),
-                                                          str(Path(p["finetune"]) / "final")],
-                                           p["reports"], p["metrics"], params_file)),
+        "evaluate": (evaluation.evaluate, (p["dataset"], checkpoints, p["reports"], p["metrics"], params_file)),
     }
     assert tuple(calls) == DAG
     return calls
 
 
 def runner_for(params: dict[str, Any], workers: int | None, dask_address: str | None):
-    settings = params.get("pipeline") or {}
-    return task_runner(int(workers if workers is not None else settings.get("workers", 1)),
-                       dask_address or settings.get("dask_address"))
+    settings = params["pipeline"]
+    return task_runner(int(workers if workers is not None else settings["workers"]),
+                       dask_address or settings["dask_address"])
 
 
 def run_stage(stage: str, params_file: str | None = None, *, workers: int | None = None,

@@ -3,13 +3,12 @@ BPB table, and where to look in MLflow and Prefect."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
-from flows.paths import pipeline_paths
+from quarry.config import Layout
 from quarry.params import load_params
 from quarry.records import read_json
 
@@ -32,8 +31,8 @@ def print_stage_summary(stage: str, result: Any, console: Console) -> None:
 def print_demo_summary(console: Console, params_file: str | None = None) -> None:
     from quarry.tracking import tracking_uri
 
-    paths = pipeline_paths(load_params(params_file))
-    manifest_path = Path(paths["dataset"]) / "manifest.json"
+    layout = Layout.of(load_params(params_file))
+    manifest_path = layout.dataset / "manifest.json"
     if manifest_path.is_file():
         manifest = read_json(manifest_path)
         console.print(f"dataset [bold]{manifest['name']}[/bold] {manifest.get('label')} "
@@ -42,7 +41,7 @@ def print_demo_summary(console: Console, params_file: str | None = None) -> None
         for subset, row in sorted(manifest["composition"]["by_subset"].items()):
             table.add_row(subset, str(row["documents"]), f"{row['bytes'] / 1e6:.2f}")
         console.print(table)
-    metrics_path = Path(paths["metrics"])
+    metrics_path = layout.metrics
     if metrics_path.is_file():
         metrics = read_json(metrics_path)
         subsets = sorted({s for m in metrics.values() for s in (m.get("subsets") or {})})

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from quarry.config.pipeline import FINAL, project_layout
 from quarry.errors import QuarryError
 from quarry.hashing import file_hash, value_hash
 from quarry.paths import project_root
@@ -33,8 +34,6 @@ CHECKPOINT_LINEAGE = "lineage.json"
 TOKENIZER_LINEAGE = "tokenizer_lineage.json"
 WEIGHT_FILES = ("config.json", "model.safetensors", "model.safetensors.index.json", "adapter_model.safetensors",
                 "adapter_config.json", "state.pt")  # state.pt: an intermediate step-N checkpoint
-DEFAULT_SNAPSHOT_MANIFEST = Path("data") / "snapshot" / "manifest.json"
-DEFAULT_CURATED = "data/curated"
 OPENLINEAGE_SCHEMA = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/definitions/RunEvent"
 PRODUCER = "urn:quarry:lineage"
 NAMESPACE = "quarry"
@@ -88,7 +87,7 @@ def snapshot_manifest_path(manifest: dict[str, Any] | None, dataset_dir: Path | 
         recorded = (manifest.get("snapshot_manifest") or manifest.get("snapshot_path")
                     or (snapshot.get("path") if isinstance(snapshot, dict) else None))
     candidates = [_resolve(recorded, dataset_dir or project_root())] if recorded else []
-    candidates.append(project_root() / DEFAULT_SNAPSHOT_MANIFEST)
+    candidates.append(project_layout().snapshot_manifest)
     for candidate in candidates:
         if candidate is not None:
             if candidate.is_dir():
@@ -179,11 +178,11 @@ def lineage_chain(checkpoint: str | os.PathLike) -> dict[str, Any]:
 def run_checkpoints(folder: Path) -> list[dict[str, Any]]:
     """Every checkpoint of the training run ``folder`` belongs to (its step-N folders, then final),
     with its step and hash."""
-    run = folder.parent if folder.name == "final" or STEP_DIR.match(folder.name) else folder
+    run = folder.parent if folder.name == FINAL or STEP_DIR.match(folder.name) else folder
     found = []
     for path in sorted(run.iterdir()) if run.is_dir() else []:
         step = STEP_DIR.match(path.name)
-        if (step or path.name == "final") and (path / CHECKPOINT_LINEAGE).is_file():
+        if (step or path.name == FINAL) and (path / CHECKPOINT_LINEAGE).is_file():
             record = read_json(path / CHECKPOINT_LINEAGE)
             found.append({"path": str(path), "step": int(step.group(1)) if step else record.get("steps"),
                           "final": not step, "hash": checkpoint_hash(path)})
@@ -403,15 +402,8 @@ def _dropped_reason(ref: str, manifest: dict[str, Any] | None, dataset_dir: Path
 
 
 def _curation_reject_folders() -> list[Path]:
-    """rejects/ folders of the curation stages (params pipeline.paths.curated, data/curated)."""
-    from quarry.errors import ConfigError
-    from quarry.params import get, load_params
-
-    try:
-        curated = get(load_params(), "pipeline.paths.curated", DEFAULT_CURATED)
-    except ConfigError:
-        curated = DEFAULT_CURATED
-    root = project_root() / (curated or DEFAULT_CURATED)
+    """rejects/ folders of the curation stages (params pipeline.paths.curated)."""
+    root = project_layout().curated
     return sorted(p for p in root.rglob("rejects") if p.is_dir()) if root.is_dir() else []
 
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from quarry.config.curation import OptOutParams
 from quarry.engine.run import run_local
 from quarry.curate.base import Filter
 from quarry.errors import ConfigError, QuarryError
@@ -42,7 +43,6 @@ STAGE = "opt-out"
 REASON = "opt-out"
 KINDS = ("origin", "prefix", "owner")
 HEADER = "# kind\tvalue\tdate\treason"
-DEFAULT_REGISTRY = Path("data") / "optout" / "registry.tsv"
 PathLike = str | os.PathLike
 
 _SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*://", re.I)
@@ -155,20 +155,16 @@ class Registry:
 
 
 def registry_path_from(params: dict[str, Any] | None) -> Path:
-    """params ``optout.registry`` (relative to the project), else data/optout/registry.tsv."""
-    configured = ((params or {}).get("optout") or {}).get("registry")
-    return project_root() / (configured or DEFAULT_REGISTRY)
+    """params ``optout.registry``, relative to the project."""
+    return project_root() / OptOutParams.of(params).registry
 
 
 def default_registry_path() -> Path:
     """The registry the project's params.yaml names (data/optout/registry.tsv when it names none)."""
     from quarry.params import load_params
 
-    try:
-        params = load_params()
-    except ConfigError:
-        params = None
-    return registry_path_from(params)
+    has_params = (project_root() / "params.yaml").is_file()
+    return registry_path_from(load_params() if has_params else None)  # a bad params.yaml is an error
 
 
 def load_registry(path: str | os.PathLike | None = None) -> Registry:
@@ -283,12 +279,12 @@ def latest_data(params: dict[str, Any] | None = None, releases_root: PathLike | 
     """The data an opt-out is checked against: the project's snapshot folder and its latest dataset
     version (the newest registered release, else the dataset folder), each as {"where", "origins"}."""
     from quarry.datasets.versions import read_index, releases
-    from quarry.params import get
+    from quarry.config import Layout
 
-    params = params or {}
     root = project_root()
+    layout = Layout.of(params, root)
     found = []
-    snapshot = root / get(params, "pipeline.paths.snapshot", "data/snapshot")
+    snapshot = layout.snapshot
     if snapshot.is_dir():
         found.append({"where": f"snapshot {snapshot}", "origins": folder_origins(snapshot)})
     registered = releases(registry=releases_root)
@@ -298,7 +294,7 @@ def latest_data(params: dict[str, Any] | None = None, releases_root: PathLike | 
         origins = Counter(row.get("key", "").split("::", 1)[0] for row in read_index(latest["release"]))
         found.append({"where": f"dataset {manifest.get('name')} {manifest.get('label')} "
                                f"({manifest.get('version', '')[:12]})", "origins": origins})
-    elif (dataset := root / get(params, "pipeline.paths.dataset", "data/datasets/default")).is_dir():
+    elif (dataset := layout.dataset).is_dir():
         found.append({"where": f"dataset {dataset}", "origins": folder_origins(dataset)})
     return found
 

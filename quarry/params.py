@@ -1,31 +1,21 @@
-"""params.yaml: every tunable of every stage (DVC params). Loaded once, addressed by dotted keys."""
+"""params.yaml as the plain mapping most stages read, addressed by dotted keys (typed: quarry.config)."""
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
-import yaml
-
+from quarry.config import load
 from quarry.errors import ConfigError
 from quarry.hashing import value_hash
-from quarry.paths import project_root
 
 _MISSING = object()
 
 
 def load_params(path: str | os.PathLike | None = None) -> dict[str, Any]:
-    path = Path(path) if path else project_root() / "params.yaml"
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such file") from None
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: invalid YAML: {exc}") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: expected a mapping at the top level")
-    return data
+    """params.yaml checked whole against quarry.config.Params (a typo or a wrong type anywhere is a
+    ConfigError naming the file and key), as plain values with every default filled in."""
+    return load(path).as_dict()
 
 
 def get(params: dict[str, Any], dotted: str, default: Any = _MISSING) -> Any:

@@ -10,7 +10,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 
-DEFAULT_FRACTIONS = {"train": 0.96, "validation": 0.02, "test": 0.02}
+from quarry.config.datasets import AssembleParams
+
+DEFAULT_FRACTIONS = AssembleParams().splits   # assemble.splits when params.yaml names none
 SPLIT_SALT = "quarry-split-v1"
 
 

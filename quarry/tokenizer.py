@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from quarry.config.training import SpecialTokens
 from quarry.errors import QuarryError
 from quarry.hashing import bytes_hash, tree_hash
 from quarry.records import atomic_write_bytes, read_json, write_json
@@ -21,7 +22,7 @@ TOKENIZER_JSON = "tokenizer.json"
 TOKENIZER_CONFIG = "tokenizer_config.json"
 SPECIAL_MAP = "special_tokens_map.json"
 LINEAGE = "tokenizer_lineage.json"
-DEFAULT_SPECIALS = {"bos": "<|begin_of_text|>", "eos": "<|end_of_text|>", "pad": "<|pad|>"}
+DEFAULT_SPECIALS = SpecialTokens().model_dump()   # params.yaml tokenizer.special_tokens
 
 
 class Tokenizer:
@@ -187,9 +188,11 @@ def dataset_hash(dataset_dir: str | os.PathLike) -> str:
 
 def train_from_dataset(dataset_dir: str | os.PathLike, params: dict[str, Any] | None = None) -> Tokenizer:
     """Train with the ``tokenizer:`` section of params.yaml on a dataset version's train split."""
-    section = (params or {}).get("tokenizer") or {}
+    from quarry.config.training import TokenizerParams
+
+    section = TokenizerParams.of(params)
     if not Path(dataset_dir).is_dir():
         raise QuarryError(f"{dataset_dir}: no such dataset folder")
-    return train_tokenizer(dataset_texts(dataset_dir), vocab_size=int(section.get("vocab_size", 8192)),
-                           special_tokens=section.get("special_tokens"), dataset_hash=dataset_hash(dataset_dir),
-                           min_frequency=int(section.get("min_frequency", 2)))
+    return train_tokenizer(dataset_texts(dataset_dir), vocab_size=section.vocab_size,
+                           special_tokens=section.special_tokens.model_dump(), dataset_hash=dataset_hash(dataset_dir),
+                           min_frequency=section.min_frequency)

@@ -34,6 +34,7 @@ COMMAND_MODULES = [
     "quarry.cli.licenses",
     "quarry.cli.train",
     "quarry.cli.dedup",
+    "quarry.cli.params",
 ]
 
 
@@ -44,7 +45,7 @@ HELP_PANELS = {
     "Datasets": ["assemble", "dataset", "cite", "records", "inventory"],
     "Training": ["run", "ls", "cp", "validate", "tokenizer", "tokenize", "generate", "download"],
     "Evaluation & lineage": ["eval", "compare", "lineage", "trace", "whois"],
-    "Pipeline": ["flow", "params", "serve"],
+    "Pipeline": ["flow", "params", "serve", "server"],
 }
 DEFAULT_PANEL = "Tools"
 

@@ -164,10 +164,10 @@ def register(app: typer.Typer) -> None:
         """Re-derive every document's license from the snapshot and check the policy, the opt-out
         registry, secrets and license evidence; exits 1 on any violation."""
         from quarry.audit import run_audit, summary
-        from quarry.params import get
+        from quarry.config import Layout
 
         params = _params(params_file)
-        snapshot = snapshot or Path(get(params, "pipeline.paths.snapshot", "data/snapshot"))
+        snapshot = snapshot or Layout.of(params).snapshot
         report = run_audit(_data_folder(dataset), snapshot, params, out_file, registry_path=registry)
         if not report["passed"]:
             table = Table("kind", "origin", "documents", title=f"violations in {dataset}")

@@ -26,13 +26,15 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
 import orjson
 
+from quarry.config.curation import DecontaminateParams
+from quarry.config.datasets import AssembleParams
 from quarry.curate.eval_sources import eval_items
 from quarry.curate.overlap_text import code_only, normalize, notice_words
 from quarry.dedup.shingles import ngram_hashes, sorted_unique, word_hashes, words
@@ -47,49 +49,22 @@ REPORT = "decontamination.json"
 TEST_SOURCE = "test split"
 
 
-@dataclass(frozen=True)
-class DecontaminationConfig:
-    ngram: int = 13
-    action: str = "drop"                     # drop | flag
-    test_split: str | None = None            # the dataset's own held-out split; None: not used
-    eval_files: tuple[str, ...] = ()         # benchmark files or folders (jsonl, jsonl.zst, txt, sources)
-    max_item_frequency: int = 10             # an n-gram in more eval items than this is boilerplate
-    min_item_words: int = 8                  # a benchmark item shorter than ngram but this long
-                                             # matches as one whole-item window; shorter: skipped
-    max_train_documents: int = 10            # an n-gram in more training documents than this is
-                                             # boilerplate for a test-split item ...
-    common_share: float = 0.01               # ... and for a benchmark item, only in more than this
-                                             # share of the training documents (and that many)
-    notices: bool = True                     # n-grams inside licence headers and notices do not count
-    min_matches: int = 1                     # shared n-grams that flag a benchmark item
-    own_min_ngrams: int = 20                 # a test-split item needs this many shared n-grams
-    own_min_share: float = 0.2               # ... and this share of its own n-grams
-    fractions: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_FRACTIONS))
+class DecontaminationConfig(DecontaminateParams):
+    """The ``decontaminate`` section (fields and defaults: quarry.config.curation) plus the split
+    fractions of ``assemble.splits``, which say which documents form the test split."""
+
+    fractions: dict[str, float] = DEFAULT_FRACTIONS
 
     @classmethod
-    def from_params(cls, params: dict[str, Any] | None) -> DecontaminationConfig:
+    def from_params(cls, params: Any = None) -> DecontaminationConfig:
         params = params or {}
-        section = dict(params.get(STAGE) or {})
-        known = set(cls.__dataclass_fields__) - {"fractions"}
-        unknown = sorted(set(section) - known)
-        if unknown:
-            raise ConfigError(f"params: unknown key(s) under decontaminate: {', '.join(unknown)}; "
-                              f"valid keys: {', '.join(sorted(known))}")
-        section["eval_files"] = tuple(section.get("eval_files") or ())
-        fractions = (params.get("assemble") or {}).get("splits") or DEFAULT_FRACTIONS
-        return cls(**section, fractions=dict(fractions)).checked()
+        fractions = AssembleParams.of(params).splits if "assemble" in params else DEFAULT_FRACTIONS
+        return cls(**dict(DecontaminateParams.of(params)), fractions=dict(fractions)).checked()
 
     def checked(self) -> DecontaminationConfig:
-        if not 1 <= self.ngram <= 64:
-            raise ConfigError(f"params: decontaminate.ngram must be between 1 and 64, got {self.ngram}")
-        if self.action not in ("drop", "flag"):
-            raise ConfigError(f"params: decontaminate.action must be 'drop' or 'flag', got {self.action!r}")
         if self.test_split is not None and self.test_split not in self.fractions:
             raise ConfigError(f"params: decontaminate.test_split {self.test_split!r} is not a split of "
                               f"assemble.splits ({', '.join(self.fractions)})")
-        for key in ("own_min_share", "common_share"):
-            if not 0 <= getattr(self, key) <= 1:
-                raise ConfigError(f"params: decontaminate.{key} must be in [0, 1], got {getattr(self, key)}")
         return self
 
     def with_overrides(self, **overrides: Any) -> DecontaminationConfig:
@@ -99,7 +74,7 @@ class DecontaminationConfig:
             given["test_split"] = None
         if "eval_files" in given:
             given["eval_files"] = self.eval_files + tuple(str(p) for p in given["eval_files"])
-        return replace(self, **given).checked()
+        return self.model_validate({**self.model_dump(), **given}).checked()
 
     def is_eval(self, record: dict[str, Any]) -> bool:
         meta = record.get("meta")

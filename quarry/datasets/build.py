@@ -18,6 +18,7 @@ from typing import Any
 
 from rich.progress import Progress
 
+from quarry.config.datasets import AssembleParams
 from quarry.datasets import changelog, datacard, versions
 from quarry.datasets.composition import Composition
 from quarry.datasets.manifest import (MANIFEST, SCHEMA, ledger_paths, normalise_ledgers, params_hash, read_manifest,
@@ -30,18 +31,12 @@ from quarry.hashing import value_hash
 from quarry.ledger import Ledger, merge_ledgers
 from quarry.records import RecordWriter, read_json, read_records, write_json
 
-DEFAULT_NAME = "quarry-code"
-DEFAULT_SHARD_BYTES = 256 * 1024 * 1024
 DERIVE_STAGE = "derive"
 
 
-def _settings(section: dict[str, Any]) -> dict[str, Any]:
-    return {"name": str(section.get("name") or DEFAULT_NAME),
-            "shard_bytes": int(section.get("shard_bytes") or DEFAULT_SHARD_BYTES),
-            "level": int(section.get("zstd_level", 10)),
-            "threads": int(section.get("zstd_threads", 1)),
-            "shuffle": bool(section.get("shuffle", True)),
-            "shuffle_buckets": int(section.get("shuffle_buckets", 64))}
+def _settings(section: AssembleParams) -> dict[str, Any]:
+    return {"name": section.name, "shard_bytes": section.shard_bytes, "level": section.zstd_level,
+            "threads": section.zstd_threads, "shuffle": section.shuffle, "shuffle_buckets": section.shuffle_buckets}
 
 
 @dataclass
@@ -59,12 +54,13 @@ class Plan:
 
 def plan(src_dir: str | os.PathLike, params: dict[str, Any]) -> Plan:
     src_dir = Path(src_dir)
-    section = dict(params.get("assemble") or {})
+    typed = AssembleParams.of(params)
+    section = typed.as_dict()
     sources = data_shards(src_dir) if src_dir.exists() else []
     if not sources:
         raise QuarryError(f"{src_dir}: no jsonl / jsonl.zst shards to assemble")
     mixture = Mixture.from_params(section, subset_bytes(sources) if uses_weights(section) else None)
-    return Plan(sources, mixture, _settings(section))
+    return Plan(sources, mixture, _settings(typed))
 
 
 def assemble(src_dir: str | os.PathLike, out_dir: str | os.PathLike, params: dict[str, Any], *,
@@ -92,7 +88,7 @@ def publish(staging: Path, out_dir: Path, params: dict[str, Any], build: Plan, r
             registry: str | os.PathLike | None = None, register: bool = True) -> dict[str, Any]:
     """Turn a staging folder holding every split's shards into the released version at out_dir."""
     ledgers = list(ledgers)
-    section = dict(params.get("assemble") or {})
+    section = AssembleParams.of(params).as_dict()
     parent_manifest, parent_index = parent
     composition = Composition(with_tokens=tokenizer is not None)
     for result in results:

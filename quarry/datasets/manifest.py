@@ -31,9 +31,15 @@ CURATION_SECTIONS = ("snapshot", "licenses", "optout", "filters", "pii", "dedup"
 
 
 def params_hash(params: dict[str, Any]) -> str:
-    """Hash of the curation sections and the assemble section minus its speed knobs."""
-    assemble = {k: v for k, v in (params.get("assemble") or {}).items() if k not in SPEED_KEYS}
-    return value_hash({"curation": section_hash(params, *CURATION_SECTIONS), "assemble": assemble})
+    """Hash of the curation sections and the assemble section minus its speed knobs, each with its
+    defaults filled in (a value spelled out or left to its default hashes the same)."""
+    from quarry.config.base import parse
+    from quarry.config.params import Params
+
+    given = {key: params.get(key) or {} for key in (*CURATION_SECTIONS, "assemble")}
+    values = parse(Params, given).as_dict()
+    assemble = {k: v for k, v in values["assemble"].items() if k not in SPEED_KEYS}
+    return value_hash({"curation": section_hash(values, *CURATION_SECTIONS), "assemble": assemble})
 
 
 def shard_entries(out_dir: Path, files: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -1,64 +1,32 @@
-"""Dedup settings from the ``dedup:`` section of params.yaml, with defaults for absent keys."""
+"""Dedup settings from the ``dedup:`` section of params.yaml."""
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass, field, replace
 from typing import Any
 
+from quarry.config.curation import DedupParams
 from quarry.dedup.minhash import MinHasher, choose_bands
-from quarry.dedup.repository import RepositoryDedup
 from quarry.errors import ConfigError
 
-VERIFY_MODES = ("exact", "estimate", "none")
 
+class DedupConfig(DedupParams):
+    """The ``dedup`` section (fields and defaults: quarry.config.curation.DedupParams) and the
+    MinHash / LSH objects it describes.
 
-@dataclass(frozen=True)
-class DedupConfig:
-    exact: bool = True
-    near: bool = True
-    ngram: int = 5
-    num_perm: int = 128
-    threshold: float = 0.7          # target Jaccard similarity of word n-gram sets
-    bands: int | None = None        # explicit LSH bands x rows; None: chosen from the threshold
-    rows: int | None = None
-    fp_weight: float = 0.01         # datasketch optimiser weights: verification removes false
-    fn_weight: float = 0.99         # candidates, so a missed pair is what costs
-    verify: str = "exact"           # exact: merge a candidate pair only if the exact Jaccard of
-                                    # its shingle sets passes; estimate: by signature agreement
-                                    # (threshold - verify_margin); none: every band collision
-    verify_margin: float = 0.0
-    min_tokens: int = 10            # documents with fewer words are only exact-deduplicated
-    seed: int = 1
-    permissive: tuple[str, ...] = field(default=("permissive", "public-domain"))
-    repository: RepositoryDedup = field(default_factory=RepositoryDedup)  # forks and copies first
+    verify: exact merges a candidate pair only if the exact Jaccard of its shingle sets passes;
+    estimate: by signature agreement (threshold - verify_margin); none: every band collision.
+    fp_weight / fn_weight: datasketch's optimiser weights; verification removes false candidates,
+    so a missed pair is what costs."""
 
     @classmethod
-    def from_params(cls, params: dict[str, Any] | None) -> DedupConfig:
-        section = dict((params or {}).get("dedup") or {})
-        known = set(cls.__dataclass_fields__)
-        unknown = sorted(set(section) - known)
-        if unknown:
-            raise ConfigError(f"params: unknown key(s) under dedup: {', '.join(unknown)}; "
-                              f"valid keys: {', '.join(sorted(known))}")
-        section["repository"] = RepositoryDedup.from_params(section.get("repository"))
-        if "permissive" in section:
-            section["permissive"] = tuple(section["permissive"])
-        verify = section.get("verify", "exact")
-        section["verify"] = {True: "exact", False: "none", None: "none"}.get(verify, verify)
-        if section["verify"] not in VERIFY_MODES:
-            raise ConfigError(f"params: dedup.verify must be one of {', '.join(VERIFY_MODES)}, got {verify!r}")
-        config = cls(**section)
-        if not 1 <= config.ngram <= 64:
-            raise ConfigError(f"params: dedup.ngram must be between 1 and 64, got {config.ngram}")
-        if not 0 < config.threshold <= 1:
-            raise ConfigError(f"params: dedup.threshold must be in (0, 1], got {config.threshold}")
-        if (config.bands is None) != (config.rows is None):
+    def from_params(cls, params: Any = None) -> DedupConfig:
+        section = DedupParams.of(params)
+        if (section.bands is None) != (section.rows is None):
             raise ConfigError("params: dedup.bands and dedup.rows must be given together")
-        if config.bands is not None and config.bands * config.rows > config.num_perm:
-            raise ConfigError(f"params: dedup.bands x dedup.rows = {config.bands * config.rows} "
-                              f"exceeds dedup.num_perm = {config.num_perm}")
-        return config
+        if section.bands is not None and section.bands * section.rows > section.num_perm:
+            raise ConfigError(f"params: dedup.bands x dedup.rows = {section.bands * section.rows} "
+                              f"exceeds dedup.num_perm = {section.num_perm}")
+        return cls(**dict(section))
 
     @property
     def verify_threshold(self) -> float:
@@ -74,7 +42,7 @@ class DedupConfig:
     def resolved(self) -> DedupConfig:
         """The same settings with bands x rows fixed (workers then never run the optimiser)."""
         bands, rows = self.band_shape()
-        return replace(self, bands=bands, rows=rows)
+        return self.model_copy(update={"bands": bands, "rows": rows})
 
     def hasher(self) -> MinHasher:
         return MinHasher(num_perm=self.num_perm, ngram=self.ngram, seed=self.seed,
@@ -90,4 +58,4 @@ class DedupConfig:
         bands, rows = self.band_shape()
         return {"ngram": self.ngram, "num_perm": self.num_perm, "threshold": self.threshold, "bands": bands,
                 "rows": rows, "verify": self.verify, "verify_threshold": self.verify_threshold,
-                "min_tokens": self.min_tokens, "repository": dataclasses.asdict(self.repository)}
+                "min_tokens": self.min_tokens, "repository": self.repository.model_dump()}

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from quarry.config.curation import RepositoryParams
 from quarry.dedup.minhash import band_keys, estimated_jaccard
 from quarry.dedup.unionfind import UnionFind
 
@@ -39,29 +40,6 @@ TEMPLATE_PATH = re.compile(
     r"|azure-pipelines\.yml|Jenkinsfile)$", re.IGNORECASE)
 MAX_SHARED_KEY_REPOS = 64   # a (path, content) pair in more repositories than this is boilerplate
 REPO_BANDS, REPO_ROWS = 16, 4
-
-
-@dataclass(frozen=True)
-class RepositoryDedup:
-    enabled: bool = True
-    threshold: float = 0.7          # share of a repository's files found in the other
-    file_similarity: float = 0.5    # MinHash agreement that makes a file at the same path a near
-                                    # copy (lower than between any two files: the path agrees too)
-
-    @classmethod
-    def from_params(cls, section: dict[str, Any] | None) -> RepositoryDedup:
-        from quarry.errors import ConfigError
-
-        section = dict(section or {})
-        unknown = sorted(set(section) - set(cls.__dataclass_fields__))
-        if unknown:
-            raise ConfigError(f"params: unknown key(s) under dedup.repository: {', '.join(unknown)}; "
-                              f"valid keys: {', '.join(sorted(cls.__dataclass_fields__))}")
-        config = cls(**section)
-        for key in ("threshold", "file_similarity"):
-            if not 0 < getattr(config, key) <= 1:
-                raise ConfigError(f"params: dedup.repository.{key} must be in (0, 1], got {getattr(config, key)}")
-        return config
 
 
 @dataclass
@@ -157,7 +135,7 @@ def _shared_files(a: Repository, b: Repository, keys: list[list], exact: np.ndar
 
 
 def repository_duplicates(keys: list[list], exact: np.ndarray, has_sig: np.ndarray, shards: SignatureShards,
-                          gather: Gather, config: RepositoryDedup, seed: int = 1,
+                          gather: Gather, config: RepositoryParams, seed: int = 1,
                           ) -> tuple[dict[int, list], dict[str, Any]]:
     """Decisions (doc -> ["duplicate_repository", surviving origin, group size]) and statistics.
 

@@ -8,32 +8,17 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from quarry.config.training import EvaluateParams
 from quarry.errors import ConfigError, QuarryError
 from quarry.eval.bpb import BpbResult, score_records
 from quarry.records import read_records, shard_paths, write_json
 
-DEFAULTS: dict[str, Any] = {
-    "split": "test",          # which split of a dataset version is scored
-    "subsets": None,          # only these pile_set_names (a list); null: all
-    "max_docs": None,         # score only the first N documents (smoke runs)
-    "context_len": None,      # tokens per window; null: the model's max_seq_len
-    "stride": None,           # tokens a window advances; null: half the context
-    "batch_size": 8,
-    "device": "auto",         # auto: cuda when available, else cpu
-    "dtype": "float32",       # float32 | bfloat16 | float16 (the log-softmax is float64 anyway)
-    "mlflow": True,           # log metrics, plots and lineage to the training run
-    "experiment": "quarry",
-    "register_model": None,   # a model-registry name: register the checkpoint under it
-}
 LOSS_KEYS = ("loss", "train_loss", "train/loss")
 
 
-def settings(params: dict[str, Any] | None) -> dict[str, Any]:
-    section = dict((params or {}).get("evaluate") or {})
-    unknown = sorted(set(section) - set(DEFAULTS))
-    if unknown:
-        raise ConfigError(f"params evaluate: unknown keys {unknown}; valid keys: {', '.join(sorted(DEFAULTS))}")
-    return {**DEFAULTS, **section}
+def settings(params: Any) -> dict[str, Any]:
+    """The ``evaluate`` section, checked, every default filled in (quarry.config.training)."""
+    return EvaluateParams.of(params).as_dict()
 
 
 def pick_device(name: str | None) -> str:

@@ -10,12 +10,12 @@ choice across OR, the most restrictive part across AND.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from license_expression import AND, OR, ExpressionError, LicenseSymbol, LicenseWithExceptionSymbol, Licensing
 
-from quarry.errors import ConfigError
+from quarry.config.curation import PolicyParams
+
 
 CATEGORIES = ("public-domain", "permissive", "weak-copyleft", "strong-copyleft", "proprietary", "unknown",
               "no-license")
@@ -109,33 +109,13 @@ def expression_category(expression: str | None, categories: dict[str, str]) -> s
     return CATEGORIES[walk(parse(expression))]
 
 
-@dataclass(frozen=True)
-class LicensePolicy:
-    """Which licenses may enter a dataset (params.yaml ``licenses.policy``)."""
-
-    allow_categories: frozenset[str] = frozenset({"permissive", "public-domain"})
-    allow_spdx: frozenset[str] = frozenset()  # allowed whatever their category
-    deny_spdx: frozenset[str] = frozenset()  # refused whatever their category
-    no_license: str = "keep"  # keep | drop: The Stack v2 keeps unlicensed repositories, flagged
-    min_score: float = 0.0  # detections scoring lower count as unknown
+class LicensePolicy(PolicyParams):
+    """Which licenses may enter a dataset (params.yaml ``licenses.policy``; fields and defaults in
+    quarry.config.curation.PolicyParams)."""
 
     @classmethod
-    def from_params(cls, section: dict[str, Any] | None) -> LicensePolicy:
-        section = section or {}
-        policy = cls(
-            allow_categories=frozenset(section.get("allow_categories", cls.allow_categories)),
-            allow_spdx=frozenset(section.get("allow_spdx", ())),
-            deny_spdx=frozenset(section.get("deny_spdx", ())),
-            no_license=section.get("no_license", cls.no_license),
-            min_score=float(section.get("min_score", cls.min_score)),
-        )
-        unknown = sorted(policy.allow_categories - set(CATEGORIES))
-        if unknown:
-            raise ConfigError(f"params: licenses.policy.allow_categories: unknown {unknown}; "
-                              f"valid: {', '.join(CATEGORIES)}")
-        if policy.no_license not in ("keep", "drop"):
-            raise ConfigError(f"params: licenses.policy.no_license must be keep or drop, got {policy.no_license!r}")
-        return policy
+    def from_params(cls, section: Any = None) -> LicensePolicy:
+        return cls(**dict(PolicyParams.of(section)))
 
     def _leaf_allowed(self, key: str, categories: dict[str, str]) -> bool:
         if key in self.deny_spdx:

@@ -21,7 +21,7 @@ from quarry.licenses.repository import add_record, collect_surveys, detect_repo_
 from quarry.licenses.stage import LicenseAssigner, file_statement, section, stage_shards
 from quarry.records import read_records
 
-KEEP_ALL = LicensePolicy(allow_categories=frozenset(CATEGORIES), no_license="keep")
+KEEP_ALL = LicensePolicy(allow_categories=CATEGORIES, no_license="keep")
 
 
 def _has_licenses(shards: list[Path]) -> bool:

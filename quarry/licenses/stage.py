@@ -22,19 +22,19 @@ from quarry.licenses.cache import CachedDetector
 from quarry.licenses.findings import Finding
 from quarry.licenses.governance import govern
 from quarry.licenses.policy import LicensePolicy
+from quarry.config.curation import LicensesParams
 from quarry.licenses.sources import license_header, spdx_identifier
 from quarry.parallel import input_shards
 from quarry.records import read_records
 from quarry.stage import Drop, run_step_on_shard
 
 STAGE = "licenses"
-DEFAULTS = {"header_lines": 40, "batch_size": 64}
 
 
-def section(params: dict[str, Any] | None) -> dict[str, Any]:
-    """The ``licenses`` section of params.yaml (a full params dict or the section itself)."""
-    params = params or {}
-    return {**DEFAULTS, **(params.get("licenses", params) if "licenses" in params else params)}
+def section(params: Any) -> dict[str, Any]:
+    """The ``licenses`` section of params.yaml (a full params dict or the section itself), checked,
+    every default filled in (quarry.config.curation.LicensesParams)."""
+    return LicensesParams.of(params).as_dict()
 
 
 def stage_shards(folder: Path) -> list[Path]:

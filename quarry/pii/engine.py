@@ -6,11 +6,10 @@ empty section means "every detector on, medium sensitivity, typed placeholders".
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
-from quarry.errors import ConfigError
-from quarry.pii.detectors import DETECTORS, TYPES, Finding
+from quarry.config.curation import PiiParams
+from quarry.pii.detectors import DETECTORS, Finding
 from quarry.pii.personal import find_ips
 from quarry.pii.fake_ips import FAKE_IP_POOL
 
@@ -18,42 +17,18 @@ from quarry.pii.fake_ips import FAKE_IP_POOL
 SENSITIVITY = {"low": 0.8, "medium": 0.5, "high": 0.3}
 
 
-@dataclass(frozen=True)
-class PiiConfig:
-    sensitivity: str = "medium"
-    types: tuple[str, ...] = TYPES  # which placeholder types to detect and redact
-    ip_replacement: str = "fake"  # "fake": deterministic fake public address; "placeholder": <IP_ADDRESS>
-    detectors: tuple[str, ...] = field(default=tuple(DETECTORS))
+class PiiConfig(PiiParams):
+    """The ``pii`` section (fields and defaults: quarry.config.curation.PiiParams) and what the
+    detectors derive from it."""
 
     @property
     def min_confidence(self) -> float:
         return SENSITIVITY[self.sensitivity]
 
     @classmethod
-    def from_params(cls, params: dict[str, Any] | None) -> PiiConfig:
+    def from_params(cls, params: Any = None) -> PiiConfig:
         """From the whole params dict (its ``pii`` section) or from the section itself."""
-        section = (params or {}).get("pii", params or {})
-        section = section if isinstance(section, dict) else {}
-        config = cls(
-            sensitivity=str(section.get("sensitivity", cls.sensitivity)),
-            types=tuple(section.get("types") or TYPES),
-            ip_replacement=str(section.get("ip_replacement", cls.ip_replacement)),
-            detectors=tuple(section.get("detectors") or DETECTORS),
-        )
-        config.validate()
-        return config
-
-    def validate(self) -> None:
-        if self.sensitivity not in SENSITIVITY:
-            raise ConfigError(f"params: pii.sensitivity must be one of {', '.join(SENSITIVITY)}, "
-                              f"got {self.sensitivity!r}")
-        if unknown := sorted(set(self.types) - set(TYPES)):
-            raise ConfigError(f"params: pii.types has unknown types {unknown}; valid: {', '.join(TYPES)}")
-        if unknown := sorted(set(self.detectors) - set(DETECTORS)):
-            raise ConfigError(f"params: pii.detectors has unknown detectors {unknown}; valid: {', '.join(DETECTORS)}")
-        if self.ip_replacement not in ("fake", "placeholder"):
-            raise ConfigError("params: pii.ip_replacement must be 'fake' or 'placeholder', "
-                              f"got {self.ip_replacement!r}")
+        return cls(**dict(PiiParams.of(params)))
 
     def to_dict(self) -> dict[str, Any]:
         return {"sensitivity": self.sensitivity, "types": list(self.types),

@@ -9,6 +9,7 @@ before any model is built, naming the key and listing the valid ones.
 from __future__ import annotations
 
 import copy
+import difflib
 import importlib
 import inspect
 import os
@@ -146,22 +147,57 @@ def instantiate(node: dict[str, Any] | None, *args: Any, **kwargs: Any) -> Any:
     return fn(*args, **params)
 
 
-def validate(cfg: dict[str, Any], schema: dict[str, Any], where: str = "") -> None:
-    """Every key of ``cfg`` must exist in ``schema``; components must accept their keys.
+# The type of keys whose default does not say it: a null default, or a key taking two shapes.
+KEY_TYPES: dict[str, type | tuple[type, ...]] = {
+    "lora.target_modules": (list, str),  # module names, or "all-linear"
+    "max_steps": int, "dataset.path": str, "dataset.tokens": str, "dataset.subset": str, "dataset.max_docs": int,
+    "dataset.name": str, "fsdp.param_dtype": str, "mlflow.run_name": str, "base_model": str, "lora.dtype": str,
+}
 
-    A schema value of ``None`` accepts anything there (free-form section); a component node's
-    keys are checked against the component's signature rather than the schema's.
+
+def validate(cfg: dict[str, Any], schema: dict[str, Any], where: str = "") -> None:
+    """Every key of ``cfg`` must exist in ``schema`` with a value of the default's type (an int
+    where the default is an int, a number where it is a float, ...); components must accept their
+    keys.
+
+    A schema value of ``None`` accepts anything there unless KEY_TYPES names the key's type;
+    a component node's keys are checked against the component's signature rather than the schema's.
     """
     for key, value in cfg.items():
         dotted = f"{where}.{key}" if where else key
         if key not in schema:
             valid = ", ".join(sorted(schema)) or "(none)"
-            raise ConfigError(f"config: unknown key '{dotted}'; valid keys here: {valid}")
+            near = difflib.get_close_matches(str(key), list(schema), n=1)
+            hint = f"did you mean '{near[0]}'? " if near else ""
+            raise ConfigError(f"config: unknown key '{dotted}'; {hint}valid keys here: {valid}")
         expected = schema[key]
         if isinstance(value, dict) and COMPONENT in value:
             _check_component(value, dotted)
         elif isinstance(value, dict) and isinstance(expected, dict) and COMPONENT not in expected:
             validate(value, expected, dotted)
+        elif not (isinstance(expected, dict) and COMPONENT in expected):
+            _check_type(dotted, value, expected)
+
+
+def _check_type(dotted: str, value: Any, default: Any) -> None:
+    if value is None:
+        return
+    wanted = KEY_TYPES.get(dotted) or (None if default is None else type(default))
+    if wanted is None:
+        return
+    if isinstance(wanted, tuple):
+        if not isinstance(value, wanted):
+            raise ConfigError(f"config: {dotted} must be one of {', '.join(t.__name__ for t in wanted)}, got {value!r}")
+        return
+    ok = {bool: lambda v: isinstance(v, bool),
+          int: lambda v: isinstance(v, int) and not isinstance(v, bool),
+          float: lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+          list: lambda v: isinstance(v, (list, tuple)),
+          dict: lambda v: isinstance(v, dict)}.get(wanted, lambda v: isinstance(v, wanted))
+    if not ok(value):
+        name = {bool: "true or false", int: "an integer", float: "a number", str: "a string", list: "a list",
+                dict: "a mapping"}.get(wanted, getattr(wanted, "__name__", str(wanted)))
+        raise ConfigError(f"config: {dotted} must be {name}, got {value!r}")
 
 
 def _check_component(node: dict[str, Any], where: str) -> None:

@@ -27,6 +27,7 @@ import numpy as np
 
 from quarry.errors import ConfigError
 from quarry.hashing import value_hash
+from quarry.config.training import TokenizeParams
 from quarry.records import read_json, read_records, write_json
 
 FORMAT = "quarry.tokens/1"
@@ -34,25 +35,14 @@ MANIFEST = "manifest.json"
 SUFFIXES = (".bin", ".idx", ".docs.jsonl")
 
 
-@dataclass(frozen=True)
-class TokenizeConfig:
-    """The ``tokenize`` section of params.yaml. ``batch_size`` only sets how many documents go to
-    the tokenizer at once: it changes no byte, so it stays out of the cache key."""
-
-    splits: tuple[str, ...] = ("train", "validation")
-    subset: str | None = None       # only documents of this pile_set_name
-    batch_size: int = 512
+class TokenizeConfig(TokenizeParams):
+    """The ``tokenize`` section of params.yaml (fields and defaults: quarry.config.training).
+    ``batch_size`` only sets how many documents go to the tokenizer at once: it changes no byte,
+    so it stays out of the cache key."""
 
     @classmethod
-    def from_params(cls, section: dict[str, Any] | None) -> TokenizeConfig:
-        section = dict(section or {})
-        unknown = set(section) - {"splits", "subset", "batch_size"}
-        if unknown:
-            raise ConfigError(f"params: unknown key 'tokenize.{sorted(unknown)[0]}'; "
-                              f"valid keys: batch_size, splits, subset")
-        if "splits" in section:
-            section["splits"] = tuple(section["splits"])
-        return cls(**section)
+    def from_params(cls, section: Any = None) -> TokenizeConfig:
+        return cls(**dict(TokenizeParams.of(section)))
 
     def keyed(self) -> dict[str, Any]:
         return {"splits": list(self.splits), "subset": self.subset}

@@ -1,0 +1,69 @@
+"""params.yaml sections of the training stages: tokenizer, tokenize, train, finetune, evaluate."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, PositiveInt
+
+from quarry.config.base import Section
+
+
+class SpecialTokens(Section):
+    bos: str = "<|begin_of_text|>"
+    eos: str = "<|end_of_text|>"
+    pad: str = "<|pad|>"
+
+
+class TokenizerParams(Section):
+    key = "tokenizer"
+
+    vocab_size: int = Field(default=8192, ge=260)   # byte-level BPE: 256 bytes + specials at least
+    min_frequency: PositiveInt = 2
+    special_tokens: SpecialTokens = SpecialTokens()
+
+
+class TokenizeParams(Section):
+    key = "tokenize"
+
+    splits: tuple[str, ...] = ("train", "validation")
+    subset: str | None = None           # only this pile_set_name; null: every subset
+    batch_size: PositiveInt = 512       # documents per encode call (changes no output byte)
+
+
+class RecipeRun(Section):
+    """A recipe of quarry.training run by the DAG: ``quarry run <recipe> --config <config> k=v ...``."""
+
+    recipe: str
+    config: str
+    overrides: dict[str, Any] = {}      # dotted config keys; folders come from pipeline.paths
+
+
+class TrainParams(RecipeRun):
+    key = "train"
+
+    recipe: str = "pretrain"
+    config: str = "dag_pretrain"
+
+
+class FinetuneParams(RecipeRun):
+    key = "finetune"
+
+    recipe: str = "lora_finetune"
+    config: str = "dag_lora"
+
+
+class EvaluateParams(Section):
+    key = "evaluate"
+
+    split: str = "test"
+    subsets: list[str] | None = None    # only these pile_set_names; null: every subset
+    max_docs: PositiveInt | None = None
+    context_len: PositiveInt | None = None    # null: the model's max_seq_len
+    stride: PositiveInt | None = None         # null: half the context
+    batch_size: PositiveInt = 8
+    device: str = "auto"                # auto | cpu | cuda[:N] | mps
+    dtype: Literal["float32", "bfloat16", "float16"] = "float32"
+    mlflow: bool = True
+    experiment: str = "quarry"
+    register_model: str | None = None
