@@ -4,15 +4,24 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, PositiveInt
+from pydantic import Field, PositiveInt, model_validator
 
 from quarry.config.base import Section
 
 
 class SpecialTokens(Section):
+    """Control tokens; a mapping that names no ``pad`` pads with its ``eos`` (as Llama does)."""
+
     bos: str = "<|begin_of_text|>"
     eos: str = "<|end_of_text|>"
     pad: str = "<|pad|>"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _pad_is_eos(cls, value: Any) -> Any:
+        if isinstance(value, dict) and value and "pad" not in value:
+            return {**value, "pad": value.get("eos", cls.model_fields["eos"].default)}
+        return value
 
 
 class TokenizerParams(Section):
