@@ -33,11 +33,7 @@ def named_after_dataset(stage: str):
     def name() -> str:
         from prefect.runtime import flow_run
 
-        from quarry.params import get
-
-        section = get(load_params(flow_run.parameters.get("params_file")), "assemble", None) or {}
-        dataset = section.get("name") or "dataset"
-        return f"{stage} {dataset}"
+        return f"{stage} {load_params(flow_run.parameters.get('params_file'))['assemble']['name']}"
     return name
 
 

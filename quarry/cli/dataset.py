@@ -60,15 +60,15 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Assemble curated shards into a versioned dataset: shards, manifest, datacard, SHA256SUMS."""
         from quarry.datasets import assemble, releases
-        from quarry.params import get, load_params
+        from quarry.params import load_params
 
         params = load_params(params_file)
         if parent == "latest":  # the newest registered version of this dataset; none for a first build
-            name = get(params, "assemble.name", None) or "quarry-code"
+            name = params["assemble"]["name"]
             parent = f"{name}@latest" if releases(name) else None
         manifest = assemble(src, dst, params, snapshot_manifest=snapshot, ledgers=ledger,
                             optout_registry_hash=optout_hash, tokenizer=_tokenizer(tokenizer),
-                            parent=parent, workers=workers or int(get(params, "pipeline.workers", 1)),
+                            parent=parent, workers=workers or params["pipeline"]["workers"],
                             register=not no_register)
         total = manifest["composition"]["total"]
         out.print(f"{manifest['name']} {manifest['label']} [bold]{manifest['version']}[/bold]: "

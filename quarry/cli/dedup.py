@@ -17,17 +17,12 @@ DST = typer.Argument(..., help="Output folder: shards with the same names, ledge
 
 def _params(params_file: Path | None) -> dict[str, Any]:
     from quarry.params import load_params
-    from quarry.paths import project_root
 
-    if params_file is None and not (project_root() / "params.yaml").is_file():
-        return {}
-    return load_params(params_file)
+    return load_params(params_file)  # outside a project: every default
 
 
 def _workers(params: dict[str, Any], workers: int | None) -> int:
-    from quarry.params import get
-
-    return workers if workers is not None else int(get(params, "pipeline.workers", 1) or 1)
+    return workers if workers is not None else params["pipeline"]["workers"]
 
 
 def _show(ledger: dict[str, Any], extra: dict[str, Any] | None = None) -> None:

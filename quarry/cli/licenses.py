@@ -45,7 +45,6 @@ def register(app: typer.Typer) -> None:
         license expressions and categories with counts; with --out, run the licenses stage."""
         from quarry.licenses.report import license_counts
         from quarry.licenses.stage import run_licenses, stage_shards
-        from quarry.params import get
 
         params = _params(params_file)
         path = _data_folder(path)
@@ -53,7 +52,7 @@ def register(app: typer.Typer) -> None:
             _print_folder_governance(path, params)
             return
         if out_dir is not None:
-            ledger = run_licenses(path, out_dir, params, workers=workers or int(get(params, "pipeline.workers", 1)))
+            ledger = run_licenses(path, out_dir, params, workers=workers or params["pipeline"]["workers"])
             out.print(f"licenses: {ledger['kept']}/{ledger['input']} kept; dropped {ledger['dropped'] or 'none'}")
             path = out_dir
         counts = license_counts(path, params)

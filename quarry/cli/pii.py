@@ -15,17 +15,11 @@ def _config(params_file: Path | None, sensitivity: str | None):
     from quarry.params import load_params
     from quarry.pii.engine import PiiConfig
 
-    params = load_params(params_file) if params_file or _has_project_params() else {}
-    section = dict(params.get("pii") or {})
+    params = load_params(params_file)  # outside a project: every default
+    section = dict(params["pii"])
     if sensitivity:
         section["sensitivity"] = sensitivity
     return params, section, PiiConfig.from_params({"pii": section})
-
-
-def _has_project_params() -> bool:
-    from quarry.paths import project_root
-
-    return (project_root() / "params.yaml").is_file()
 
 
 def register(app: typer.Typer) -> None:
@@ -79,7 +73,6 @@ def register(app: typer.Typer) -> None:
                params_file: Path = typer.Option(None, "--params", help="params.yaml to read the pii section from."),
                ) -> None:
         """Redact every record or file (typed placeholders, fake IPs); shards count findings in meta.pii."""
-        from quarry.params import get
         from quarry.pii.files import holds_shards, redact_files
         from quarry.pii.stage import run_pii
 
@@ -93,7 +86,7 @@ def register(app: typer.Typer) -> None:
                               type_, str(n))
             out.print(table)
             return
-        workers = workers or int(get(params, "pipeline.workers", 1) or 1)
+        workers = workers or params["pipeline"]["workers"]
         ledger = run_pii(src, dst, {"pii": section}, workers=workers)
         table = Table("records", "changed: type", "records changed", title=f"pii -> {dst}")
         changed = ledger["changed"] or {"-": 0}

@@ -78,12 +78,12 @@ def register(app: typer.Typer) -> None:
         if show_dir is not None:
             show(show_dir)
             return
-        from quarry.params import get, load_params
+        from quarry.params import load_params
         from quarry.snapshot import run_snapshot
 
         params = load_params(params_file)
         sources = [parse_source(spec, before) for spec in source] or None
-        workers = workers or int(get(params, "pipeline.workers", 1))
+        workers = workers or params["pipeline"]["workers"]
         if as_flow:
             from prefect import flow
 
