@@ -114,6 +114,13 @@ def quarry(root: Path, *args: str, timeout: float = 900, **env: str) -> subproce
     return done
 
 
+def stop_server(root: Path) -> None:
+    """End the project's local Prefect server (`quarry server stop`): the flows started it and it
+    outlives them by design, so a test that ran them stops it."""
+    subprocess.run([str(BIN / "quarry"), "server", "stop"], cwd=root, env=project_env(root), capture_output=True,
+                   timeout=120)
+
+
 def dataset_version(root: Path) -> str:
     return read_json(root / "data" / "datasets" / "default" / "manifest.json")["version"]
 

@@ -3,13 +3,11 @@ stage runs, a second repro is a no-op, a training param change reruns only what 
 
 from __future__ import annotations
 
-import os
 import re
-from pathlib import Path
 
 import pytest
 import yaml
-from pipeline_project import BIN, REPO, SCANCODE_PYTHON, STAGES, dvc_repo, ran_stages, run
+from pipeline_project import BIN, REPO, SCANCODE_PYTHON, STAGES, dvc_repo, ran_stages, run, stop_server
 
 
 def test_dvc_parses_the_dag(tmp_path):
@@ -28,25 +26,13 @@ def test_dvc_yaml_follows_the_dag_order():
     assert list(stages) == STAGES  # the code each stage runs: tests/config/test_dvc_deps.py
 
 
-def stop_project_server(root: Path) -> None:
-    import json
-    import signal
-
-    state = root / ".quarry" / "prefect" / "server.json"
-    if state.is_file():
-        try:
-            os.killpg(json.loads(state.read_text())["pid"], signal.SIGTERM)
-        except ProcessLookupError:
-            pass
-
-
 @pytest.mark.slow
 def test_dvc_repro_runs_every_stage_then_nothing_then_only_training(tmp_path, request):
     if not SCANCODE_PYTHON.exists():
         pytest.skip(f"ScanCode's interpreter {SCANCODE_PYTHON} is absent")
     root = dvc_repo(tmp_path / "project")
     dvc = str(BIN / "dvc")
-    request.addfinalizer(lambda: stop_project_server(root))
+    request.addfinalizer(lambda: stop_server(root))
 
     first = run(root, dvc, "repro")
     assert ran_stages(first) == STAGES

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import yaml
 import pytest
-from pipeline_project import BIN, SCANCODE_PYTHON, STAGES, dataset_version, dvc_repo, quarry, ran_stages, run
+from pipeline_project import (BIN, SCANCODE_PYTHON, STAGES, dataset_version, dvc_repo, quarry, ran_stages, run,
+                              stop_server)
 
 DVC = str(BIN / "dvc")
 UP_TO_DATE = "Data and pipelines are up to date"
@@ -30,8 +31,9 @@ def needs_scancode():
         pytest.skip(f"ScanCode's interpreter {SCANCODE_PYTHON} is absent")
 
 
-def test_forced_curate_and_a_deleted_curated_folder_rebuild_the_same_data(needs_scancode, tmp_path):
+def test_forced_curate_and_a_deleted_curated_folder_rebuild_the_same_data(needs_scancode, tmp_path, request):
     root = dvc_repo(tmp_path / "project", files_per_repo=3)
+    request.addfinalizer(lambda: stop_server(root))
     assert ran_stages(run(root, DVC, "repro", "assemble")) == ["snapshot", "curate", "assemble"]
     built, version = locked_outs(root), dataset_version(root)
 
@@ -88,6 +90,7 @@ def built(tmp_path_factory):
     run(root, "git", "add", "-A")
     run(root, "git", "commit", "-q", "-m", "built")
     yield root
+    stop_server(root)
 
 
 def restore(root: Path) -> None:

@@ -13,8 +13,8 @@ byte-level BPE tokenizer trained on a sample of it:
 
 Each measurement runs in its own process. Prints JSON.
 
-    python bench/tokenize.py                              # 25 MB vs 250 MB
-    python bench/tokenize.py --small-mb 10 --large-mb 100 # a busy 2-core machine
+    python bench/tokens.py                              # 25 MB vs 250 MB
+    python bench/tokens.py --small-mb 10 --large-mb 100 # a busy 2-core machine
 """
 
 from __future__ import annotations
