@@ -140,6 +140,8 @@ def start_cluster(home: Path, log: Path) -> tuple[str, list[subprocess.Popen]]:
             raise SystemExit(f"the Dask scheduler did not start: {log.read_text()[-2000:]}")
         time.sleep(0.5)
     address = found.group(1)
+    # two worker processes share this machine's cores (QUARRY_PROCESSES_PER_MACHINE)
+    env = {**env, "QUARRY_PROCESSES_PER_MACHINE": "2"}
     workers = [subprocess.Popen([str(BIN / "dask"), "worker", address, "--nthreads", "1", "--nworkers", "1",
                                  "--no-dashboard"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
                for _ in range(2)]

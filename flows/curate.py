@@ -13,6 +13,7 @@ from typing import Any
 from prefect import flow
 
 from flows.artifacts import publish_datacard, publish_ledgers
+from quarry.config import Params
 from quarry.params import load_params
 from quarry.records import read_json, write_json
 from quarry.stages import CURATION, curated_output
@@ -21,11 +22,11 @@ from tasks.executor import PrefectExecutor
 
 
 @flow(name="snapshot")
-def snapshot(out_dir: str, params_file: str | None = None) -> dict[str, Any]:
+def snapshot(out_dir: str, params_file: str | None = None, params: Params | None = None) -> dict[str, Any]:
     """Content-addressed snapshot of params `snapshot.sources`; returns its manifest."""
     from tasks.snapshot import snapshot_with_tasks
 
-    return snapshot_with_tasks(None, Path(out_dir), load_params(params_file))
+    return snapshot_with_tasks(None, Path(out_dir), load_params(params_file, params))
 
 
 def named_after_dataset(stage: str):
@@ -33,14 +34,18 @@ def named_after_dataset(stage: str):
     def name() -> str:
         from prefect.runtime import flow_run
 
-        return f"{stage} {load_params(flow_run.parameters.get('params_file'))['assemble']['name']}"
+        given = flow_run.parameters.get("params")
+        typed = Params.model_validate(given) if given is not None else None
+        return f"{stage} {load_params(flow_run.parameters.get('params_file'), typed)['assemble']['name']}"
     return name
 
 
 @flow(name="curate", flow_run_name=named_after_dataset("curate"))
-def curate(snapshot_dir: str, out_dir: str, params_file: str | None = None) -> dict[str, Any]:
+def curate(snapshot_dir: str, out_dir: str, params_file: str | None = None,
+           params: Params | None = None) -> dict[str, Any]:
     """Run every curation stage over the snapshot's shards; returns the ledgers by stage."""
-    runs = curate_stages(Path(snapshot_dir) / "shards", Path(out_dir), load_params(params_file), PrefectExecutor())
+    runs = curate_stages(Path(snapshot_dir) / "shards", Path(out_dir), load_params(params_file, params),
+                         PrefectExecutor())
     ledgers = {run.stage: run.ledger for run in runs}
     write_json(Path(out_dir) / "ledgers.json", ledgers)
     publish_ledgers(ledgers)
@@ -48,17 +53,18 @@ def curate(snapshot_dir: str, out_dir: str, params_file: str | None = None) -> d
 
 
 @flow(name="assemble", flow_run_name=named_after_dataset("assemble"))
-def assemble(curated_dir: str, snapshot_dir: str, out_dir: str, params_file: str | None = None) -> dict[str, Any]:
+def assemble(curated_dir: str, snapshot_dir: str, out_dir: str, params_file: str | None = None,
+             params: Params | None = None) -> dict[str, Any]:
     """Assemble the curated shards into a dataset version; returns its manifest."""
     from tasks.assemble import assemble_tasks
 
-    params = load_params(params_file)
+    settings = load_params(params_file, params)
     curated = Path(curated_dir)
     registry_hash = read_json(curated / "ledgers.json")["opt-out"].get("registry_hash")
     # Ledger files (not their contents): assembly reads each stage's rejects/ beside its ledger
     # to say why a document left the dataset.
     stage_ledgers = [Path(snapshot_dir) / "ledger.json", *(curated / stage.folder / "ledger.json" for stage in CURATION)]
-    manifest = assemble_tasks(curated_output(curated), Path(out_dir), params,
+    manifest = assemble_tasks(curated_output(curated), Path(out_dir), settings,
                               snapshot_manifest=Path(snapshot_dir) / "manifest.json", ledgers=stage_ledgers,
                               optout_registry_hash=registry_hash)
     publish_datacard(out_dir, manifest)
@@ -66,13 +72,14 @@ def assemble(curated_dir: str, snapshot_dir: str, out_dir: str, params_file: str
 
 
 @flow(name="audit")
-def audit(dataset_dir: str, snapshot_dir: str, out: str, params_file: str | None = None) -> dict[str, Any]:
+def audit(dataset_dir: str, snapshot_dir: str, out: str, params_file: str | None = None,
+          params: Params | None = None) -> dict[str, Any]:
     """Audit the assembled version against the snapshot (quarry.audit); fails on any violation, so
     the DAG stops before anything is built on a dataset that breaks its own policy."""
     from quarry.audit import run_audit, summary
     from quarry.errors import QuarryError
 
-    report = run_audit(Path(dataset_dir), Path(snapshot_dir), load_params(params_file), Path(out))
+    report = run_audit(Path(dataset_dir), Path(snapshot_dir), load_params(params_file, params), Path(out))
     if not report["passed"]:
         raise QuarryError(f"{summary(report)}; the violations are listed in {out}")
     return report

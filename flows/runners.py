@@ -15,6 +15,8 @@ import os
 from prefect.task_runners import ThreadPoolTaskRunner
 from prefect_dask import DaskTaskRunner
 
+from quarry.parallel import share_machine
+
 FORWARDED = ("PREFECT_", "QUARRY_")
 
 
@@ -38,6 +40,7 @@ def task_runner(workers: int = 1, dask_address: str | None = None):
     if dask_address:
         return QuarryDaskTaskRunner(address=dask_address)
     if workers > 1:
+        share_machine(workers)  # forwarded to the workers with the other QUARRY_ settings
         return QuarryDaskTaskRunner(cluster_kwargs={"n_workers": workers, "threads_per_worker": 1, "processes": True,
                                                     "dashboard_address": None})
     return ThreadPoolTaskRunner(max_workers=1)

@@ -11,6 +11,7 @@ from typing import Any
 from prefect import flow
 
 from flows.paths import recipe_paths
+from quarry.config import Params
 from quarry.params import get, load_params
 from tasks.caching import cached_task, run_verified
 
@@ -34,42 +35,44 @@ def recipe_task(recipe: str, config: str, overrides: list[str], output_dir: str,
 
 
 @flow(name="tokenizer")
-def tokenizer(dataset: str, out_dir: str, params_file: str | None = None) -> dict[str, Any]:
-    params = load_params(params_file)
+def tokenizer(dataset: str, out_dir: str, params_file: str | None = None,
+              params: Params | None = None) -> dict[str, Any]:
+    settings = load_params(params_file, params)
     (result,) = run_verified(train_tokenizer_task, [{"dataset": Path(dataset), "out_dir": out_dir,
-                                                     "tokenizer_params": params.get("tokenizer") or {}}])
+                                                     "tokenizer_params": settings["tokenizer"]}])
     return result
 
 
 @flow(name="tokenize")
-def tokenize(dataset: str, tokenizer_dir: str, out_dir: str, params_file: str | None = None) -> dict[str, Any]:
+def tokenize(dataset: str, tokenizer_dir: str, out_dir: str, params_file: str | None = None,
+             params: Params | None = None) -> dict[str, Any]:
     """Token shards of the dataset version with the trained tokenizer; returns the manifest."""
     from quarry.training.tokens import TokenizeConfig, plan, tokenizer_spec, write_manifest
     from tasks.tokenize import shard_calls, tokenize_shard_task
 
-    config = TokenizeConfig.from_params(load_params(params_file).get("tokenize"))
+    config = TokenizeConfig.from_params(load_params(params_file, params)["tokenize"])
     jobs = plan(dataset, config)
     entries = run_verified(tokenize_shard_task, shard_calls(jobs, tokenizer_dir, out_dir, config))
     return write_manifest(out_dir, dataset, tokenizer_spec(tokenizer_dir), config, jobs, entries)
 
 
 @flow(name="train")
-def train(section: str = "train", params_file: str | None = None) -> dict[str, Any]:
+def train(section: str = "train", params_file: str | None = None, params: Params | None = None) -> dict[str, Any]:
     """Run the recipe of params.yaml ``section`` (train or finetune)."""
-    return run_section(section, params_file)
+    return run_section(section, params_file, params)
 
 
 @flow(name="finetune")
-def finetune(params_file: str | None = None) -> dict[str, Any]:
+def finetune(params_file: str | None = None, params: Params | None = None) -> dict[str, Any]:
     """Run the recipe of params.yaml ``finetune`` (the pretrained checkpoint adapted)."""
-    return run_section("finetune", params_file)
+    return run_section("finetune", params_file, params)
 
 
-def run_section(section: str, params_file: str | None = None) -> dict[str, Any]:
-    params = load_params(params_file)
-    spec = get(params, section)
+def run_section(section: str, params_file: str | None = None, params: Params | None = None) -> dict[str, Any]:
+    settings = load_params(params_file, params)
+    spec = get(settings, section)
     # The pipeline's folders win over the section's own: they are the outs dvc.yaml tracks.
-    overrides = {**(spec.get("overrides") or {}), **recipe_paths(section, params)}
+    overrides = {**spec["overrides"], **recipe_paths(section, settings)}
     output_dir = str(overrides.pop("output_dir"))
     inputs = [Path(str(overrides[key])) for key in ("dataset.path", "dataset.tokens", "tokenizer.path", "base_model")
               if key in overrides]

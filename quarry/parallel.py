@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
@@ -10,6 +11,21 @@ from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+
+# Worker processes of one run on this machine, set in each of them by the executor that started them
+# (quarry.engine.local, flows.runners); per-process state sizes itself to its share of the cores.
+PROCESSES_PER_MACHINE = "QUARRY_PROCESSES_PER_MACHINE"
+
+
+def share_machine(processes: int) -> None:
+    """This process is one of ``processes`` workers sharing the machine (a pool initializer)."""
+    os.environ[PROCESSES_PER_MACHINE] = str(max(1, int(processes)))
+
+
+def cores_per_process() -> int:
+    """This process's share of the machine's cores."""
+    return max(1, (os.cpu_count() or 1) // max(1, int(os.environ.get(PROCESSES_PER_MACHINE) or 1)))
 
 
 def progress_bar() -> Progress:

@@ -5,17 +5,18 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from quarry.config import load
+from quarry.config import Params, load
 from quarry.errors import ConfigError
 from quarry.hashing import value_hash
 
 _MISSING = object()
 
 
-def load_params(path: str | os.PathLike | None = None) -> dict[str, Any]:
+def load_params(path: str | os.PathLike | None = None, given: Params | None = None) -> dict[str, Any]:
     """params.yaml checked whole against quarry.config.Params (a typo or a wrong type anywhere is a
-    ConfigError naming the file and key), as plain values with every default filled in."""
-    return load(path).as_dict()
+    ConfigError naming the file and key), as plain values with every default filled in; ``given``
+    (typed params a flow run received, from the Prefect UI say) is used instead of the file."""
+    return (given if given is not None else load(path)).as_dict()
 
 
 def get(params: dict[str, Any], dotted: str, default: Any = _MISSING) -> Any:

@@ -8,9 +8,10 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from quarry.engine.stage import Global, GlobalJob, Map, ShardJob, Stage
-from quarry.parallel import map_shards
+from quarry.parallel import map_shards, share_machine
 
 log = logging.getLogger("quarry.stage")
+
 
 
 class LocalExecutor:
@@ -21,11 +22,14 @@ class LocalExecutor:
 
     def map(self, stage: Stage, phase: Map, jobs: list[ShardJob], config: Any) -> list[Any]:
         if self.workers > 1 and len(jobs) > 1 and self._pool is None:
-            self._pool = ProcessPoolExecutor(max_workers=self.workers)
+            self._pool = ProcessPoolExecutor(max_workers=self.workers, initializer=share_machine,
+                                             initargs=(self.workers,))
         return map_shards(phase.fn, [(job, config) for job in jobs], workers=self.workers,
                           description=f"{stage.name}: {phase.name}", pool=self._pool)
 
     def run_global(self, stage: Stage, phase: Global, job: GlobalJob, config: Any) -> dict:
+        if self._pool is not None:  # a worker holds the state the maps built (the ScanCode index)
+            return self._pool.submit(phase.fn, job, config).result()
         return phase.fn(job, config)
 
     def log(self, message: str) -> None:

@@ -27,6 +27,7 @@ import orjson
 from quarry.licenses.engine import WORKER_SCRIPT, ScanCodeWorker, scancode_python, scancode_version
 from quarry.licenses.known import KnownLicenses
 from quarry.licenses.normalize import license_part, normal_key, normalize
+from quarry.parallel import cores_per_process
 from quarry.paths import state_dir
 from quarry.records import atomic_write_bytes
 
@@ -41,14 +42,16 @@ def default_cache_dir() -> Path:
 
 
 def default_workers() -> int:
-    """ScanCode workers a detector may start: one per core, as many as memory holds (each ~2 GB)."""
+    """ScanCode workers a detector may start: its process's share of the cores (the worker processes
+    of a run each have a detector), as many as its share of memory holds (each ~2 GB)."""
     try:
         with open("/proc/meminfo") as meminfo:
             available = next(int(line.split()[1]) for line in meminfo if line.startswith("MemAvailable:"))
         by_memory = max(1, available // (2 * 1024 * 1024))
     except (OSError, StopIteration, ValueError):
         by_memory = 1
-    return max(1, min(os.cpu_count() or 1, by_memory))
+    processes = max(1, (os.cpu_count() or 1) // cores_per_process())
+    return max(1, min(cores_per_process(), by_memory // processes))
 
 
 @dataclass

@@ -167,11 +167,19 @@ def test_the_layout_comes_from_pipeline_paths_everywhere(tmp_path):
     assert recipe_paths("train", params)["model.vocab_size"] == params["tokenizer"]["vocab_size"]
 
 
-def test_the_pipeline_flow_shows_typed_sections_to_the_prefect_ui():
+def test_every_flow_shows_typed_sections_to_the_prefect_ui():
     from prefect.utilities.callables import parameter_schema
 
     from flows.pipeline import pipeline
+    from flows.stages import stage_calls
 
-    schema = parameter_schema(pipeline.fn).model_dump()
-    assert "params" in schema["properties"]
-    assert {"DedupParams", "SnapshotParams", "EvaluateParams"} <= set(schema["definitions"])
+    flows = [pipeline, *(flow_obj for flow_obj, _ in stage_calls(Params().as_dict(), None).values())]
+    for flow_obj in flows:
+        schema = parameter_schema(flow_obj.fn).model_dump()
+        assert "params" in schema["properties"], flow_obj.name
+        assert {"DedupParams", "SnapshotParams", "EvaluateParams"} <= set(schema["definitions"]), flow_obj.name
+
+
+def test_typed_params_given_to_a_flow_replace_the_file(tmp_path):
+    given = with_overrides(Params(), {"assemble.name": "from-the-ui"})
+    assert load_params(tmp_path / "absent.yaml", given)["assemble"]["name"] == "from-the-ui"
