@@ -20,6 +20,8 @@ from quarry.engine.stage import Global, GlobalJob, Map, ShardJob, Stage, phase_r
 from tasks.caching import cached_task, run_verified
 
 TASKS_PER_STAGE = 2000
+TASKS_PER_WORKER = 4   # per map phase: enough to balance uneven shards, few enough that orchestration
+                       # (a task run, a persisted result, an output check each) stays small beside the work
 
 
 @cached_task(outputs=("outputs",), task_run_name="{label}")
@@ -29,9 +31,21 @@ def run_phase(phase: str, label: str, jobs: list[ShardJob | GlobalJob], config: 
     return [fn(job, config) for job in jobs]
 
 
-def batches(jobs: list, budget: int) -> list[list]:
-    size = max(1, math.ceil(len(jobs) / max(1, budget)))
+def batches(jobs: list, budget: int, workers: int = 1) -> list[list]:
+    """Consecutive jobs grouped into at most ``budget`` tasks, and into about TASKS_PER_WORKER tasks
+    per worker when there are more shards than that (the bytes written are the same either way)."""
+    size = max(1, math.ceil(len(jobs) / max(1, budget)), len(jobs) // (TASKS_PER_WORKER * max(1, workers)))
     return [jobs[i:i + size] for i in range(0, len(jobs), size)]
+
+
+def runner_workers() -> int:
+    """Workers of the running flow's task runner: a Dask cluster's (local or at an address), else 1."""
+    from prefect.context import FlowRunContext
+
+    runner = getattr(FlowRunContext.get(), "task_runner", None)
+    if hasattr(runner, "client"):  # prefect-dask: the cluster has started with the flow run
+        return max(1, len(runner.client.scheduler_info().get("workers", {})))
+    return 1
 
 
 class PrefectExecutor:
@@ -46,7 +60,7 @@ class PrefectExecutor:
         calls = [{"phase": phase_ref(phase.fn), "config": config, "jobs": batch,
                   "label": f"{label} {batch[0].name}" + (f" (+{len(batch) - 1})" if len(batch) > 1 else ""),
                   "outputs": [path for job in batch for path in job.outputs()]}
-                 for batch in batches(jobs, self.tasks_per_stage // maps)]
+                 for batch in batches(jobs, self.tasks_per_stage // maps, runner_workers())]
         return [result for batch in run_verified(run_phase, calls) for result in batch]
 
     def run_global(self, stage: Stage, phase: Global, job: GlobalJob, config: Any) -> dict:
