@@ -49,9 +49,10 @@ def use_detector(found: CachedDetector, batch_size: int) -> None:
     provide(_detector_key(batch_size), found)
 
 
-def survey_shard_phase(job: ShardJob, config: dict[str, Any]) -> dict[str, dict]:
+def survey_shard_phase(job: ShardJob, config: dict[str, Any]) -> Path:
     """One shard's part of every origin's survey (license-bearing files at any depth, folders,
-    reserved-rights markings); its file-level statements go to ScanCode (the cache) here."""
+    reserved-rights markings); its file-level statements go to ScanCode (the cache) here. The survey
+    is written to the shard's work folder: it holds license texts, too large to travel as a result."""
     surveys: Surveys = {}
     statements: set[str] = set()
     for record in read_records(job.src):
@@ -60,13 +61,16 @@ def survey_shard_phase(job: ShardJob, config: dict[str, Any]) -> dict[str, dict]
         if statement:
             statements.add(statement)
     detector(config).detect(sorted(statements))
-    return {origin: survey.to_dict() for origin, survey in sorted(surveys.items())}
+    target = Path(job.work) / "survey.json"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_json(target, {origin: survey.to_dict() for origin, survey in sorted(surveys.items())})
+    return target
 
 
 def decide_phase(job: GlobalJob, config: dict[str, Any]) -> dict:
     surveys: Surveys = {}
-    for shard_surveys in job.results["survey"]:  # in shard order: one origin may span shards
-        for origin, data in shard_surveys.items():
+    for shard_survey in job.results["survey"]:  # in shard order: one origin may span shards
+        for origin, data in read_json(shard_survey).items():
             part = OriginSurvey.from_dict(data)
             if origin in surveys:
                 surveys[origin].merge(part)
