@@ -4,6 +4,7 @@ or flag per shard, with a report of every match."""
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 
 from quarry.curate.decontaminate import (
@@ -23,12 +24,18 @@ from quarry.hashing import tree_hash
 from quarry.records import write_json
 
 
-def eval_items_phase(job: ShardJob, config: DecontaminationConfig) -> list:
-    return test_split_items(str(job.src), config) if config.test_split is not None else []
+def eval_items_phase(job: ShardJob, config: DecontaminationConfig) -> Path:
+    """The shard's test-split items (their n-grams), in the shard's work folder: together they are
+    far larger than a task result should be (110 MiB of Dask graph on 250 MB of code)."""
+    items = test_split_items(str(job.src), config) if config.test_split is not None else []
+    target = Path(job.work) / "eval_items.pickle"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(pickle.dumps(items, protocol=5))
+    return target
 
 
 def index_phase(job: GlobalJob, config: DecontaminationConfig) -> dict:
-    items = [item for found in job.results["eval_items"] for item in found]
+    items = [item for found in job.results["eval_items"] for item in pickle.loads(Path(found).read_bytes())]
     for name in config.eval_files:
         items.extend(eval_file_items(name, config))
     folder = Path(job.work)
