@@ -93,14 +93,42 @@ def running_api() -> str | None:
     return current["url"] if current and healthy(current["url"]) else None
 
 
+STOP_SECONDS = 30
+
+
 def stop_api() -> bool:
-    """Stop the project's local server; False when none was running."""
+    """Stop the project's local server and wait until its processes are gone (SIGTERM, then
+    SIGKILL after STOP_SECONDS); False when none was running."""
     state = _folder() / "server.json"
     if not state.is_file():
         return False
     current = json.loads(state.read_text())
     state.unlink()
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(current["pid"], signal.SIGTERM)
+    group = current["pid"]  # the server leads its own process group (start_new_session)
+    for sig, seconds in ((signal.SIGTERM, STOP_SECONDS), (signal.SIGKILL, 5)):
+        try:
+            os.killpg(group, sig)
+        except ProcessLookupError:
+            return sig == signal.SIGKILL
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            if not _group_alive(group):
+                return True
+            time.sleep(0.1)
+    return True
+
+
+def _group_alive(group: int) -> bool:
+    """Whether a process of ``group`` still runs (zombies, already ended, do not count)."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[2]) == group and fields[0] != "Z":  # state, ppid, pgrp
+                return True
+    if not Path("/proc/self/stat").exists():  # no procfs (macOS): ask the kernel
+        try:
+            os.killpg(group, 0)
+        except ProcessLookupError:
+            return False
         return True
     return False
