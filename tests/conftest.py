@@ -32,19 +32,7 @@ def checkout_files() -> set[str] | None:
 _BEFORE = checkout_files()
 
 
-def _stop_ephemeral_prefect_servers() -> None:
-    """Prefect stops the temporary servers of in-process flow runs at exit, logging to a console
-    pytest has closed by then; stopping them here keeps the run's end clean."""
-    import sys
-
-    server = sys.modules.get("prefect.server.api.server")
-    if server is not None:
-        for instance in list(server.SubprocessASGIServer._instances.values()):
-            instance.stop()
-
-
 def pytest_sessionfinish(session, exitstatus):
-    _stop_ephemeral_prefect_servers()
     shutil.rmtree(_HOME, ignore_errors=True)
     after = checkout_files()
     if _BEFORE is None or after is None:
