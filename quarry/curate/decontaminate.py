@@ -225,13 +225,15 @@ class EvalIndex:
 class ShardHits:
     """What the training documents of one shard share with the evaluation index."""
 
-    counts: np.ndarray                                   # per index n-gram: documents containing it
+    positions: np.ndarray                                # index n-grams found in the shard (sorted, unique)
+    counts: np.ndarray                                   # ... and how many of its documents contain each
     rows: dict[int, list[tuple[int, int, int]]]          # row -> [(index position, word offset, window)]
     documents: int = 0                                   # training documents scanned
+    # Sparse: a shard touches few of the index's n-grams, and a dense count per n-gram and shard
+    # would grow with shards x index (gigabytes per shard at 1 TB).
 
 
 def scan_shard(src: Path, index: EvalIndex, config: DecontaminationConfig) -> ShardHits:
-    counts = np.zeros(len(index.hashes), dtype=np.int64)
     rows: dict[int, list[tuple[int, int, int]]] = {}
     documents = 0
     for row, record in enumerate(read_records(src)):
@@ -247,9 +249,11 @@ def scan_shard(src: Path, index: EvalIndex, config: DecontaminationConfig) -> Sh
             for position, offset in zip(positions.tolist(), offsets.tolist(), strict=True):
                 found.setdefault(position, (offset, window))
         if found:
-            counts[list(found)] += 1
             rows[row] = sorted((position, offset, window) for position, (offset, window) in found.items())
-    return ShardHits(counts, rows, documents)
+    # each row lists a position once, so its count is the number of documents holding that n-gram
+    found_positions = [position for hits in rows.values() for position, _, _ in hits]
+    positions, counts = np.unique(np.array(found_positions, dtype=np.int64), return_counts=True)
+    return ShardHits(positions, counts.astype(np.int64), rows, documents)
 
 
 def common_ngrams(shards: list[ShardHits], index: EvalIndex, config: DecontaminationConfig) -> np.ndarray:
@@ -257,7 +261,7 @@ def common_ngrams(shards: list[ShardHits], index: EvalIndex, config: Decontamina
     total = np.zeros(len(index.hashes), dtype=np.int64)
     documents = 0
     for hits in shards:
-        total += hits.counts
+        total[hits.positions] += hits.counts
         documents += hits.documents
     benchmark_cap = max(config.max_train_documents, math.ceil(config.common_share * documents))
     return np.stack([total > benchmark_cap, total > config.max_train_documents])  # [own?][position]

@@ -48,12 +48,18 @@ def _index(built: dict) -> EvalIndex:
     return per_process(("eval-index", str(built["index"]), built["digest"]), lambda: EvalIndex.load(built["index"]))
 
 
-def scan_shard_phase(job: ShardJob, config: DecontaminationConfig):
-    return scan_shard(job.src, _index(job.inputs["index"]), config)
+def scan_shard_phase(job: ShardJob, config: DecontaminationConfig) -> Path:
+    """The shard's overlaps with the index, in its work folder (a file, like the eval items: the
+    decision reads every shard's, and results travel through the task runner)."""
+    target = Path(job.work) / "hits.pickle"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(pickle.dumps(scan_shard(job.src, _index(job.inputs["index"]), config), protocol=5))
+    return target
 
 
 def decide_phase(job: GlobalJob, config: DecontaminationConfig) -> dict:
-    decisions, common = decide(job.results["scan"], _index(job.results["index"]), config)
+    hits = [pickle.loads(Path(found).read_bytes()) for found in job.results["scan"]]
+    decisions, common = decide(hits, _index(job.results["index"]), config)
     return {"shards": decisions, "ignored_common_in_train": common}
 
 
