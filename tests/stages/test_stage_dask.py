@@ -45,15 +45,18 @@ def cluster(tmp_path):
 
 FLOW = """
 import sys
-from flows.server import ensure_api, stop_api
+from flows.server import ensure_api
 ensure_api()  # before Prefect is imported: this process and the workers share one server
-try:
-    from flows.curate import curate
-    from flows.runners import task_runner
-    curate.with_options(task_runner=task_runner(dask_address=sys.argv[1]))(*sys.argv[2:])
-finally:
-    stop_api()
+from flows.curate import curate
+from flows.runners import task_runner
+curate.with_options(task_runner=task_runner(dask_address=sys.argv[1]))(*sys.argv[2:])
 """
+
+
+def worker_state(dask_worker) -> tuple:
+    """What QuarryWorkerSetup leaves on a worker: the forwarded home, no pinned malloc threshold, no profiler."""
+    return os.environ.get("QUARRY_HOME"), os.environ.get("MALLOC_TRIM_THRESHOLD_"), \
+        "profile" in dask_worker.periodic_callbacks
 
 
 def test_curate_on_a_dask_cluster_writes_the_same_bytes(cluster, tmp_path):
@@ -64,9 +67,18 @@ def test_curate_on_a_dask_cluster_writes_the_same_bytes(cluster, tmp_path):
     (tmp_path / "params.yaml").write_text("pipeline: {}\n")
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}, "PYTHONPATH": str(REPO),
            "QUARRY_HOME": str(tmp_path)}
-    done = subprocess.run([sys.executable, "-c", FLOW, cluster, str(corpus["snapshot"]), str(tmp_path / "dask"),
-                           str(corpus["params"])], cwd=tmp_path, env=env, capture_output=True, text=True)
+    try:
+        done = subprocess.run([sys.executable, "-c", FLOW, cluster, str(corpus["snapshot"]), str(tmp_path / "dask"),
+                               str(corpus["params"])], cwd=tmp_path, env=env, capture_output=True, text=True)
+    finally:  # after the flow's process has sent its last events
+        subprocess.run([str(BIN / "quarry"), "server", "stop"], cwd=tmp_path, env=env, capture_output=True)
     assert done.returncode == 0, done.stderr[-5000:]
+    import cloudpickle
+    from distributed import Client
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import this test module
+    with Client(cluster) as client:
+        assert set(client.run(worker_state).values()) == {(str(tmp_path), None, False)}
     for stage in CURATION:
         assert tree(tmp_path / "dask" / stage.folder) == tree(tmp_path / "cli" / stage.folder), stage.name
     assert len((tmp_path / ".quarry" / "prefect" / "servers.log").read_text().splitlines()) == 1
