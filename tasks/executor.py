@@ -1,9 +1,9 @@
 """The Prefect executor: every phase of a stage as cached Prefect tasks over its shards.
 
-A map phase becomes one task run per shard (per batch of consecutive shards once a stage has
-more shards than its task budget: a 1 TB corpus of 8 MB shards is 2,000 tasks per stage, not
-125,000), a global phase one task run; they run on the flow's task runner (threads, or
-prefect-dask's DaskTaskRunner on a LocalCluster or a scheduler address). The cache key is the
+A map phase becomes a few task runs per worker, each over consecutive shards (at most
+2,000 per stage: a 1 TB corpus of 8 MB shards is not 125,000 tasks), a global phase one task
+run; they run on the flow's task runner (threads, or prefect-dask's DaskTaskRunner on a
+LocalCluster or a scheduler address). The cache key is the
 phase function's name and the library code, the typed config and the content of the inputs (the
 input shards, earlier phases' result files); a cache hit whose output files are missing or
 changed runs again (tasks.caching.run_verified).
@@ -20,8 +20,9 @@ from quarry.engine.stage import Global, GlobalJob, Map, ShardJob, Stage, phase_r
 from tasks.caching import cached_task, run_verified
 
 TASKS_PER_STAGE = 2000
-TASKS_PER_WORKER = 4   # per map phase: enough to balance uneven shards, few enough that orchestration
-                       # (a task run, a persisted result, an output check each) stays small beside the work
+TASKS_PER_WORKER = 4   # per map phase: a Prefect task costs ~0.15 CPU-s of orchestration (submission,
+                       # task engine, the server's records), yet the license survey's cost is lumpy
+                       # (one text can take ScanCode seconds): 2 per worker balanced it worse
 
 
 @cached_task(outputs=("outputs",), task_run_name="{label}")
@@ -32,10 +33,13 @@ def run_phase(phase: str, label: str, jobs: list[ShardJob | GlobalJob], config: 
 
 
 def batches(jobs: list, budget: int, workers: int = 1) -> list[list]:
-    """Consecutive jobs grouped into at most ``budget`` tasks, and into about TASKS_PER_WORKER tasks
-    per worker when there are more shards than that (the bytes written are the same either way)."""
-    size = max(1, math.ceil(len(jobs) / max(1, budget)), len(jobs) // (TASKS_PER_WORKER * max(1, workers)))
-    return [jobs[i:i + size] for i in range(0, len(jobs), size)]
+    """Consecutive jobs in at most ``budget`` tasks and TASKS_PER_WORKER tasks per worker, sizes
+    differing by at most one. Consecutive: neighbouring shards often hold one origin, whose license
+    texts one worker then detects once. The bytes written are the same for any grouping."""
+    count = max(1, min(len(jobs), budget, TASKS_PER_WORKER * max(1, workers)))
+    size, extra = divmod(len(jobs), count)
+    bounds = [i * size + min(i, extra) for i in range(count + 1)]
+    return [jobs[start:end] for start, end in zip(bounds, bounds[1:])]
 
 
 def runner_workers() -> int:
@@ -57,11 +61,16 @@ class PrefectExecutor:
     def map(self, stage: Stage, phase: Map, jobs: list[ShardJob], config: Any) -> list[Any]:
         label = stage.name if phase.writes else f"{stage.name} {phase.name}"  # shard tasks read as the stage
         maps = sum(isinstance(p, Map) for p in stage.phases)
-        calls = [{"phase": phase_ref(phase.fn), "config": config, "jobs": batch,
-                  "label": f"{label} {batch[0].name}" + (f" (+{len(batch) - 1})" if len(batch) > 1 else ""),
-                  "outputs": [path for job in batch for path in job.outputs()]}
-                 for batch in batches(jobs, self.tasks_per_stage // maps, runner_workers())]
-        return [result for batch in run_verified(run_phase, calls) for result in batch]
+        grouped = batches(list(range(len(jobs))), self.tasks_per_stage // maps, runner_workers())
+        calls = [{"phase": phase_ref(phase.fn), "config": config, "jobs": [jobs[i] for i in batch],
+                  "label": f"{label} {jobs[batch[0]].name}" + (f" (+{len(batch) - 1})" if len(batch) > 1 else ""),
+                  "outputs": [path for i in batch for path in jobs[i].outputs()]}
+                 for batch in grouped]
+        results: list[Any] = [None] * len(jobs)
+        for batch, answers in zip(grouped, run_verified(run_phase, calls), strict=True):
+            for i, answer in zip(batch, answers, strict=True):
+                results[i] = answer
+        return results
 
     def run_global(self, stage: Stage, phase: Global, job: GlobalJob, config: Any) -> dict:
         [[result]] = run_verified(run_phase, [{"phase": phase_ref(phase.fn), "label": f"{stage.name} {phase.name}",

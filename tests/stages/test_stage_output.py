@@ -98,7 +98,8 @@ def test_a_stage_never_has_more_tasks_than_its_budget():
     jobs = list(range(125_000))  # 1 TB of 8 MB shards
     grouped = batches(jobs, TASKS_PER_STAGE)
     assert len(grouped) <= TASKS_PER_STAGE and [j for batch in grouped for j in batch] == jobs
-    assert batches(jobs[:7], TASKS_PER_STAGE) == [[j] for j in range(7)]  # small stages: one task per shard
-    # more shards than a few per worker: consecutive shards share a task, about 4 tasks per worker
+    assert batches(jobs[:3], TASKS_PER_STAGE, workers=2) == [[0], [1], [2]]  # few shards: one task each
+    # more shards than a few per worker: consecutive shards share a task, 4 tasks per worker, even sizes
     grouped = batches(jobs[:33], TASKS_PER_STAGE, workers=2)
-    assert [len(batch) for batch in grouped] == [4] * 8 + [1] and sum(grouped, []) == jobs[:33]
+    assert [len(batch) for batch in grouped] == [5] + [4] * 7 and sum(grouped, []) == jobs[:33]
+    assert len(batches(jobs, TASKS_PER_STAGE, workers=1000)) == TASKS_PER_STAGE
