@@ -113,9 +113,6 @@ else:
         return curate(shards, out, params, PrefectExecutor())
     runs = bench.with_options(task_runner=task_runner(dask_address=address))()
 wall = time.perf_counter() - start
-if kind == "dask":
-    from flows.server import stop_api
-    stop_api()
 print("RESULT " + json.dumps({"wall_s": wall, "hash": tree_hash(out / CURATION[-1].folder),
       "stages": {r.stage: {"seconds": r.seconds, "phases": r.phases, "input_mb": r.input_bytes / 1e6,
                             "kept": r.ledger["kept"]} for r in runs}}))
@@ -164,6 +161,9 @@ def run(kind: str, workers: int, shards: Path, scratch: Path) -> dict:
         output, _ = process.communicate()
         peak = round(sum(p.stop_mb() for p in peaks), 1)
     finally:
+        if kind == "dask":  # after the run's process has sent its last events to the server
+            subprocess.run([str(BIN / "quarry"), "server", "stop"], cwd=home, env=environment(home),
+                           capture_output=True, timeout=120)
         for p in cluster:
             p.terminate()
             p.wait(timeout=60)
