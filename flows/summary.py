@@ -3,6 +3,7 @@ BPB table, and where to look in MLflow and Prefect."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from rich.console import Console
@@ -52,8 +53,13 @@ def print_demo_summary(console: Console, params_file: str | None = None) -> None
         console.print(table)
     console.print(f"MLflow: runs in {tracking_uri()}; browse with `mlflow ui --backend-store-uri "
                   f"{tracking_uri()}` then http://127.0.0.1:5000")
-    console.print("Prefect: flow runs in .quarry/prefect; browse with `PREFECT_HOME=.quarry/prefect prefect server start` "
-                  "then http://127.0.0.1:4200")
+    from flows.server import running_api
+
+    if url := os.environ.get("PREFECT_API_URL") or running_api():
+        console.print(f"Prefect: flow runs at {url.removesuffix('/api')} (the project's server stays up for the next "
+                      "run; `quarry server stop` ends it)")
+    else:
+        console.print("Prefect: flow runs in .quarry/prefect; `quarry server status` shows the server once a flow ran")
 
 
 def _fmt(value: float | None) -> str:
