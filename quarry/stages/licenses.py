@@ -1,10 +1,11 @@
 """The licenses stage: a survey map, one decision over all shards, an assigning map.
 
 The survey reads each shard once (in parallel across workers): it collects each origin's
-license-bearing files at any depth (quarry.licenses.governance) and sends the shard's file-level
-statements to ScanCode through the shared content-hash cache. The global step merges the surveys
-in shard order (one origin may span shards) and decides every origin's governance; the assigning
-map gives each record the license of its nearest governing scope and applies the policy.
+license-bearing files at any depth (quarry.licenses.governance) and sends the shard's texts
+(file-level statements, license files, manifests, notices) to ScanCode through the shared
+content-hash cache. The global step merges the surveys in shard order (one origin may span
+shards) and decides every origin's governance, its texts already answered; the assigning map
+gives each record the license of its nearest governing scope and applies the policy.
 """
 
 from __future__ import annotations
@@ -51,8 +52,11 @@ def use_detector(found: CachedDetector, batch_size: int) -> None:
 
 def survey_shard_phase(job: ShardJob, config: dict[str, Any]) -> Path:
     """One shard's part of every origin's survey (license-bearing files at any depth, folders,
-    reserved-rights markings); its file-level statements go to ScanCode (the cache) here. The survey
-    is written to the shard's work folder: it holds license texts, too large to travel as a result."""
+    reserved-rights markings). ScanCode reads its texts here, in parallel across shards: the
+    file-level statements, and the license files, manifests and notices of the shard's part of each
+    origin (the decision then finds them in the cache; a notice read here may turn out moot when the
+    origin's license file lies in another shard). The survey is written to the shard's work folder:
+    it holds license texts, too large to travel as a result."""
     surveys: Surveys = {}
     statements: set[str] = set()
     for record in read_records(job.src):
@@ -61,6 +65,7 @@ def survey_shard_phase(job: ShardJob, config: dict[str, Any]) -> Path:
         if statement:
             statements.add(statement)
     detector(config).detect(sorted(statements))
+    detect_repo_licenses(surveys, detector(config))
     target = Path(job.work) / "survey.json"
     target.parent.mkdir(parents=True, exist_ok=True)
     write_json(target, {origin: survey.to_dict() for origin, survey in sorted(surveys.items())})
