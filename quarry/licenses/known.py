@@ -14,6 +14,7 @@ table is built once per ScanCode install and kept as JSON beside the answer cach
 
 from __future__ import annotations
 
+import fcntl
 import re
 from pathlib import Path
 from typing import Any
@@ -85,6 +86,14 @@ def build_table(folder: Path) -> dict[str, Any]:
     return {"version": TABLE_VERSION, "licenses": licenses, "spdx": unique(spdx_owners), "texts": unique(text_owners)}
 
 
+def _read_table(cache_file: Path) -> dict[str, Any] | None:
+    try:
+        table = orjson.loads(cache_file.read_bytes())
+    except (FileNotFoundError, orjson.JSONDecodeError):
+        return None
+    return table if table.get("version") == TABLE_VERSION else None
+
+
 class KnownLicenses:
     """Resolves texts from ScanCode's shipped license data (see the module docstring)."""
 
@@ -97,17 +106,17 @@ class KnownLicenses:
     def load(cls, python: Path, cache_file: Path) -> KnownLicenses | None:
         """The table of the ScanCode install of ``python``, built on first use and kept in ``cache_file``;
         None when that install ships no license folder."""
-        try:
-            table = orjson.loads(cache_file.read_bytes())
-            if table.get("version") == TABLE_VERSION:
-                return cls(table)
-        except (FileNotFoundError, orjson.JSONDecodeError):
-            pass
+        if (table := _read_table(cache_file)) is not None:
+            return cls(table)
         folder = licenses_folder(python)
         if folder is None:
             return None
-        table = build_table(folder)
-        atomic_write_bytes(cache_file, orjson.dumps(table))
+        cache_file.parent.mkdir(parents=True, exist_ok=True)
+        with open(cache_file.with_name(cache_file.name + ".lock"), "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # worker processes starting together build it once
+            if (table := _read_table(cache_file)) is None:
+                table = build_table(folder)
+                atomic_write_bytes(cache_file, orjson.dumps(table))
         return cls(table)
 
     def resolve(self, normal: str) -> dict[str, Any] | None:
