@@ -23,9 +23,17 @@ def share_machine(processes: int) -> None:
     os.environ[PROCESSES_PER_MACHINE] = str(max(1, int(processes)))
 
 
+def available_cores() -> int:
+    """The cores this process may run on (its CPU affinity: taskset, a container's cpuset), else all."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # no affinity on this platform
+        return max(1, os.cpu_count() or 1)
+
+
 def cores_per_process() -> int:
-    """This process's share of the machine's cores."""
-    return max(1, (os.cpu_count() or 1) // max(1, int(os.environ.get(PROCESSES_PER_MACHINE) or 1)))
+    """This process's share of the cores it may run on."""
+    return max(1, available_cores() // max(1, int(os.environ.get(PROCESSES_PER_MACHINE) or 1)))
 
 
 def progress_bar() -> Progress:

@@ -27,7 +27,7 @@ import orjson
 from quarry.licenses.engine import WORKER_SCRIPT, ScanCodeWorker, scancode_python, scancode_version
 from quarry.licenses.known import KnownLicenses
 from quarry.licenses.normalize import license_part, normal_key, normalize
-from quarry.parallel import cores_per_process
+from quarry.parallel import available_cores, cores_per_process
 from quarry.paths import state_dir
 from quarry.records import atomic_write_bytes
 
@@ -50,7 +50,7 @@ def default_workers() -> int:
         by_memory = max(1, available // (2 * 1024 * 1024))
     except (OSError, StopIteration, ValueError):
         by_memory = 1
-    processes = max(1, (os.cpu_count() or 1) // cores_per_process())
+    processes = max(1, available_cores() // cores_per_process())
     return max(1, min(cores_per_process(), by_memory // processes))
 
 
