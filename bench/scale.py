@@ -2,8 +2,8 @@
 deterministic corpus of real code (this interpreter's standard library, then every installed
 distribution, files in sorted order), three ways side by side:
 
-    local-1   the local executor, 1 process          (what `quarry filter` ... use)
-    local-2   the local executor, 2 processes
+    local-1   the local executor, 1 process on 1 core (its CPU affinity: ScanCode's workers share it)
+    local-2   the local executor, 2 processes on 2 cores
     dask-2    the DAG's Prefect executor on a real Dask cluster: `dask scheduler` and two
               `dask worker` processes on localhost
 
@@ -39,6 +39,7 @@ LANGUAGES = {".py": "Python", ".pyi": "Python", ".c": "C", ".h": "C", ".cpp": "C
              ".rst": "reStructuredText", ".txt": "Text", ".json": "JSON", ".toml": "TOML", ".cfg": "INI",
              ".yaml": "YAML", ".yml": "YAML", ".xml": "XML", ".pyx": "Cython"}
 MAX_FILE = 1_000_000
+PRELOAD = ["--preload", "tasks.executor", "--preload", "quarry.stages"]
 
 
 def source_roots() -> list[tuple[str, Path]]:
@@ -139,8 +140,11 @@ def start_cluster(home: Path, log: Path) -> tuple[str, list[subprocess.Popen]]:
     address = found.group(1)
     # two worker processes share this machine's cores (QUARRY_PROCESSES_PER_MACHINE)
     env = {**env, "QUARRY_PROCESSES_PER_MACHINE": "2"}
+    # --preload: the workers import the stage code as they start, as a local pool's processes fork from
+    # a parent that already did (docs/scale.md gives the same command for a real cluster)
     workers = [subprocess.Popen([str(BIN / "dask"), "worker", address, "--nthreads", "1", "--nworkers", "1",
-                                 "--no-dashboard"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+                                 "--no-dashboard", *PRELOAD], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                env=env)
                for _ in range(2)]
     return address, [scheduler, *workers]
 
@@ -154,8 +158,10 @@ def run(kind: str, workers: int, shards: Path, scratch: Path) -> dict:
     if kind == "dask":
         address, cluster = start_cluster(home, home / "cluster.log")
     try:
+        cores = sorted(os.sched_getaffinity(0))[:workers]  # a local run of N workers gets N cores, its
+        pin = (lambda: os.sched_setaffinity(0, cores)) if kind == "local" else None  # ScanCode workers too
         process = subprocess.Popen([sys.executable, "-c", RUN, kind, str(workers), address, str(shards),
-                                    str(home / "curated")], cwd=home, env=environment(home),
+                                    str(home / "curated")], cwd=home, env=environment(home), preexec_fn=pin,
                                    stdout=subprocess.PIPE, stderr=open(home / "run.log", "w"), text=True)
         peaks = [TreePeak(process.pid), *(TreePeak(p.pid) for p in cluster)]
         output, _ = process.communicate()
