@@ -25,6 +25,7 @@ from quarry.errors import QuarryError
 from quarry.paths import state_dir
 
 STARTUP_SECONDS = 240
+SERVER_NICENESS = 10   # the server yields the cores to the stages' workers; it catches up when they idle
 
 
 def _folder() -> Path:
@@ -56,6 +57,8 @@ def _start(folder: Path) -> dict:
         process = subprocess.Popen([sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1",
                                     "--port", str(port)], stdout=log, stderr=subprocess.STDOUT, env=env,
                                    start_new_session=True)  # outlives this run, for the next stage
+    with contextlib.suppress(OSError):  # a bookkeeper: it records the work, it must not slow it down
+        os.setpriority(os.PRIO_PROCESS, process.pid, SERVER_NICENESS)
     deadline = time.monotonic() + STARTUP_SECONDS
     while not healthy(url):
         if process.poll() is not None or time.monotonic() > deadline:
