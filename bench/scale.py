@@ -198,7 +198,7 @@ def project(measured: dict, corpus_mb: float, documents: int, workers: int) -> d
     from one run's per-phase seconds (the one-process run: no contention for the cores): map
     phases scale with data / workers, global phases with data alone (they run in one process)."""
     from quarry.stages import CURATION
-    from tasks.executor import TASKS_PER_STAGE
+    from tasks.batching import TASKS_PER_STAGE
 
     kinds = {(stage.name, phase.name): type(phase).__name__ for stage in CURATION for phase in stage.phases}
     out = {}

@@ -1,28 +1,23 @@
 """The Prefect executor: every phase of a stage as cached Prefect tasks over its shards.
 
-A map phase becomes a few task runs per worker, each over consecutive shards (at most
-2,000 per stage: a 1 TB corpus of 8 MB shards is not 125,000 tasks), a global phase one task
-run; they run on the flow's task runner (threads, or prefect-dask's DaskTaskRunner on a
-LocalCluster or a scheduler address). The cache key is the
-phase function's name and the library code, the typed config and the content of the inputs (the
-input shards, earlier phases' result files); a cache hit whose output files are missing or
-changed runs again (tasks.caching.run_verified).
+A map phase becomes a few task runs per worker, each over consecutive shards (tasks.batching: at
+most 2,000 per stage, so a 1 TB corpus of 8 MB shards is not 125,000 tasks), a global phase one
+task run; they run on the flow's task runner (threads, or prefect-dask's DaskTaskRunner on a
+LocalCluster or a scheduler address). The cache key is the phase function's name and the library
+code, the typed config and the content of the inputs (the input shards, earlier phases' result
+files); a cache hit whose output files are missing or changed runs again
+(tasks.caching.run_verified).
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from prefect import get_run_logger
 
 from quarry.engine.stage import Global, GlobalJob, Map, ShardJob, Stage, phase_ref, resolve_phase
+from tasks.batching import TASKS_PER_STAGE, batches, runner_workers
 from tasks.caching import cached_task, run_verified
-
-TASKS_PER_STAGE = 2000
-TASKS_PER_WORKER = 4   # per map phase: a Prefect task costs ~0.15 CPU-s of orchestration (submission,
-                       # task engine, the server's records), yet the license survey's cost is lumpy
-                       # (one text can take ScanCode seconds): 2 per worker balanced it worse
 
 
 @cached_task(outputs=("outputs",), task_run_name="{label}")
@@ -30,26 +25,6 @@ def run_phase(phase: str, label: str, jobs: list[ShardJob | GlobalJob], config: 
     """``phase`` (module:function) on each job; ``outputs`` are the files and folders they write."""
     fn = resolve_phase(phase)
     return [fn(job, config) for job in jobs]
-
-
-def batches(jobs: list, budget: int, workers: int = 1) -> list[list]:
-    """Consecutive jobs in at most ``budget`` tasks and TASKS_PER_WORKER tasks per worker, sizes
-    differing by at most one. Consecutive: neighbouring shards often hold one origin, whose license
-    texts one worker then detects once. The bytes written are the same for any grouping."""
-    count = max(1, min(len(jobs), budget, TASKS_PER_WORKER * max(1, workers)))
-    size, extra = divmod(len(jobs), count)
-    bounds = [i * size + min(i, extra) for i in range(count + 1)]
-    return [jobs[start:end] for start, end in zip(bounds, bounds[1:])]
-
-
-def runner_workers() -> int:
-    """Workers of the running flow's task runner: a Dask cluster's (local or at an address), else 1."""
-    from prefect.context import FlowRunContext
-
-    runner = getattr(FlowRunContext.get(), "task_runner", None)
-    if hasattr(runner, "client"):  # prefect-dask: the cluster has started with the flow run
-        return max(1, len(runner.client.scheduler_info().get("workers", {})))
-    return 1
 
 
 class PrefectExecutor:

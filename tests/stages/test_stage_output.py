@@ -93,7 +93,7 @@ def test_files_follow_the_umask(tmp_path):
 
 
 def test_a_stage_never_has_more_tasks_than_its_budget():
-    from tasks.executor import TASKS_PER_STAGE, batches
+    from tasks.batching import TASKS_PER_STAGE, batches
 
     jobs = list(range(125_000))  # 1 TB of 8 MB shards
     grouped = batches(jobs, TASKS_PER_STAGE)

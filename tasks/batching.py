@@ -1,0 +1,29 @@
+"""How many Prefect tasks a map over shards (or origins) becomes: a few per worker of the flow's
+task runner, never more than TASKS_PER_STAGE, each over consecutive items."""
+
+from __future__ import annotations
+
+TASKS_PER_STAGE = 2000
+TASKS_PER_WORKER = 4   # per map phase: a Prefect task costs ~0.15 CPU-s of orchestration (submission,
+                       # task engine, the server's records), yet the license survey's cost is lumpy
+                       # (one text can take ScanCode seconds): 2 per worker balanced it worse
+
+
+def batches(jobs: list, budget: int, workers: int = 1) -> list[list]:
+    """Consecutive jobs in at most ``budget`` tasks and TASKS_PER_WORKER tasks per worker, sizes
+    differing by at most one. Consecutive: neighbouring shards often hold one origin, whose license
+    texts one worker then detects once. The bytes written are the same for any grouping."""
+    count = max(1, min(len(jobs), budget, TASKS_PER_WORKER * max(1, workers)))
+    size, extra = divmod(len(jobs), count)
+    bounds = [i * size + min(i, extra) for i in range(count + 1)]
+    return [jobs[start:end] for start, end in zip(bounds, bounds[1:])]
+
+
+def runner_workers() -> int:
+    """Workers of the running flow's task runner: a Dask cluster's (local or at an address), else 1."""
+    from prefect.context import FlowRunContext
+
+    runner = getattr(FlowRunContext.get(), "task_runner", None)
+    if hasattr(runner, "client"):  # prefect-dask: the cluster has started with the flow run
+        return max(1, len(runner.client.scheduler_info().get("workers", {})))
+    return 1
