@@ -41,6 +41,9 @@ def register(app: typer.Typer) -> None:
               params_file: Path = typer.Option(None, "--params", help="params.yaml the runs use."),
               ) -> None:
         """Register the pipeline as a scheduled Prefect deployment and serve its runs (Ctrl-C stops)."""
+        from flows.server import ensure_api
+
+        ensure_api()  # the project's server (or PREFECT_API_URL): the one `quarry server status` names
         from flows.deployments import serve_pipeline
 
         serve_pipeline(name=name, cron=None if interval else cron, interval=interval,
