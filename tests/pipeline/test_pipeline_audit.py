@@ -28,7 +28,7 @@ def built(tmp_path_factory):
     root = make_project(tmp_path_factory.mktemp("embedded") / "project")
     params = small_params(shard_bytes=60000)
     params["snapshot"]["sources"] = [{"name": "installed", "kind": "installed", "include": [COPYLEFT, *PERMISSIVE],
-                                      "max_origin_bytes": 120000}]
+                                      "lock": None, "max_origin_bytes": 120000}]  # as installed here: no lock file
     write_params(root, params)
     for stage in ("snapshot", "curate", "assemble", "audit"):
         quarry(root, "flow", stage)
