@@ -1,10 +1,12 @@
-"""ScanCode is found from the installation, not from the folder `quarry` runs in."""
+"""The ScanCode worker: found from the installation, not from the folder `quarry` runs in; it leaves
+nothing in the temp folder."""
 
 import os
 import subprocess
 import sys
+import tempfile
 
-from quarry.licenses.engine import RECORDED_PYTHON
+from quarry.licenses.engine import RECORDED_PYTHON, ScanCodeWorker
 
 SCRIPT = """
 from quarry.licenses.engine import ScanCodeWorker
@@ -23,3 +25,15 @@ def test_scancode_found_from_a_folder_outside_the_project(tmp_path):
     python, result = done.stdout.splitlines()[:2]
     assert python == RECORDED_PYTHON.read_text(encoding="utf-8").strip()
     assert "mit" in result.lower()
+
+
+def test_a_worker_leaves_no_temp_folder_behind(monkeypatch, tmp_path):
+    """ScanCode creates a temp folder on import; the worker's own scratch folder takes it and goes."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    with ScanCodeWorker() as worker:
+        assert worker.detect(["SPDX-License-Identifier: MIT"])[0]
+        scratch = list(tmp_path.iterdir())
+        assert [p.name.startswith("quarry-scancode-") for p in scratch] == [True]
+        assert any(scratch[0].iterdir())  # ScanCode's own folder is inside it
+    assert list(tmp_path.iterdir()) == []
