@@ -84,7 +84,11 @@ def register(manifest: dict[str, Any], dataset_dir: Path, index: Iterable[dict],
     if changelog is not None:
         write_json(release / "changelog.json", changelog)
         (release / "CHANGELOG.md").write_text(changelog_md or "", encoding="utf-8")
-    write_json(release / "release.json", {"path": _portable(Path(dataset_dir)), "registered_at": time.time()})
+    info = release / "release.json"
+    # a rebuild of a registered version (a forced `dvc repro`) keeps its first registration time:
+    # the release folder, a DVC output, then holds the same bytes
+    first = read_json(info).get("registered_at") if info.is_file() else None
+    write_json(info, {"path": _portable(Path(dataset_dir)), "registered_at": first or time.time()})
     write_json(release / MANIFEST, manifest)  # last: a release with a manifest is complete
     return release
 

@@ -42,6 +42,16 @@ def test_rebuilds_are_byte_identical_for_any_worker_and_thread_count(curated, pa
     assert version_hash(read_json(tmp_path / "a/ds/manifest.json")) == first["version"]
 
 
+def test_rebuilding_a_version_leaves_its_release_files_as_they_were(curated, params, tmp_path, registry):
+    """DVC tracks the registry: a forced rebuild of the same version must not change a byte of it."""
+    manifest = qd.assemble(curated, tmp_path / "ds", params, ledgers=[curated], registry=registry)
+    release = Path(registry) / manifest["name"] / manifest["version"]
+    before = {p.name: p.read_bytes() for p in sorted(release.iterdir())}
+    assert "release.json" in before
+    qd.assemble(curated, tmp_path / "ds", params, ledgers=[curated], registry=registry)
+    assert {p.name: p.read_bytes() for p in sorted(release.iterdir())} == before
+
+
 def test_bytes_do_not_depend_on_how_the_sources_are_sharded(tmp_path, params, registry):
     records = [r for r in raw_records() if len(r["text"]) >= 40]
     one = qd.assemble(write_raw(tmp_path / "one", records, shards=1), tmp_path / "a", params, registry=registry)
