@@ -18,15 +18,17 @@ import yaml
 from flows.dag import DAG
 from quarry.records import read_json
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "licenses"))
+from licenses_helpers import license_text  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 SCANCODE_PYTHON = Path(os.environ.get("QUARRY_SCANCODE_PYTHON") or REPO / ".venv-scancode" / "bin" / "python")
-LICENSES = SCANCODE_PYTHON.parent.parent / "lib" / "python3.11" / "site-packages" / "licensedcode" / "data" / "licenses"
 
 WORDS = ("alpha beta gamma delta record shard token parse value index merge split count buffer stream "
          "reader writer config source target commit branch origin ledger filter window batch layer").split()
 
-# repository folder -> licence file copied from ScanCode's data
+# repository folder -> its LICENSE: the licence's text from ScanCode's data
 REPOS = {"repo-mit": "mit", "repo-apache": "apache-2.0", "repo-isc": "isc", "repo-gpl": "gpl-3.0"}
 
 
@@ -50,7 +52,7 @@ def write_sources(src: Path, files_per_repo: int = 10, seed: int = 0) -> None:
     for repo, license_key in REPOS.items():
         root = src / repo
         (root / "pkg").mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(LICENSES / f"{license_key}.LICENSE", root / "LICENSE")
+        (root / "LICENSE").write_text(license_text(license_key), encoding="utf-8")  # no YAML front matter
         (root / "README.md").write_text(
             f"# {repo}\n\n" + " ".join(rng.choice(WORDS) for _ in range(120)) + "\n", encoding="utf-8")
         for i in range(files_per_repo):
