@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import subprocess
 import sys
 import sysconfig
@@ -127,17 +126,26 @@ def environment(home: Path) -> dict[str, str]:
     return env
 
 
+def scheduler_address(scheduler_file: Path) -> str | None:
+    try:
+        return json.loads(scheduler_file.read_text())["address"]
+    except (OSError, ValueError, KeyError):  # not written yet, or half-written
+        return None
+
+
 def start_cluster(home: Path, log: Path) -> tuple[str, list[subprocess.Popen]]:
     env = environment(home)
+    address_file = log.with_suffix(".json")  # the address, whatever the log level lets the log say
     with open(log, "w") as out:
         scheduler = subprocess.Popen([str(BIN / "dask"), "scheduler", "--host", "127.0.0.1", "--port", "0",
-                                      "--no-dashboard"], stdout=out, stderr=subprocess.STDOUT, env=env)
+                                      "--no-dashboard", "--scheduler-file", str(address_file)],
+                                     stdout=out, stderr=subprocess.STDOUT, env=env)
     deadline = time.monotonic() + 120
-    while not (found := re.search(r"Scheduler at:\s+(tcp://\S+)", log.read_text())):
-        if time.monotonic() > deadline:
+    while not (address := scheduler_address(address_file)):
+        if time.monotonic() > deadline or scheduler.poll() is not None:
+            scheduler.kill()
             raise SystemExit(f"the Dask scheduler did not start: {log.read_text()[-2000:]}")
         time.sleep(0.5)
-    address = found.group(1)
     # two worker processes share this machine's cores (QUARRY_PROCESSES_PER_MACHINE)
     env = {**env, "QUARRY_PROCESSES_PER_MACHINE": "2"}
     # --preload: the workers import the stage code as they start, as a local pool's processes fork from

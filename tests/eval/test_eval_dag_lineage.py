@@ -13,14 +13,15 @@ from quarry.records import read_json, read_records
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "pipeline"))
 
-from pipeline_project import SCANCODE_PYTHON, dataset_version, make_project, quarry  # noqa: E402
+from pipeline_project import SCANCODE_PYTHON, dataset_version, make_project, quarry, stop_server  # noqa: E402
 
 
 @pytest.mark.slow
-def test_lineage_and_trace_of_a_checkpoint_built_by_the_pipeline(tmp_path):
+def test_lineage_and_trace_of_a_checkpoint_built_by_the_pipeline(tmp_path, request):
     if not SCANCODE_PYTHON.exists():
         pytest.skip(f"ScanCode's interpreter {SCANCODE_PYTHON} is absent")
     root = make_project(tmp_path / "project")
+    request.addfinalizer(lambda: stop_server(root))  # the project's Prefect server, which the flow started
     quarry(root, "flow", "pipeline", timeout=1500)
     checkpoint = root / "models" / "pretrain" / "final"
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import subprocess
 
 import pytest
-from pipeline_project import BIN, make_project, project_env, quarry, small_params, write_params
+from pipeline_project import BIN, make_project, project_env, quarry, small_params, stop_server, write_params
 
 from quarry.datasets.reader import open_dataset
 from quarry.records import read_json, read_records, write_records
@@ -30,9 +30,12 @@ def built(tmp_path_factory):
     params["snapshot"]["sources"] = [{"name": "installed", "kind": "installed", "include": [COPYLEFT, *PERMISSIVE],
                                       "lock": None, "max_origin_bytes": 120000}]  # as installed here: no lock file
     write_params(root, params)
-    for stage in ("snapshot", "curate", "assemble", "audit"):
-        quarry(root, "flow", stage)
-    return root
+    try:
+        for stage in ("snapshot", "curate", "assemble", "audit"):
+            quarry(root, "flow", stage)
+        yield root
+    finally:
+        stop_server(root)  # the project's Prefect server, which its flows started
 
 
 def test_audit_passes_and_the_copyleft_distribution_is_absent(built):

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from pipeline_project import BIN, SCANCODE_PYTHON, dataset_version, make_project, project_env, quarry
+from pipeline_project import BIN, SCANCODE_PYTHON, dataset_version, make_project, project_env, quarry, stop_server
 
 from quarry.hashing import tree_hash
 
@@ -30,12 +30,16 @@ def reference(tmp_path_factory):
     if not SCANCODE_PYTHON.exists():
         pytest.skip(f"ScanCode's interpreter {SCANCODE_PYTHON} is absent")
     root = make_project(tmp_path_factory.mktemp("reference") / "project")
-    return root, curate_to_dataset(root, "--workers", "1")
+    try:
+        yield root, curate_to_dataset(root, "--workers", "1")
+    finally:
+        stop_server(root)  # the project's Prefect server, which its flows started
 
 
-def test_dask_runner_gives_the_same_dataset(reference, tmp_path):
+def test_dask_runner_gives_the_same_dataset(reference, tmp_path, request):
     ref_root, ref_version = reference
     root = make_project(tmp_path / "project")
+    request.addfinalizer(lambda: stop_server(root))
     assert curate_to_dataset(root, "--workers", "2") == ref_version
     for folder in ("data/snapshot/shards", "data/curated/decontaminated", "data/datasets/default/train",
                    "data/datasets/default/test", "data/datasets/default/rejects"):
@@ -43,39 +47,43 @@ def test_dask_runner_gives_the_same_dataset(reference, tmp_path):
     # manifest.json and the data card also name the code's git commit, which is not the data
 
 
-def cached_task_runs(log: str, prefix: str) -> set[str]:
-    return set(re.findall(rf"Task run '({re.escape(prefix)} part-\d+\.jsonl\.zst)' - Finished in state Cached", log))
+def task_runs(log: str, prefix: str, state: str) -> list[str]:
+    """Task runs of a stage that ended in ``state``: one per batch of consecutive shards, named by
+    its first shard (and "(+N)" for the N that follow)."""
+    return re.findall(rf"Task run '({re.escape(prefix)} part-\d+\.jsonl\.zst(?: \(\+\d+\))?)' - "
+                      rf"Finished in state {state}", log)
 
 
-def test_killed_curate_run_resumes_from_finished_shards(reference, tmp_path):
+def test_killed_curate_run_resumes_from_finished_shards(reference, tmp_path, request):
     _, ref_version = reference
     root = make_project(tmp_path / "project")
+    request.addfinalizer(lambda: stop_server(root))
     quarry(root, "flow", "snapshot")
     total = len(list((root / "data" / "snapshot" / "shards").glob("part-*.jsonl.zst")))
     assert total >= 8
 
-    licensed = root / "data" / "curated" / ".licensed.staging"  # shards wait there until the stage ends
-    with open(tmp_path / "killed.log", "w") as log:
+    killed = tmp_path / "killed.log"
+    with open(killed, "w") as log:
         run = subprocess.Popen([str(BIN / "quarry"), "flow", "curate"], cwd=root, env=project_env(root),
                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + 600
-        done = 0
+        finished: list[str] = []
         while run.poll() is None and time.monotonic() < deadline:
-            done = len(list(licensed.glob("part-*.jsonl.zst")))
-            if done >= 3:
+            finished = task_runs(killed.read_text(), "licenses", "Completed")
+            if finished:
                 break
-            time.sleep(0.1)
+            time.sleep(0.05)
         assert run.poll() is None, "curate ended before it could be killed"
         os.killpg(run.pid, signal.SIGKILL)
         run.wait()
-    assert 3 <= done < total
+    assert finished, "no licenses task finished before the deadline"
     assert not (root / "data" / "curated" / "ledgers.json").exists()
 
     rerun = quarry(root, "flow", "curate")
     log = rerun.stdout + rerun.stderr
-    cached = cached_task_runs(log, "licenses")
     # (Any edit of the quarry package between the two runs changes every cache key, by design.)
-    assert len(cached) >= 2, f"finished shards were computed again:\n{log[-3000:]}"
-    assert len(cached) < total
+    cached = task_runs(log, "licenses", "Cached")
+    assert set(finished) <= set(cached), f"finished shards were computed again:\n{log[-3000:]}"
+    assert task_runs(log, "licenses", "Completed"), "the shards the killed run had not finished run now"
     quarry(root, "flow", "assemble")
     assert dataset_version(root) == ref_version

@@ -3,8 +3,8 @@ localhost) writes the same bytes as the CLI on local processes."""
 
 from __future__ import annotations
 
+import json
 import os
-import re
 import subprocess
 import sys
 import time
@@ -22,25 +22,36 @@ BIN = Path(sys.executable).parent
 REPO = Path(__file__).resolve().parents[2]
 
 
+def scheduler_address(scheduler_file: Path) -> str | None:
+    try:
+        return json.loads(scheduler_file.read_text())["address"]
+    except (OSError, ValueError, KeyError):  # not written yet, or half-written
+        return None
+
+
 @pytest.fixture
 def cluster(tmp_path):
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}, "PYTHONPATH": str(REPO)}
-    log = open(tmp_path / "scheduler.log", "w+")
-    scheduler = subprocess.Popen([str(BIN / "dask"), "scheduler", "--host", "127.0.0.1", "--port", "0",
-                                  "--no-dashboard"], stdout=log, stderr=subprocess.STDOUT, env=env)
-    address, deadline = None, time.monotonic() + 120
-    while address is None and time.monotonic() < deadline:
-        time.sleep(0.5)
+    log, address_file = open(tmp_path / "scheduler.log", "w+"), tmp_path / "scheduler.json"
+    # the address comes from --scheduler-file: the log may be quiet (DASK_LOGGING__DISTRIBUTED=warning)
+    processes = [subprocess.Popen([str(BIN / "dask"), "scheduler", "--host", "127.0.0.1", "--port", "0",
+                                   "--no-dashboard", "--scheduler-file", str(address_file)],
+                                  stdout=log, stderr=subprocess.STDOUT, env=env)]
+    try:
+        address, deadline = None, time.monotonic() + 120
+        while address is None and time.monotonic() < deadline:
+            time.sleep(0.5)
+            address = scheduler_address(address_file)
         log.seek(0)
-        found = re.search(r"Scheduler at:\s+(tcp://\S+)", log.read())
-        address = found.group(1) if found else None
-    assert address, "the Dask scheduler did not start"
-    workers = [subprocess.Popen([str(BIN / "dask"), "worker", address, "--nthreads", "1", "--no-dashboard"],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env) for _ in range(2)]
-    yield address
-    for process in (*workers, scheduler):
-        process.terminate()
-        process.wait(timeout=60)
+        assert address, f"the Dask scheduler did not start:\n{log.read()[-3000:]}"
+        processes += [subprocess.Popen([str(BIN / "dask"), "worker", address, "--nthreads", "1", "--no-dashboard"],
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+                      for _ in range(2)]
+        yield address
+    finally:
+        for process in reversed(processes):
+            process.terminate()
+            process.wait(timeout=60)
 
 
 FLOW = """

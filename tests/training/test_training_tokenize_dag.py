@@ -32,7 +32,7 @@ def _run(root: Path, *args: str) -> str:
 
 
 @pytest.mark.slow
-def test_dvc_repro_runs_tokenize_then_skips_it(tmp_path):
+def test_dvc_repro_runs_tokenize_then_skips_it(tmp_path, request):
     from quarry.datasets import assemble
     from quarry.records import write_records
     from quarry.tokenizer import train_from_dataset
@@ -44,7 +44,10 @@ def test_dvc_repro_runs_tokenize_then_skips_it(tmp_path):
     root.mkdir()
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     shutil.copyfile(REPO / "dvc.yaml", root / "dvc.yaml")
-    shutil.copytree(REPO / "quarry", root / "quarry", ignore=shutil.ignore_patterns("__pycache__"))
+    for code in ("quarry", "tasks", "flows"):  # what dvc.yaml's deps name
+        shutil.copytree(REPO / code, root / code, ignore=shutil.ignore_patterns("__pycache__"))
+    # the flow starts the project's Prefect server, which outlives it by design
+    request.addfinalizer(lambda: _run(root, str(BIN / "quarry"), "server", "stop"))
     raw = tmp_path / "curated"
     write_records(raw / "part-00000.jsonl.zst", make_docs(200, seed=7))
     dataset = root / params["pipeline"]["paths"]["dataset"]
