@@ -1,6 +1,7 @@
 """A tiny Quarry project in a folder: real source files with real licence texts, planted
-duplicates and an e-mail address, the project's params.yaml shrunk to run in a minute or two,
-and the opt-out registry. Tests drive it through the `quarry` / `dvc` command lines."""
+duplicates and an e-mail address (not at a documentation domain: PII keeps those), the project's
+params.yaml shrunk to run in a minute or two, and the opt-out registry. Tests drive it through the
+`quarry` / `dvc` command lines."""
 
 from __future__ import annotations
 
@@ -63,7 +64,7 @@ def write_sources(src: Path, files_per_repo: int = 10, seed: int = 0) -> None:
     near = original.replace("helpers for the", "helper functions for the", 1)
     (src / "repo-apache" / "pkg" / "near_copy.py").write_text(near, encoding="utf-8")
     (src / "repo-mit" / "pkg" / "contact.py").write_text(
-        '"""Who to ask about the record reader."""\n\nMAINTAINER = "Jane Roe <jane.roe@example.org>"\n\n'
+        '"""Who to ask about the record reader."""\n\nMAINTAINER = "Jane Roe <jane.roe@acme-corp.io>"\n\n'
         + python_module(rng, "contact"), encoding="utf-8")
 
 
