@@ -18,13 +18,14 @@ def print_stage_summary(stage: str, result: Any, console: Console) -> None:
     if stage in ("evaluate", "pipeline"):
         print_demo_summary(console)
     elif isinstance(result, dict) and "version" in result:
-        console.print(f"[green]{stage}[/green]: dataset version [bold]{result['version']}[/bold]")
+        # soft_wrap: a hash people copy to cite stays on one line, whatever the terminal's width
+        console.print(f"[green]{stage}[/green]: dataset version [bold]{result['version']}[/bold]", soft_wrap=True)
     elif stage == "audit" and isinstance(result, dict):
         from quarry.audit import summary
 
         console.print(f"[green]{stage}[/green]: {summary(result)}")
     elif isinstance(result, dict) and "snapshot_id" in result:
-        console.print(f"[green]{stage}[/green]: snapshot [bold]{result['snapshot_id']}[/bold]")
+        console.print(f"[green]{stage}[/green]: snapshot [bold]{result['snapshot_id']}[/bold]", soft_wrap=True)
     else:
         console.print(f"[green]{stage}[/green]: done")
 
@@ -37,7 +38,8 @@ def print_demo_summary(console: Console, params_file: str | None = None) -> None
     if manifest_path.is_file():
         manifest = read_json(manifest_path)
         console.print(f"dataset [bold]{manifest['name']}[/bold] {manifest.get('label')} "
-                      f"version [bold]{manifest['version']}[/bold] (snapshot {manifest.get('snapshot_id', '')[:12]})")
+                      f"version [bold]{manifest['version']}[/bold] (snapshot {manifest.get('snapshot_id', '')[:12]})",
+                      soft_wrap=True)
         table = Table("subset", "documents", "MB", title="composition")
         for subset, row in sorted(manifest["composition"]["by_subset"].items()):
             table.add_row(subset, str(row["documents"]), f"{row['bytes'] / 1e6:.2f}")
