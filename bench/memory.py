@@ -1,7 +1,9 @@
 """Peak resident memory of a process tree, sampled in a thread: what the benchmarks report.
 
 Workers (process pools, Dask, subprocesses) count together with their parent, so tools that
-fan out are compared with tools that do not on the same footing.
+fan out are compared with tools that do not on the same footing. The sampler also keeps the CPU
+seconds each process of the tree had used when last seen (``cpu_seconds``), so a bench can say
+where the cores went (a process that ends between two samples loses its last interval).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ class TreePeak:
 
     def __init__(self, pid: int | None = None, interval: float = 0.05):
         self.peak = 0
+        self.cpu_seconds: dict[int, tuple[list[str], float]] = {}  # pid -> (command line, user + system s)
         self._own = pid is None
         self._root = psutil.Process(pid or os.getpid())
         self._stop = threading.Event()
@@ -34,6 +37,9 @@ class TreePeak:
             for proc in procs:
                 try:
                     total += proc.memory_info().rss
+                    times = proc.cpu_times()
+                    command = self.cpu_seconds[proc.pid][0] if proc.pid in self.cpu_seconds else proc.cmdline()
+                    self.cpu_seconds[proc.pid] = (command, times.user + times.system)
                 except psutil.Error:
                     pass
             self.peak = max(self.peak, total)

@@ -174,6 +174,7 @@ def run(kind: str, workers: int, shards: Path, scratch: Path) -> dict:
         peaks = [TreePeak(process.pid), *(TreePeak(p.pid) for p in cluster)]
         output, _ = process.communicate()
         peak = round(sum(p.stop_mb() for p in peaks), 1)
+        cpu = cpu_by_role(peaks, process.pid)
     finally:
         if kind == "dask":  # after the run's process has sent its last events to the server
             subprocess.run([str(BIN / "quarry"), "server", "stop"], cwd=home, env=environment(home),
@@ -184,8 +185,23 @@ def run(kind: str, workers: int, shards: Path, scratch: Path) -> dict:
     if process.returncode != 0:
         raise SystemExit(f"{kind}-{workers} failed: {(home / 'run.log').read_text()[-3000:]}")
     result = json.loads(output.split("RESULT ", 1)[1])
-    result["peak_mb"] = peak
+    result["peak_mb"], result["cpu_s"] = peak, cpu
     return result
+
+
+def cpu_by_role(trees: list[TreePeak], run_pid: int) -> dict[str, float]:
+    """CPU seconds of the measured processes by what they do: the run's own process (the flow, or
+    with one local worker the work itself), the workers (pool or Dask processes and their ScanCode
+    workers), and the orchestration beside them (the Prefect server, the Dask scheduler)."""
+    roles: dict[str, float] = {}
+    for tree in trees:
+        for pid, (command, seconds) in tree.cpu_seconds.items():
+            line = " ".join(command)
+            role = ("run process" if pid == run_pid else
+                    "prefect server" if "prefect server start" in line else
+                    "dask scheduler" if "dask scheduler" in line else "workers")
+            roles[role] = roles.get(role, 0.0) + seconds
+    return {role: round(seconds, 1) for role, seconds in sorted(roles.items())}
 
 
 def rates(result: dict, mb: float, cores: int) -> dict:
@@ -193,7 +209,8 @@ def rates(result: dict, mb: float, cores: int) -> dict:
     phases = {f"{stage}.{phase}": round(mb / seconds / cores, 3)
               for stage, info in result["stages"].items() for phase, seconds in info["phases"].items() if seconds > 0}
     return {"wall_s": round(result["wall_s"], 1), "mb_s_per_core": round(mb / result["wall_s"] / cores, 3),
-            "peak_mb": result["peak_mb"], "hash": result["hash"], "phase_mb_s_per_core": phases,
+            "peak_mb": result["peak_mb"], "cpu_s": result["cpu_s"], "hash": result["hash"],
+            "phase_mb_s_per_core": phases,
             "stage_seconds": {s: round(i["seconds"], 1) for s, i in result["stages"].items()}}
 
 
