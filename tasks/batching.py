@@ -4,9 +4,10 @@ task runner, never more than TASKS_PER_STAGE, each over consecutive items."""
 from __future__ import annotations
 
 TASKS_PER_STAGE = 2000
-TASKS_PER_WORKER = 4   # per map phase: a Prefect task costs ~0.15 CPU-s of orchestration (submission,
-                       # task engine, the server's records), yet the license survey's cost is lumpy
-                       # (one text can take ScanCode seconds): 2 per worker balanced it worse
+TASKS_PER_WORKER = 4   # per map phase: a Prefect task run costs ~0.4 CPU-s of orchestration (submission,
+                       # task engine, the server's records: bench/scale.py's CPU by role), yet the
+                       # license survey's cost is lumpy (one text can take ScanCode seconds): 2 per
+                       # worker balanced it worse and was no faster on Dask
 
 
 def batches(jobs: list, budget: int, workers: int = 1) -> list[list]:
