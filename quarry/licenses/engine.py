@@ -69,16 +69,12 @@ class ScanCodeWorker:
         self.batch_size = max(1, batch_size)
         self.calls = 0  # texts sent to ScanCode (a cache hit never counts here)
         self._stderr = tempfile.TemporaryFile(mode="w+b")
-        # ScanCode makes a temp folder when it is imported and never removes it: give it one we remove
-        self._scratch = tempfile.TemporaryDirectory(prefix="quarry-scancode-", ignore_cleanup_errors=True)
         try:
             self._proc = subprocess.Popen(
                 [str(self.python), str(WORKER_SCRIPT)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                 stderr=self._stderr, text=True, encoding="utf-8", bufsize=1,
-                env={**os.environ, "SCANCODE_TEMP": self._scratch.name},
             )
         except OSError as exc:
-            self._scratch.cleanup()
             raise ScanCodeError(f"cannot start ScanCode worker with {self.python}: {exc}") from None
         hello = self._receive()
         if not hello.get("ready"):
@@ -128,7 +124,6 @@ class ScanCodeWorker:
                 self._proc.kill()
                 self._proc.wait()
         self._stderr.close()
-        self._scratch.cleanup()
 
     def __enter__(self) -> ScanCodeWorker:
         return self

@@ -15,15 +15,25 @@ stdout. The license index is loaded once at start-up; each request detects a bat
 the one-time set-up step, so the first detection does not pay for it.
 """
 
+import atexit
 import json
 import os
+import shutil
 import sys
+import tempfile
 import time
 import traceback
 
 # Run by path, this script's folder heads sys.path; its sibling modules must not shadow ScanCode's.
 if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.abspath(__file__)):
     del sys.path[0]
+
+# ScanCode makes a temp folder under SCANCODE_TEMP (default: the system's) when it is imported and
+# never removes it: give it one this process removes as it ends, which it does when its parent closes
+# stdin, however the parent ended.
+_SCRATCH = tempfile.mkdtemp(prefix="quarry-scancode-")
+os.environ["SCANCODE_TEMP"] = _SCRATCH
+atexit.register(shutil.rmtree, _SCRATCH, ignore_errors=True)
 
 MAX_MATCHES = 8  # per text, enough evidence to explain a detection
 # A detection made only of short references ("GPL-compatible" in a history table, "see the BSD

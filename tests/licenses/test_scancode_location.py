@@ -28,7 +28,8 @@ def test_scancode_found_from_a_folder_outside_the_project(tmp_path):
 
 
 def test_a_worker_leaves_no_temp_folder_behind(monkeypatch, tmp_path):
-    """ScanCode creates a temp folder on import; the worker's own scratch folder takes it and goes."""
+    """ScanCode creates a temp folder on import; the worker's scratch folder holds it and goes with
+    the worker, after a quit and after its parent closed the pipe without one (the parent died)."""
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     with ScanCodeWorker() as worker:
@@ -37,3 +38,10 @@ def test_a_worker_leaves_no_temp_folder_behind(monkeypatch, tmp_path):
         assert [p.name.startswith("quarry-scancode-") for p in scratch] == [True]
         assert any(scratch[0].iterdir())  # ScanCode's own folder is inside it
     assert list(tmp_path.iterdir()) == []
+
+    orphan = ScanCodeWorker()
+    assert list(tmp_path.iterdir())
+    orphan._proc.stdin.close()  # what the parent's death does to the pipe
+    orphan._proc.wait(timeout=60)
+    assert list(tmp_path.iterdir()) == []
+    orphan.close()
