@@ -20,6 +20,11 @@ def batches(jobs: list, budget: int, workers: int = 1) -> list[list]:
     return [jobs[start:end] for start, end in zip(bounds, bounds[1:])]
 
 
+def batch_label(first: str, size: int) -> str:
+    """A task run's name for a batch: its first item, and "(+N)" for the N that follow."""
+    return first + (f" (+{size - 1})" if size > 1 else "")
+
+
 def runner_workers() -> int:
     """Workers of the running flow's task runner: a Dask cluster's (local or at an address), else 1."""
     from prefect.context import FlowRunContext

@@ -16,7 +16,7 @@ from typing import Any
 from prefect import get_run_logger
 
 from quarry.engine.stage import Global, GlobalJob, Map, ShardJob, Stage, phase_ref, resolve_phase
-from tasks.batching import TASKS_PER_STAGE, batches, runner_workers
+from tasks.batching import TASKS_PER_STAGE, batch_label, batches, runner_workers
 from tasks.caching import cached_task, run_verified
 
 
@@ -36,16 +36,12 @@ class PrefectExecutor:
     def map(self, stage: Stage, phase: Map, jobs: list[ShardJob], config: Any) -> list[Any]:
         label = stage.name if phase.writes else f"{stage.name} {phase.name}"  # shard tasks read as the stage
         maps = sum(isinstance(p, Map) for p in stage.phases)
-        grouped = batches(list(range(len(jobs))), self.tasks_per_stage // maps, runner_workers())
-        calls = [{"phase": phase_ref(phase.fn), "config": config, "jobs": [jobs[i] for i in batch],
-                  "label": f"{label} {jobs[batch[0]].name}" + (f" (+{len(batch) - 1})" if len(batch) > 1 else ""),
-                  "outputs": [path for i in batch for path in jobs[i].outputs()]}
-                 for batch in grouped]
-        results: list[Any] = [None] * len(jobs)
-        for batch, answers in zip(grouped, run_verified(run_phase, calls), strict=True):
-            for i, answer in zip(batch, answers, strict=True):
-                results[i] = answer
-        return results
+        calls = [{"phase": phase_ref(phase.fn), "config": config, "jobs": batch,
+                  "label": f"{label} {batch_label(batch[0].name, len(batch))}",
+                  "outputs": [path for job in batch for path in job.outputs()]}
+                 for batch in batches(jobs, self.tasks_per_stage // maps, runner_workers())]
+        # consecutive batches in order: their answers, flattened, are the jobs' answers in order
+        return [answer for batch in run_verified(run_phase, calls) for answer in batch]
 
     def run_global(self, stage: Stage, phase: Global, job: GlobalJob, config: Any) -> dict:
         [[result]] = run_verified(run_phase, [{"phase": phase_ref(phase.fn), "label": f"{stage.name} {phase.name}",

@@ -16,7 +16,7 @@ from prefect.cache_policies import NO_CACHE
 from quarry.snapshot import driver
 from quarry.snapshot.process import process_origin
 from quarry.snapshot.plan import OriginPlan
-from tasks.batching import TASKS_PER_STAGE, batches, runner_workers
+from tasks.batching import TASKS_PER_STAGE, batch_label, batches, runner_workers
 from tasks.caching import cached_task
 
 UNCACHED = dict(cache_policy=NO_CACHE, persist_result=False)
@@ -51,8 +51,8 @@ def snapshot_with_tasks(sources: list[dict] | None, out_dir: Path, params: dict,
         cfg, sources, plans = plan_snapshot(sources, out_dir, params, Path(staging))
         # a few tasks per worker, as the curation stages (243 origins of ~0.1 s each were 243 task runs)
         groups = batches(plans, TASKS_PER_STAGE, runner_workers())
-        futures = [snapshot_origins.submit(group, label=group[0].origin + (f" (+{len(group) - 1})" if len(group) > 1
-                                                                          else ""), cfg=cfg, cache_dir=cache_dir)
+        futures = [snapshot_origins.submit(group, label=batch_label(group[0].origin, len(group)), cfg=cfg,
+                                           cache_dir=cache_dir)
                    for group in groups]
         results = [result for future in futures for result in future.result()]
     return write_snapshot(cfg, sources, plans, results, out_dir, cache_dir)
