@@ -91,7 +91,7 @@ RUN = """
 import json, sys, time
 from pathlib import Path
 from quarry.hashing import tree_hash
-from quarry.stages import CURATION, curate
+from quarry.stages.curation import CURATION, curate
 kind, workers, address, shards, out = sys.argv[1], int(sys.argv[2]), sys.argv[3], Path(sys.argv[4]), Path(sys.argv[5])
 registry = Path("registry.tsv")
 registry.write_text("origin\\thttps://example.org/opted-out\\t2026-01-01\\tbench\\n")
@@ -115,7 +115,7 @@ else:
 wall = time.perf_counter() - start
 print("RESULT " + json.dumps({"wall_s": wall, "hash": tree_hash(out / CURATION[-1].folder),
       "stages": {r.stage: {"seconds": r.seconds, "phases": r.phases, "input_mb": r.input_bytes / 1e6,
-                            "kept": r.ledger["kept"]} for r in runs}}))
+                            "kept": r.result["kept"]} for r in runs}}))
 """
 
 
@@ -222,7 +222,7 @@ def project(measured: dict, corpus_mb: float, documents: int, workers: int) -> d
     """Wall time, task count and clustering memory at 1 TB and 67 TB (The Stack v2) on N workers,
     from one run's per-phase seconds (the one-process run: no contention for the cores): map
     phases scale with data / workers, global phases with data alone (they run in one process)."""
-    from quarry.stages import CURATION
+    from quarry.stages.curation import CURATION
     from tasks.batching import TASKS_PER_STAGE
 
     kinds = {(stage.name, phase.name): type(phase).__name__ for stage in CURATION for phase in stage.phases}

@@ -35,6 +35,8 @@ from quarry.hashing import tree_hash, value_hash
 
 def fingerprint(value: Any) -> Any:
     """A JSON-able stand-in for a task input that changes exactly when its content does."""
+    if hasattr(value, "cache_fingerprint"):  # a value keyed by what it says of itself (quarry.engine.Keyed)
+        return value.cache_fingerprint()
     if isinstance(value, Path):
         return {"path": os.fspath(value), "content": tree_hash(value) if value.exists() else None}
     if hasattr(value, "model_dump") and not isinstance(value, type):  # a typed (pydantic) config

@@ -14,14 +14,15 @@ from __future__ import annotations
 from typing import Any
 
 from prefect import get_run_logger
+from prefect.cache_policies import NO_CACHE
 
-from quarry.engine.stage import Global, GlobalJob, Map, ShardJob, Stage, phase_ref, resolve_phase
+from quarry.engine.stage import Global, GlobalJob, ItemJob, Map, ShardJob, Stage, phase_ref, resolve_phase
 from tasks.batching import TASKS_PER_STAGE, batch_label, batches, runner_workers
 from tasks.caching import cached_task, run_verified
 
 
 @cached_task(outputs=("outputs",), task_run_name="{label}")
-def run_phase(phase: str, label: str, jobs: list[ShardJob | GlobalJob], config: Any, outputs: list[str]) -> list:
+def run_phase(phase: str, label: str, jobs: list[ShardJob | ItemJob | GlobalJob], config: Any, outputs: list[str]) -> list:
     """``phase`` (module:function) on each job; ``outputs`` are the files and folders they write."""
     fn = resolve_phase(phase)
     return [fn(job, config) for job in jobs]
@@ -33,20 +34,28 @@ class PrefectExecutor:
     def __init__(self, tasks_per_stage: int = TASKS_PER_STAGE):
         self.tasks_per_stage = tasks_per_stage
 
-    def map(self, stage: Stage, phase: Map, jobs: list[ShardJob], config: Any) -> list[Any]:
-        label = stage.name if phase.writes else f"{stage.name} {phase.name}"  # shard tasks read as the stage
+    def map(self, stage: Stage, phase: Map, jobs: list[ShardJob | ItemJob], config: Any) -> list[Any]:
+        if not jobs:
+            return []
+        label = stage.name if phase.writes or phase.over else f"{stage.name} {phase.name}"  # read as the stage
         maps = sum(isinstance(p, Map) for p in stage.phases)
         calls = [{"phase": phase_ref(phase.fn), "config": config, "jobs": batch,
                   "label": f"{label} {batch_label(batch[0].name, len(batch))}",
                   "outputs": [path for job in batch for path in job.outputs()]}
                  for batch in batches(jobs, self.tasks_per_stage // maps, runner_workers())]
         # consecutive batches in order: their answers, flattened, are the jobs' answers in order
-        return [answer for batch in run_verified(run_phase, calls) for answer in batch]
+        return [answer for batch in run_verified(_task_for(phase), calls) for answer in batch]
 
     def run_global(self, stage: Stage, phase: Global, job: GlobalJob, config: Any) -> dict:
-        [[result]] = run_verified(run_phase, [{"phase": phase_ref(phase.fn), "label": f"{stage.name} {phase.name}",
-                                               "jobs": [job], "config": config, "outputs": job.outputs()}])
+        [[result]] = run_verified(_task_for(phase), [{"phase": phase_ref(phase.fn), "jobs": [job], "config": config,
+                                                      "label": f"{stage.name} {phase.name}", "outputs": job.outputs()}])
         return result
 
     def log(self, message: str) -> None:
         get_run_logger().info(message)
+
+
+def _task_for(phase: Map | Global):
+    """run_phase, uncached for a phase whose inputs' content the job does not hold (a plan reads
+    files it names by path: keyed on the job alone, a hit could hand back a stale answer)."""
+    return run_phase if phase.cached else run_phase.with_options(cache_policy=NO_CACHE, persist_result=False)

@@ -3,8 +3,8 @@
 
 from quarry.engine.local import LocalExecutor
 from quarry.engine.run import Executor, StageRun, run_local, run_stage
-from quarry.engine.stage import Global, GlobalJob, Map, ShardJob, Stage
+from quarry.engine.stage import Global, GlobalJob, ItemJob, Keyed, Map, ShardJob, Stage, WorkItem
 from quarry.engine.state import per_process
 
-__all__ = ["Executor", "Global", "GlobalJob", "LocalExecutor", "Map", "ShardJob", "Stage", "StageRun",
-           "per_process", "run_local", "run_stage"]
+__all__ = ["Executor", "Global", "GlobalJob", "ItemJob", "Keyed", "LocalExecutor", "Map", "ShardJob", "Stage", "StageRun",
+           "WorkItem", "per_process", "run_local", "run_stage"]

@@ -17,9 +17,9 @@ from quarry.errors import QuarryError
 
 
 class StagedOutput:
-    def __init__(self, src: Path, dst: Path):
-        src, dst = Path(src), Path(dst)
-        if dst.resolve() == src.resolve() or src.resolve() in dst.resolve().parents:
+    def __init__(self, src: Path | None, dst: Path):
+        dst = Path(dst)
+        if src is not None and (dst.resolve() == Path(src).resolve() or Path(src).resolve() in dst.resolve().parents):
             raise QuarryError(f"{dst}: the output folder must not be the input folder {src} or inside it")
         self.dst = dst
         self.staging = dst.parent / f".{dst.name}.staging"

@@ -1,4 +1,4 @@
-"""Run a stage description with an executor: the one driver of every curation stage.
+"""Run a stage description with an executor: the one driver of every stage of the DAG.
 
 The CLI command of a stage calls ``run_stage`` with a local executor, the DAG's flow with the
 Prefect one; both go through the same phases, staged output and ledger code, so they write the
@@ -13,15 +13,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from quarry.engine.local import LocalExecutor
 from quarry.engine.output import StagedOutput
-from quarry.engine.stage import Global, GlobalJob, Map, ShardJob, Stage
+from quarry.engine.stage import Global, GlobalJob, ItemJob, Map, ShardJob, Stage
 from quarry.ledger import merge_ledgers
 from quarry.parallel import input_shards, relative_name
 from quarry.records import write_json
 
 
 class Executor(Protocol):
-    def map(self, stage: Stage, phase: Map, jobs: list[ShardJob], config: Any) -> list[Any]: ...
+    def map(self, stage: Stage, phase: Map, jobs: list[ShardJob | ItemJob], config: Any) -> list[Any]: ...
 
     def run_global(self, stage: Stage, phase: Global, job: GlobalJob, config: Any) -> dict: ...
 
@@ -31,82 +32,108 @@ class Executor(Protocol):
 @dataclass
 class StageRun:
     stage: str
-    ledger: dict[str, Any]
+    result: dict[str, Any]                 # the ledger of a stage that writes shards, else what finish returned
     input_bytes: int                       # bytes of the input shards on disk
     seconds: float
     phases: dict[str, float] = field(default_factory=dict)   # phase -> seconds
 
     def summary(self) -> str:
-        ledger = self.ledger
+        timing = f"in {self.seconds:.1f} s"
+        if self.input_bytes:
+            mb = self.input_bytes / 1e6
+            timing = f"{mb:.1f} MB of shards {timing} ({mb / self.seconds if self.seconds > 0 else 0.0:.2f} MB/s)"
+        ledger = self.result
+        if not {"input", "kept", "dropped"} <= set(ledger):
+            return f"{self.stage}: done, {timing}"
         dropped = ", ".join(f"{reason} {n}" for reason, n in ledger["dropped"].items()) or "none"
-        mb = self.input_bytes / 1e6
-        rate = mb / self.seconds if self.seconds > 0 else 0.0
-        return (f"{self.stage}: {ledger['input']} in, {ledger['kept']} kept, dropped: {dropped}; "
-                f"{mb:.1f} MB of shards in {self.seconds:.1f} s ({rate:.2f} MB/s)")
+        return f"{self.stage}: {ledger['input']} in, {ledger['kept']} kept, dropped: {dropped}; {timing}"
 
 
-def run_stage(stage: Stage, src_dir: Path, dst_dir: Path, params: dict[str, Any] | None, executor: Executor, *,
-              work_dir: Path | None = None, keep_work: bool = True) -> StageRun:
-    """Every phase of ``stage`` over the shards of ``src_dir``; the output replaces ``dst_dir`` whole
-    (shards, rejects/, ledger.json and the stage's reports) once the last phase is done."""
+def run_stage(stage: Stage, src_dir: Path | None, dst_dir: Path, params: Any, executor: Executor, *,
+              args: Any = None, work_dir: Path | None = None, keep_work: bool = True) -> StageRun:
+    """Every phase of ``stage`` over the shards of ``src_dir`` (or the items its plan names); the
+    output replaces ``dst_dir`` whole (shards, rejects/, ledger.json and the stage's reports) once
+    the last phase is done. ``args``: what the stage reads besides params and its input folder."""
     started = time.perf_counter()
-    config = stage.config(params or {})  # a bad section fails before anything is written
-    src_dir, dst_dir = Path(src_dir), Path(dst_dir)
-    shards = input_shards(src_dir)
-    names = [relative_name(shard, src_dir) for shard in shards]
-    output = StagedOutput(src_dir, dst_dir)
-    staging = output.open()
-    work = Path(work_dir) if work_dir else output.work
+    config = stage.config(params)  # a bad section fails before anything is written
+    src = Path(src_dir) if src_dir is not None else None
+    dst = Path(dst_dir)
+    shards = input_shards(src) if stage.reads_shards else []
+    names = [relative_name(shard, src) for shard in shards]
+    output = StagedOutput(src, dst) if stage.staged else None
+    target = output.open() if output else dst
+    work = Path(work_dir) if work_dir else dst.parent / f".{dst.name}.work"
     results: dict[str, Any] = {}
     timings: dict[str, float] = {}
     for phase in stage.phases:
         begun = time.perf_counter()
         folder = work / phase.name
         if isinstance(phase, Map):
-            jobs = [_shard_job(phase, shard, name, i, staging, folder, results, stage)
-                    for i, (shard, name) in enumerate(zip(shards, names, strict=True))]
+            jobs = (_item_jobs(phase, results, stage) if phase.over else
+                    [_shard_job(phase, shard, name, i, target, folder, results, stage)
+                     for i, (shard, name) in enumerate(zip(shards, names, strict=True))])
             results[phase.name] = executor.map(stage, phase, jobs, config)
         else:
-            results[phase.name] = executor.run_global(stage, phase, GlobalJob(names, dict(results), str(folder)),
-                                                      config)
+            job = GlobalJob(names, dict(results), str(folder), _str(src), str(target), args)
+            results[phase.name] = executor.run_global(stage, phase, job, config)
         timings[phase.name] = time.perf_counter() - begun
-    ledger = merge_ledgers(stage.name, [r["ledger"] for r in results[stage.writer.name]]).to_dict()
-    output.prune({*names, *(f"rejects/{name}" for name in names)})
+    result: dict[str, Any] = {}
+    if stage.writer is not None:
+        result = merge_ledgers(stage.name, [r["ledger"] for r in results[stage.writer.name]]).to_dict()
+        output.prune({*names, *(f"rejects/{name}" for name in names)})
     if stage.finish is not None:
-        ledger.update(stage.finish(config, results, staging))
-    write_json(staging / "ledger.json", ledger)
-    output.commit()
-    if not keep_work:
+        job = GlobalJob(names, results, str(work / "finish"), _str(src), str(target), args)
+        result.update(stage.finish(job, config))
+    if stage.writer is not None:
+        write_json(target / "ledger.json", result)
+    if output is not None:
+        output.commit()
+    if not (keep_work and stage.keeps_work):
         shutil.rmtree(work, ignore_errors=True)
-    run = StageRun(stage.name, ledger, sum(s.stat().st_size for s in shards), time.perf_counter() - started, timings)
+    run = StageRun(stage.name, result, sum(s.stat().st_size for s in shards), time.perf_counter() - started, timings)
     executor.log(run.summary())
     return run
 
 
-def _shard_job(phase: Map, shard: Path, name: str, index: int, staging: Path, folder: Path,
-               results: dict[str, Any], stage: Stage) -> ShardJob:
+def _str(path: Path | None) -> str | None:
+    return None if path is None else str(path)
+
+
+def _earlier_results(phase: Map, stage: Stage, results: dict[str, Any], index: int) -> dict[str, Any]:
     inputs = {}
     for earlier in stage.phases:
         if earlier.name == phase.name:
             break
         value = results[earlier.name]
+        if earlier.name == phase.over:
+            continue  # the plan itself: its item is the job
         if isinstance(value, list):
             inputs[earlier.name] = value[index]
         elif "shards" in value:
             inputs[earlier.name] = value["shards"][index]  # a global's decision for this shard
         else:
             inputs[earlier.name] = value
+    return inputs
+
+
+def _shard_job(phase: Map, shard: Path, name: str, index: int, staging: Path, folder: Path,
+               results: dict[str, Any], stage: Stage) -> ShardJob:
     dst = str(staging / name) if phase.writes else None
     rejects = str(staging / "rejects" / name) if phase.writes else None
-    return ShardJob(shard, name, dst, rejects, str(folder / name.replace("/", "__")), inputs)
+    return ShardJob(shard, name, dst, rejects, str(folder / name.replace("/", "__")),
+                    _earlier_results(phase, stage, results, index))
 
 
-def run_local(stage: Stage, src_dir: Path, dst_dir: Path, params: dict[str, Any] | None, *, workers: int = 1,
-              work_dir: Path | None = None, echo=None) -> dict[str, Any]:
-    """The stage over ``workers`` local processes (the CLI's way); returns its ledger. Scratch
-    files go unless ``work_dir`` names where to keep them."""
-    from quarry.engine.local import LocalExecutor
+def _item_jobs(phase: Map, results: dict[str, Any], stage: Stage) -> list[ItemJob]:
+    items = results[phase.over]["items"]
+    return [ItemJob(item.value, item.name, tuple(item.writes), _earlier_results(phase, stage, results, i))
+            for i, item in enumerate(items)]
 
+
+def run_local(stage: Stage, src_dir: Path | None, dst_dir: Path, params: Any, *, workers: int = 1,
+              args: Any = None, work_dir: Path | None = None, echo=None) -> dict[str, Any]:
+    """The stage over ``workers`` local processes (the CLI's way); returns its result (the ledger
+    of a stage that writes shards). Scratch files go unless ``work_dir`` names where to keep them."""
     with LocalExecutor(workers, echo=echo) as executor:
-        return run_stage(stage, src_dir, dst_dir, params, executor, work_dir=work_dir,
-                         keep_work=work_dir is not None).ledger
+        return run_stage(stage, src_dir, dst_dir, params, executor, args=args, work_dir=work_dir,
+                         keep_work=work_dir is not None).result

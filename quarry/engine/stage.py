@@ -1,18 +1,22 @@
-"""A stage as data: its phases over shards, its typed config, what its output holds.
+"""A stage as data: its phases, its typed config, what its output holds.
 
     FILTERS = Stage("filters", folder="filtered", config=filters_config,
                     phases=(Map("filter", filter_phase, writes=True),))
 
-A ``Map`` phase is a pure function ``fn(job: ShardJob, config)`` of one input shard (and of the
-results earlier phases gave for that shard); the one phase with ``writes=True`` writes the output
-shard and its rejects and returns ``{"ledger": ..., ...}``. A ``Global`` phase ``fn(job:
-GlobalJob, config)`` sees every shard's results of the earlier phases and returns a small dict;
-its ``"shards"`` list, when present, hands item i to shard i of the next maps. Executors
-(quarry.engine.local, tasks.executor) run the phases; quarry.engine.run drives them.
+A ``Map`` phase is a pure function ``fn(job, config)`` of one unit of work. By default the units
+are the input folder's shards (``ShardJob``), and the one phase with ``writes=True`` writes the
+output shard and its rejects and returns ``{"ledger": ..., ...}``. A map ``over`` a global phase
+runs over the ``"items"`` that phase returned instead (``ItemJob``: an origin to snapshot, a split
+to write, a shard to score). A ``Global`` phase ``fn(job: GlobalJob, config)`` sees every earlier
+result and returns a small dict; its ``"shards"`` list, when present, hands item i to shard i of
+the next maps. ``finish`` is a global step run last in the driver's process, which may write into
+the output folder; what it returns is the stage's result. Executors (quarry.engine.local,
+tasks.executor) run the phases; quarry.engine.run drives them.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,28 +26,44 @@ from typing import Any
 @dataclass(frozen=True)
 class Map:
     name: str
-    fn: Callable[[ShardJob, Any], Any]
+    fn: Callable[[Any, Any], Any]
     writes: bool = False
+    over: str | None = None   # a Global phase whose "items" this map runs over (default: the input shards)
+    cached: bool = True       # False where the inputs' content is not in the job (files a plan names by path)
 
 
 @dataclass(frozen=True)
 class Global:
     name: str
     fn: Callable[[GlobalJob, Any], dict]
+    cached: bool = True
 
 
 @dataclass(frozen=True)
 class Stage:
     name: str                                  # the ledger's stage name
-    folder: str                                # its folder under the curated output
-    config: Callable[[dict[str, Any]], Any]    # params -> typed config (raises on a bad section)
+    folder: str                                # its folder under the curated output ("" outside curation)
+    config: Callable[[Any], Any]               # params -> typed config (raises on a bad section)
     phases: tuple[Map | Global, ...]
-    # (config, results by phase, output folder) -> extra ledger keys; may write report files there
-    finish: Callable[[Any, dict[str, Any], Path], dict[str, Any]] | None = None
+    # (job with every phase's result and the output folder, config) -> the stage's result; for a stage
+    # that writes shards, extra ledger keys. May write report files into job.dst.
+    finish: Callable[[GlobalJob, Any], dict[str, Any]] | None = None
+    reads_shards: bool = True     # its input is a folder of record shards
+    staged: bool = True           # the output is built in a staging folder and swapped in whole
+    keeps_work: bool = True       # scratch files stay for the next run's cache hits
 
     @property
-    def writer(self) -> Map:
-        return next(p for p in self.phases if isinstance(p, Map) and p.writes)
+    def writer(self) -> Map | None:
+        return next((p for p in self.phases if isinstance(p, Map) and p.writes), None)
+
+
+@dataclass(frozen=True)
+class WorkItem:
+    """One unit of work a planning phase hands to the map over it."""
+
+    name: str                      # how progress and task runs name it
+    value: Any                     # what the map's function receives as ``job.item``
+    writes: tuple[str, ...] = ()   # the files it writes (checked on a cache hit)
 
 
 @dataclass(frozen=True)
@@ -63,13 +83,40 @@ class ShardJob:
 
 
 @dataclass(frozen=True)
+class ItemJob:
+    """One work item's call of a map ``over`` a planning phase."""
+
+    item: Any
+    name: str
+    writes: tuple[str, ...] = ()
+    inputs: dict[str, Any] = field(default_factory=dict)  # earlier maps' results for this item
+
+    def outputs(self) -> list[str]:
+        return list(self.writes)
+
+
+@dataclass(frozen=True)
 class GlobalJob:
-    names: list[str]               # shard names, in order
-    results: dict[str, Any]        # earlier phases: per-shard result lists (maps), dicts (globals)
+    names: list[str]               # input shard names, in order ([] for a stage that reads none)
+    results: dict[str, Any]        # earlier phases: per-job result lists (maps), dicts (globals)
     work: str                      # the phase's scratch folder
+    src: str | None = None         # the stage's input folder
+    dst: str | None = None         # the folder the output is built in (staging, for a staged stage)
+    args: Any = None               # what the stage reads besides params and its input (a frozen dataclass)
 
     def outputs(self) -> list[str]:
         return [self.work]
+
+
+@dataclass(frozen=True)
+class Keyed:
+    """A value that task cache keys see only by ``key`` (an in-memory tokenizer, by its id)."""
+
+    key: str | None
+    value: Any
+
+    def cache_fingerprint(self) -> Any:
+        return {"keyed": self.key}
 
 
 def phase_ref(fn: Callable) -> str:
@@ -78,8 +125,6 @@ def phase_ref(fn: Callable) -> str:
 
 
 def resolve_phase(ref: str) -> Callable:
-    import importlib
-
     module, _, name = ref.partition(":")
     target: Any = importlib.import_module(module)
     for part in name.split("."):

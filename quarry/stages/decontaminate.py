@@ -68,11 +68,12 @@ def apply_shard_phase(job: ShardJob, config: DecontaminationConfig) -> dict:
     return {"ledger": ledger.to_dict(), "matches": matches}
 
 
-def decontaminate_finish(config: DecontaminationConfig, results: dict, out: Path) -> dict:
+def decontaminate_finish(job: GlobalJob, config: DecontaminationConfig) -> dict:
+    results = job.results
     matches = [match for result in results["apply"] for match in result["matches"]]
     report = contamination_report(config, _index(results["index"]), results["decide"]["ignored_common_in_train"],
                                   matches)
-    write_json(out / REPORT, report)
+    write_json(Path(job.dst) / REPORT, report)
     return {"contamination": {key: value for key, value in report.items() if key != "matches"}}
 
 

@@ -46,8 +46,8 @@ def filter_shard_phase(job: ShardJob, config: DedupConfig) -> dict:
     return {"ledger": filter_shard(job.src, Path(job.dst), decisions, rejects=Path(job.rejects)).to_dict()}
 
 
-def dedup_finish(config: DedupConfig, results: dict, out: Path) -> dict:
-    return {"clusters": results["cluster"]["stats"], "config": config.summary()}
+def dedup_finish(job: GlobalJob, config: DedupConfig) -> dict:
+    return {"clusters": job.results["cluster"]["stats"], "config": config.summary()}
 
 
 DEDUP = Stage(STAGE, folder="dedup", config=dedup_config, finish=dedup_finish, phases=(

@@ -93,8 +93,8 @@ def assign_shard_phase(job: ShardJob, config: dict[str, Any]) -> dict:
                                     detector=detector(config)).to_dict()}
 
 
-def licenses_finish(config: dict[str, Any], results: dict, out: Path) -> dict:
-    shutil.copyfile(results["decide"]["repo_licenses"], out / REPO_LICENSES)
+def licenses_finish(job: GlobalJob, config: dict[str, Any]) -> dict:
+    shutil.copyfile(job.results["decide"]["repo_licenses"], Path(job.dst) / REPO_LICENSES)
     return {}
 
 

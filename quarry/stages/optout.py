@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from quarry.engine import Map, ShardJob, Stage, per_process
+from quarry.engine import GlobalJob, Map, ShardJob, Stage, per_process
 from quarry.optout import STAGE, load_registry, optout_shard, registry_path_from
 
 
@@ -30,7 +30,7 @@ def optout_shard_phase(job: ShardJob, config: OptOutConfig) -> dict:
     return {"ledger": optout_shard(job.src, Path(job.dst), config.load(), rejects=Path(job.rejects)).to_dict()}
 
 
-def optout_finish(config: OptOutConfig, results: dict, out: Path) -> dict:
+def optout_finish(job: GlobalJob, config: OptOutConfig) -> dict:
     return {"registry_hash": load_registry(config.registry).hash}
 
 
