@@ -36,7 +36,7 @@ from quarry.licenses.engine import ScanCodeWorker, scancode_version  # noqa: E40
 from quarry.licenses.findings import Finding  # noqa: E402
 from quarry.licenses.stage import run_licenses  # noqa: E402
 from quarry.params import load_params  # noqa: E402
-from quarry.snapshot import run_snapshot  # noqa: E402
+from quarry.stages.snapshot import run_snapshot  # noqa: E402
 from quarry.stages.licenses import use_detector  # noqa: E402
 
 
@@ -57,7 +57,7 @@ def build_corpus(work: Path, corpus_mb: float, workers: int) -> tuple[Path, dict
     key = hashlib.sha256(json.dumps(params["snapshot"], sort_keys=True).encode()).hexdigest()[:16]
     folder = work / f"corpus-{key}"
     if not (folder / "manifest.json").is_file():
-        run_snapshot(None, folder, params, workers=workers, cache_dir=work / "snapshot-cache", progress=False)
+        run_snapshot(None, folder, params, workers=workers, cache_dir=work / "snapshot-cache")
     return folder, json.loads((folder / "manifest.json").read_text())
 
 

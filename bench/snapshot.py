@@ -20,7 +20,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from quarry.params import load_params  # noqa: E402
-from quarry.snapshot import language, run_snapshot  # noqa: E402
+from quarry.snapshot import language  # noqa: E402
+from quarry.stages.snapshot import run_snapshot  # noqa: E402
 from quarry.snapshot.driver import plan_all  # noqa: E402
 from quarry.snapshot.settings import settings  # noqa: E402
 from quarry.snapshot.swhid import content_swhid  # noqa: E402
@@ -37,8 +38,7 @@ def bench_snapshot(params: dict, workers: int, work: Path) -> dict:
     out = {}
     for phase in ("cold", "warm"):
         start = time.perf_counter()
-        manifest = run_snapshot(None, work / f"out-{workers}-{phase}", params, workers=workers, cache_dir=cache,
-                                progress=False)
+        manifest = run_snapshot(None, work / f"out-{workers}-{phase}", params, workers=workers, cache_dir=cache)
         out[phase] = _rate(manifest["counts"]["files"], manifest["counts"]["bytes"], time.perf_counter() - start)
         out[phase]["snapshot_id"] = manifest["snapshot_id"][:16]
     return out

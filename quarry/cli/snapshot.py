@@ -79,19 +79,16 @@ def register(app: typer.Typer) -> None:
             show(show_dir)
             return
         from quarry.params import load_params
-        from quarry.snapshot import run_snapshot
+        from quarry.stages.snapshot import run_snapshot
 
         params = load_params(params_file)
         sources = [parse_source(spec, before) for spec in source] or None
-        workers = workers or params["pipeline"]["workers"]
         if as_flow:
-            from prefect import flow
+            from flows.snapshot import snapshot
 
-            from tasks.snapshot import snapshot_with_tasks
-
-            manifest = flow(name="snapshot")(snapshot_with_tasks)(sources, out_dir, params)
+            manifest = snapshot(str(out_dir), str(params_file) if params_file else None, sources=sources)
         else:
-            manifest = run_snapshot(sources, out_dir, params, workers=workers)
+            manifest = run_snapshot(sources, out_dir, params, workers=workers or params["pipeline"]["workers"])
         counts = manifest["counts"]
         out.print(f"snapshot {manifest['snapshot_id'][:16]}: {counts['origins']} origins, {counts['files']:,} files, "
                   f"{counts['bytes'] / 1e6:.2f} MB in {len(manifest['shards'])} shards → {out_dir}")

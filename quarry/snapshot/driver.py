@@ -1,6 +1,7 @@
-"""run_snapshot: sources → planned origins → capped selection → processed origins → shards + manifest.
+"""The snapshot's planning and writing: sources → planned origins → capped selection, then
+processed origins → shards + manifest (quarry.stages.snapshot runs them as a stage).
 
-Planning and the caps run in this process, in a fixed order; origins are processed in parallel
+Planning and the caps run in one process, in a fixed order; origins are processed in parallel
 (any worker count gives the same bytes, since results are merged in origin order); the records
 are written sorted by origin then path into shards of about `shard_bytes` each.
 """
@@ -8,21 +9,15 @@ are written sorted by origin then path into shards of about `shard_bytes` each.
 from __future__ import annotations
 
 import shutil
-import tempfile
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
-
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from quarry.ledger import Ledger
 from quarry.paths import state_dir
 from quarry.records import RecordWriter, write_json
 from quarry.snapshot import manifest as manifest_mod
 from quarry.snapshot.plan import OriginPlan, Refused
-from quarry.snapshot.process import cached_records, process_origin
-from quarry.snapshot.settings import settings
+from quarry.snapshot.process import cached_records
 from quarry.snapshot.sources import plan_source
 
 STAGE = "snapshot"
@@ -63,36 +58,6 @@ def plan_all(sources: list[dict], cfg: dict[str, Any], staging: Path) -> list[Or
     return sorted(plans, key=lambda p: p.sort_key)
 
 
-def _process_all(plans: list[OriginPlan], cfg: dict, cache_dir: Path, workers: int, progress: bool) -> list[dict]:
-    with Progress(TextColumn("snapshot"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
-                  TimeElapsedColumn(), disable=not progress, transient=True) as bar:
-        task = bar.add_task("", total=len(plans))
-        results: list[dict] = []
-        if workers <= 1 or len(plans) <= 1:
-            for plan in plans:
-                bar.update(task, description=plan.origin)
-                results.append(process_origin(plan, cfg, cache_dir))
-                bar.advance(task)
-            return results
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            # Refusals stay here: a worker needs only the candidates.
-            futures = [pool.submit(process_origin, replace(plan, refused=[]), cfg, cache_dir) for plan in plans]
-            for future in futures:  # in submission (= origin) order
-                results.append(future.result())
-                bar.advance(task)
-        return results
-
-
-def prepare(sources: list[dict] | None, out_dir: Path, params: dict[str, Any] | None,
-            staging: Path) -> tuple[dict, list[dict], list[OriginPlan]]:
-    """Settings, named sources and the capped plan of every origin (archives extract into ``staging``)."""
-    cfg = settings(params)
-    listed = sources if sources is not None else cfg["sources"]
-    sources = [{"name": s.get("name") or s["kind"], **s} for s in listed]
-    Path(out_dir).mkdir(parents=True, exist_ok=True)
-    return cfg, sources, plan_all(sources, cfg, staging)
-
-
 def finalize(cfg: dict, sources: list[dict], plans: list[OriginPlan], results: list[dict], out_dir: Path,
              cache_dir: Path) -> dict[str, Any]:
     """Merge processed origins (in origin order) into shards, rejects, ledger.json and manifest.json."""
@@ -103,24 +68,6 @@ def finalize(cfg: dict, sources: list[dict], plans: list[OriginPlan], results: l
     write_json(out_dir / "ledger.json", ledger.to_dict())
     write_json(out_dir / "manifest.json", manifest)
     return manifest
-
-
-def run_snapshot(sources: list[dict] | None, out_dir: Path, params: dict[str, Any] | None = None, *,
-                 workers: int = 1, cache_dir: Path | None = None, progress: bool = True) -> dict[str, Any]:
-    """Snapshot ``sources`` (default: params `snapshot.sources`) into ``out_dir``; returns the manifest.
-
-    Writes ``out_dir/shards/part-NNNNN.jsonl.zst``, ``out_dir/manifest.json`` (whose
-    ``snapshot_id`` is the hash of its own content), ``out_dir/ledger.json`` and
-    ``out_dir/rejects/rejects.jsonl.zst`` (every refused file with its origin, path and reason).
-    """
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    cache_dir = Path(cache_dir) if cache_dir else cache_root()
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=".staging-", dir=out_dir) as staging:
-        cfg, sources, plans = prepare(sources, out_dir, params, Path(staging))
-        results = _process_all(plans, cfg, cache_dir, workers, progress)
-    return finalize(cfg, sources, plans, results, out_dir, cache_dir)
 
 
 def _write_shards(plans, results, cache_dir: Path, shard_dir: Path, shard_bytes: int) -> list[dict]:

@@ -13,7 +13,7 @@ import pytest
 from dedup_corpus import kept_records, source
 from quarry.dedup import run_dedup
 from quarry.records import read_folder
-from quarry.snapshot.driver import run_snapshot
+from quarry.stages.snapshot import run_snapshot
 
 UPSTREAM_MODULES = ["textwrap.py", "difflib.py", "shlex.py", "calendar.py", "fractions.py", "heapq.py",
                     "colorsys.py", "sched.py", "graphlib.py", "fnmatch.py"]
@@ -113,7 +113,7 @@ def repos(tmp_path_factory):
     commit_all(gamma, {**project("gamma", OTHER_MODULES[:4]), **vendored}, "gamma vendors alpha")
     sources = [{"kind": "git", "path": str(path), "name": path.name}
                for path in [upstream, *clones.values(), beta, gamma]]
-    run_snapshot(sources, root / "snap", {}, cache_dir=root / "cache", progress=False)
+    run_snapshot(sources, root / "snap", {}, cache_dir=root / "cache")
     return root
 
 

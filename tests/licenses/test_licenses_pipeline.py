@@ -32,7 +32,7 @@ def _git_repo(root: Path, files: dict[str, str]) -> Path:
 
 @pytest.fixture(scope="module")
 def snapshot(tmp_path_factory):
-    from quarry.snapshot.driver import run_snapshot
+    from quarry.stages.snapshot import run_snapshot
 
     root = tmp_path_factory.mktemp("pipeline")
     mit = _git_repo(root / "mit-tool", {
@@ -44,7 +44,7 @@ def snapshot(tmp_path_factory):
     sources = [{"kind": "git", "path": str(mit), "name": "mit-tool"},
                {"kind": "git", "path": str(apache), "name": "apache-lib"}]
     out = root / "snapshot"
-    run_snapshot(sources, out, {}, cache_dir=root / "snap-cache", progress=False)
+    run_snapshot(sources, out, {}, cache_dir=root / "snap-cache")
     return root, out
 
 
@@ -77,7 +77,8 @@ def test_prefect_tasks_give_the_same_bytes(snapshot, tmp_path, monkeypatch):
     from prefect import flow
 
     from quarry.engine import run_stage
-    from quarry.stages import LICENSES, OPTOUT
+    from quarry.stages.licenses import LICENSES
+    from quarry.stages.optout import OPTOUT
     from tasks.executor import PrefectExecutor
 
     root, snap = snapshot

@@ -101,7 +101,7 @@ SERVE = textwrap.dedent("""
     from datetime import timedelta
     from prefect import serve
     from prefect.deployments.runner import EntrypointType
-    from flows.curate import snapshot
+    from flows.snapshot import snapshot
     from flows.deployments import pipeline_deployment
 
     # The pipeline's nightly deployment registers with its cron schedule (not served here: too long).

@@ -11,7 +11,7 @@ import zipfile
 import pytest
 
 from quarry.records import read_folder, read_records
-from quarry.snapshot import run_snapshot
+from quarry.stages.snapshot import run_snapshot
 from quarry.snapshot.archives import extract, link_escapes, member_problem
 
 
@@ -129,7 +129,7 @@ def test_link_escapes():
 def test_archive_source_snapshot(tmp_path, hostile_tar):
     out = tmp_path / "snap"
     manifest = run_snapshot([{"kind": "archive", "path": str(hostile_tar), "name": "a"}], out, {},
-                            cache_dir=tmp_path / "cache", progress=False)
+                            cache_dir=tmp_path / "cache")
     (origin,) = manifest["origins"]
     records = list(read_folder(out / "shards"))
     # The sole top-level folder is stripped: paths are relative to the project.

@@ -6,7 +6,7 @@ import pytest
 
 from quarry.cli import main
 from quarry.records import read_json
-from quarry.snapshot import run_snapshot
+from quarry.stages.snapshot import run_snapshot
 
 
 def test_cli_snapshot_and_show(tmp_path, history, capsys):
@@ -40,8 +40,7 @@ def test_prefect_flow_gives_the_same_snapshot(tmp_path, history, monkeypatch):
     assert main(["snapshot", str(tmp_path / "flow"), "-s", f"git:{repo}", "-s", f"git:{repo}@feature", "--flow"]) == 0
     sources = [{"name": "git", "kind": "git", "path": str(repo)},
                {"name": "git", "kind": "git", "path": str(repo), "ref": "feature"}]
-    direct = run_snapshot(sources, tmp_path / "direct", {"pipeline": {}}, cache_dir=tmp_path / "cache-direct",
-                          progress=False)
+    direct = run_snapshot(sources, tmp_path / "direct", {"pipeline": {}}, cache_dir=tmp_path / "cache-direct")
     assert (tmp_path / "flow" / "manifest.json").read_bytes() == (tmp_path / "direct" / "manifest.json").read_bytes()
     assert read_json(tmp_path / "flow" / "manifest.json")["snapshot_id"] == direct["snapshot_id"]
 

@@ -10,7 +10,8 @@ from pathlib import Path
 from quarry.hashing import tree_hash
 from quarry.ledger import Ledger
 from quarry.records import read_folder, read_json, read_records, write_records
-from quarry.snapshot import load_manifest, process_origin, run_snapshot, verify
+from quarry.snapshot import load_manifest, process_origin, verify
+from quarry.stages.snapshot import run_snapshot
 from quarry.snapshot.driver import plan_all
 from quarry.snapshot.settings import settings
 from quarry.snapshot.pyenv import plan_installed
@@ -53,8 +54,8 @@ def test_same_bytes_for_one_or_two_workers(tmp_path, history):
                {"kind": "git", "path": str(history["repo"]), "name": "repo"},
                {"kind": "git", "path": str(history["repo"]), "ref": "v1", "name": "repo-v1"}]
     params = {"snapshot": {"shard_bytes": 300}}
-    one = run_snapshot(sources, tmp_path / "w1", params, workers=1, cache_dir=tmp_path / "c1", progress=False)
-    two = run_snapshot(sources, tmp_path / "w2", params, workers=2, cache_dir=tmp_path / "c2", progress=False)
+    one = run_snapshot(sources, tmp_path / "w1", params, workers=1, cache_dir=tmp_path / "c1")
+    two = run_snapshot(sources, tmp_path / "w2", params, workers=2, cache_dir=tmp_path / "c2")
     assert one == two and verify(one)
     for name in ("manifest.json", "ledger.json"):
         assert (tmp_path / "w1" / name).read_bytes() == (tmp_path / "w2" / name).read_bytes()
@@ -66,7 +67,7 @@ def test_same_bytes_for_one_or_two_workers(tmp_path, history):
     assert keys == sorted(keys)
     assert load_manifest(tmp_path / "w1")["snapshot_id"] == one["snapshot_id"]
     # A third run (warm cache) writes the same bytes again.
-    again = run_snapshot(sources, tmp_path / "w1", params, workers=2, cache_dir=tmp_path / "c1", progress=False)
+    again = run_snapshot(sources, tmp_path / "w1", params, workers=2, cache_dir=tmp_path / "c1")
     assert again == one
 
 
@@ -74,7 +75,7 @@ def test_filters_record_reasons(tmp_path):
     root = _tree(tmp_path / "tree")
     out = tmp_path / "out"
     manifest = run_snapshot([{"kind": "dir", "path": str(root)}], out, {"snapshot": {"max_file_bytes": 100_000}},
-                            cache_dir=tmp_path / "cache", progress=False)
+                            cache_dir=tmp_path / "cache")
     records = {r["meta"]["path"]: r for r in read_folder(out / "shards")}
     assert sorted(records) == ["LICENSE", "README.md", "legacy.txt", "scripts/run", "src/main.py", "src/util.c"]
     reasons = {r["meta"]["path"]: r["meta"]["reason"]
@@ -118,7 +119,7 @@ def test_corpus_mapped_into_subsets(tmp_path):
     out = tmp_path / "out"
     manifest = run_snapshot([{"kind": "corpus", "path": str(corpus), "subset_map": {"Github": "code-python",
                                                                                      "Pile-CC": "web"}}],
-                            out, {}, cache_dir=tmp_path / "cache", progress=False)
+                            out, {}, cache_dir=tmp_path / "cache")
     records = list(read_folder(out / "shards"))
     subsets = {r["meta"]["path"]: r["meta"]["pile_set_name"] for r in records}
     assert subsets == {"a/f.py": "code-python", "00000002": "web", "00000003": "HackerNews"}
@@ -171,7 +172,7 @@ def test_embedded_default_sources(tmp_path):
                {"name": "installed", "kind": "installed", "include": ["pyyaml", "orjson", "typer"],
                 "lock": str(REPO / "requirements.lock"), "max_origin_bytes": 100_000}]
     out = tmp_path / "out"
-    manifest = run_snapshot(sources, out, {}, workers=2, cache_dir=tmp_path / "cache", progress=False)
+    manifest = run_snapshot(sources, out, {}, workers=2, cache_dir=tmp_path / "cache")
     origins = {o["origin"].split("@")[0]: o for o in manifest["origins"]}
     assert set(origins) == {"python:stdlib", "pypi:pyyaml", "pypi:orjson", "pypi:typer"}
     stdlib = origins["python:stdlib"]
@@ -204,6 +205,6 @@ def test_same_snapshot_id_from_another_checkout_location(tmp_path, monkeypatch):
         _tree(project / "data" / "raw")
         monkeypatch.chdir(project)
         manifest = run_snapshot([{"kind": "dir", "path": "data/raw", "name": "raw"}], project / "out", {},
-                                cache_dir=project / "cache", progress=False)
+                                cache_dir=project / "cache")
         ids.append(manifest["snapshot_id"])
     assert ids[0] == ids[1]

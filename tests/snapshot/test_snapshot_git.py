@@ -9,7 +9,7 @@ import pytest
 
 from quarry.errors import QuarryError
 from quarry.records import read_folder
-from quarry.snapshot import run_snapshot
+from quarry.stages.snapshot import run_snapshot
 from quarry.snapshot.git import plan_git
 from quarry.snapshot.settings import settings
 
@@ -19,7 +19,7 @@ from snapshot_gitrepos import commit, git
 def _snap(tmp_path, source, name="out", **params):
     out = tmp_path / name
     manifest = run_snapshot([{"kind": "git", **source}], out, {"snapshot": params},
-                            cache_dir=tmp_path / "cache", progress=False)
+                            cache_dir=tmp_path / "cache")
     return manifest, list(read_folder(out / "shards"))
 
 

@@ -1,0 +1,68 @@
+"""The snapshot stage: plan the origins of every source (one process: caps need the whole list),
+snapshot each origin (a map over them), write shards, rejects, ledger and manifest."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from quarry.engine import Global, GlobalJob, ItemJob, Map, Stage, WorkItem, run_local
+from quarry.snapshot.driver import STAGE, cache_root, finalize, plan_all
+from quarry.snapshot.process import process_origin
+from quarry.snapshot.settings import settings
+
+
+@dataclass(frozen=True)
+class SnapshotArgs:
+    sources: tuple[dict, ...] | None = None   # None: params snapshot.sources
+    cache_dir: str | None = None              # processed origins (default: the project's cache)
+
+
+def named_sources(listed: list[dict]) -> list[dict]:
+    return [{"name": source.get("name") or source["kind"], **source} for source in listed]
+
+
+def plan_phase(job: GlobalJob, cfg: dict[str, Any]) -> dict:
+    """Every origin's capped plan; archives extract into this phase's work folder."""
+    args: SnapshotArgs = job.args or SnapshotArgs()
+    sources = named_sources(list(args.sources) if args.sources is not None else cfg["sources"])
+    work = Path(job.work)
+    work.mkdir(parents=True, exist_ok=True)
+    plans = plan_all(sources, cfg, work)
+    cache_dir = str(args.cache_dir or cache_root())
+    # Refusals stay with the plan: a worker needs only the candidates.
+    items = [WorkItem(plan.origin, {"plan": replace(plan, refused=[]), "cache_dir": cache_dir}) for plan in plans]
+    return {"sources": sources, "plans": plans, "cache_dir": cache_dir, "items": items}
+
+
+def origin_phase(job: ItemJob, cfg: dict[str, Any]) -> dict:
+    return process_origin(job.item["plan"], cfg, Path(job.item["cache_dir"]))
+
+
+def snapshot_finish(job: GlobalJob, cfg: dict[str, Any]) -> dict:
+    plan = job.results["plan"]
+    return finalize(cfg, plan["sources"], plan["plans"], job.results["origins"], Path(job.dst),
+                    Path(plan["cache_dir"]))
+
+
+# Uncached phases: a plan names files by path, and an origin's reuse is process_origin's own
+# cache, keyed on the content of every selected file.
+SNAPSHOT = Stage(STAGE, folder="", config=settings, finish=snapshot_finish, reads_shards=False, keeps_work=False,
+                 phases=(
+                     Global("plan", plan_phase, cached=False),
+                     Map("origins", origin_phase, over="plan", cached=False),
+                 ))
+
+
+def run_snapshot(sources: list[dict] | None, out_dir: Path, params: Any = None, *, workers: int = 1,
+                 cache_dir: Path | None = None) -> dict[str, Any]:
+    """Snapshot ``sources`` (default: params `snapshot.sources`) into ``out_dir`` on local processes;
+    returns the manifest.
+
+    Writes ``out_dir/shards/part-NNNNN.jsonl.zst``, ``out_dir/manifest.json`` (whose
+    ``snapshot_id`` is the hash of its own content), ``out_dir/ledger.json`` and
+    ``out_dir/rejects/rejects.jsonl.zst`` (every refused file with its origin, path and reason).
+    """
+    args = SnapshotArgs(tuple(sources) if sources is not None else None, str(cache_dir) if cache_dir else None)
+    return run_local(SNAPSHOT, None, out_dir, params, workers=workers, args=args)
