@@ -102,11 +102,11 @@ def child(code: str, timeout: float, **env: str) -> dict:
 QUARRY_TOKENIZE = """
 import json, time
 from pathlib import Path
-from quarry.training.tokens import ShardJob, TokenizeConfig, load_tokenizer, tokenize_shard, tokenizer_spec
+from quarry.training.tokens import TokenShard, TokenizeConfig, load_tokenizer, tokenize_shard, tokenizer_spec
 src, tok, out = {src!r}, {tok!r}, {out!r}
 load_tokenizer(tokenizer_spec(tok))  # built once per worker, as the stage does: not timed (nor is the peer's)
 t = time.perf_counter()
-entry = tokenize_shard(ShardJob("train", Path(src), "bench", None), tokenizer_spec(tok), out, TokenizeConfig())
+entry = tokenize_shard(TokenShard("train", Path(src), "bench", None), tokenizer_spec(tok), out, TokenizeConfig())
 print(json.dumps({{"seconds": time.perf_counter() - t, "tokens": entry["tokens"], "bytes": entry["bytes"],
                   "documents": entry["documents"]}}))
 """
@@ -147,7 +147,7 @@ print(json.dumps({{"tokens_per_s": n / seconds, "tokens": n, "seconds": seconds,
 
 TRAIN = """
 import json, time
-from quarry.training.registry import build_recipe
+from quarry.recipes.registry import build_recipe
 overrides = ["dataset.path={dataset}", "dataset.tokens={tokens}", "output_dir={out}", "max_steps={steps}",
              "batch_size=8", "dataset.seq_len=256", "mlflow.enabled=false", "progress=false", "save_every_n_steps=0",
              "validation.every_n_steps=0", "tokenizer._component_=quarry.tokenizer.Tokenizer.load",
@@ -171,7 +171,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from quarry.tokenizer import train_tokenizer
-    from quarry.training.tokens import TokenizeConfig, tokenize_dataset
+    from quarry.stages.tokenize import tokenize_dataset
+    from quarry.training.tokens import TokenizeConfig
 
     with tempfile.TemporaryDirectory(prefix="quarry-bench-tokenize-", dir=args.work) as tmp:
         work = Path(tmp)

@@ -1,5 +1,5 @@
 """The training flows: a tokenizer from the dataset version, the dataset tokenised into token
-shards (one cached task per shard), then the recipes params.yaml names (`train`: pretraining;
+shards (the tokenize stage: cached tasks over the shards), then the recipes params.yaml names (`train`: pretraining;
 `finetune`: adapting the pretrained checkpoint), each a cached task whose key covers the
 dataset's content, the tokenizer and the recipe settings."""
 
@@ -12,8 +12,11 @@ from prefect import flow
 
 from flows.paths import recipe_paths
 from quarry.config import Params
+from quarry.engine import run_stage
 from quarry.params import get, load_params
+from quarry.stages.tokenize import TOKENIZE, TokenizeArgs
 from tasks.caching import cached_task, run_verified
+from tasks.executor import PrefectExecutor
 
 
 @cached_task(outputs=("out_dir",), task_run_name="tokenizer {out_dir}")
@@ -28,7 +31,7 @@ def train_tokenizer_task(dataset: Path, out_dir: str, tokenizer_params: dict) ->
 @cached_task(outputs=("output_dir",), task_run_name="{recipe} -> {output_dir}", retries=0)
 def recipe_task(recipe: str, config: str, overrides: list[str], output_dir: str, inputs: list[Path]) -> dict:
     """Run one recipe; ``inputs`` (dataset, tokenizer, base model) only key the cache."""
-    from quarry.training.registry import run_recipe
+    from quarry.recipes.registry import run_recipe
 
     result = run_recipe(recipe, config, [*overrides, f"output_dir={output_dir}"])
     return {k: (str(v) if isinstance(v, Path) else v) for k, v in result.items()}
@@ -47,13 +50,8 @@ def tokenizer(dataset: str, out_dir: str, params_file: str | None = None,
 def tokenize(dataset: str, tokenizer_dir: str, out_dir: str, params_file: str | None = None,
              params: Params | None = None) -> dict[str, Any]:
     """Token shards of the dataset version with the trained tokenizer; returns the manifest."""
-    from quarry.training.tokens import TokenizeConfig, plan, tokenizer_spec, write_manifest
-    from tasks.tokenize import shard_calls, tokenize_shard_task
-
-    config = TokenizeConfig.from_params(load_params(params_file, params)["tokenize"])
-    jobs = plan(dataset, config)
-    entries = run_verified(tokenize_shard_task, shard_calls(jobs, tokenizer_dir, out_dir, config))
-    return write_manifest(out_dir, dataset, tokenizer_spec(tokenizer_dir), config, jobs, entries)
+    return run_stage(TOKENIZE, None, Path(out_dir), load_params(params_file, params), PrefectExecutor(),
+                     args=TokenizeArgs(dataset, Path(tokenizer_dir))).result
 
 
 @flow(name="train")

@@ -9,8 +9,8 @@ Every record shard of a split becomes one token shard of three files:
 
 ``manifest.json`` lists the shards in order with their counts and is keyed by (dataset version,
 tokenizer hash, params): a reader checks the key before trusting the folder. Shards are pure
-functions of (record shard, tokenizer, params), so the local driver and the Prefect flow
-(tasks/tokenize.py) write the same bytes, and the flow caches each shard on its own.
+functions of (record shard, tokenizer, params), so every executor of the tokenize stage
+(quarry.stages.tokenize) writes the same bytes, and the DAG's flow caches each shard on its own.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from __future__ import annotations
 import functools
 import json
 import os
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -49,7 +48,9 @@ class TokenizeConfig(TokenizeParams):
 
 
 @dataclass(frozen=True)
-class ShardJob:
+class TokenShard:
+    """A record shard of one split and the token shard it becomes."""
+
     split: str
     source: Path            # a record shard of the dataset
     name: str               # the token shard's file stem
@@ -89,7 +90,7 @@ def encode_documents(tokenizer: Any, texts: list[str]) -> list[list[int]]:
 
 
 # --- the plan: which record shards become which token shards -----------------------------------
-def plan(dataset: str | os.PathLike, config: TokenizeConfig) -> list[ShardJob]:
+def plan(dataset: str | os.PathLike, config: TokenizeConfig) -> list[TokenShard]:
     """One job per record shard of every split the config names, in manifest order."""
     from quarry.datasets.reader import data_shards
     from quarry.datasets.versions import locate
@@ -106,7 +107,7 @@ def plan(dataset: str | os.PathLike, config: TokenizeConfig) -> list[ShardJob]:
         else:
             sources, split_filter = data_shards(Path(data)), split
         for i, source in enumerate(sources):
-            jobs.append(ShardJob(split, source, f"{i:05d}-{_stem(source)}", split_filter))
+            jobs.append(TokenShard(split, source, f"{i:05d}-{_stem(source)}", split_filter))
     return jobs
 
 
@@ -123,12 +124,12 @@ def cache_key(dataset_version: str | None, tokenizer_hash: str, config: Tokenize
 
 
 # --- one shard ---------------------------------------------------------------------------------
-def shard_files(out_dir: str | os.PathLike, job: ShardJob) -> list[Path]:
+def shard_files(out_dir: str | os.PathLike, job: TokenShard) -> list[Path]:
     """The files the token shard of ``job`` consists of (.bin, .idx, .docs.jsonl)."""
     return [Path(out_dir) / job.split / f"{job.name}{suffix}" for suffix in SUFFIXES]
 
 
-def tokenize_shard(job: ShardJob, spec: str, out_dir: str | os.PathLike, config: TokenizeConfig) -> dict[str, Any]:
+def tokenize_shard(job: TokenShard, spec: str, out_dir: str | os.PathLike, config: TokenizeConfig) -> dict[str, Any]:
     """Write the token shard of one record shard; returns its manifest entry."""
     tokenizer = load_tokenizer(spec)
     dtype = token_dtype(tokenizer.vocab_size)
@@ -158,7 +159,7 @@ def tokenize_shard(job: ShardJob, spec: str, out_dir: str | os.PathLike, config:
             "tokens": offsets[-1], "bytes": n_bytes}
 
 
-def _documents(job: ShardJob, config: TokenizeConfig):
+def _documents(job: TokenShard, config: TokenizeConfig):
     for record in read_records(job.source):
         meta = record.get("meta") or {}
         if job.split_filter is not None and meta.get("split") != job.split_filter:
@@ -181,7 +182,7 @@ def _batches(items, size: int):
 
 # --- the manifest --------------------------------------------------------------------------------
 def write_manifest(out_dir: str | os.PathLike, dataset: str | os.PathLike, spec: str, config: TokenizeConfig,
-                   jobs: list[ShardJob], entries: list[dict[str, Any]]) -> dict[str, Any]:
+                   jobs: list[TokenShard], entries: list[dict[str, Any]]) -> dict[str, Any]:
     """Write manifest.json (last, atomically) and remove files no entry names (an earlier plan's)."""
     from quarry.training.data import dataset_version
 
@@ -213,38 +214,3 @@ def read_manifest(folder: str | os.PathLike) -> dict[str, Any]:
     if manifest.get("format") != FORMAT:
         raise ConfigError(f"{path}: format {manifest.get('format')!r}, expected {FORMAT}")
     return manifest
-
-
-# --- drivers ----------------------------------------------------------------------------------
-def tokenize_dataset(dataset: str | os.PathLike, tokenizer: dict[str, Any] | str | os.PathLike,
-                     out_dir: str | os.PathLike, config: TokenizeConfig = TokenizeConfig(), *,
-                     workers: int = 1) -> dict[str, Any]:
-    """The local driver: every shard (over ``workers`` processes), then the manifest."""
-    from quarry.parallel import map_shards
-
-    spec = tokenizer_spec(tokenizer)
-    jobs = plan(dataset, config)
-    entries = map_shards(tokenize_shard, [(job, spec, os.fspath(out_dir), config) for job in jobs],
-                         workers=workers, description="tokenize")
-    return write_manifest(out_dir, dataset, spec, config, jobs, entries)
-
-
-def cached_tokens(dataset: str | os.PathLike, tokenizer_cfg: dict[str, Any], config: TokenizeConfig,
-                  cache_root: str | os.PathLike | None = None) -> Path:
-    """Token shards of ``dataset`` in the project cache (.quarry/tokens/<key>), tokenised on the
-    first call; the folder appears complete or not at all."""
-    from quarry.paths import state_dir
-    from quarry.training.data import dataset_version
-
-    spec = tokenizer_spec(tokenizer_cfg)
-    key = cache_key(dataset_version(dataset), str(load_tokenizer(spec).hash), config)
-    root = Path(cache_root) if cache_root else state_dir() / "tokens"
-    folder = root / key[:24]
-    if (folder / MANIFEST).is_file() and read_manifest(folder)["key"] == key:
-        return folder
-    staging = root / f"{key[:24]}.tmp-{os.getpid()}"
-    shutil.rmtree(staging, ignore_errors=True)
-    tokenize_dataset(dataset, tokenizer_cfg, staging, config)
-    shutil.rmtree(folder, ignore_errors=True)
-    os.replace(staging, folder)
-    return folder

@@ -33,10 +33,11 @@ def _run(root: Path, *args: str) -> str:
 
 @pytest.mark.slow
 def test_dvc_repro_runs_tokenize_then_skips_it(tmp_path, request):
-    from quarry.datasets import assemble
+    from quarry.stages.assemble import assemble
     from quarry.records import write_records
     from quarry.tokenizer import train_from_dataset
-    from quarry.training.tokens import TokenizeConfig, tokenize_dataset
+    from quarry.stages.tokenize import tokenize_dataset
+    from quarry.training.tokens import TokenizeConfig
 
     root = tmp_path / "project"
     params = yaml.safe_load((REPO / "params.yaml").read_text())

@@ -14,9 +14,10 @@ import torch
 from quarry.errors import ConfigError
 from quarry.records import read_records
 from quarry.training.data import ByteTokenizer, EpochSampler, PackedSequences, collate
-from quarry.training.registry import build_recipe
+from quarry.recipes.registry import build_recipe
 from quarry.training.token_data import TokenShards
-from quarry.training.tokens import TokenizeConfig, read_manifest, tokenize_dataset, token_dtype
+from quarry.stages.tokenize import tokenize_dataset
+from quarry.training.tokens import TokenizeConfig, read_manifest, token_dtype
 
 from training_helpers import Killed, kill_at, make_docs, tiny_overrides, weights
 
@@ -26,7 +27,7 @@ BYTES = {"_component_": "quarry.training.data.ByteTokenizer"}
 @pytest.fixture(scope="module")
 def sharded_dataset(tmp_path_factory) -> Path:
     """A dataset version whose train split spans several record shards."""
-    from quarry.datasets import assemble
+    from quarry.stages.assemble import assemble
     from quarry.records import write_records
 
     raw = tmp_path_factory.mktemp("curated-tokens")

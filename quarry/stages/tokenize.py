@@ -1,0 +1,72 @@
+"""The tokenize stage: plan the token shards of a dataset version (one per record shard of each
+split), tokenise each (a map), write the manifest over all of them."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from quarry.engine import Global, GlobalJob, ItemJob, Map, Stage, WorkItem, run_local
+from quarry.paths import state_dir
+from quarry.training.data import dataset_version
+from quarry.training.tokens import (MANIFEST, TokenizeConfig, cache_key, load_tokenizer, plan, read_manifest,
+                                    shard_files, tokenize_shard, tokenizer_spec, write_manifest)
+
+STAGE = "tokenize"
+
+
+@dataclass(frozen=True)
+class TokenizeArgs:
+    dataset: str
+    tokenizer: Path | dict  # a tokenizer folder (keyed by its content), or a config node naming a component
+
+
+def plan_phase(job: GlobalJob, config: TokenizeConfig) -> dict:
+    args: TokenizeArgs = job.args
+    shards = plan(args.dataset, config)
+    items = [WorkItem(shard.name, {"shard": shard, "tokenizer": args.tokenizer, "out_dir": job.dst},
+                      tuple(map(str, shard_files(job.dst, shard)))) for shard in shards]
+    return {"token_shards": shards, "items": items}
+
+
+def shard_phase(job: ItemJob, config: TokenizeConfig) -> dict:
+    return tokenize_shard(job.item["shard"], tokenizer_spec(job.item["tokenizer"]), job.item["out_dir"], config)
+
+
+def manifest_finish(job: GlobalJob, config: TokenizeConfig) -> dict:
+    args: TokenizeArgs = job.args
+    return write_manifest(job.dst, args.dataset, tokenizer_spec(args.tokenizer), config,
+                          job.results["plan"]["token_shards"], job.results["shards"])
+
+
+# The plan reads the dataset's manifest by path (uncached, cheap); a shard is keyed on its record
+# shard's and the tokenizer's content.
+TOKENIZE = Stage(STAGE, folder="", config=TokenizeConfig.from_params, finish=manifest_finish, reads_shards=False,
+                 keeps_work=False, phases=(
+                     Global("plan", plan_phase, cached=False),
+                     Map("shards", shard_phase, over="plan"),
+                 ))
+
+
+def tokenize_dataset(dataset: str | os.PathLike, tokenizer: dict[str, Any] | str | os.PathLike,
+                     out_dir: str | os.PathLike, config: TokenizeConfig = TokenizeConfig(), *,
+                     workers: int = 1) -> dict[str, Any]:
+    """Token shards of ``dataset`` in ``out_dir`` on local processes; returns the manifest.
+    ``tokenizer``: a tokenizer folder, or a config node naming a tokenizer component."""
+    tokenizer = tokenizer if isinstance(tokenizer, dict) else Path(tokenizer)
+    return run_local(TOKENIZE, None, Path(out_dir), config, workers=workers,
+                     args=TokenizeArgs(os.fspath(dataset), tokenizer))
+
+
+def cached_tokens(dataset: str | os.PathLike, tokenizer_cfg: dict[str, Any], config: TokenizeConfig,
+                  cache_root: str | os.PathLike | None = None) -> Path:
+    """Token shards of ``dataset`` in the project cache (.quarry/tokens/<key>), tokenised on the
+    first call; the folder appears complete or not at all (the stage's output is swapped in whole)."""
+    spec = tokenizer_spec(tokenizer_cfg)
+    key = cache_key(dataset_version(dataset), str(load_tokenizer(spec).hash), config)
+    folder = (Path(cache_root) if cache_root else state_dir() / "tokens") / key[:24]
+    if not ((folder / MANIFEST).is_file() and read_manifest(folder)["key"] == key):
+        tokenize_dataset(dataset, tokenizer_cfg, folder, config)
+    return folder
