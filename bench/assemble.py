@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from quarry.datasets import assemble
+from quarry.stages.assemble import assemble
 from quarry.hashing import file_hash
 from quarry.records import RecordWriter, dumps, read_folder, write_records
 from peers import peer_versions

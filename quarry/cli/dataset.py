@@ -59,8 +59,9 @@ def register(app: typer.Typer) -> None:
         no_register: bool = typer.Option(False, "--no-register", help="Do not record it in the release registry."),
     ) -> None:
         """Assemble curated shards into a versioned dataset: shards, manifest, datacard, SHA256SUMS."""
-        from quarry.datasets import assemble, releases
+        from quarry.datasets import releases
         from quarry.params import load_params
+        from quarry.stages.assemble import assemble
 
         params = load_params(params_file)
         if parent == "latest":  # the newest registered version of this dataset; none for a first build

@@ -1,4 +1,4 @@
-"""Released datasets: assembly into versioned jsonl.zst shards, manifests, changelogs, datacards,
+"""Released datasets: versioned jsonl.zst shards (assembled by quarry.stages.assemble), manifests, changelogs, datacards,
 citation, and reading them back.
 
     import quarry.datasets
@@ -6,7 +6,7 @@ citation, and reading them back.
         ...
 """
 
-from quarry.datasets.build import assemble, derive_version, run_assemble
+from quarry.datasets.build import derive_version
 from quarry.datasets.changelog import compare
 from quarry.datasets.cite import bibtex, plain
 from quarry.datasets.reader import load_manifest, open_dataset
@@ -14,5 +14,5 @@ from quarry.datasets.versions import releases
 
 open = open_dataset  # noqa: A001 - quarry.datasets.open(version) is the public reader
 
-__all__ = ["assemble", "bibtex", "compare", "derive_version", "load_manifest", "open", "open_dataset", "plain",
-           "releases", "run_assemble"]
+__all__ = ["bibtex", "compare", "derive_version", "load_manifest", "open", "open_dataset", "plain",
+           "releases"]

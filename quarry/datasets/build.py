@@ -1,5 +1,6 @@
-"""Build dataset versions: `assemble` (curated shards -> a released version) and
-`derive_version` (a parent version minus some documents, e.g. after new opt-outs).
+"""Build dataset versions: the assemble stage's plan and publication (quarry.stages.assemble runs
+them: curated shards -> a released version) and `derive_version` (a parent version minus some
+documents, e.g. after new opt-outs).
 
 A version is built in a hidden staging folder beside its destination and swapped in at the end,
 so an interrupted build leaves the previous version in place. It is then recorded in the local
@@ -11,12 +12,9 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-from rich.progress import Progress
 
 from quarry.config.datasets import AssembleParams
 from quarry.datasets import changelog, datacard, versions
@@ -25,7 +23,7 @@ from quarry.datasets.manifest import (MANIFEST, SCHEMA, ledger_paths, normalise_
                                       seal, shard_entries, write_sums)
 from quarry.datasets.mixture import Mixture, subset_of, uses_weights
 from quarry.datasets.reader import data_shards, open_dataset
-from quarry.datasets.shards import STAGE, write_split
+from quarry.datasets.shards import STAGE
 from quarry.errors import QuarryError
 from quarry.hashing import value_hash
 from quarry.ledger import Ledger, merge_ledgers
@@ -61,25 +59,6 @@ def plan(src_dir: str | os.PathLike, params: dict[str, Any]) -> Plan:
         raise QuarryError(f"{src_dir}: no jsonl / jsonl.zst shards to assemble")
     mixture = Mixture.from_params(section, subset_bytes(sources) if uses_weights(section) else None)
     return Plan(sources, mixture, _settings(typed))
-
-
-def assemble(src_dir: str | os.PathLike, out_dir: str | os.PathLike, params: dict[str, Any], *,
-             snapshot_manifest: str | os.PathLike | dict | None = None,
-             ledgers: Iterable[str | os.PathLike | dict] = (), optout_registry_hash: str | None = None,
-             tokenizer=None, parent: str | os.PathLike | None = None, workers: int = 1,
-             registry: str | os.PathLike | None = None, register: bool = True) -> dict[str, Any]:
-    """Assemble the curated shards of ``src_dir`` into a dataset version at ``out_dir``."""
-    out_dir = Path(out_dir)
-    build = plan(src_dir, params)
-    parent_info = load_parent(parent, registry)  # read before out_dir is replaced
-    staging = staging_dir(out_dir)
-    results = _write_splits(build, staging, tokenizer, workers)
-    return publish(staging, out_dir, params, build, results, snapshot_manifest=snapshot_manifest,
-                   ledgers=ledgers, optout_registry_hash=optout_registry_hash, tokenizer=tokenizer,
-                   parent=parent_info, registry=registry, register=register)
-
-
-run_assemble = assemble  # the stage driver under the name every curation stage's driver has
 
 
 def publish(staging: Path, out_dir: Path, params: dict[str, Any], build: Plan, results: list[dict[str, Any]], *,
@@ -205,32 +184,6 @@ def subset_bytes(sources: list[Path]) -> dict[str, int]:
             subset = subset_of(record)
             sizes[subset] = sizes.get(subset, 0) + len(record["text"].encode("utf-8"))
     return sizes
-
-
-def _write_splits(build: Plan, staging: Path, tokenizer, workers: int) -> list[dict[str, Any]]:
-    """Each split is independent of the others: one process per split when workers > 1."""
-    sources, mixture = build.sources, build.mixture
-    names = list(mixture.fractions)
-    options = build.split_options(tokenizer)
-    if workers > 1:
-        # submitted before the progress bar starts its thread, so the workers fork a quiet process
-        with ProcessPoolExecutor(max_workers=min(workers, len(names))) as pool:
-            futures = [pool.submit(write_split, sources, staging, name, mixture, **options) for name in names]
-            with Progress(transient=True) as progress:
-                bar = progress.add_task("assembling splits", total=len(names))
-                results = []
-                for future in futures:
-                    results.append(future.result())
-                    progress.advance(bar)
-        return results
-    with Progress(transient=True) as progress:
-        results = []
-        for name in names:
-            passes = mixture.max_copies if name == "train" and not build.settings["shuffle"] else 1
-            bar = progress.add_task(f"writing {name}", total=len(sources) * passes)
-            results.append(write_split(sources, staging, name, mixture, **options,
-                                       on_source=lambda _src, bar=bar: progress.advance(bar)))
-        return results
 
 
 def load_parent(parent: str | os.PathLike | None, registry=None) -> tuple[dict | None, list[dict] | None]:

@@ -11,6 +11,7 @@ import pytest
 from conftest import curate, make_record, raw_records, write_raw
 
 import quarry.datasets as qd
+from quarry.stages.assemble import assemble
 from quarry.datasets.changelog import compare
 from quarry.datasets.manifest import verify_sums
 from quarry.datasets.shards import order_key
@@ -29,9 +30,9 @@ def without_code(manifest: dict) -> dict:
 
 
 def test_rebuilds_are_byte_identical_for_any_worker_and_thread_count(curated, params, tmp_path, registry):
-    first = qd.assemble(curated, tmp_path / "a" / "ds", params, ledgers=[curated], registry=registry)
+    first = assemble(curated, tmp_path / "a" / "ds", params, ledgers=[curated], registry=registry)
     threaded = {"assemble": {**params["assemble"], "zstd_threads": 3, "shuffle_buckets": 3}}
-    second = qd.assemble(curated, tmp_path / "b" / "ds", threaded, ledgers=[curated], workers=3, registry=registry)
+    second = assemble(curated, tmp_path / "b" / "ds", threaded, ledgers=[curated], workers=3, registry=registry)
     assert second["version"] == first["version"]
     assert without_code(second) == without_code(first)
     a, b = shard_bytes(tmp_path / "a" / "ds"), shard_bytes(tmp_path / "b" / "ds")
@@ -44,26 +45,26 @@ def test_rebuilds_are_byte_identical_for_any_worker_and_thread_count(curated, pa
 
 def test_rebuilding_a_version_leaves_its_release_files_as_they_were(curated, params, tmp_path, registry):
     """DVC tracks the registry: a forced rebuild of the same version must not change a byte of it."""
-    manifest = qd.assemble(curated, tmp_path / "ds", params, ledgers=[curated], registry=registry)
+    manifest = assemble(curated, tmp_path / "ds", params, ledgers=[curated], registry=registry)
     release = Path(registry) / manifest["name"] / manifest["version"]
     before = {p.name: p.read_bytes() for p in sorted(release.iterdir())}
     assert "release.json" in before
-    qd.assemble(curated, tmp_path / "ds", params, ledgers=[curated], registry=registry)
+    assemble(curated, tmp_path / "ds", params, ledgers=[curated], registry=registry)
     assert {p.name: p.read_bytes() for p in sorted(release.iterdir())} == before
 
 
 def test_bytes_do_not_depend_on_how_the_sources_are_sharded(tmp_path, params, registry):
     records = [r for r in raw_records() if len(r["text"]) >= 40]
-    one = qd.assemble(write_raw(tmp_path / "one", records, shards=1), tmp_path / "a", params, registry=registry)
+    one = assemble(write_raw(tmp_path / "one", records, shards=1), tmp_path / "a", params, registry=registry)
     shuffled = sorted(records, key=lambda r: r["text"])
-    five = qd.assemble(write_raw(tmp_path / "five", shuffled, shards=5), tmp_path / "b", params, registry=registry)
+    five = assemble(write_raw(tmp_path / "five", shuffled, shards=5), tmp_path / "b", params, registry=registry)
     assert one["version"] == five["version"]
     assert shard_bytes(tmp_path / "a") == shard_bytes(tmp_path / "b")
 
 
 def test_layout_schema_and_checksums(curated, params, tmp_path, registry):
     out = tmp_path / "ds"
-    manifest = qd.assemble(curated, out, params, ledgers=[curated / "ledger.json"], registry=registry)
+    manifest = assemble(curated, out, params, ledgers=[curated / "ledger.json"], registry=registry)
     for name in ("manifest.json", "SHA256SUMS", "datacard.md", "composition.png", "ledger.json"):
         assert (out / name).is_file(), name
     assert set(manifest["splits"]) == {"train", "validation", "test"}
@@ -92,7 +93,7 @@ def test_composition_equals_a_recount_from_the_shards(curated, params, tmp_path,
         def encode(self, text):
             return [len(w) for w in text.split()]
 
-    manifest = qd.assemble(curated, tmp_path / "ds", params, tokenizer=Words(), registry=registry)
+    manifest = assemble(curated, tmp_path / "ds", params, tokenizer=Words(), registry=registry)
     comp = manifest["composition"]
     docs, size, tokens = Counter(), Counter(), Counter()
     for path in sorted((tmp_path / "ds").glob("*/part-*.jsonl.zst")):
@@ -119,7 +120,7 @@ def test_changed_document_changes_hash_and_changelog_names_it(tmp_path, params, 
     records = raw_records()
     v1_src = curate(write_raw(tmp_path / "raw1", records), tmp_path / "cur1")
     out = tmp_path / "data" / "ds"
-    v1 = qd.assemble(v1_src, out, params, ledgers=[v1_src], registry=registry)
+    v1 = assemble(v1_src, out, params, ledgers=[v1_src], registry=registry)
 
     edited = list(records)
     old = edited[7]
@@ -127,7 +128,7 @@ def test_changed_document_changes_hash_and_changelog_names_it(tmp_path, params, 
     edited[39] = make_record(39 % 7, 39, records[39]["meta"]["language"], text="y=1")  # now filtered out
     gone = edited.pop(11)  # left the source repository
     v2_src = curate(write_raw(tmp_path / "raw2", edited), tmp_path / "cur2")
-    v2 = qd.assemble(v2_src, out, params, ledgers=[v2_src], parent=v1["version"], registry=registry)
+    v2 = assemble(v2_src, out, params, ledgers=[v2_src], parent=v1["version"], registry=registry)
 
     assert v2["version"] != v1["version"] and v2["parent"] == v1["version"]
     assert (v1["label"], v2["label"]) == ("0.1.0", "0.2.0")
@@ -152,10 +153,10 @@ def test_changed_document_changes_hash_and_changelog_names_it(tmp_path, params, 
 def test_splits_are_stable_across_versions(tmp_path, params, registry):
     records = raw_records()
     v1_src = curate(write_raw(tmp_path / "raw1", records), tmp_path / "cur1")
-    v1 = qd.assemble(v1_src, tmp_path / "v1", params, registry=registry)
+    v1 = assemble(v1_src, tmp_path / "v1", params, registry=registry)
     more = records[50:] + [make_record(9, 1000 + i, "Python") for i in range(80)]
     v2_src = curate(write_raw(tmp_path / "raw2", more, shards=5), tmp_path / "cur2")
-    v2 = qd.assemble(v2_src, tmp_path / "v2", params, parent=tmp_path / "v1", registry=registry)
+    v2 = assemble(v2_src, tmp_path / "v2", params, parent=tmp_path / "v1", registry=registry)
     split1 = {r["meta"]["id"]: r["meta"]["split"] for r in qd.open(tmp_path / "v1")}
     split2 = {r["meta"]["id"]: r["meta"]["split"] for r in qd.open(tmp_path / "v2")}
     common = set(split1) & set(split2)
@@ -168,7 +169,7 @@ def test_splits_are_stable_across_versions(tmp_path, params, registry):
 def test_mixture_epochs_repeat_training_documents_only(curated, params, tmp_path, registry):
     section = {**params["assemble"], "subsets": {"github-python": {"epochs": 2}, "github-markdown": {"epochs": 0.5},
                                                  "github-javascript": 0}}
-    manifest = qd.assemble(curated, tmp_path / "ds", {"assemble": section}, registry=registry)
+    manifest = assemble(curated, tmp_path / "ds", {"assemble": section}, registry=registry)
     source = list(qd.open(curated))
     by_id = Counter(r["meta"]["id"] for r in qd.open(tmp_path / "ds"))
     for record in source:
@@ -188,7 +189,7 @@ def test_mixture_epochs_repeat_training_documents_only(curated, params, tmp_path
     copies = Counter(train_ids)
     assert train_ids == [d for _, d in sorted((order_key(d, k), d) for d, n in copies.items() for k in range(n))]
     # in source order instead, second copies come after every first copy, never next to it
-    qd.assemble(curated, tmp_path / "ordered", {"assemble": {**section, "shuffle": False}}, registry=registry)
+    assemble(curated, tmp_path / "ordered", {"assemble": {**section, "shuffle": False}}, registry=registry)
     ordered = [r["meta"]["id"] for r in qd.open(tmp_path / "ordered", split="train")]
     assert sorted(ordered) == sorted(train_ids)
     first_repeat = next(i for i, d in enumerate(ordered) if d in ordered[:i])
@@ -203,7 +204,7 @@ def test_weights_give_the_subsets_their_byte_shares(curated, params, tmp_path, r
     section = {**params["assemble"], "subsets": {"github-python": {"weight": 0.6},
                                                  "github-javascript": {"weight": 0.2},
                                                  "github-markdown": {"weight": 0.2}}}
-    manifest = qd.assemble(curated, tmp_path / "ds", {"assemble": section}, registry=registry)
+    manifest = assemble(curated, tmp_path / "ds", {"assemble": section}, registry=registry)
     train = manifest["composition"]["by_split_and_subset"]["train"]
     total = sum(v["bytes"] for v in train.values())
     assert abs(train["github-python"]["bytes"] / total - 0.6) < 0.1
@@ -212,7 +213,7 @@ def test_weights_give_the_subsets_their_byte_shares(curated, params, tmp_path, r
 
 def test_open_by_hash_label_name_and_plain_folders(curated, params, tmp_path, registry):
     out = tmp_path / "ds"
-    manifest = qd.assemble(curated, out, params, registry=registry)
+    manifest = assemble(curated, out, params, registry=registry)
     everything = list(qd.open(out))
     assert len(everything) == 288
     assert list(qd.open(manifest["version"][:8], registry=registry)) == everything
@@ -232,15 +233,15 @@ def test_open_by_hash_label_name_and_plain_folders(curated, params, tmp_path, re
 
 def test_registered_version_whose_folder_was_rebuilt_points_to_dvc(curated, params, tmp_path, registry):
     out = tmp_path / "ds"
-    first = qd.assemble(curated, out, params, registry=registry)
-    qd.assemble(curated, out, {"assemble": {**params["assemble"], "label": "9.0.0"}}, registry=registry)
+    first = assemble(curated, out, params, registry=registry)
+    assemble(curated, out, {"assemble": {**params["assemble"], "label": "9.0.0"}}, registry=registry)
     with pytest.raises(QuarryError, match="dvc pull"):
         list(qd.open(first["version"], registry=registry))
     assert [r["manifest"]["label"] for r in qd.releases("test-code", registry)] == ["0.1.0", "9.0.0"]
 
 
 def test_derive_version_removes_only_and_names_removals(curated, params, tmp_path, registry):
-    parent = qd.assemble(curated, tmp_path / "v1", params, ledgers=[curated], registry=registry)
+    parent = assemble(curated, tmp_path / "v1", params, ledgers=[curated], registry=registry)
     records = list(qd.open(tmp_path / "v1"))
     opted_out = {r["meta"]["origin"] for r in records[:3]} - {records[5]["meta"]["origin"]}
     child = qd.derive_version(tmp_path / "v1", tmp_path / "v2",
@@ -261,15 +262,15 @@ def test_derive_version_removes_only_and_names_removals(curated, params, tmp_pat
 
 def test_labels_are_unique_per_name(tmp_path, params, registry):
     records = raw_records()
-    first = qd.assemble(curate(write_raw(tmp_path / "raw1", records), tmp_path / "cur1"), tmp_path / "a", params,
+    first = assemble(curate(write_raw(tmp_path / "raw1", records), tmp_path / "cur1"), tmp_path / "a", params,
                         registry=registry)
     other = curate(write_raw(tmp_path / "raw2", records[:-5]), tmp_path / "cur2")
-    second = qd.assemble(other, tmp_path / "b", params, registry=registry)  # same automatic label wanted
+    second = assemble(other, tmp_path / "b", params, registry=registry)  # same automatic label wanted
     assert (first["label"], second["label"]) == ("0.1.0", "0.1.1")
-    again = qd.assemble(other, tmp_path / "b", params, registry=registry)  # a rebuild keeps its label
+    again = assemble(other, tmp_path / "b", params, registry=registry)  # a rebuild keeps its label
     assert again["version"] == second["version"] and again["label"] == "0.1.1"
     chosen = {"assemble": {**params["assemble"], "label": "0.1.0"}}
     with pytest.raises(QuarryError, match=r"label 0.1.0 already names version"):
-        qd.assemble(curate(write_raw(tmp_path / "raw3", records[:-9]), tmp_path / "cur3"), tmp_path / "c", chosen,
+        assemble(curate(write_raw(tmp_path / "raw3", records[:-9]), tmp_path / "cur3"), tmp_path / "c", chosen,
                     registry=registry)
     assert [r["manifest"]["label"] for r in qd.releases(registry=registry)] == ["0.1.0", "0.1.1"]

@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 import quarry.datasets as qd
+from quarry.stages.assemble import assemble
 from quarry.cli import main
 from quarry.records import read_json
 
@@ -20,7 +21,7 @@ def built(curated, params, tmp_path, monkeypatch):
     monkeypatch.setenv("QUARRY_HOME", str(tmp_path))  # the default registry: tmp_path/data/releases
     out = tmp_path / "data" / "datasets" / "test-code"
     section = {**params["assemble"], "citation": {"author": "Quarry Team", "url": "https://example.org/ds"}}
-    manifest = qd.assemble(curated, out, {"assemble": section}, ledgers=[curated])
+    manifest = assemble(curated, out, {"assemble": section}, ledgers=[curated])
     return out, manifest
 
 
@@ -95,25 +96,27 @@ def test_prefect_split_tasks_rebuild_a_deleted_output(curated, params, tmp_path,
     monkeypatch.setenv("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "180")  # a busy machine starts slowly
     from prefect import flow
 
-    from tasks.assemble import assemble_tasks, work_root
+    from quarry.engine import run_stage
+    from quarry.stages.assemble import ASSEMBLE, AssembleArgs
+    from tasks.executor import PrefectExecutor
 
     out = tmp_path / "ds"
 
     @flow
     def build():
-        return assemble_tasks(curated, out, params, ledgers=[curated])
+        return run_stage(ASSEMBLE, curated, out, params, PrefectExecutor(), args=AssembleArgs(ledgers=(curated,))).result
 
-    direct = qd.assemble(curated, tmp_path / "direct", params, ledgers=[curated], register=False)
+    direct = assemble(curated, tmp_path / "direct", params, ledgers=[curated], register=False)
     first = build()
     assert first["version"] == direct["version"]
     assert list(qd.open(out)) == list(qd.open(tmp_path / "direct"))
     second = build(return_state=True)
     assert _task_states(second.state_details.flow_run_id).count("Cached") == 3
     assert second.result()["version"] == first["version"]
-    shutil.rmtree(work_root(out) / "test")
+    shutil.rmtree(tmp_path / ".ds.work" / "splits" / "test")
     third = build(return_state=True)  # the test split's hit finds its folder gone: it runs again
     states = _task_states(third.state_details.flow_run_id)
-    assert states.count("Cached") == 3 and states.count("Completed") == 2, states  # that split, and publish
+    assert states.count("Cached") == 3 and states.count("Completed") == 2, states  # that split, and the plan
     assert third.result()["version"] == first["version"]
 
 

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import quarry.datasets as qd
+from quarry.stages.assemble import assemble
 from quarry.datasets.composition import Composition, count_records
 from quarry.datasets.manifest import verify_sums
 from quarry.datasets.mixture import Mixture
@@ -61,15 +62,15 @@ def test_bad_mixture_params_name_the_key(section, message):
 def test_no_shards_and_missing_ids_are_clear_errors(tmp_path, params, registry):
     (tmp_path / "empty").mkdir()
     with pytest.raises(QuarryError, match="no jsonl / jsonl.zst shards"):
-        qd.assemble(tmp_path / "empty", tmp_path / "ds", params, registry=registry)
+        assemble(tmp_path / "empty", tmp_path / "ds", params, registry=registry)
     write_records(tmp_path / "src" / "part-00000.jsonl.zst", [{"text": "x", "meta": {}}])
     with pytest.raises(QuarryError, match="part-00000.jsonl.zst.*without meta.id"):
-        qd.assemble(tmp_path / "src", tmp_path / "ds", params, registry=registry)
+        assemble(tmp_path / "src", tmp_path / "ds", params, registry=registry)
 
 
 def test_an_interrupted_build_leaves_the_previous_version(curated, params, tmp_path, registry):
     out = tmp_path / "ds"
-    before = qd.assemble(curated, out, params, registry=registry)
+    before = assemble(curated, out, params, registry=registry)
 
     class Failing:
         version = "failing"
@@ -78,7 +79,7 @@ def test_an_interrupted_build_leaves_the_previous_version(curated, params, tmp_p
             raise RuntimeError("tokenizer crashed")
 
     with pytest.raises(RuntimeError, match="tokenizer crashed"):
-        qd.assemble(curated, out, params, tokenizer=Failing(), registry=registry)
+        assemble(curated, out, params, tokenizer=Failing(), registry=registry)
     assert qd.load_manifest(out)["version"] == before["version"]
     assert verify_sums(out) == []
     assert [r["manifest"]["version"] for r in qd.releases(registry=registry)] == [before["version"]]

@@ -99,19 +99,18 @@ class DropTinyAndLicense:
 
 def build_project(root):
     """Run the stages into ``root`` (a project folder); returns the paths and facts tests check."""
-    from quarry.datasets import assemble
+    from quarry.stages.assemble import assemble
     from quarry.ledger import merge_ledgers
     from quarry.records import read_json, shard_paths, write_json
-    from quarry.snapshot import run_snapshot
+    from quarry.stages.snapshot import run_snapshot
     from quarry.stage import run_step_on_shard
     from quarry.tokenizer import train_from_dataset
-    from quarry.training.registry import build_recipe
+    from quarry.recipes.registry import build_recipe
 
     (root / "params.yaml").write_text("pipeline: {}\n")
     revision = make_git_repo(root / "repo")
     snapshot_dir = root / "data" / "snapshot"
-    snapshot = run_snapshot([{"name": "repo", "kind": "git", "path": str(root / "repo")}], snapshot_dir, None,
-                            progress=False)
+    snapshot = run_snapshot([{"name": "repo", "kind": "git", "path": str(root / "repo")}], snapshot_dir, None)
     curated = root / "data" / "curated"
     ledgers = [run_step_on_shard(DropTinyAndLicense(), shard, curated / shard.name,
                                  rejects=curated / "rejects" / shard.name)

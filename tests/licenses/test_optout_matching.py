@@ -6,6 +6,7 @@ import hashlib
 from pathlib import Path
 
 import quarry.datasets as qd
+from quarry.stages.assemble import assemble
 from quarry.cli import main as quarry_main
 from quarry.optout import OptOut, Registry, reapply_optout, registry_hash, run_optout, whois
 from quarry.records import read_records, shard_paths, write_records
@@ -51,7 +52,7 @@ def _said(capsys) -> tuple[str, str]:
 def _version(tmp_path: Path, releases: Path, registry: Path) -> dict:
     curated = tmp_path / "curated"
     run_optout(_shards(tmp_path / "src"), curated, _registry(tmp_path / "empty.tsv"))
-    return qd.assemble(curated, tmp_path / "v1", ASSEMBLE, ledgers=[curated],
+    return assemble(curated, tmp_path / "v1", ASSEMBLE, ledgers=[curated],
                        optout_registry_hash=registry_hash(registry), registry=releases)
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 import quarry.datasets as qd
+from quarry.stages.assemble import assemble
 from quarry.cli import main as quarry_main
 from quarry.errors import ConfigError, QuarryError
 from quarry.optout import (OptOut, Registry, add_entry, load_registry, normalize_origin, reapply_optout,
@@ -113,7 +114,7 @@ def test_reapplying_a_newer_registry_makes_a_new_version_with_a_changelog(tmp_pa
     run_optout(_shards(tmp_path / "src", _records()), curated, registry)
     params = {"assemble": {"name": "optout-test", "splits": {"train": 0.8, "validation": 0.1, "test": 0.1},
                            "shard_bytes": 4096, "zstd_level": 3}}
-    v1 = qd.assemble(curated, tmp_path / "v1", params, ledgers=[curated], optout_registry_hash=registry_hash(registry),
+    v1 = assemble(curated, tmp_path / "v1", params, ledgers=[curated], optout_registry_hash=registry_hash(registry),
                      registry=releases)
     assert v1["optout_registry_hash"] == registry_hash(registry)
 

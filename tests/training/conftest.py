@@ -11,7 +11,7 @@ from training_helpers import make_docs, tiny_overrides
 @pytest.fixture(scope="session")
 def dataset_dir(tmp_path_factory) -> Path:
     """A real dataset version: curated shards assembled into train / validation splits + manifest."""
-    from quarry.datasets import assemble
+    from quarry.stages.assemble import assemble
     from quarry.records import write_records
 
     raw = tmp_path_factory.mktemp("curated")
@@ -26,7 +26,7 @@ def dataset_dir(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def base_checkpoint(dataset_dir, tmp_path_factory) -> Path:
     """A tiny model pretrained for a few steps and exported with save_pretrained."""
-    from quarry.training.registry import build_recipe
+    from quarry.recipes.registry import build_recipe
 
     out = tmp_path_factory.mktemp("pretrained")
     recipe = build_recipe("pretrain", "tiny_pretrain", tiny_overrides(dataset_dir, out, max_steps=8))

@@ -1,0 +1,98 @@
+"""The assemble stage: plan the version (its source shards, the mixture), write each split (a
+map over the splits, each into its own work folder), publish the version (manifest, datacard,
+SHA256SUMS, the release registry) from the splits' shards."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from quarry.datasets.build import load_parent, plan, publish, staging_dir, tokenizer_id
+from quarry.datasets.mixture import Mixture
+from quarry.datasets.shards import STAGE, write_split
+from quarry.engine import Global, GlobalJob, ItemJob, Keyed, Map, Stage, WorkItem, run_local
+
+
+@dataclass(frozen=True)
+class AssembleArgs:
+    snapshot_manifest: str | dict | None = None     # the snapshot's manifest (for its id)
+    ledgers: tuple = ()                            # upstream ledger.json files (or their folders), or dicts
+    optout_registry_hash: str | None = None
+    tokenizer: Any = None                          # adds token counts to the composition
+    parent: str | None = None                      # the previous version (hash, label, folder)
+    registry: str | None = None                    # the release registry (default: the project's)
+    register: bool = True
+
+
+def assemble_config(params: Any) -> Any:
+    return params  # plan() and publish() check the assemble section themselves (AssembleParams)
+
+
+def plan_phase(job: GlobalJob, params: Any) -> dict:
+    args: AssembleArgs = job.args or AssembleArgs()
+    build = plan(Path(job.src), params)
+    options = {k: v for k, v in build.split_options().items() if k != "tokenizer"}
+    mixture = {"epochs": build.mixture.epochs, "fractions": build.mixture.fractions}
+    tokenizer = Keyed(tokenizer_id(args.tokenizer), args.tokenizer)
+    splits = Path(job.work).parent / "splits"
+    items = [WorkItem(split, {"sources": build.sources, "split": split, "mixture": mixture, "options": options,
+                              "tokenizer": tokenizer, "work": str(splits / split)}, (str(splits / split),))
+             for split in build.mixture.fractions]
+    return {"build": build, "items": items}
+
+
+def split_phase(job: ItemJob, params: Any) -> dict:
+    """Write one split's shards (and its rejects) under its work folder; returns files, composition, ledger."""
+    item = job.item
+    shutil.rmtree(item["work"], ignore_errors=True)
+    return write_split(item["sources"], Path(item["work"]), item["split"], Mixture(**item["mixture"]),
+                       **item["options"], tokenizer=item["tokenizer"].value)
+
+
+def publish_finish(job: GlobalJob, params: Any) -> dict:
+    """Link every split's shards into a staging folder and publish it as the dataset version."""
+    args: AssembleArgs = job.args or AssembleArgs()
+    out_dir = Path(job.dst)
+    parent = load_parent(args.parent, args.registry)  # read before out_dir is replaced
+    staging = staging_dir(out_dir)
+    for item in job.results["plan"]["items"]:
+        work = Path(item.value["work"])
+        for path in sorted(p for p in work.rglob("*") if p.is_file()):
+            target = staging / path.relative_to(work)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            _link_or_copy(path, target)
+    return publish(staging, out_dir, params, job.results["plan"]["build"], job.results["splits"],
+                   snapshot_manifest=args.snapshot_manifest, ledgers=args.ledgers,
+                   optout_registry_hash=args.optout_registry_hash, tokenizer=args.tokenizer, parent=parent,
+                   registry=args.registry, register=args.register)
+
+
+# The plan reads the curated folder by path (uncached); a split is keyed on the content of its
+# source shards, the mixture and the shard format.
+ASSEMBLE = Stage(STAGE, folder="", config=assemble_config, finish=publish_finish, reads_shards=False, staged=False,
+                 phases=(
+                     Global("plan", plan_phase, cached=False),
+                     Map("splits", split_phase, over="plan"),
+                 ))
+
+
+def assemble(src_dir: str | os.PathLike, out_dir: str | os.PathLike, params: Any, *, workers: int = 1,
+             **args: Any) -> dict[str, Any]:
+    """Assemble the curated shards of ``src_dir`` into a dataset version at ``out_dir`` on local
+    processes (``args``: the fields of AssembleArgs); returns its manifest."""
+    if "ledgers" in args:
+        args["ledgers"] = tuple(args["ledgers"])
+    for key in ("registry", "parent"):
+        if args.get(key) is not None:
+            args[key] = os.fspath(args[key])
+    return run_local(ASSEMBLE, Path(src_dir), Path(out_dir), params, workers=workers, args=AssembleArgs(**args))
+
+
+def _link_or_copy(src: Path, dst: Path) -> None:
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copyfile(src, dst)
