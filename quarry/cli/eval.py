@@ -81,7 +81,7 @@ def register(app: typer.Typer) -> None:
                                             "lm-evaluation-harness too (non-overlapping windows) and compare."),
             ) -> None:
         """Bits per byte per subset and byte-weighted overall, by rolling windows."""
-        from quarry.eval.stage import run_evaluate, score_checkpoint
+        from quarry.stages.evaluate import run_evaluate, score_checkpoint
 
         params = _params(params_file)
         overrides = {"split": split, "subsets": subset or None, "context_len": context_len, "stride": stride,
@@ -93,9 +93,9 @@ def register(app: typer.Typer) -> None:
             _cross_check(cross_check, checkpoint, data, params, as_json)
             return
         if out_dir is None:
-            report = score_checkpoint(checkpoint, data, params, progress=not as_json)
+            report = score_checkpoint(checkpoint, data, params)
         else:
-            report = run_evaluate(checkpoint, data, out_dir, params, progress=not as_json)
+            report = run_evaluate(checkpoint, data, out_dir, params)
         if as_json:
             print(json.dumps(report, indent=2, sort_keys=True))
         else:

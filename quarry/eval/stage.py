@@ -1,5 +1,6 @@
-"""The evaluate stage: score a checkpoint on a dataset's test split, write bpb.json and plots,
-log them to MLflow with the checkpoint's lineage, optionally register the checkpoint."""
+"""Scoring for the evaluate stage (quarry.stages.evaluate): a checkpoint's BPB on each shard of a
+dataset's test split, the report built from the shards' totals, bpb.json and plots written and
+logged to MLflow with the checkpoint's lineage, the checkpoint optionally registered."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 from quarry.config.training import EvaluateParams
 from quarry.errors import ConfigError, QuarryError
 from quarry.eval.bpb import BpbResult, score_records
-from quarry.records import read_records, shard_paths, write_json
+from quarry.records import read_json, read_records, shard_paths, write_json
 
 LOSS_KEYS = ("loss", "train_loss", "train/loss")
 
@@ -88,30 +89,49 @@ def recipe_tokenizer(checkpoint: str | os.PathLike):
     return instantiate(node)
 
 
-def evaluation_records(data: str | os.PathLike, split: str = "test", subsets: list[str] | None = None,
-                       max_docs: int | None = None) -> Iterator[dict[str, Any]]:
-    """Records to score: one split of a dataset version (a folder with manifest.json, or with a
-    ``<split>/`` folder), or every record of any other jsonl / jsonl.zst file or folder."""
+def evaluation_shards(data: str | os.PathLike, split: str = "test") -> list[Path]:
+    """The shards to score, in order: one split of a dataset version (a folder with manifest.json,
+    or with a ``<split>/`` folder), or every shard of any other jsonl / jsonl.zst file or folder."""
+    from quarry.lineage import split_shards
+
     data = Path(data)
     if not data.exists():
         raise QuarryError(f"{data}: no such file or folder to evaluate on")
     if (data / "manifest.json").is_file():
-        from quarry.datasets import open_dataset
+        shards = split_shards(data, split)
+        splits = read_json(data / "manifest.json").get("splits") or {}
+        if split not in splits:
+            raise QuarryError(f"{data}: no split '{split}'; splits: {', '.join(splits)}")
+        return shards
+    folder = data / split if (data / split).is_dir() else data
+    return [shard for shard in shard_paths(folder) if "rejects" not in shard.parts]
 
-        records = open_dataset(data, split=split)
-    else:
-        folder = data / split if (data / split).is_dir() else data
-        records = (record for shard in shard_paths(folder) if "rejects" not in shard.parts
-                   for record in read_records(shard))
+
+def shard_records(shard: str | os.PathLike, subsets: list[str] | None = None,
+                  max_docs: int | None = None) -> Iterator[dict[str, Any]]:
+    """The records of one shard to score: those of ``subsets`` (all when None), at most ``max_docs``."""
     wanted = set(subsets) if subsets else None
     count = 0
-    for record in records:
+    for record in read_records(shard):
         if max_docs is not None and count >= max_docs:
             return
         if wanted is not None and (record.get("meta") or {}).get("pile_set_name") not in wanted:
             continue
         count += 1
         yield record
+
+
+def evaluation_records(data: str | os.PathLike, split: str = "test", subsets: list[str] | None = None,
+                       max_docs: int | None = None) -> Iterator[dict[str, Any]]:
+    """The records ``evaluation_shards`` holds, in order (``max_docs`` over all of them)."""
+    left = max_docs
+    for shard in evaluation_shards(data, split):
+        for record in shard_records(shard, subsets, left):
+            if left is not None:
+                left -= 1
+            yield record
+        if left is not None and left <= 0:
+            return
 
 
 def context_of(model: Any, configured: int | None) -> int:
@@ -133,26 +153,25 @@ def _scoring_setup(checkpoint: str | os.PathLike, cfg: dict[str, Any]):
     return model, tokenizer, options
 
 
-def score_checkpoint(checkpoint: str | os.PathLike, data: str | os.PathLike, params: dict[str, Any] | None = None,
-                     *, progress: bool = False) -> dict[str, Any]:
-    """The BPB report of a checkpoint on a dataset: per subset, aggregate, and what was scored."""
-    cfg = settings(params)
-    model, tokenizer, options = _scoring_setup(checkpoint, cfg)
-    records = evaluation_records(data, cfg["split"], cfg["subsets"], cfg["max_docs"])
-    result = score_records(model, tokenizer, records, progress=progress, **options)
-    return build_report(result, checkpoint, data, cfg["split"])
-
-
-def score_shard(checkpoint: str | os.PathLike, shard: str | os.PathLike,
-                params: dict[str, Any] | None = None) -> dict[str, Any]:
-    """BPB totals of one shard (a BpbResult dict): the unit a Prefect task caches and maps.
+def score_shard(checkpoint: str | os.PathLike, shard: str | os.PathLike, params: Any = None,
+                max_docs: int | None = None) -> dict[str, Any]:
+    """BPB totals of one shard (a BpbResult dict): the unit the evaluate stage maps.
     ``merge_shards`` adds the shards of a split back into one result."""
     cfg = settings(params)
     model, tokenizer, options = _scoring_setup(checkpoint, cfg)
-    wanted = set(cfg["subsets"]) if cfg["subsets"] else None
-    records = (r for r in read_records(shard)
-               if wanted is None or (r.get("meta") or {}).get("pile_set_name") in wanted)
-    return score_records(model, tokenizer, records, **options).to_dict()
+    return score_records(model, tokenizer, shard_records(shard, cfg["subsets"], max_docs), **options).to_dict()
+
+
+def document_limits(shards: list[Path], subsets: list[str] | None, max_docs: int | None) -> list[int | None]:
+    """How many documents each shard may score so that the first ``max_docs`` of the split are."""
+    if max_docs is None:
+        return [None] * len(shards)
+    limits, left = [], max_docs
+    for shard in shards:
+        take = sum(1 for _ in shard_records(shard, subsets, left)) if left else 0
+        limits.append(take)
+        left -= take
+    return limits
 
 
 def merge_shards(results: list[dict[str, Any]]) -> BpbResult:
@@ -178,15 +197,6 @@ def build_report(result: BpbResult, checkpoint: str | os.PathLike, data: str | o
     return {"checkpoint": {"path": str(checkpoint), "hash": checkpoint_hash(Path(checkpoint))},
             "dataset": {"path": str(data), "version": version, "split": split},
             "bpb": body["aggregate"]["bpb"], **body}  # bpb: the headline number (byte-weighted aggregate)
-
-
-def run_evaluate(checkpoint: str | os.PathLike, data: str | os.PathLike, out_dir: str | os.PathLike,
-                 params: dict[str, Any] | None = None, *, progress: bool = False,
-                 track: bool | None = None) -> dict[str, Any]:
-    """Score, write ``out_dir/bpb.json`` and ``bpb.png`` (and ``loss.png`` when the training run
-    logged a loss), then log everything to MLflow; returns the report (plus ``mlflow_run_id``)."""
-    report = score_checkpoint(checkpoint, data, params, progress=progress)
-    return publish_report(report, checkpoint, out_dir, params, track=track)
 
 
 def checkpoint_label(checkpoint: str | os.PathLike) -> str:

@@ -9,7 +9,8 @@ import pytest
 from quarry.cli import main
 from quarry.eval.bpb import score_records
 from quarry.eval.reference import reference_bpb
-from quarry.eval.stage import evaluation_records, load_for_eval, run_evaluate, score_checkpoint
+from quarry.eval.stage import evaluation_records, load_for_eval
+from quarry.stages.evaluate import run_evaluate, score_checkpoint
 from quarry.lineage import checkpoints_with_origin, lineage_chain, openlineage_events, trace
 from quarry.records import read_json
 
@@ -134,7 +135,7 @@ def test_hugging_face_export_of_the_checkpoint_scores_the_same_bpb(project):
 
 
 def test_a_checkpoint_without_tokenizer_json_uses_its_recipe_tokenizer(project, tmp_path):
-    from quarry.training.registry import build_recipe
+    from quarry.recipes.registry import build_recipe
 
     out = tmp_path / "bytes"
     build_recipe("pretrain", "tiny_pretrain", [
@@ -148,7 +149,7 @@ def test_a_checkpoint_without_tokenizer_json_uses_its_recipe_tokenizer(project, 
 
 
 def test_an_unmerged_lora_checkpoint_is_scored_as_base_plus_adapter(project, tmp_path):
-    from quarry.training.registry import build_recipe
+    from quarry.recipes.registry import build_recipe
 
     out = tmp_path / "lora"
     common = [f"dataset.path={project['dataset']}", "dataset.seq_len=32", "batch_size=4", "max_steps=3",

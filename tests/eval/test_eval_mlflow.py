@@ -16,7 +16,7 @@ from local_servers import free_port, wait_healthy
 
 from quarry import tracking
 from quarry.cli import main
-from quarry.eval.stage import run_evaluate
+from quarry.stages.evaluate import run_evaluate
 from quarry.records import read_json, write_json
 
 

@@ -1,31 +1,26 @@
-"""The evaluate stage's Prefect tasks in a real flow run: per-shard BPB merged into the report."""
+"""The evaluate stage on Prefect tasks in a real flow run writes the report the CLI's local run does."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+
+from quarry.records import read_json
 
 
 @pytest.mark.slow  # most of its time is Prefect starting its temporary server
-def test_flow_of_shard_tasks_gives_the_report_of_the_single_pass(project, tmp_path, monkeypatch):
+def test_flow_of_shard_tasks_gives_the_report_of_the_local_run(project, tmp_path, monkeypatch):
     monkeypatch.setenv("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "180")  # a busy machine starts slowly
-    from prefect import flow, unmapped
-
-    from quarry.eval.stage import score_checkpoint
-    from tasks.evaluate import publish_task, score_shard_task, test_shards
+    from flows.evaluate import evaluate
+    from quarry.eval.stage import checkpoint_label
+    from quarry.stages.evaluate import run_evaluate
 
     params = {"evaluate": {"mlflow": False, "batch_size": 4, "context_len": 32}}
-
-    @flow(name="evaluate-test")
-    def evaluate(checkpoint: str, dataset: str, out_dir: str) -> dict:
-        shards = test_shards(Path(dataset), params)
-        results = [f.result() for f in score_shard_task.map(Path(checkpoint), shards, unmapped(params))]
-        return publish_task(Path(checkpoint), Path(dataset), results, Path(out_dir), params)
-
-    report = evaluate(str(project["final"]), str(project["dataset"]), str(tmp_path / "out"))
-    single = score_checkpoint(project["final"], project["dataset"], params)
-    assert report["aggregate"]["docs"] == single["aggregate"]["docs"]
-    assert report["aggregate"]["bpb"] == pytest.approx(single["aggregate"]["bpb"], rel=1e-9)
-    assert report["subsets"].keys() == single["subsets"].keys()
-    assert (tmp_path / "out" / "bpb.json").is_file()
+    params_file = tmp_path / "params.yaml"
+    params_file.write_text("evaluate: {mlflow: false, batch_size: 4, context_len: 32}\n")
+    reports = evaluate(str(project["dataset"]), [str(project["final"])], str(tmp_path / "out"),
+                       str(tmp_path / "metrics.json"), str(params_file))
+    local = run_evaluate(project["final"], project["dataset"], tmp_path / "local", params, workers=2)
+    name = checkpoint_label(project["final"])
+    assert reports[name] == local
+    assert read_json(tmp_path / "out" / name / "bpb.json") == read_json(tmp_path / "local" / "bpb.json")
+    assert read_json(tmp_path / "metrics.json")[name]["bpb"] == local["bpb"]

@@ -1,0 +1,90 @@
+"""The evaluate stage: plan (checkpoint, shard) pairs over a dataset's test split, score each (a
+map, keyed on the checkpoint's and the shard's content), then one report per checkpoint: bpb.json,
+plots, MLflow."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from quarry.config.training import EvaluateParams
+from quarry.engine import Global, GlobalJob, ItemJob, Map, Stage, WorkItem, run_local
+from quarry.eval.stage import (build_report, checkpoint_label, document_limits, evaluation_shards, merge_shards,
+                               publish_report, score_shard)
+from quarry.records import write_json
+
+STAGE = "evaluate"
+
+
+@dataclass(frozen=True)
+class EvaluateArgs:
+    dataset: str
+    checkpoints: tuple[str, ...]
+    report_dirs: tuple[str | None, ...]   # per checkpoint: where bpb.json and plots go (None: nowhere)
+    metrics_file: str | None = None       # BPB per checkpoint and subset, for `dvc metrics show`
+    track: bool | None = None             # log to MLflow (None: params evaluate.mlflow)
+
+
+def plan_phase(job: GlobalJob, cfg: EvaluateParams) -> dict:
+    args: EvaluateArgs = job.args
+    shards = evaluation_shards(args.dataset, cfg.split)
+    limits = document_limits(shards, cfg.subsets, cfg.max_docs)
+    items = [WorkItem(f"{checkpoint_label(checkpoint)} {shard.name}",
+                      {"checkpoint": Path(checkpoint), "shard": shard, "max_docs": limit})
+             for checkpoint in args.checkpoints for shard, limit in zip(shards, limits)]
+    return {"per_checkpoint": len(shards), "items": items}
+
+
+def score_phase(job: ItemJob, cfg: EvaluateParams) -> dict:
+    return score_shard(job.item["checkpoint"], job.item["shard"], cfg, job.item["max_docs"])
+
+
+def report_finish(job: GlobalJob, cfg: EvaluateParams) -> dict:
+    """One report per checkpoint from its shards' totals, written and logged where args say."""
+    args: EvaluateArgs = job.args
+    per_checkpoint = job.results["plan"]["per_checkpoint"]
+    scores = job.results["score"]
+    reports = {}
+    for i, (checkpoint, folder) in enumerate(zip(args.checkpoints, args.report_dirs, strict=True)):
+        result = merge_shards(scores[i * per_checkpoint:(i + 1) * per_checkpoint])
+        report = build_report(result, checkpoint, args.dataset, cfg.split)
+        if folder is not None:
+            report = publish_report(report, checkpoint, folder, cfg, track=args.track)
+        reports[checkpoint_label(checkpoint)] = report
+    if args.metrics_file:
+        write_json(args.metrics_file, {name: _metrics(report) for name, report in reports.items()})
+    return reports
+
+
+def _metrics(report: dict[str, Any]) -> dict[str, Any]:
+    """The numbers DVC shows in `dvc metrics show`: aggregate and per-subset BPB."""
+    return {"bpb": report.get("bpb"), "subsets": {k: v.get("bpb") for k, v in (report.get("subsets") or {}).items()}}
+
+
+# The plan lists the split's shards (uncached, cheap); nothing is staged: each report folder is
+# written whole by publish_report.
+EVALUATE = Stage(STAGE, folder="", config=EvaluateParams.of, finish=report_finish, reads_shards=False,
+                 staged=False, keeps_work=False, phases=(
+                     Global("plan", plan_phase, cached=False),
+                     Map("score", score_phase, over="plan"),
+                 ))
+
+
+def score_checkpoint(checkpoint: str | os.PathLike, data: str | os.PathLike, params: Any = None, *,
+                     workers: int = 1) -> dict[str, Any]:
+    """The BPB report of a checkpoint on a dataset (per subset, aggregate, what was scored), on
+    local processes; nothing is written."""
+    args = EvaluateArgs(os.fspath(data), (os.fspath(checkpoint),), (None,))
+    [report] = run_local(EVALUATE, None, Path(checkpoint), params, workers=workers, args=args).values()
+    return report
+
+
+def run_evaluate(checkpoint: str | os.PathLike, data: str | os.PathLike, out_dir: str | os.PathLike,
+                 params: Any = None, *, track: bool | None = None, workers: int = 1) -> dict[str, Any]:
+    """Score, write ``out_dir/bpb.json`` and ``bpb.png`` (and ``loss.png`` when the training run
+    logged a loss), then log everything to MLflow; returns the report (plus ``mlflow_run_id``)."""
+    args = EvaluateArgs(os.fspath(data), (os.fspath(checkpoint),), (os.fspath(out_dir),), track=track)
+    [report] = run_local(EVALUATE, None, Path(out_dir), params, workers=workers, args=args).values()
+    return report
