@@ -117,7 +117,7 @@ QUARRY_RECIPES = {"full": ("full_finetune", "tiny_full_finetune"), "lora": ("lor
 
 
 def quarry_run(method: str, mode: str, args, base: Path, data: Path, work: Path) -> dict:
-    from quarry.training.registry import build_recipe
+    from quarry.recipes.registry import build_recipe
 
     recipe_name, config = QUARRY_RECIPES[method]
     overrides = {

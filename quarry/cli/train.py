@@ -27,7 +27,7 @@ def register(app: typer.Typer) -> None:
             master_port: int = typer.Option(None, "--master-port", help="Port for single-node runs."),
             ) -> None:
         """Run a recipe; with --nproc-per-node > 1 or --nnodes > 1 it launches torchrun (FSDP2)."""
-        from quarry.training.registry import build_recipe
+        from quarry.recipes.registry import build_recipe
 
         overrides = list(overrides or [])
         build_recipe(recipe, config, overrides)  # fail fast on a bad config, before any process starts
@@ -44,7 +44,7 @@ def register(app: typer.Typer) -> None:
     @app.command("ls")
     def ls() -> None:
         """Recipes and the built-in configs made for each."""
-        from quarry.training.registry import RECIPES, configs_for
+        from quarry.recipes.registry import RECIPES, configs_for
 
         table = Table("recipe", "configs")
         for name in RECIPES:
@@ -77,7 +77,7 @@ def register(app: typer.Typer) -> None:
         """Check a config against its recipe: unknown keys, bad component arguments."""
         from quarry.errors import ConfigError
         from quarry.training.config import dump_config, load_config
-        from quarry.training.registry import build_recipe
+        from quarry.recipes.registry import build_recipe
 
         name = recipe or load_config(config).get("recipe")
         if not name:

@@ -1,7 +1,6 @@
-"""Training recipes: configs, pretrain / full / LoRA / QLoRA / DPO, FSDP2, exact resume."""
+"""Training building blocks the recipes (quarry.recipes) share: configs, data, losses, LoRA,
+quantisation, FSDP2, checkpointing, metrics."""
 
 from quarry.training.config import apply_overrides, instantiate, load_config, validate
-from quarry.training.registry import RECIPES, build_recipe, recipe_class, run_recipe
 
-__all__ = ["RECIPES", "apply_overrides", "build_recipe", "instantiate", "load_config", "recipe_class",
-           "run_recipe", "validate"]
+__all__ = ["apply_overrides", "instantiate", "load_config", "validate"]

@@ -100,7 +100,7 @@ def compile_blocks(model: nn.Module) -> None:
 def torchrun_command(recipe: str, args: list[str], *, nproc_per_node: int, nnodes: int = 1,
                      node_rank: int | None = None, rdzv_endpoint: str | None = None,
                      rdzv_id: str | None = None, master_port: int | None = None) -> list[str]:
-    """``python -m torch.distributed.run ... -m quarry.training.launch <recipe> <args>``."""
+    """``python -m torch.distributed.run ... -m quarry.recipes.launch <recipe> <args>``."""
     cmd = [sys.executable, "-m", "torch.distributed.run", f"--nproc-per-node={nproc_per_node}",
            f"--nnodes={nnodes}"]
     if node_rank is not None:
@@ -113,4 +113,4 @@ def torchrun_command(recipe: str, args: list[str], *, nproc_per_node: int, nnode
         cmd.append(f"--rdzv-id={rdzv_id}")
     if master_port is not None:
         cmd.append(f"--master-port={master_port}")
-    return cmd + ["-m", "quarry.training.launch", recipe, *args]
+    return cmd + ["-m", "quarry.recipes.launch", recipe, *args]

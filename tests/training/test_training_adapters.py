@@ -9,7 +9,7 @@ import torch
 from training_helpers import tiny_overrides, weights
 
 from quarry.training.lora import LoRALinear, apply_lora, load_adapter, merge_lora, save_adapter
-from quarry.training.registry import build_recipe
+from quarry.recipes.registry import build_recipe
 
 TOKENS = torch.tensor([[256, 100, 101, 32, 102, 103, 10, 104]])
 

@@ -7,7 +7,7 @@ import torch
 
 from quarry.errors import ConfigError
 from quarry.training.config import apply_overrides, builtin_configs, instantiate, load_config
-from quarry.training.registry import RECIPES, build_recipe, configs_for
+from quarry.recipes.registry import RECIPES, build_recipe, configs_for
 
 
 def test_overrides_parse_values_add_and_delete():

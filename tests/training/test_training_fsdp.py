@@ -12,7 +12,7 @@ from local_servers import free_port
 from training_helpers import tiny_overrides, weights
 
 from quarry.training.distributed import torchrun_command
-from quarry.training.registry import build_recipe
+from quarry.recipes.registry import build_recipe
 
 
 def _torchrun(recipe: str, config: str, overrides: list[str]) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from quarry.cli import main
 from quarry.lineage import checkpoints_with_origin, lineage_chain
 from quarry.records import read_json
-from quarry.training.registry import build_recipe
+from quarry.recipes.registry import build_recipe
 
 from training_helpers import tiny_overrides
 

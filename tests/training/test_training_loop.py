@@ -7,7 +7,7 @@ import json
 import pytest
 import torch
 
-from quarry.training.registry import build_recipe
+from quarry.recipes.registry import build_recipe
 
 from training_helpers import Killed, kill_at, tiny_overrides, weights
 

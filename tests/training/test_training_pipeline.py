@@ -7,7 +7,7 @@ import json
 import pytest
 from training_helpers import tiny_overrides
 
-from quarry.training.registry import build_recipe
+from quarry.recipes.registry import build_recipe
 
 
 @pytest.mark.slow

@@ -9,7 +9,7 @@ from torch import nn
 
 from quarry.errors import ConfigError
 from quarry.training.config import merge_defaults
-from quarry.training.recipes.base import BASE_DEFAULTS, Recipe
+from quarry.recipes.base import BASE_DEFAULTS, Recipe
 
 FINETUNE_DEFAULTS: dict[str, Any] = merge_defaults(BASE_DEFAULTS, {
     "base_model": None,  # a folder save_pretrained wrote (Quarry's or transformers'), or a hub id

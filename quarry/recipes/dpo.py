@@ -16,7 +16,7 @@ from torch import nn
 from quarry.errors import ConfigError
 from quarry.training.config import merge_defaults
 from quarry.training.losses import CausalLMHead
-from quarry.training.recipes.full_finetune import FINETUNE_DEFAULTS, FullFinetune
+from quarry.recipes.full_finetune import FINETUNE_DEFAULTS, FullFinetune
 
 DPO_DEFAULTS: dict[str, Any] = merge_defaults(FINETUNE_DEFAULTS, {
     "dpo": {"beta": 0.1, "label_smoothing": 0.0, "reference": "model"},

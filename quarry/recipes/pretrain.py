@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from quarry.training.recipes.base import BASE_DEFAULTS, Recipe
+from quarry.recipes.base import BASE_DEFAULTS, Recipe
 
 
 class Pretrain(Recipe):

@@ -17,7 +17,7 @@ from torch import nn
 from quarry.errors import ConfigError
 from quarry.training.config import merge_defaults
 from quarry.training.quantize import MODES, quantize_int8, quantize_nf4, quantized_parameters
-from quarry.training.recipes.lora_finetune import LORA_DEFAULTS, LoRAFinetune
+from quarry.recipes.lora_finetune import LORA_DEFAULTS, LoRAFinetune
 
 QLORA_DEFAULTS: dict[str, Any] = merge_defaults(LORA_DEFAULTS, {
     "dtype": "bf16",

@@ -19,11 +19,14 @@ import torch
 from torch import nn
 
 from quarry.errors import ConfigError
+from quarry.stages.tokenize import cached_tokens
 from quarry.training import checkpointing, distributed
 from quarry.training.config import config_hash, instantiate, merge_defaults, validate
 from quarry.training.data import dataset_version, document_mask, open_records
 from quarry.training.losses import CausalLMHead
 from quarry.training.metrics import Reporter, Throughput, peak_memory_gib
+from quarry.training.token_data import check_tokens
+from quarry.training.tokens import TokenizeConfig, read_manifest
 
 DTYPES = {"fp32": torch.float32, "float32": torch.float32, "bf16": torch.bfloat16, "bfloat16": torch.bfloat16,
           "fp16": torch.float16, "float16": torch.float16}
@@ -139,9 +142,6 @@ class Recipe:
     def token_folder(self) -> Path:
         """dataset.tokens, checked against the dataset and tokenizer; else the cached tokenisation
         of dataset.path (made once, by the main rank)."""
-        from quarry.training.token_data import check_tokens
-        from quarry.training.tokens import TokenizeConfig, cached_tokens, read_manifest
-
         ds = self.cfg["dataset"]
         if ds["tokens"]:
             folder = Path(ds["tokens"])

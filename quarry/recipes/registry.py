@@ -8,11 +8,11 @@ from typing import Any
 from quarry.errors import ConfigError
 
 RECIPES: dict[str, str] = {
-    "pretrain": "quarry.training.recipes.pretrain:Pretrain",
-    "full_finetune": "quarry.training.recipes.full_finetune:FullFinetune",
-    "lora_finetune": "quarry.training.recipes.lora_finetune:LoRAFinetune",
-    "qlora_finetune": "quarry.training.recipes.qlora_finetune:QLoRAFinetune",
-    "dpo": "quarry.training.recipes.dpo:DPO",
+    "pretrain": "quarry.recipes.pretrain:Pretrain",
+    "full_finetune": "quarry.recipes.full_finetune:FullFinetune",
+    "lora_finetune": "quarry.recipes.lora_finetune:LoRAFinetune",
+    "qlora_finetune": "quarry.recipes.qlora_finetune:QLoRAFinetune",
+    "dpo": "quarry.recipes.dpo:DPO",
 }
 
 

@@ -11,7 +11,7 @@ from torch import nn
 
 from quarry.training.config import merge_defaults
 from quarry.training.lora import apply_lora, merge_lora, save_adapter
-from quarry.training.recipes.full_finetune import FINETUNE_DEFAULTS, FullFinetune
+from quarry.recipes.full_finetune import FINETUNE_DEFAULTS, FullFinetune
 
 LORA_DEFAULTS: dict[str, Any] = merge_defaults(FINETUNE_DEFAULTS, {
     "lora": {"rank": 8, "alpha": 16.0, "dropout": 0.0, "target_modules": ["q_proj", "v_proj"],
@@ -38,7 +38,7 @@ class LoRAFinetune(FullFinetune):
     def export(self, state: dict[str, torch.Tensor], folder: Path) -> None:
         from quarry.models.checkpoint import save_pretrained
         from quarry.records import write_json
-        from quarry.training.recipes.base import _saveable
+        from quarry.recipes.base import _saveable
 
         model = super().fresh_model()  # the dense base, unquantised
         self.add_adapters(model)

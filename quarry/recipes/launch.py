@@ -1,4 +1,4 @@
-"""Entry point each torchrun rank executes: ``python -m quarry.training.launch <recipe> --config C [k=v ...]``."""
+"""Entry point each torchrun rank executes: ``python -m quarry.recipes.launch <recipe> --config C [k=v ...]``."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> int:
-    from quarry.training.registry import run_recipe
+    from quarry.recipes.registry import run_recipe
 
     argv = list(sys.argv[1:] if argv is None else argv)
     if len(argv) < 3 or argv[1] != "--config":
-        print("usage: python -m quarry.training.launch <recipe> --config <name|path> [key=value ...]",
+        print("usage: python -m quarry.recipes.launch <recipe> --config <name|path> [key=value ...]",
               file=sys.stderr)
         return 2
     run_recipe(argv[0], argv[2], argv[3:])

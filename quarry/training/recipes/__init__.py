@@ -1,1 +1,0 @@
-"""One file per training method; the shared loop is recipes/base.py."""
