@@ -1,5 +1,5 @@
-"""The curation flows: snapshot, then licenses -> opt-out -> filters -> PII -> dedup ->
-decontaminate (quarry.stages.CURATION), then assembly into a dataset version and its audit.
+"""The curation flows: licenses -> opt-out -> filters -> PII -> dedup -> decontaminate
+(quarry.stages.curation), then assembly into a dataset version and its audit.
 
 Every phase of every stage is a cached task per shard (tasks.executor), so a re-run after a
 crash or a param change recomputes only the shards whose inputs, params or code changed.
@@ -14,19 +14,13 @@ from prefect import flow
 
 from flows.artifacts import publish_datacard, publish_ledgers
 from quarry.config import Params
+from quarry.engine import run_stage
 from quarry.params import load_params
 from quarry.records import read_json, write_json
-from quarry.stages import CURATION, curated_output
-from quarry.stages import curate as curate_stages
+from quarry.stages.curation import CURATION, curated_output
+from quarry.stages.curation import curate as curate_stages
+from quarry.stages.assemble import ASSEMBLE, AssembleArgs
 from tasks.executor import PrefectExecutor
-
-
-@flow(name="snapshot")
-def snapshot(out_dir: str, params_file: str | None = None, params: Params | None = None) -> dict[str, Any]:
-    """Content-addressed snapshot of params `snapshot.sources`; returns its manifest."""
-    from tasks.snapshot import snapshot_with_tasks
-
-    return snapshot_with_tasks(None, Path(out_dir), load_params(params_file, params))
 
 
 def named_after_dataset(stage: str):
@@ -46,7 +40,7 @@ def curate(snapshot_dir: str, out_dir: str, params_file: str | None = None,
     """Run every curation stage over the snapshot's shards; returns the ledgers by stage."""
     runs = curate_stages(Path(snapshot_dir) / "shards", Path(out_dir), load_params(params_file, params),
                          PrefectExecutor())
-    ledgers = {run.stage: run.ledger for run in runs}
+    ledgers = {run.stage: run.result for run in runs}
     write_json(Path(out_dir) / "ledgers.json", ledgers)
     publish_ledgers(ledgers)
     return ledgers
@@ -56,17 +50,16 @@ def curate(snapshot_dir: str, out_dir: str, params_file: str | None = None,
 def assemble(curated_dir: str, snapshot_dir: str, out_dir: str, params_file: str | None = None,
              params: Params | None = None) -> dict[str, Any]:
     """Assemble the curated shards into a dataset version; returns its manifest."""
-    from tasks.assemble import assemble_tasks
-
     settings = load_params(params_file, params)
     curated = Path(curated_dir)
     registry_hash = read_json(curated / "ledgers.json")["opt-out"].get("registry_hash")
     # Ledger files (not their contents): assembly reads each stage's rejects/ beside its ledger
     # to say why a document left the dataset.
     stage_ledgers = [Path(snapshot_dir) / "ledger.json", *(curated / stage.folder / "ledger.json" for stage in CURATION)]
-    manifest = assemble_tasks(curated_output(curated), Path(out_dir), settings,
-                              snapshot_manifest=Path(snapshot_dir) / "manifest.json", ledgers=stage_ledgers,
-                              optout_registry_hash=registry_hash)
+    args = AssembleArgs(snapshot_manifest=str(Path(snapshot_dir) / "manifest.json"), ledgers=tuple(stage_ledgers),
+                        optout_registry_hash=registry_hash)
+    manifest = run_stage(ASSEMBLE, curated_output(curated), Path(out_dir), settings, PrefectExecutor(),
+                         args=args).result
     publish_datacard(out_dir, manifest)
     return manifest
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from flows import curate as curation
 from flows import evaluate as evaluation
+from flows import snapshot as snapshotting
 from flows import train as training
 from flows.dag import DAG
 from flows.runners import task_runner
@@ -19,7 +20,7 @@ def stage_calls(params: dict[str, Any], params_file: str | None) -> dict[str, tu
     p = layout.as_strings()
     checkpoints = [str(layout.pretrained), str(layout.finetuned)]
     calls = {
-        "snapshot": (curation.snapshot, (p["snapshot"], params_file)),
+        "snapshot": (snapshotting.snapshot, (p["snapshot"], params_file)),
         "curate": (curation.curate, (p["snapshot"], p["curated"], params_file)),
         "assemble": (curation.assemble, (p["curated"], p["snapshot"], p["dataset"], params_file)),
         "audit": (curation.audit, (p["dataset"], p["snapshot"], p["audit"], params_file)),

@@ -15,7 +15,7 @@ from licenses_helpers import needs_scancode
 from stage_corpus import make_corpus, tree
 from test_stage_parity import run_cli
 
-from quarry.stages import CURATION
+from quarry.stages.curation import CURATION
 
 pytestmark = [pytest.mark.slow, needs_scancode]
 BIN = Path(sys.executable).parent

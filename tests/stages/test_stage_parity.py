@@ -12,7 +12,7 @@ from stage_corpus import make_corpus, tree
 
 from quarry.cli import main as quarry_main
 from quarry.records import read_json
-from quarry.stages import CURATION
+from quarry.stages.curation import CURATION
 
 pytestmark = needs_scancode
 
