@@ -1,4 +1,5 @@
-"""Model commands: `quarry generate`, `quarry download`, `quarry tokenizer train|encode|decode`."""
+"""Model commands: `quarry generate`, `quarry download`, `quarry tokenizer train|encode|decode`,
+`quarry tokenize`."""
 
 from __future__ import annotations
 
@@ -160,6 +161,25 @@ def register(app: typer.Typer) -> None:
         tokenizer.save(out_dir)
         out.print(json.dumps({"folder": str(out_dir), "vocab_size": tokenizer.vocab_size,
                               "tokenizer_hash": tokenizer.hash, "dataset_hash": tokenizer.dataset_hash}))
+
+    @app.command("tokenize")
+    def tokenize(
+        dataset: Path = typer.Argument(..., help="A dataset version folder."),
+        tokenizer_dir: Path = typer.Argument(..., help="A tokenizer folder (tokenizer.json)."),
+        out_dir: Path = typer.Argument(..., help="Where the token shards and their manifest go."),
+        params: Path = typer.Option(None, help="params.yaml (default: the project's): its tokenize section."),
+        workers: int = typer.Option(None, help="Processes (default params pipeline.workers); same bytes for any."),
+    ) -> None:
+        """Token shards of a dataset version (the DAG's tokenize stage on local processes)."""
+        from quarry.engine import run_local
+        from quarry.params import load_params
+        from quarry.stages.tokenize import TOKENIZE, TokenizeArgs
+
+        settings = load_params(params)
+        manifest = run_local(TOKENIZE, None, out_dir, settings, workers=workers or settings["pipeline"]["workers"],
+                             args=TokenizeArgs(str(dataset), tokenizer_dir))
+        counts = {split: {k: info[k] for k in ("documents", "tokens")} for split, info in manifest["splits"].items()}
+        out.print(json.dumps({"folder": str(out_dir), "key": manifest["key"], "splits": counts}))
 
     @tok.command("encode")
     def tokenizer_encode(
