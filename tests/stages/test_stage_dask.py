@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -93,3 +94,98 @@ def test_curate_on_a_dask_cluster_writes_the_same_bytes(cluster, tmp_path):
     for stage in CURATION:
         assert tree(tmp_path / "dask" / stage.folder) == tree(tmp_path / "cli" / stage.folder), stage.name
     assert len((tmp_path / ".quarry" / "prefect" / "servers.log").read_text().splitlines()) == 1
+
+
+STAGES_FLOW = """
+import json, sys
+from flows.server import ensure_api
+ensure_api()
+from distributed import Client, get_task_stream
+from flows.curate import curate
+from flows.runners import task_runner
+from flows.snapshot import snapshot
+from flows.train import tokenize
+from prefect import flow
+from quarry.cli.snapshot import parse_source
+from quarry.engine import run_stage
+from quarry.params import load_params
+from quarry.stages.assemble import ASSEMBLE, AssembleArgs
+from tasks.executor import PrefectExecutor
+
+address, out, params, sources, tokenizer, dataset = sys.argv[1:4] + [json.loads(sys.argv[4])] + sys.argv[5:7]
+runner = lambda: task_runner(dask_address=address)
+
+@flow(name="assemble-on-dask")
+def assemble(src, dst):
+    return run_stage(ASSEMBLE, src, dst, load_params(params), PrefectExecutor(), args=AssembleArgs(register=False)).result
+
+placed = {}
+calls = {
+    "snapshot": lambda: snapshot.with_options(task_runner=runner())(f"{out}/snapshot", params,
+                                                                     sources=[parse_source(s) for s in sources]),
+    "curate": lambda: curate.with_options(task_runner=runner())(f"{out}/snapshot", f"{out}/curated", params),
+    "assemble": lambda: assemble.with_options(task_runner=runner())(f"{out}/curated/decontaminated", f"{out}/dataset"),
+    # the local run's dataset, whose path the token manifest records
+    "tokenize": lambda: tokenize.with_options(task_runner=runner())(dataset, tokenizer, f"{out}/tokens", params),
+}
+with Client(address) as client:
+    for stage, call in calls.items():
+        with get_task_stream(client) as stream:
+            call()
+        placed[stage] = sorted(record["worker"] for record in stream.data)
+print("PLACED " + json.dumps(placed))
+"""
+
+
+def test_every_map_stage_runs_its_tasks_on_the_cluster_workers(cluster, tmp_path):
+    """snapshot, curate, assemble and tokenize with pipeline.dask_address: their map phases run on
+    both `dask worker` processes, and the bytes equal the CLI's on local processes."""
+    from distributed import Client
+    from test_stage_parity_dag import SOURCES
+
+    (tmp_path / "data" / "optout").mkdir(parents=True)
+    shutil.copyfile(REPO / "data" / "optout" / "registry.tsv", tmp_path / "data" / "optout" / "registry.tsv")
+    params = tmp_path / "params.yaml"
+    params.write_text("snapshot: {shard_bytes: 40000}\nassemble: {shard_bytes: 30000}\ntokenizer: {vocab_size: 320}\n")
+    p = ["--params", str(params)]
+    local = tmp_path / "local"
+    commands = [["snapshot", str(local / "snapshot"), *[a for s in SOURCES for a in ("--source", s)], *p],
+                ["curate-cli"],
+                ["assemble", str(local / "curated" / "decontaminated"), str(local / "dataset"), "--no-register", *p],
+                ["tokenizer", "train", str(local / "dataset"), str(tmp_path / "tokenizer"), *p],
+                ["tokenize", str(local / "dataset"), str(tmp_path / "tokenizer"), str(local / "tokens"), *p]]
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}, "PYTHONPATH": str(REPO),
+           "QUARRY_HOME": str(tmp_path)}
+    for args in commands:
+        if args == ["curate-cli"]:
+            for stage, (src, dst) in zip(("licenses", "optout", "filter", "pii", "dedup", "decontaminate"),
+                                         zip(("snapshot/shards", *FOLDERS), FOLDERS)):
+                cmd = {"optout": ["optout", "apply"], "pii": ["pii", "redact"]}.get(stage, [stage])
+                src_dst = [str(local / src), "--out", str(local / dst)] if stage == "licenses" else \
+                    [str(local / src), str(local / dst)]
+                run_quarry([*cmd, *src_dst, *p], tmp_path, env)
+            continue
+        run_quarry(args, tmp_path, env)
+    try:
+        done = subprocess.run([sys.executable, "-c", STAGES_FLOW, cluster, str(tmp_path / "dask"), str(params),
+                               json.dumps(SOURCES), str(tmp_path / "tokenizer"), str(local / "dataset")],
+                              cwd=tmp_path, env=env, capture_output=True, text=True)
+    finally:
+        subprocess.run([str(BIN / "quarry"), "server", "stop"], cwd=tmp_path, env=env, capture_output=True)
+    assert done.returncode == 0, done.stderr[-5000:]
+    placed = json.loads(done.stdout.split("PLACED ", 1)[1])
+    with Client(cluster) as client:
+        workers = set(client.scheduler_info()["workers"])
+    for stage, where in placed.items():
+        assert set(where) == workers, (stage, where)  # every stage's tasks ran on both workers, and only there
+    for folder in ("snapshot", *FOLDERS, "dataset", "tokens"):
+        assert tree(tmp_path / "dask" / folder) == tree(local / folder), folder
+
+
+FOLDERS = ("curated/licensed", "curated/optout", "curated/filtered", "curated/pii", "curated/dedup",
+           "curated/decontaminated")
+
+
+def run_quarry(args: list[str], cwd: Path, env: dict) -> None:
+    done = subprocess.run([str(BIN / "quarry"), *args], cwd=cwd, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, (args, done.stderr[-3000:])
