@@ -256,14 +256,18 @@ class RecordWriter:
     def close(self) -> WriteStats:
         if self._closed:
             return self.stats
+        try:
+            if self._out is not self._fh:
+                self._out.flush(zstandard.FLUSH_FRAME)
+                self._out.close()
+            self._fh.flush()
+            os.fsync(self._fh.fileno())
+            self._fh.close()
+            os.replace(self._tmp, self.path)
+        except BaseException:  # a full disk fails here, at the flush: the temporary file goes too
+            self.abort()
+            raise
         self._closed = True
-        if self._out is not self._fh:
-            self._out.flush(zstandard.FLUSH_FRAME)
-            self._out.close()
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
-        self._fh.close()
-        os.replace(self._tmp, self.path)
         _fsync_dir(self.path.parent)
         return self.stats
 
@@ -272,7 +276,9 @@ class RecordWriter:
             return
         self._closed = True
         try:
-            self._fh.close()
+            self._fh.close()  # closes the descriptor even when flushing its buffer fails
+        except OSError:
+            pass
         finally:
             self._tmp.unlink(missing_ok=True)
 
