@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 from pathlib import Path
@@ -43,17 +44,44 @@ def file_hash(path: str | os.PathLike) -> str:
     return digest.hexdigest()
 
 
+def file_hashes(root: str | os.PathLike, exclude: tuple[str, ...] = ()) -> dict[str, str]:
+    """Relative path -> sha256 of every file below ``root`` (a file: its own name), sorted;
+    ``exclude``: relative paths left out."""
+    root = Path(root)
+    if root.is_file():
+        return {root.name: file_hash(root)}
+    return {rel: file_hash(path) for path in sorted(p for p in root.rglob("*") if p.is_file())
+            if (rel := path.relative_to(root).as_posix()) not in exclude}
+
+
+def hashes_digest(files: dict[str, str]) -> str:
+    """The tree hash of a folder whose files have these hashes (see tree_hash)."""
+    digest = hashlib.sha256()
+    for rel in sorted(files):
+        digest.update(rel.encode())
+        digest.update(b"\0")
+        digest.update(files[rel].encode())
+        digest.update(b"\n")
+    return digest.hexdigest()
+
+
 def tree_hash(root: str | os.PathLike) -> str:
     """sha256 over (relative path, file hash) of every file below root, in sorted order."""
     root = Path(root)
     if root.is_file():
         return file_hash(root)
+    return hashes_digest(file_hashes(root))
+
+
+@functools.lru_cache(maxsize=1)
+def code_version() -> str:
+    """Hash of the quarry package's Python sources (the code every stage runs)."""
+    import quarry
+
+    package = Path(quarry.__file__).parent
     digest = hashlib.sha256()
-    for path in sorted(p for p in root.rglob("*") if p.is_file()):
-        digest.update(path.relative_to(root).as_posix().encode())
-        digest.update(b"\0")
-        digest.update(file_hash(path).encode())
-        digest.update(b"\n")
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
 import inspect
 import os
 from collections.abc import Callable, Iterable, Sequence
@@ -29,8 +28,7 @@ from typing import Any
 from prefect import task
 from prefect.cache_policies import NO_CACHE, TASK_SOURCE, CachePolicy
 
-import quarry
-from quarry.hashing import tree_hash, value_hash
+from quarry.hashing import code_version, tree_hash, value_hash
 
 
 def fingerprint(value: Any) -> Any:
@@ -51,16 +49,6 @@ def fingerprint(value: Any) -> Any:
     return value
 
 
-@functools.lru_cache(maxsize=1)
-def library_version() -> str:
-    """Hash of the quarry package's Python sources (the code every task calls into)."""
-    root = Path(quarry.__file__).parent
-    digest = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()
-
-
 @dataclass
 class ContentInputs(CachePolicy):
     """Cache key over the content of the task's inputs (see ``fingerprint``) and the library code."""
@@ -70,7 +58,7 @@ class ContentInputs(CachePolicy):
     def compute_key(self, task_ctx, inputs: dict[str, Any], flow_parameters: dict[str, Any], **kwargs) -> str:
         kept = {name: fingerprint(value) for name, value in sorted((inputs or {}).items())
                 if name not in self.exclude}
-        return value_hash({"inputs": kept, "library": library_version()})
+        return value_hash({"inputs": kept, "library": code_version()})
 
 
 CONTENT_CACHE = TASK_SOURCE + ContentInputs()

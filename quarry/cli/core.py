@@ -1,4 +1,5 @@
-"""Foundation commands: check record files, count a shard folder through a Prefect flow."""
+"""Foundation commands: check record files, verify a stage output's chain, count a shard folder
+through a Prefect flow."""
 
 from __future__ import annotations
 
@@ -52,6 +53,15 @@ def register(app: typer.Typer) -> None:
         out.print(table)
         if empty:
             raise QuarryError(f"{path}: {empty} of {len(shards)} file(s) hold no records")
+
+    @app.command("verify")
+    def verify(folder: Path = typer.Argument(..., help="A stage's output folder, e.g. data/datasets/default.")) -> None:
+        """Re-hash a stage output and every output it was made from, back to the snapshot; fails
+        naming the first link that breaks (a file changed by hand, an input changed since it was read)."""
+        from quarry.engine.provenance import verify as verify_chain
+
+        for link in verify_chain(folder):
+            out.print(f"[green]ok[/green] {link}", soft_wrap=True)
 
     @app.command("inventory")
     def inventory(folder: Path = typer.Argument(..., help="A folder of shards.")) -> None:

@@ -56,6 +56,12 @@ def make_corpus(root: Path, license_text, shards: int = 4) -> dict[str, Path]:
 
 
 def tree(folder: Path) -> dict[str, bytes]:
-    """Every file below ``folder`` (hidden scratch folders aside) by relative path."""
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts)}
+    """Every file below ``folder`` (hidden scratch folders aside) by relative path; provenance.json
+    as what it says of the output (its input's path is relative to where the run wrote)."""
+    files = {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
+             if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts)}
+    if "provenance.json" in files:
+        made = orjson.loads(files["provenance.json"])
+        files["provenance.json"] = orjson.dumps({**made, "input": made["input"] and made["input"]["hash"]},
+                                                option=orjson.OPT_SORT_KEYS)
+    return files

@@ -74,3 +74,21 @@ def test_dag_flow_writes_the_same_bytes_as_the_cli(corpus, cli_one, tmp_path, mo
     for stage in CURATION:
         assert tree(tmp_path / stage.folder) == tree(cli_one / stage.folder), stage.name
         assert ledgers[stage.name] == read_json(cli_one / stage.folder / "ledger.json")
+
+
+def test_verify_names_the_curation_stage_whose_output_was_edited(corpus, cli_one, tmp_path, capsys):
+    import shutil
+
+    from quarry.records import read_records, write_records
+
+    corpus_root = corpus["shards"].parents[1]  # the first stage names its input by relative path
+    shutil.copytree(corpus_root, tmp_path / corpus_root.name)
+    copy = tmp_path / cli_one.name
+    shutil.copytree(cli_one, copy)
+    assert quarry_main(["verify", str(copy / "decontaminated")]) == 0
+    assert capsys.readouterr().out.count("ok ") == len(CURATION)  # the hand-made snapshot shards end the chain
+    shard = sorted((copy / "filtered").glob("*.jsonl.zst"))[0]
+    write_records(shard, list(read_records(shard))[1:])  # a document removed by hand
+    assert quarry_main(["verify", str(copy / "decontaminated")]) == 1
+    assert f"{copy / 'pii'}: its input {copy / 'filtered'} changed after the pii stage read it" in \
+        " ".join(capsys.readouterr().err.split())

@@ -87,3 +87,25 @@ def test_dag_flows_write_the_same_bytes_as_the_cli(project, cli_one, monkeypatch
     assert tree(out / "dataset") == tree(cli_one / "dataset")
     tokenize(str(project["dataset"]), str(project["root"] / "tokenizer"), str(out / "tokens"), params)
     assert tree(out / "tokens") == tree(cli_one / "tokens")
+
+
+def test_verify_walks_back_to_the_snapshot_and_names_the_first_broken_link(cli_one, tmp_path, capsys):
+    import shutil
+
+    from quarry.records import read_records, write_records
+
+    copy = tmp_path / "copy"
+    shutil.copytree(cli_one, copy)
+    assert quarry_main(["verify", str(copy / "tokens")]) == 0
+    assert [line.split(":")[0] for line in capsys.readouterr().out.split("ok ")[1:]] == \
+        ["tokenize", "assemble", "snapshot"]
+    shard = sorted((copy / "snapshot" / "shards").glob("*.jsonl.zst"))[1]
+    records = list(read_records(shard))
+    records[0]["text"] += "# edited by hand\n"
+    write_records(shard, records)
+    assert quarry_main(["verify", str(copy / "tokens")]) == 1
+    error = capsys.readouterr().err
+    assert f"{copy / 'dataset'}: its input {copy / 'snapshot' / 'shards'} changed after the assemble stage read it" \
+        in " ".join(error.split())
+    assert quarry_main(["verify", str(copy / "snapshot")]) == 1
+    assert f"changed since the snapshot stage wrote them: shards/{shard.name}" in capsys.readouterr().err
