@@ -3,8 +3,9 @@
 Shards are written into ``.<name>.staging`` beside the output, seeded with hard links to the
 current output (a cached shard stays valid and costs nothing to keep). At the end, every file
 this run did not produce is removed from staging (shards of an earlier, larger input), the
-ledger goes in, and the staging folder replaces the output. A run that fails or is killed before
-that leaves the output as it was; its finished shards stay in staging for the next run.
+ledger goes in, and the staging folder replaces the output. A run that fails leaves the output
+as it was and its staging folder is removed (a full disk is not kept full by the attempt); a
+killed one's finished shards stay in staging for the next run.
 """
 
 from __future__ import annotations
@@ -39,15 +40,20 @@ class StagedOutput:
             os.replace(seed, self.staging)
         return self.staging
 
-    def prune(self, produced: set[str]) -> None:
-        """Remove every staged file that is not one of ``produced`` (relative paths)."""
+    def prune(self, produced: set[str] | None) -> None:
+        """Remove every staged file that is not one of ``produced`` (relative paths; None: the
+        stage's finish removed what it did not write itself), and empty folders."""
         for path in sorted(self.staging.rglob("*"), reverse=True):
             rel = path.relative_to(self.staging).as_posix()
             if path.is_dir():
                 if not any(path.iterdir()):
                     path.rmdir()
-            elif rel not in produced:
+            elif produced is not None and rel not in produced:
                 path.unlink()
+
+    def discard(self) -> None:
+        """Remove the staging folder of a failed run (the output stays as it was)."""
+        shutil.rmtree(self.staging, ignore_errors=True)
 
     def _old(self) -> Path:
         return self.dst.with_name(f".{self.dst.name}.old")

@@ -13,10 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from quarry.engine import provenance
 from quarry.engine.local import LocalExecutor
 from quarry.engine.output import StagedOutput
 from quarry.engine.stage import Global, GlobalJob, ItemJob, Map, ShardJob, Stage
+from quarry.errors import QuarryError
 from quarry.ledger import merge_ledgers
+from quarry.lock import writing
 from quarry.parallel import input_shards, relative_name
 from quarry.records import write_json
 
@@ -61,8 +64,35 @@ def run_stage(stage: Stage, src_dir: Path | None, dst_dir: Path, params: Any, ex
     shards = input_shards(src) if stage.reads_shards else []
     names = [relative_name(shard, src) for shard in shards]
     output = StagedOutput(src, dst) if stage.staged else None
-    target = output.open() if output else dst
     work = Path(work_dir) if work_dir else dst.parent / f".{dst.name}.work"
+    try:
+        target = output.open() if output else dst
+        result, timings = _run_phases(stage, config, args, src, names, shards, target, work, executor, output)
+        provenance.write(target, provenance.record(stage.name, config, args, src, target, dst))
+        if output is not None:
+            output.commit()
+    except BaseException as exc:
+        # a failed run leaves the last complete output and takes its scratch with it: a full disk
+        # is not kept full by the attempt (a killed run's staging is reused by the next one)
+        if output is not None:
+            output.discard()
+        if not (keep_work and stage.keeps_work) or isinstance(exc, OSError):
+            shutil.rmtree(work, ignore_errors=True)
+        if isinstance(exc, OSError) and not isinstance(exc, QuarryError):
+            where = exc.filename or dst
+            raise QuarryError(f"{stage.name}: writing {dst} failed at {where}: {exc.strerror or exc}") from exc
+        raise
+    if not (keep_work and stage.keeps_work):
+        shutil.rmtree(work, ignore_errors=True)
+    run = StageRun(stage.name, result, sum(s.stat().st_size for s in shards), time.perf_counter() - started, timings)
+    executor.log(run.summary())
+    return run
+
+
+def _run_phases(stage: Stage, config: Any, args: Any, src: Path | None, names: list[str], shards: list[Path],
+                target: Path, work: Path, executor: Executor,
+                output: StagedOutput | None) -> tuple[dict[str, Any], dict[str, float]]:
+    """Every phase in order, then the ledger (a stage that writes shards) and the finish."""
     results: dict[str, Any] = {}
     timings: dict[str, float] = {}
     for phase in stage.phases:
@@ -77,22 +107,17 @@ def run_stage(stage: Stage, src_dir: Path | None, dst_dir: Path, params: Any, ex
             job = GlobalJob(names, dict(results), str(folder), _str(src), str(target), args)
             results[phase.name] = executor.run_global(stage, phase, job, config)
         timings[phase.name] = time.perf_counter() - begun
+    if output is not None:  # files of an earlier, larger input go; a finish writes its own anew
+        output.prune({*names, *(f"rejects/{name}" for name in names)} if stage.writer else None)
     result: dict[str, Any] = {}
     if stage.writer is not None:
         result = merge_ledgers(stage.name, [r["ledger"] for r in results[stage.writer.name]]).to_dict()
-        output.prune({*names, *(f"rejects/{name}" for name in names)})
     if stage.finish is not None:
         job = GlobalJob(names, results, str(work / "finish"), _str(src), str(target), args)
         result.update(stage.finish(job, config))
     if stage.writer is not None:
         write_json(target / "ledger.json", result)
-    if output is not None:
-        output.commit()
-    if not (keep_work and stage.keeps_work):
-        shutil.rmtree(work, ignore_errors=True)
-    run = StageRun(stage.name, result, sum(s.stat().st_size for s in shards), time.perf_counter() - started, timings)
-    executor.log(run.summary())
-    return run
+    return result, timings
 
 
 def _str(path: Path | None) -> str | None:
@@ -133,7 +158,8 @@ def _item_jobs(phase: Map, results: dict[str, Any], stage: Stage) -> list[ItemJo
 def run_local(stage: Stage, src_dir: Path | None, dst_dir: Path, params: Any, *, workers: int = 1,
               args: Any = None, work_dir: Path | None = None, echo=None) -> dict[str, Any]:
     """The stage over ``workers`` local processes (the CLI's way); returns its result (the ledger
-    of a stage that writes shards). Scratch files go unless ``work_dir`` names where to keep them."""
-    with LocalExecutor(workers, echo=echo) as executor:
+    of a stage that writes shards). Scratch files go unless ``work_dir`` names where to keep them.
+    Writing into the project, it holds the project's lock (quarry.lock)."""
+    with writing(Path(dst_dir)), LocalExecutor(workers, echo=echo) as executor:
         return run_stage(stage, src_dir, dst_dir, params, executor, args=args, work_dir=work_dir,
                          keep_work=work_dir is not None).result

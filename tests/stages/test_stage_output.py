@@ -4,7 +4,9 @@ or killed run leaves the previous complete output, and files follow the user's u
 from __future__ import annotations
 
 import os
+import random
 import signal
+import string
 import stat
 import subprocess
 import sys
@@ -32,7 +34,8 @@ def test_rerun_with_fewer_shards_keeps_none_of_the_earlier_ones(tmp_path):
     ledger = run_filters(shards(tmp_path / "two", 2), tmp_path / "out", {})
     assert ledger["input"] == 2
     assert sorted(tree(tmp_path / "out")) == ["ledger.json", "part-00000.jsonl.zst", "part-00001.jsonl.zst",
-                                              "rejects/part-00000.jsonl.zst", "rejects/part-00001.jsonl.zst"]
+                                              "provenance.json", "rejects/part-00000.jsonl.zst",
+                                              "rejects/part-00001.jsonl.zst"]
 
 
 def test_failed_run_leaves_the_previous_complete_output(tmp_path):
@@ -103,3 +106,57 @@ def test_a_stage_never_has_more_tasks_than_its_budget():
     grouped = batches(jobs[:33], TASKS_PER_STAGE, workers=2)
     assert [len(batch) for batch in grouped] == [5] + [4] * 7 and sum(grouped, []) == jobs[:33]
     assert len(batches(jobs, TASKS_PER_STAGE, workers=1000)) == TASKS_PER_STAGE
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 1 MiB tmpfs (root may mount one); without it, the test injects ENOSPC instead."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(disk)],
+                             capture_output=True).returncode == 0
+    yield disk, mounted
+    if mounted:
+        subprocess.run(["umount", str(disk)], check=True)
+
+
+def incompressible(folder: Path, n: int, size: int) -> Path:
+    """Shards of random words (which zstd cannot shrink much) that the filters keep."""
+    rng = random.Random(n * size)
+    words = ["".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(2, 9))) for _ in range(4000)]
+    for i in range(n):
+        lines, length = [], 0
+        while length < size:
+            lines.append(" ".join(rng.choice(words) for _ in range(10)))
+            length += len(lines[-1]) + 1
+        write_records(folder / f"part-{i:05d}.jsonl.zst",
+                      [{"text": "\n".join(lines) + "\n", "meta": {"id": f"r{i}", "language": "Text"}}])
+    return folder
+
+
+def test_a_full_disk_names_the_stage_and_the_path_and_leaves_no_scratch(small_disk, tmp_path, monkeypatch):
+    disk, mounted = small_disk
+    out = disk / "out"
+    assert run_filters(incompressible(tmp_path / "small", 2, 50_000), out, {})["kept"] == 2
+    before, free = tree(out), os.statvfs(disk).f_bavail
+    big = incompressible(tmp_path / "big", 4, 1_000_000)  # ~2 MB of output: more than the disk holds
+    if not mounted:  # the third shard finds the disk full
+        from quarry.records import RecordWriter
+
+        real, calls = RecordWriter.write, []
+
+        def write(self, record):
+            calls.append(1)
+            if len(calls) > 2:
+                raise OSError(28, "No space left on device", str(self.path))
+            return real(self, record)
+
+        monkeypatch.setattr(RecordWriter, "write", write)
+    with pytest.raises(QuarryError) as failed:
+        run_filters(big, out, {})
+    message = str(failed.value)
+    assert message.startswith(f"filters: writing {out} failed at ") and "No space left on device" in message
+    assert str(disk) in message.split(" failed at ", 1)[1]
+    assert tree(out) == before  # the previous output, whole
+    assert not (disk / ".out.staging").exists() and not (disk / ".out.work").exists()
+    assert os.statvfs(disk).f_bavail == free  # the attempt's bytes are gone
