@@ -9,6 +9,7 @@ from typing import Any
 from prefect import flow
 
 from quarry.config import Params
+from quarry.lock import project_lock
 from quarry.params import load_params
 
 
@@ -25,6 +26,7 @@ def pipeline(params_file: str | None = None, workers: int | None = None,
 
     params = load_params(params_file)
     runner = runner_for(params, workers, dask_address)
-    results = {name: flow_obj.with_options(task_runner=runner)(*args)
-               for name, (flow_obj, args) in stage_calls(params, params_file).items()}
+    with project_lock("pipeline flow"):  # a scheduled run and one started by hand never mix
+        results = {name: flow_obj.with_options(task_runner=runner)(*args)
+                   for name, (flow_obj, args) in stage_calls(params, params_file).items()}
     return {"dataset": results["assemble"].get("version"), "reports": results["evaluate"]}

@@ -21,15 +21,20 @@ def register(app: typer.Typer) -> None:
                      params_file: Path = typer.Option(None, "--params", help="params.yaml (default: the project's)."),
                      workers: int = typer.Option(None, help="Worker processes (default params pipeline.workers)."),
                      dask_address: str = typer.Option(None, "--dask-address", help="Run tasks on this Dask scheduler."),
+                     no_wait: bool = typer.Option(False, "--no-wait",
+                                                  help="Fail at once when another run is writing the project."),
                      ) -> None:
         """Run one stage of the DAG (or the whole pipeline) as a Prefect flow."""
-        from flows.server import ensure_api
+        from quarry.lock import project_lock
 
-        ensure_api()  # one API for every stage of the run, before Prefect reads its settings
-        from flows.stages import run_stage
+        with project_lock(f"quarry flow {stage}", wait=not no_wait):  # one writer per project
+            from flows.server import ensure_api
 
-        result = run_stage(stage, str(params_file) if params_file else None, workers=workers,
-                           dask_address=dask_address)
+            ensure_api()  # one API for every stage of the run, before Prefect reads its settings
+            from flows.stages import run_stage
+
+            result = run_stage(stage, str(params_file) if params_file else None, workers=workers,
+                               dask_address=dask_address)
         from flows.summary import print_stage_summary
 
         print_stage_summary(stage, result, out)
