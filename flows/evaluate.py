@@ -23,10 +23,10 @@ def evaluate(dataset: str, checkpoints: list[str], out_dir: str, metrics_file: s
              params_file: str | None = None, params: Params | None = None) -> dict[str, Any]:
     """Returns {checkpoint: report}; writes out_dir/<checkpoint name>/bpb.json (and plots) and the
     BPB summary ``metrics_file`` that `dvc metrics show` reads."""
-    args = EvaluateArgs(dataset, tuple(checkpoints),
+    args = EvaluateArgs(tuple(checkpoints),
                         tuple(str(Path(out_dir) / checkpoint_label(checkpoint)) for checkpoint in checkpoints),
                         metrics_file)
-    reports = run_stage(EVALUATE, None, Path(out_dir), load_params(params_file, params), PrefectExecutor(),
+    reports = run_stage(EVALUATE, Path(dataset), Path(out_dir), load_params(params_file, params), PrefectExecutor(),
                         args=args).result
     publish_bpb(reports)
     return reports

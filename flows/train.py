@@ -50,8 +50,8 @@ def tokenizer(dataset: str, out_dir: str, params_file: str | None = None,
 def tokenize(dataset: str, tokenizer_dir: str, out_dir: str, params_file: str | None = None,
              params: Params | None = None) -> dict[str, Any]:
     """Token shards of the dataset version with the trained tokenizer; returns the manifest."""
-    return run_stage(TOKENIZE, None, Path(out_dir), load_params(params_file, params), PrefectExecutor(),
-                     args=TokenizeArgs(dataset, Path(tokenizer_dir))).result
+    return run_stage(TOKENIZE, Path(dataset), Path(out_dir), load_params(params_file, params), PrefectExecutor(),
+                     args=TokenizeArgs(Path(tokenizer_dir))).result
 
 
 @flow(name="train")

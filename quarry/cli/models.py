@@ -176,8 +176,8 @@ def register(app: typer.Typer) -> None:
         from quarry.stages.tokenize import TOKENIZE, TokenizeArgs
 
         settings = load_params(params)
-        manifest = run_local(TOKENIZE, None, out_dir, settings, workers=workers or settings["pipeline"]["workers"],
-                             args=TokenizeArgs(str(dataset), tokenizer_dir))
+        manifest = run_local(TOKENIZE, dataset, out_dir, settings, workers=workers or settings["pipeline"]["workers"],
+                             args=TokenizeArgs(tokenizer_dir))
         counts = {split: {k: info[k] for k in ("documents", "tokens")} for split, info in manifest["splits"].items()}
         out.print(json.dumps({"folder": str(out_dir), "key": manifest["key"], "splits": counts}))
 

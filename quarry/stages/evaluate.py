@@ -1,10 +1,11 @@
-"""The evaluate stage: plan (checkpoint, shard) pairs over a dataset's test split, score each (a
-map, keyed on the checkpoint's and the shard's content), then one report per checkpoint: bpb.json,
-plots, MLflow."""
+"""The evaluate stage: plan (checkpoint, shard) pairs over the test split of a dataset (its input
+folder), score each (a map, keyed on the checkpoint's and the shard's content), then one report
+per checkpoint: bpb.json, plots, MLflow."""
 
 from __future__ import annotations
 
 import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,6 @@ STAGE = "evaluate"
 
 @dataclass(frozen=True)
 class EvaluateArgs:
-    dataset: str
     checkpoints: tuple[str, ...]
     report_dirs: tuple[str | None, ...]   # per checkpoint: where bpb.json and plots go (None: nowhere)
     metrics_file: str | None = None       # BPB per checkpoint and subset, for `dvc metrics show`
@@ -29,7 +29,7 @@ class EvaluateArgs:
 
 def plan_phase(job: GlobalJob, cfg: EvaluateParams) -> dict:
     args: EvaluateArgs = job.args
-    shards = evaluation_shards(args.dataset, cfg.split)
+    shards = evaluation_shards(job.src, cfg.split)
     limits = document_limits(shards, cfg.subsets, cfg.max_docs)
     items = [WorkItem(f"{checkpoint_label(checkpoint)} {shard.name}",
                       {"checkpoint": Path(checkpoint), "shard": shard, "max_docs": limit})
@@ -49,7 +49,7 @@ def report_finish(job: GlobalJob, cfg: EvaluateParams) -> dict:
     reports = {}
     for i, (checkpoint, folder) in enumerate(zip(args.checkpoints, args.report_dirs, strict=True)):
         result = merge_shards(scores[i * per_checkpoint:(i + 1) * per_checkpoint])
-        report = build_report(result, checkpoint, args.dataset, cfg.split)
+        report = build_report(result, checkpoint, job.src, cfg.split)
         if folder is not None:
             report = publish_report(report, checkpoint, folder, cfg, track=args.track)
         reports[checkpoint_label(checkpoint)] = report
@@ -75,9 +75,10 @@ EVALUATE = Stage(STAGE, folder="", config=EvaluateParams.of, finish=report_finis
 def score_checkpoint(checkpoint: str | os.PathLike, data: str | os.PathLike, params: Any = None, *,
                      workers: int = 1) -> dict[str, Any]:
     """The BPB report of a checkpoint on a dataset (per subset, aggregate, what was scored), on
-    local processes; nothing is written."""
-    args = EvaluateArgs(os.fspath(data), (os.fspath(checkpoint),), (None,))
-    [report] = run_local(EVALUATE, None, Path(checkpoint), params, workers=workers, args=args).values()
+    local processes; nothing is kept."""
+    with tempfile.TemporaryDirectory(prefix="quarry-eval-") as scratch:
+        args = EvaluateArgs((os.fspath(checkpoint),), (None,))
+        [report] = run_local(EVALUATE, Path(data), Path(scratch) / "out", params, workers=workers, args=args).values()
     return report
 
 
@@ -85,6 +86,6 @@ def run_evaluate(checkpoint: str | os.PathLike, data: str | os.PathLike, out_dir
                  params: Any = None, *, track: bool | None = None, workers: int = 1) -> dict[str, Any]:
     """Score, write ``out_dir/bpb.json`` and ``bpb.png`` (and ``loss.png`` when the training run
     logged a loss), then log everything to MLflow; returns the report (plus ``mlflow_run_id``)."""
-    args = EvaluateArgs(os.fspath(data), (os.fspath(checkpoint),), (os.fspath(out_dir),), track=track)
-    [report] = run_local(EVALUATE, None, Path(out_dir), params, workers=workers, args=args).values()
+    args = EvaluateArgs((os.fspath(checkpoint),), (os.fspath(out_dir),), track=track)
+    [report] = run_local(EVALUATE, Path(data), Path(out_dir), params, workers=workers, args=args).values()
     return report

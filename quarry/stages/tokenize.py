@@ -1,5 +1,5 @@
-"""The tokenize stage: plan the token shards of a dataset version (one per record shard of each
-split), tokenise each (a map), write the manifest over all of them."""
+"""The tokenize stage: plan the token shards of a dataset version, its input folder (one per
+record shard of each split), tokenise each (a map), write the manifest over all of them."""
 
 from __future__ import annotations
 
@@ -19,13 +19,12 @@ STAGE = "tokenize"
 
 @dataclass(frozen=True)
 class TokenizeArgs:
-    dataset: str
     tokenizer: Path | dict  # a tokenizer folder (keyed by its content), or a config node naming a component
 
 
 def plan_phase(job: GlobalJob, config: TokenizeConfig) -> dict:
     args: TokenizeArgs = job.args
-    shards = plan(args.dataset, config)
+    shards = plan(job.src, config)
     items = [WorkItem(shard.name, {"shard": shard, "tokenizer": args.tokenizer, "out_dir": job.dst},
                       tuple(map(str, shard_files(job.dst, shard)))) for shard in shards]
     return {"token_shards": shards, "items": items}
@@ -37,7 +36,7 @@ def shard_phase(job: ItemJob, config: TokenizeConfig) -> dict:
 
 def manifest_finish(job: GlobalJob, config: TokenizeConfig) -> dict:
     args: TokenizeArgs = job.args
-    return write_manifest(job.dst, args.dataset, tokenizer_spec(args.tokenizer), config,
+    return write_manifest(job.dst, job.src, tokenizer_spec(args.tokenizer), config,
                           job.results["plan"]["token_shards"], job.results["shards"])
 
 
@@ -56,8 +55,7 @@ def tokenize_dataset(dataset: str | os.PathLike, tokenizer: dict[str, Any] | str
     """Token shards of ``dataset`` in ``out_dir`` on local processes; returns the manifest.
     ``tokenizer``: a tokenizer folder, or a config node naming a tokenizer component."""
     tokenizer = tokenizer if isinstance(tokenizer, dict) else Path(tokenizer)
-    return run_local(TOKENIZE, None, Path(out_dir), config, workers=workers,
-                     args=TokenizeArgs(os.fspath(dataset), tokenizer))
+    return run_local(TOKENIZE, Path(dataset), Path(out_dir), config, workers=workers, args=TokenizeArgs(tokenizer))
 
 
 def cached_tokens(dataset: str | os.PathLike, tokenizer_cfg: dict[str, Any], config: TokenizeConfig,
