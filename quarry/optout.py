@@ -30,7 +30,6 @@ from pathlib import Path
 from typing import Any
 
 from quarry.config.curation import OptOutParams
-from quarry.engine.run import run_local
 from quarry.curate.base import Filter
 from quarry.errors import ConfigError, QuarryError
 from quarry.hashing import value_hash
@@ -241,18 +240,6 @@ class OptOutFilter(Filter):
 
 def optout_shard(src: Path, dst: Path, registry: Registry, *, rejects: Path | None = None, level: int = 3) -> Ledger:
     return run_step_on_shard(OptOutFilter(registry), src, dst, rejects=rejects, level=level)
-
-
-def run_optout(src_dir: Path, dst_dir: Path, registry_path: str | os.PathLike | None = None,
-               params: dict[str, Any] | None = None, *, workers: int = 1) -> dict[str, Any]:
-    """The stage (quarry.stages.optout) on local processes, with ``registry_path`` instead of
-    params ``optout.registry`` when given; returns its ledger (``registry_hash`` included)."""
-    from quarry.stages.optout import OPTOUT
-
-    params = dict(params or {})
-    if registry_path is not None:
-        params["optout"] = {**(params.get("optout") or {}), "registry": str(Path(registry_path).resolve())}
-    return run_local(OPTOUT, src_dir, dst_dir, params, workers=workers)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -8,6 +8,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from quarry.engine import run_local
+from quarry.stages.licenses import LICENSES
+from quarry.stages.optout import OPTOUT
+
 out = Console()
 err = Console(stderr=True)
 
@@ -44,7 +48,7 @@ def register(app: typer.Typer) -> None:
         """The governing license per subtree of a plain folder (with evidence); for shards, a table of
         license expressions and categories with counts; with --out, run the licenses stage."""
         from quarry.licenses.report import license_counts
-        from quarry.licenses.stage import run_licenses, stage_shards
+        from quarry.licenses.stage import stage_shards
 
         params = _params(params_file)
         path = _data_folder(path)
@@ -52,7 +56,7 @@ def register(app: typer.Typer) -> None:
             _print_folder_governance(path, params)
             return
         if out_dir is not None:
-            ledger = run_licenses(path, out_dir, params, workers=workers or params["pipeline"]["workers"])
+            ledger = run_local(LICENSES, path, out_dir, params, workers=workers or params["pipeline"]["workers"])
             out.print(f"licenses: {ledger['kept']}/{ledger['input']} kept; dropped {ledger['dropped'] or 'none'}")
             path = out_dir
         counts = license_counts(path, params)
@@ -126,9 +130,10 @@ def register(app: typer.Typer) -> None:
               workers: int = typer.Option(1, help="Processes."), registry: Path = REGISTRY,
               params_file: Path = PARAMS) -> None:
         """Run the opt-out stage over a folder of shards."""
-        from quarry.optout import run_optout
-
-        ledger = run_optout(src, dst, registry, _params(params_file), workers=workers)
+        params = _params(params_file)
+        if registry is not None:  # instead of params optout.registry, which is relative to the project
+            params["optout"] = {**params["optout"], "registry": str(registry.resolve())}
+        ledger = run_local(OPTOUT, src, dst, params, workers=workers)
         out.print(f"opt-out: {ledger['kept']}/{ledger['input']} kept, {ledger['dropped'].get('opt-out', 0)} removed "
                   f"(registry {ledger['registry_hash'][:12]})")
 

@@ -8,6 +8,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from quarry.engine import run_local
+from quarry.stages.pii import PII
+
 out = Console()
 
 
@@ -74,7 +77,6 @@ def register(app: typer.Typer) -> None:
                ) -> None:
         """Redact every record or file (typed placeholders, fake IPs); shards count findings in meta.pii."""
         from quarry.pii.files import holds_shards, redact_files
-        from quarry.pii.stage import run_pii
 
         params, section, config = _config(params_file, sensitivity)
         if not holds_shards(src):
@@ -87,7 +89,7 @@ def register(app: typer.Typer) -> None:
             out.print(table)
             return
         workers = workers or params["pipeline"]["workers"]
-        ledger = run_pii(src, dst, {"pii": section}, workers=workers)
+        ledger = run_local(PII, src, dst, {"pii": section}, workers=workers)
         table = Table("records", "changed: type", "records changed", title=f"pii -> {dst}")
         changed = ledger["changed"] or {"-": 0}
         for i, (type_, n) in enumerate(changed.items()):
