@@ -22,7 +22,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from quarry.config.pipeline import FINAL, project_layout
+from quarry.config.params import project_layout
+from quarry.config.pipeline import FINAL
 from quarry.errors import QuarryError
 from quarry.hashing import file_hash, value_hash
 from quarry.paths import project_root

@@ -26,7 +26,7 @@ def register(app: typer.Typer) -> None:
         from flows.server import ensure_api
 
         ensure_api()  # one API for every stage of the run, before Prefect reads its settings
-        from flows.stages import run_stage
+        from flows.pipeline import run_stage
 
         result = run_stage(stage, str(params_file) if params_file else None, workers=workers,
                            dask_address=dask_address)

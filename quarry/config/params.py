@@ -13,7 +13,7 @@ from quarry.config.base import Section, parse
 from quarry.config.curation import (DecontaminateParams, DedupParams, FiltersParams, LicensesParams, OptOutParams,
                                     PiiParams)
 from quarry.config.datasets import AssembleParams
-from quarry.config.pipeline import PipelineParams
+from quarry.config.pipeline import Layout, PipelineParams
 from quarry.config.snapshot import SnapshotParams
 from quarry.config.training import EvaluateParams, FinetuneParams, TokenizeParams, TokenizerParams, TrainParams
 from quarry.errors import ConfigError
@@ -68,6 +68,11 @@ def load(path: str | os.PathLike | None = None) -> Params:
         return Params()
     path = params_path(path)
     return parse(Params, {k: ({} if v is None else v) for k, v in read_yaml(path).items()}, source=str(path))
+
+
+def project_layout() -> Layout:
+    """The project's layout (its params.yaml, checked; the defaults where it has none), rooted there."""
+    return Layout(load().pipeline.paths if params_path().is_file() else None, project_root())
 
 
 def with_overrides(params: Params, overrides: dict[str, Any], source: str = "overrides") -> Params:

@@ -300,7 +300,7 @@ class Recipe:
     @torch.no_grad()
     def validate(self) -> dict[str, float]:
         """Bits per byte on the dataset's validation split (every rank scores the same documents)."""
-        from quarry.eval.bpb import score_records
+        from quarry.bpb import score_records
 
         val = self.cfg["validation"]
         ds = self.cfg["dataset"]
