@@ -17,7 +17,9 @@ from quarry.config.pipeline import Layout, PipelineParams
 from quarry.config.snapshot import SnapshotParams
 from quarry.config.training import EvaluateParams, FinetuneParams, TokenizeParams, TokenizerParams, TrainParams
 from quarry.errors import ConfigError
-from quarry.paths import project_root
+from quarry.hashing import value_hash
+from quarry.paths import project_root, state_dir
+from quarry.records import atomic_write_bytes
 
 
 class Params(Section):
@@ -92,13 +94,8 @@ def with_overrides(params: Params, overrides: dict[str, Any], source: str = "ove
 def effective_file(params: Params, folder: Path | None = None) -> Path:
     """``params`` written whole as a params file named by its content (.quarry/params/<hash>.yaml),
     for stages that read a file, such as the subflows of a pipeline run started from the Prefect UI."""
-    from quarry.hashing import value_hash
-    from quarry.paths import state_dir
-
     values = params.as_dict()
     target = (folder or state_dir() / "params") / f"{value_hash(values)[:16]}.yaml"
     if not target.is_file():
-        from quarry.records import atomic_write_bytes
-
         atomic_write_bytes(target, yaml.safe_dump(values, sort_keys=False).encode())
     return target

@@ -19,6 +19,7 @@ from quarry.ledger import Ledger
 from quarry.pii.engine import PiiConfig, detect
 from quarry.pii.redact import redact
 from quarry.parallel import input_shards
+from quarry.pii.files import holds_shards, iter_documents
 from quarry.records import read_records
 from quarry.stage import run_step_on_shard
 
@@ -75,8 +76,6 @@ def scan_text(text: str, config: PiiConfig, **where: Any) -> Iterator[dict[str, 
 def scan_path(path: Path, config: PiiConfig) -> Iterator[dict[str, Any]]:
     """Findings of every record of the shards under ``path``; a source file, or a folder without
     shards, is read as files, each one document."""
-    from quarry.pii.files import holds_shards, iter_documents
-
     path = Path(path)
     if holds_shards(path):
         for shard in input_shards(path):
