@@ -116,10 +116,12 @@ def explain(report: dict, documents: int) -> dict:
 
 
 def run_rule(src: Path, out: Path, decontaminate: dict, workers: int, documents: int, mb: float) -> dict:
-    from quarry.curate.decontaminate import REPORT, run_decontaminate
+    from quarry.curate.decontaminate import REPORT
+    from quarry.engine import run_local
+    from quarry.stages.decontaminate import DECONTAMINATE
 
     start = time.perf_counter()
-    ledger = run_decontaminate(src, out, {"decontaminate": decontaminate}, workers=workers)
+    ledger = run_local(DECONTAMINATE, src, out, {"decontaminate": decontaminate}, workers=workers)
     seconds = time.perf_counter() - start
     report = json.loads((out / REPORT).read_text())
     shutil.rmtree(out)

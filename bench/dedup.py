@@ -161,12 +161,13 @@ def build_corpus(work: Path, mb: float, shards: int, seed: int, pairs: int) -> d
 
 
 def run_quarry(work: Path, workers: int, params: dict) -> dict:
-    from quarry.dedup import run_dedup
+    from quarry.engine import run_local
     from quarry.records import read_folder, read_records
+    from quarry.stages.dedup import DEDUP
 
     out = work / f"quarry-out-{params.get('verify', 'default')}"
     start = time.perf_counter()
-    ledger = run_dedup(work / "corpus", out, {"dedup": params}, workers=workers)
+    ledger = run_local(DEDUP, work / "corpus", out, {"dedup": params}, workers=workers)
     seconds = time.perf_counter() - start
     # removed copies name their kept copy; kept copies name their cluster: join the links
     parent: dict[str, str] = {}

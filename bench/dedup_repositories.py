@@ -139,13 +139,14 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    from quarry.dedup import run_dedup
+    from quarry.engine import run_local
+    from quarry.stages.dedup import DEDUP
 
     work = Path(tempfile.mkdtemp(prefix="bench-dedup-repos-"))
     try:
         corpus = build(work / "src", args.repos, args.seed)
         start = time.perf_counter()
-        ledger = run_dedup(work / "src", work / "out", {}, workers=args.workers)
+        ledger = run_local(DEDUP, work / "src", work / "out", {}, workers=args.workers)
         seconds = time.perf_counter() - start
         result = {"repositories": corpus["repositories"], "forks": corpus["forks"], "documents": corpus["documents"],
                   "seconds": round(seconds, 1), **score(work / "out", corpus["family"]),

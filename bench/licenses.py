@@ -34,10 +34,10 @@ from peers import peer_versions  # noqa: E402
 from quarry.licenses.cache import CachedDetector  # noqa: E402
 from quarry.licenses.engine import ScanCodeWorker, scancode_version  # noqa: E402
 from quarry.licenses.findings import Finding  # noqa: E402
-from quarry.licenses.stage import run_licenses  # noqa: E402
 from quarry.params import load_params  # noqa: E402
+from quarry.engine import run_local  # noqa: E402
+from quarry.stages.licenses import LICENSES, use_detector  # noqa: E402
 from quarry.stages.snapshot import run_snapshot  # noqa: E402
-from quarry.stages.licenses import use_detector  # noqa: E402
 
 
 def corpus_params(corpus_mb: float) -> dict:
@@ -96,7 +96,7 @@ def run_stage(snapshot: Path, out: Path, params: dict, workers: int) -> tuple[di
     with detector:
         # The stage runs in this process, its ScanCode work spread over the detector's workers.
         use_detector(detector, int(params["licenses"]["batch_size"]))
-        ledger = run_licenses(snapshot, out, params, workers=1)
+        ledger = run_local(LICENSES, snapshot, out, params, workers=1)
         detector.workers_used, detector.index_load = detector.started_workers, detector.index_seconds
     detector.wall, detector.cpu = time.perf_counter() - start, cpu_seconds() - cpu
     return ledger, detector

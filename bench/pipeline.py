@@ -66,7 +66,7 @@ def small_params(snapshot_mb: float, train_steps: int) -> dict:
 def project_copy(root: Path, params: dict) -> Path:
     root.mkdir(parents=True)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for folder in ("quarry", "configs", "data/optout"):
+    for folder in ("quarry", "data/optout"):
         shutil.copytree(REPO / folder, root / folder, ignore=ignore)
     shutil.copyfile(REPO / "dvc.yaml", root / "dvc.yaml")
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))

@@ -1,6 +1,6 @@
 """The whole DAG as one flow: each stage of flows.dag.DAG a subflow over the folders of
 params.yaml `pipeline.paths` (the same folders dvc.yaml uses, so `dvc repro` and a Prefect
-deployment build the same thing)."""
+deployment build the same thing); ``run_stage`` runs it, or one of its stages."""
 
 from __future__ import annotations
 
@@ -8,7 +8,11 @@ from typing import Any
 
 from prefect import flow
 
+from flows.dag import DAG
+from flows.stages import runner_for, stage_calls
 from quarry.config import Params
+from quarry.config.params import effective_file
+from quarry.errors import QuarryError
 from quarry.lock import project_lock
 from quarry.params import load_params
 
@@ -18,9 +22,6 @@ def pipeline(params_file: str | None = None, workers: int | None = None,
              dask_address: str | None = None, params: Params | None = None) -> dict[str, Any]:
     """Build everything; returns the dataset version hash and the BPB reports. ``params`` (every
     section, typed, as the Prefect UI shows them) replaces params_file when given."""
-    from flows.stages import runner_for, stage_calls
-    from quarry.config.params import effective_file
-
     if params is not None:
         params_file = str(effective_file(params))
 
@@ -30,3 +31,18 @@ def pipeline(params_file: str | None = None, workers: int | None = None,
         results = {name: flow_obj.with_options(task_runner=runner)(*args)
                    for name, (flow_obj, args) in stage_calls(params, params_file).items()}
     return {"dataset": results["assemble"].get("version"), "reports": results["evaluate"]}
+
+
+def run_stage(stage: str, params_file: str | None = None, *, workers: int | None = None,
+              dask_address: str | None = None) -> Any:
+    """One stage of the DAG as its flow, or the whole ``pipeline``, on the task runner of params
+    ``pipeline`` (or of ``workers`` / ``dask_address``)."""
+    if stage == "pipeline":
+        return pipeline.with_options(task_runner=runner_for(load_params(params_file), workers, dask_address))(
+            params_file, workers, dask_address)
+    params = load_params(params_file)
+    calls = stage_calls(params, params_file)
+    if stage not in calls:
+        raise QuarryError(f"unknown stage '{stage}'; stages: {', '.join((*DAG, 'pipeline'))}")
+    flow_obj, args = calls[stage]
+    return flow_obj.with_options(task_runner=runner_for(params, workers, dask_address))(*args)

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from quarry.errors import QuarryError
 from quarry.paths import state_dir
+from tasks.settings import configure_prefect_env
 
 STARTUP_SECONDS = 240
 SERVER_NICENESS = 10   # the server yields the cores to the stages' workers; it catches up when they idle
@@ -74,8 +75,6 @@ def ensure_api() -> str:
     """The API URL flows of this process (and its Dask workers) report to; sets PREFECT_API_URL."""
     if url := os.environ.get("PREFECT_API_URL"):
         return url
-    from tasks.settings import configure_prefect_env
-
     configure_prefect_env()  # the server's database lives in the project's Prefect home
     folder = _folder()
     state = folder / "server.json"

@@ -11,7 +11,6 @@ from flows import train as training
 from flows.dag import DAG
 from flows.runners import task_runner
 from quarry.config import Layout
-from quarry.params import load_params
 
 
 def stage_calls(params: dict[str, Any], params_file: str | None) -> dict[str, tuple]:
@@ -39,19 +38,3 @@ def runner_for(params: dict[str, Any], workers: int | None, dask_address: str | 
     return task_runner(int(workers if workers is not None else settings["workers"]),
                        dask_address or settings["dask_address"])
 
-
-def run_stage(stage: str, params_file: str | None = None, *, workers: int | None = None,
-              dask_address: str | None = None) -> Any:
-    if stage == "pipeline":
-        from flows.pipeline import pipeline
-
-        return pipeline.with_options(task_runner=runner_for(load_params(params_file), workers, dask_address))(
-            params_file, workers, dask_address)
-    params = load_params(params_file)
-    calls = stage_calls(params, params_file)
-    if stage not in calls:
-        from quarry.errors import QuarryError
-
-        raise QuarryError(f"unknown stage '{stage}'; stages: {', '.join((*DAG, 'pipeline'))}")
-    flow_obj, args = calls[stage]
-    return flow_obj.with_options(task_runner=runner_for(params, workers, dask_address))(*args)

@@ -9,9 +9,12 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from flows.server import running_api
+from quarry.audit import summary
 from quarry.config import Layout
 from quarry.params import load_params
 from quarry.records import read_json
+from quarry.tracking import tracking_uri
 
 
 def print_stage_summary(stage: str, result: Any, console: Console) -> None:
@@ -21,8 +24,6 @@ def print_stage_summary(stage: str, result: Any, console: Console) -> None:
         # soft_wrap: a hash people copy to cite stays on one line, whatever the terminal's width
         console.print(f"[green]{stage}[/green]: dataset version [bold]{result['version']}[/bold]", soft_wrap=True)
     elif stage == "audit" and isinstance(result, dict):
-        from quarry.audit import summary
-
         console.print(f"[green]{stage}[/green]: {summary(result)}")
     elif isinstance(result, dict) and "snapshot_id" in result:
         console.print(f"[green]{stage}[/green]: snapshot [bold]{result['snapshot_id']}[/bold]", soft_wrap=True)
@@ -31,8 +32,6 @@ def print_stage_summary(stage: str, result: Any, console: Console) -> None:
 
 
 def print_demo_summary(console: Console, params_file: str | None = None) -> None:
-    from quarry.tracking import tracking_uri
-
     layout = Layout.of(load_params(params_file))
     manifest_path = layout.dataset / "manifest.json"
     if manifest_path.is_file():
@@ -55,8 +54,6 @@ def print_demo_summary(console: Console, params_file: str | None = None) -> None
         console.print(table)
     console.print(f"MLflow: runs in {tracking_uri()}; browse with `mlflow ui --backend-store-uri "
                   f"{tracking_uri()}` then http://127.0.0.1:5000")
-    from flows.server import running_api
-
     if url := os.environ.get("PREFECT_API_URL") or running_api():
         console.print(f"Prefect: flow runs at {url.removesuffix('/api')} (the project's server stays up for the next "
                       "run; `quarry server stop` ends it)")

@@ -26,9 +26,9 @@ from quarry.licenses.governance import govern
 from quarry.licenses.policy import LicensePolicy
 from quarry.licenses.repository import Surveys, add_record, detect_repo_licenses
 from quarry.licenses.stage import file_statement, section, stage_shards
-from quarry.optout import Registry
+from quarry.optout import Registry, load_registry, registry_path_from
 from quarry.pii.engine import PiiConfig, detect
-from quarry.records import read_records
+from quarry.records import read_records, write_json
 
 SECRET_CONFIDENCE = 0.9
 _SECRETS = PiiConfig(sensitivity="low", types=("KEY",), detectors=("shapes", "private_keys"))  # shapes, not guesses
@@ -121,9 +121,6 @@ def run_audit(dataset: str | Path, snapshot_dir: Path, params: dict[str, Any], o
               registry_path: Path | None = None) -> dict[str, Any]:
     """Audit with the project's opt-out registry (params ``optout.registry`` unless given) and
     write the report to ``out`` (audit.json); returns it."""
-    from quarry.optout import load_registry, registry_path_from
-    from quarry.records import write_json
-
     report = audit(dataset, snapshot_dir, params, load_registry(registry_path or registry_path_from(params)))
     if out is not None:
         Path(out).parent.mkdir(parents=True, exist_ok=True)

@@ -22,7 +22,9 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from quarry.config.pipeline import FINAL, project_layout
+from quarry.config.params import project_layout
+from quarry.config.pipeline import FINAL
+from quarry.datasets.versions import DROPPED, locate, read_dropped
 from quarry.errors import QuarryError
 from quarry.hashing import file_hash, value_hash
 from quarry.paths import project_root
@@ -389,8 +391,6 @@ def _dropped_reason(ref: str, manifest: dict[str, Any] | None, dataset_dir: Path
                             "id": meta.get("id"), "path": meta.get("path"), "origin": meta.get("origin")}
     if manifest is None or not ref.startswith("swh:"):
         return None
-    from quarry.datasets.versions import DROPPED, locate, read_dropped
-
     _, _, release = locate(dataset_dir)
     if release is None or not (release / DROPPED).is_file():
         return None

@@ -29,14 +29,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from quarry.config import Layout
 from quarry.config.curation import OptOutParams
-from quarry.engine.run import run_local
 from quarry.curate.base import Filter
+from quarry.datasets import derive_version
+from quarry.datasets.manifest import read_manifest
+from quarry.datasets.versions import read_index, releases
 from quarry.errors import ConfigError, QuarryError
 from quarry.hashing import value_hash
+from quarry.lineage import checkpoints_with_origin
 from quarry.ledger import Ledger
+from quarry.parallel import input_shards
+from quarry.params import load_params
 from quarry.paths import project_root
-from quarry.records import atomic_write_bytes, read_records
+from quarry.records import atomic_write_bytes, read_json, read_records
 from quarry.stage import run_step_on_shard
 
 STAGE = "opt-out"
@@ -161,8 +167,6 @@ def registry_path_from(params: dict[str, Any] | None) -> Path:
 
 def default_registry_path() -> Path:
     """The registry the project's params.yaml names (data/optout/registry.tsv when it names none)."""
-    from quarry.params import load_params
-
     has_params = (project_root() / "params.yaml").is_file()
     return registry_path_from(load_params() if has_params else None)  # a bad params.yaml is an error
 
@@ -243,18 +247,6 @@ def optout_shard(src: Path, dst: Path, registry: Registry, *, rejects: Path | No
     return run_step_on_shard(OptOutFilter(registry), src, dst, rejects=rejects, level=level)
 
 
-def run_optout(src_dir: Path, dst_dir: Path, registry_path: str | os.PathLike | None = None,
-               params: dict[str, Any] | None = None, *, workers: int = 1) -> dict[str, Any]:
-    """The stage (quarry.stages.optout) on local processes, with ``registry_path`` instead of
-    params ``optout.registry`` when given; returns its ledger (``registry_hash`` included)."""
-    from quarry.stages.optout import OPTOUT
-
-    params = dict(params or {})
-    if registry_path is not None:
-        params["optout"] = {**(params.get("optout") or {}), "registry": str(Path(registry_path).resolve())}
-    return run_local(OPTOUT, src_dir, dst_dir, params, workers=workers)
-
-
 # ---------------------------------------------------------------------------------------------
 # What an entry or a registry matches in existing data
 
@@ -266,8 +258,6 @@ def covered_documents(registry: Registry, counts: Counter) -> dict[str, int]:
 
 def folder_origins(folder: PathLike) -> Counter:
     """Documents per origin in a folder of shards (a snapshot, a stage output) or a dataset version."""
-    from quarry.parallel import input_shards
-
     folder = Path(folder)
     manifest = _read_manifest(folder / "manifest.json") if (folder / "manifest.json").is_file() else None
     records = _dataset_records(folder, manifest) if manifest else \
@@ -278,9 +268,6 @@ def folder_origins(folder: PathLike) -> Counter:
 def latest_data(params: dict[str, Any] | None = None, releases_root: PathLike | None = None) -> list[dict[str, Any]]:
     """The data an opt-out is checked against: the project's snapshot folder and its latest dataset
     version (the newest registered release, else the dataset folder), each as {"where", "origins"}."""
-    from quarry.datasets.versions import read_index, releases
-    from quarry.config import Layout
-
     root = project_root()
     layout = Layout.of(params, root)
     found = []
@@ -328,9 +315,6 @@ def reapply_optout(dataset_dir: str | os.PathLike, registry_path: str | os.PathL
     else is recomputed. Returns {"manifest", "changelog"}: the changelog lists, per opt-out entry,
     the origins and documents removed. When the registry covers no document of the parent, no
     version is made (``manifest`` is None) unless ``force``."""
-    from quarry.datasets import derive_version
-    from quarry.datasets.manifest import read_manifest
-
     registry = load_registry(registry_path)
     parent = read_manifest(Path(dataset_dir))
     covered = covered_documents(registry, folder_origins(dataset_dir))
@@ -363,8 +347,6 @@ def whois(origin: str, *, registry_path: PathLike | None = None, releases_root: 
     ``origin`` matches as an opt-out entry would (``pypi:graphene`` finds every version of it);
     each dataset row counts its documents per matching origin; ``versions_checked`` says how many
     versions were read."""
-    from quarry.datasets.versions import read_index, releases
-
     probe = Registry([OptOut("origin", origin)])  # the opt-out matching rule, not a second one
     spellings = {origin}  # the origin as the data spells it, for the lineage lookup
     datasets = []
@@ -407,8 +389,6 @@ def _dataset_row(manifest: dict[str, Any], path, origins: dict[str, int]) -> dic
 
 def _read_manifest(path: Path) -> dict[str, Any] | None:
     """A dataset version's manifest; None for other manifests (a snapshot's) or unreadable ones."""
-    from quarry.records import read_json
-
     try:
         manifest = read_json(path)
     except QuarryError:
@@ -430,8 +410,4 @@ def _dataset_records(folder: Path, manifest: dict[str, Any]):
 
 
 def _checkpoints_with(origin: str, models_root: str | os.PathLike | None) -> list[dict[str, Any]]:
-    try:
-        from quarry.lineage import checkpoints_with_origin
-    except ImportError:
-        return []
     return checkpoints_with_origin(origin, Path(models_root) if models_root else project_root() / "models")

@@ -12,6 +12,8 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from quarry.records import shard_paths
+
 
 # Worker processes of one run on this machine, set in each of them by the executor that started them
 # (quarry.engine.local, flows.runners); per-process state sizes itself to its share of the cores.
@@ -44,8 +46,6 @@ def progress_bar() -> Progress:
 
 def input_shards(src_dir: Path) -> list[Path]:
     """Record shards below ``src_dir``, sorted, leaving out a previous stage's ``rejects/``."""
-    from quarry.records import shard_paths
-
     src_dir = Path(src_dir)
     if src_dir.is_file():
         return [src_dir]

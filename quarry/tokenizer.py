@@ -13,10 +13,10 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from quarry.config.training import SpecialTokens
+from quarry.config.training import SpecialTokens, TokenizerParams
 from quarry.errors import QuarryError
 from quarry.hashing import bytes_hash, tree_hash
-from quarry.records import atomic_write_bytes, read_json, write_json
+from quarry.records import atomic_write_bytes, read_folder, read_json, write_json
 
 TOKENIZER_JSON = "tokenizer.json"
 TOKENIZER_CONFIG = "tokenizer_config.json"
@@ -107,7 +107,7 @@ class Tokenizer:
         """From a tokenizer.json, a folder holding one (Quarry's or a Hugging Face model's), or a hub id."""
         from tokenizers import Tokenizer as Backend
 
-        from quarry.models.hub import looks_local, resolve
+        from quarry.models.hub import looks_local, resolve  # torch (quarry.models): only load() needs the hub
 
         path = Path(path) if looks_local(path) else resolve(path)
         folder, file = (path, path / TOKENIZER_JSON) if path.is_dir() else (path.parent, path)
@@ -171,8 +171,6 @@ def _roles(special_tokens) -> dict[str, str | None]:
 # --- from a dataset version -----------------------------------------------------------------------
 def dataset_texts(dataset_dir: str | os.PathLike) -> Iterator[str]:
     """The texts of a dataset version's train split (its train/ folder when present), in shard order."""
-    from quarry.records import read_folder
-
     root = Path(dataset_dir)
     for record in read_folder(root / "train" if (root / "train").is_dir() else root):
         yield record["text"]
@@ -188,8 +186,6 @@ def dataset_hash(dataset_dir: str | os.PathLike) -> str:
 
 def train_from_dataset(dataset_dir: str | os.PathLike, params: dict[str, Any] | None = None) -> Tokenizer:
     """Train with the ``tokenizer:`` section of params.yaml on a dataset version's train split."""
-    from quarry.config.training import TokenizerParams
-
     section = TokenizerParams.of(params)
     if not Path(dataset_dir).is_dir():
         raise QuarryError(f"{dataset_dir}: no such dataset folder")

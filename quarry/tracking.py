@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from quarry.errors import QuarryError
 from quarry.paths import project_root
 
 DEFAULT_EXPERIMENT = "quarry"
@@ -235,8 +236,6 @@ def register_checkpoint(checkpoint: Path, name: str, *, run_id: str,
 def resolve_run(ref: str, root: Path | None = None) -> Any:
     """A run by id, by a unique prefix of its id (4 hex digits or more), or by run name (the
     latest of that name)."""
-    from quarry.errors import QuarryError
-
     mlflow = configure(root)
     client = mlflow.MlflowClient()
     try:

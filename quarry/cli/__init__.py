@@ -14,6 +14,8 @@ import click
 import typer
 from rich.console import Console
 
+from quarry.errors import QuarryError
+
 app = typer.Typer(
     name="quarry",
     help="Reproducible lineage from raw source repositories to trained checkpoints.",
@@ -116,8 +118,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _describe(exc: BaseException) -> str:
-    from quarry.errors import QuarryError
-
     text = str(exc) or exc.__class__.__name__
     if isinstance(exc, QuarryError):
         return text.replace("\n", " ")

@@ -9,6 +9,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from quarry.errors import QuarryError
+from quarry.records import RecordReader, RecordWriter, shard_paths
+
 out = Console()
 
 
@@ -23,9 +26,6 @@ def register(app: typer.Typer) -> None:
               ) -> None:
         """Read every record; report counts, or the first corrupt line with file and offset.
         Fails on a missing path and on files that hold no records."""
-        from quarry.errors import QuarryError
-        from quarry.records import RecordReader, RecordWriter, shard_paths
-
         if not path.exists():
             raise QuarryError(f"{path}: no such file or folder")
         shards = shard_paths(path)
@@ -66,7 +66,7 @@ def register(app: typer.Typer) -> None:
     @app.command("inventory")
     def inventory(folder: Path = typer.Argument(..., help="A folder of shards.")) -> None:
         """Count records and bytes of every shard as a cached Prefect flow."""
-        from flows.inventory import inventory as inventory_flow
+        from flows.inventory import inventory as inventory_flow  # Prefect: only this command loads it
 
         result = inventory_flow(str(folder.resolve()))
         out.print(result)

@@ -9,6 +9,14 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from quarry.datasets import bibtex, derive_version, load_manifest, plain, releases
+from quarry.datasets.changelog import compare, render
+from quarry.datasets.manifest import verify_sums, version_hash
+from quarry.datasets.versions import locate
+from quarry.errors import QuarryError
+from quarry.records import read_json, read_records
+from quarry.tokenizer import Tokenizer
+
 out = Console()
 
 
@@ -16,8 +24,6 @@ def _tokenizer(path: Path | None):
     """A Quarry / Hugging Face tokenizer (tokenizer.json or its folder), or None."""
     if path is None:
         return None
-    from quarry.tokenizer import Tokenizer
-
     return Tokenizer.load(path)
 
 
@@ -78,8 +84,6 @@ def register(app: typer.Typer) -> None:
     @dataset.command("list")
     def list_cmd(name: str = typer.Argument(None, help="Only this dataset.")) -> None:
         """Every registered version, oldest first."""
-        from quarry.datasets import releases
-
         table = Table()
         for column in ("name", "label", "version", "parent", "documents", "bytes"):
             table.add_column(column, no_wrap=True, justify="right" if column in ("documents", "bytes") else "left")
@@ -95,8 +99,6 @@ def register(app: typer.Typer) -> None:
     def show_cmd(ref: str = typer.Argument(..., help="Version hash / prefix, label, name, or folder."),
                  as_json: bool = typer.Option(False, "--json", help="Print the whole manifest.")) -> None:
         """A version's provenance and composition."""
-        from quarry.datasets import load_manifest
-
         m = load_manifest(ref)
         if as_json:
             print(json.dumps(m, indent=2, sort_keys=True))
@@ -114,8 +116,6 @@ def register(app: typer.Typer) -> None:
                  as_json: bool = typer.Option(False, "--json", help="Print the changelog as JSON."),
                  limit: int = typer.Option(50, help="Ids shown per section.")) -> None:
         """Documents added, removed (by reason) and changed between two versions."""
-        from quarry.datasets.changelog import compare, render
-
         log = compare(old, new)
         if as_json:
             print(json.dumps(log, indent=2, sort_keys=True))
@@ -125,10 +125,6 @@ def register(app: typer.Typer) -> None:
     @dataset.command("verify")
     def verify_cmd(folder: Path = typer.Argument(..., help="A dataset folder (e.g. after `dvc pull`).")) -> None:
         """Check every file against SHA256SUMS and the version hash against the shards."""
-        from quarry.datasets import load_manifest
-        from quarry.datasets.manifest import verify_sums, version_hash
-        from quarry.errors import QuarryError
-
         manifest = load_manifest(folder)
         bad = verify_sums(folder)
         if bad:
@@ -142,11 +138,6 @@ def register(app: typer.Typer) -> None:
                  fmt: str = typer.Option("both", "--format", help="text, bibtex or both.")) -> None:
         """How to cite a dataset version: plain text and BibTeX with name, label and hash."""
         import datetime
-
-        from quarry.datasets import bibtex, plain
-        from quarry.datasets.versions import locate
-        from quarry.errors import QuarryError
-        from quarry.records import read_json
 
         if fmt not in ("text", "bibtex", "both"):
             raise QuarryError(f"--format must be text, bibtex or both, not '{fmt}'")
@@ -167,8 +158,6 @@ def register(app: typer.Typer) -> None:
 
 def _read_ids(path: Path) -> set[str]:
     """Ids from a text file (one per line) or a jsonl file of records / rejects (meta.id or id)."""
-    from quarry.records import read_records
-
     if ".jsonl" in path.name:
         rows = read_records(path, require_text=False)
         return {str((row.get("meta") or {}).get("id") or row.get("id")) for row in rows}
@@ -187,9 +176,6 @@ def register_derive(dataset: typer.Typer) -> None:
                    tokenizer: Path = typer.Option(None, help="The tokenizer, when the parent counts tokens."),
                    ) -> None:
         """A new version with documents removed (new opt-outs) without rerunning the pipeline."""
-        from quarry.datasets import derive_version
-        from quarry.errors import QuarryError
-
         if drop_ids is None and drop_origins is None:
             raise QuarryError("give --drop-ids and/or --drop-origins")
         ids = _read_ids(drop_ids) if drop_ids else set()

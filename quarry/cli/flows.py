@@ -11,6 +11,9 @@ from rich.console import Console
 out = Console()
 
 from flows.dag import DAG
+from flows.server import ensure_api, running_api, stop_api
+from flows.summary import print_stage_summary
+from quarry.lock import project_lock
 
 STAGES = (*DAG, "pipeline")
 
@@ -25,18 +28,12 @@ def register(app: typer.Typer) -> None:
                                                   help="Fail at once when another run is writing the project."),
                      ) -> None:
         """Run one stage of the DAG (or the whole pipeline) as a Prefect flow."""
-        from quarry.lock import project_lock
-
         with project_lock(f"quarry flow {stage}", wait=not no_wait):  # one writer per project
-            from flows.server import ensure_api
-
             ensure_api()  # one API for every stage of the run, before Prefect reads its settings
-            from flows.stages import run_stage
+            from flows.pipeline import run_stage  # Prefect: loaded once ensure_api has set its API URL
 
             result = run_stage(stage, str(params_file) if params_file else None, workers=workers,
                                dask_address=dask_address)
-        from flows.summary import print_stage_summary
-
         print_stage_summary(stage, result, out)
 
     @app.command("serve")
@@ -46,10 +43,8 @@ def register(app: typer.Typer) -> None:
               params_file: Path = typer.Option(None, "--params", help="params.yaml the runs use."),
               ) -> None:
         """Register the pipeline as a scheduled Prefect deployment and serve its runs (Ctrl-C stops)."""
-        from flows.server import ensure_api
-
         ensure_api()  # the project's server (or PREFECT_API_URL): the one `quarry server status` names
-        from flows.deployments import serve_pipeline
+        from flows.deployments import serve_pipeline  # Prefect: loaded once ensure_api has set its API URL
 
         serve_pipeline(name=name, cron=None if interval else cron, interval=interval,
                        params_file=str(params_file.resolve()) if params_file else None)
@@ -61,14 +56,10 @@ def register(app: typer.Typer) -> None:
     @server.command("status")
     def server_status() -> None:
         """Where the local server listens, if it runs."""
-        from flows.server import running_api
-
         url = running_api()
         out.print(f"Prefect server at {url}" if url else "no local Prefect server is running")
 
     @server.command("stop")
     def server_stop() -> None:
         """Stop the local server the flows share (the next `quarry flow` starts a new one)."""
-        from flows.server import stop_api
-
         out.print("stopped the local Prefect server" if stop_api() else "no local Prefect server was running")

@@ -8,6 +8,19 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from quarry.audit import run_audit, summary
+from quarry.config import Layout
+from quarry.datasets.versions import locate
+from quarry.engine import run_local
+from quarry.errors import QuarryError
+from quarry.licenses.report import folder_governance, license_counts, subtree_rows
+from quarry.licenses.stage import stage_shards
+from quarry.optout import (add_entry, entry_matches, folder_origins, latest_data, load_registry, nearest_origins,
+                           reapply_optout, remove_entry, whois)
+from quarry.params import load_params
+from quarry.stages.licenses import LICENSES
+from quarry.stages.optout import OPTOUT
+
 out = Console()
 err = Console(stderr=True)
 
@@ -16,8 +29,6 @@ REGISTRY = typer.Option(None, "--registry", help="Opt-out registry file (default
 
 
 def _params(path: Path | None) -> dict:
-    from quarry.params import load_params
-
     return load_params(path)
 
 
@@ -25,9 +36,6 @@ def _data_folder(ref: Path) -> Path:
     """A folder as given, or the checked-out folder of a registered dataset version."""
     if ref.exists():
         return ref
-    from quarry.datasets.versions import locate
-    from quarry.errors import QuarryError
-
     _, data, _ = locate(str(ref))
     if data is None:
         raise QuarryError(f"{ref}: the dataset version's shards are not checked out here (`dvc pull` restores them)")
@@ -43,16 +51,13 @@ def register(app: typer.Typer) -> None:
                  params_file: Path = PARAMS) -> None:
         """The governing license per subtree of a plain folder (with evidence); for shards, a table of
         license expressions and categories with counts; with --out, run the licenses stage."""
-        from quarry.licenses.report import license_counts
-        from quarry.licenses.stage import run_licenses, stage_shards
-
         params = _params(params_file)
         path = _data_folder(path)
         if out_dir is None and path.is_dir() and not stage_shards(path):
             _print_folder_governance(path, params)
             return
         if out_dir is not None:
-            ledger = run_licenses(path, out_dir, params, workers=workers or params["pipeline"]["workers"])
+            ledger = run_local(LICENSES, path, out_dir, params, workers=workers or params["pipeline"]["workers"])
             out.print(f"licenses: {ledger['kept']}/{ledger['input']} kept; dropped {ledger['dropped'] or 'none'}")
             path = out_dir
         counts = license_counts(path, params)
@@ -62,8 +67,6 @@ def register(app: typer.Typer) -> None:
         out.print(table)
 
     def _print_folder_governance(folder: Path, params: dict) -> None:
-        from quarry.licenses.report import folder_governance, subtree_rows
-
         table = Table("subtree", "expression", "category", "evidence", "level", "files",
                       title=f"governing licenses of {folder}")
         for row in subtree_rows(folder_governance(folder, params)):
@@ -83,8 +86,6 @@ def register(app: typer.Typer) -> None:
                                             "dataset versions (default: the snapshot and the latest dataset)."),
             registry: Path = REGISTRY, params_file: Path = PARAMS) -> None:
         """Add (or update) an entry, and say how many documents of the latest data it matches."""
-        from quarry.optout import add_entry, entry_matches, folder_origins, latest_data, nearest_origins
-
         entry = add_entry(value, kind=kind, date=date, reason=reason, path=registry)
         out.print(f"added {entry.kind} {entry.value} ({entry.date})")
         places = [{"where": str(f), "origins": folder_origins(f)} for f in data] if data else \
@@ -104,16 +105,12 @@ def register(app: typer.Typer) -> None:
     @optout.command("remove")
     def remove(value: str = typer.Argument(...), registry: Path = REGISTRY) -> None:
         """Remove every entry with this value."""
-        from quarry.optout import remove_entry
-
         for entry in remove_entry(value, path=registry):
             out.print(f"removed {entry.kind} {entry.value}")
 
     @optout.command("list")
     def list_(registry: Path = REGISTRY) -> None:
         """Show the entries and the registry hash."""
-        from quarry.optout import load_registry
-
         reg = load_registry(registry)
         table = Table("kind", "value", "date", "reason", title=f"{reg.path} — hash {reg.hash[:12]}")
         for e in reg.entries:
@@ -126,9 +123,10 @@ def register(app: typer.Typer) -> None:
               workers: int = typer.Option(1, help="Processes."), registry: Path = REGISTRY,
               params_file: Path = PARAMS) -> None:
         """Run the opt-out stage over a folder of shards."""
-        from quarry.optout import run_optout
-
-        ledger = run_optout(src, dst, registry, _params(params_file), workers=workers)
+        params = _params(params_file)
+        if registry is not None:  # instead of params optout.registry, which is relative to the project
+            params["optout"] = {**params["optout"], "registry": str(registry.resolve())}
+        ledger = run_local(OPTOUT, src, dst, params, workers=workers)
         out.print(f"opt-out: {ledger['kept']}/{ledger['input']} kept, {ledger['dropped'].get('opt-out', 0)} removed "
                   f"(registry {ledger['registry_hash'][:12]})")
 
@@ -138,8 +136,6 @@ def register(app: typer.Typer) -> None:
                 force: bool = typer.Option(False, "--force", help="Make a new version even when nothing is removed."),
                 registry: Path = REGISTRY) -> None:
         """A new dataset version without the origins the registry now covers (nothing recomputed)."""
-        from quarry.optout import reapply_optout
-
         result = reapply_optout(dataset, registry, out_dir, force=force)
         log, manifest = result["changelog"], result["manifest"]
         if manifest is None:
@@ -162,9 +158,6 @@ def register(app: typer.Typer) -> None:
                limit: int = typer.Option(20, help="Violations listed one by one (all are in audit.json).")) -> None:
         """Re-derive every document's license from the snapshot and check the policy, the opt-out
         registry, secrets and license evidence; exits 1 on any violation."""
-        from quarry.audit import run_audit, summary
-        from quarry.config import Layout
-
         params = _params(params_file)
         snapshot = snapshot or Layout.of(params).snapshot
         report = run_audit(_data_folder(dataset), snapshot, params, out_file, registry_path=registry)
@@ -184,8 +177,6 @@ def register(app: typer.Typer) -> None:
                registry: Path = REGISTRY,
                models: Path = typer.Option(None, help="Checkpoints folder (default: models/).")) -> None:
         """Every dataset version and checkpoint holding data from ORIGIN, and whether an opt-out covers it."""
-        from quarry.optout import whois
-
         found = whois(origin, registry_path=registry, models_root=models)
         table = Table("kind", "name", "version", "documents", "origins", title=f"who holds {origin}")
         for d in found["datasets"]:

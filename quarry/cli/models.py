@@ -10,6 +10,11 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from quarry.errors import QuarryError
+from quarry.params import load_params
+from quarry.records import atomic_write_bytes
+from quarry.tokenizer import Tokenizer, train_from_dataset
+
 out = Console()
 err = Console(stderr=True)
 
@@ -20,8 +25,6 @@ DTYPES = {"float32": "float32", "fp32": "float32", "bfloat16": "bfloat16", "bf16
 def _device_and_dtype(device: str | None, dtype: str | None):
     import torch
 
-    from quarry.errors import QuarryError
-
     device = device or ("cuda" if torch.cuda.is_available() else "cpu")
     name = dtype or ("bfloat16" if device.startswith("cuda") else "float32")
     if name not in DTYPES:
@@ -31,8 +34,6 @@ def _device_and_dtype(device: str | None, dtype: str | None):
 
 def _read_prompts(path: Path) -> list[str]:
     """One prompt per line, or jsonl with a "prompt" (or "text") field per line."""
-    from quarry.errors import QuarryError
-
     if not path.is_file():
         raise QuarryError(f"{path}: no such prompts file")
     prompts = []
@@ -84,11 +85,10 @@ def register(app: typer.Typer) -> None:
         dtype: str = typer.Option(None, help="float32 / bfloat16 / float16 (default: bf16 on cuda)."),
     ) -> None:
         """Generate text from a checkpoint for a prompt or a file of prompts."""
-        from quarry.errors import QuarryError
+        # torch: only the commands that run a model load it, so `quarry --help` stays fast
         from quarry.generate import generate
         from quarry.models.checkpoint import load_pretrained
         from quarry.models.hub import resolve
-        from quarry.tokenizer import Tokenizer
 
         if (prompt is None) == (prompts_file is None):
             raise QuarryError("give exactly one of --prompt or --prompts-file")
@@ -119,8 +119,6 @@ def register(app: typer.Typer) -> None:
                 progress.advance(task, len(batch))
         text = "\n".join(lines) + "\n"
         if output:
-            from quarry.records import atomic_write_bytes
-
             atomic_write_bytes(output, text.encode("utf-8"))
             err.print(f"{len(lines)} completions -> {output}")
         else:
@@ -134,7 +132,7 @@ def register(app: typer.Typer) -> None:
         all_files: bool = typer.Option(False, "--all-files", help="Every file, not only config, weights, tokenizer."),
     ) -> None:
         """Snapshot a model into the local Hub cache (HF_TOKEN, HF_HUB_OFFLINE honoured); print its folder."""
-        from quarry.models.hub import download
+        from quarry.models.hub import download  # torch (quarry.models): only this command loads it
 
         folder = download(repo_id, revision=revision, cache_dir=cache_dir, allow_patterns=["*"] if all_files else None)
         out.print(str(folder), soft_wrap=True, highlight=False)
@@ -150,9 +148,6 @@ def register(app: typer.Typer) -> None:
         vocab_size: int = typer.Option(None, help="Overrides tokenizer.vocab_size."),
     ) -> None:
         """Train a tokenizer with params.yaml's tokenizer section; it records the dataset hash."""
-        from quarry.params import load_params
-        from quarry.tokenizer import train_from_dataset
-
         settings = load_params(params)
         if vocab_size:
             settings = {**settings, "tokenizer": {**(settings.get("tokenizer") or {}), "vocab_size": vocab_size}}
@@ -189,8 +184,6 @@ def register(app: typer.Typer) -> None:
         eos: bool = typer.Option(False, help="Append the eos token."),
     ) -> None:
         """Print the token ids of a text as a JSON list."""
-        from quarry.tokenizer import Tokenizer
-
         ids = Tokenizer.load(tokenizer_path).encode(sys.stdin.read() if text is None else text, bos=bos, eos=eos)
         out.print(json.dumps(ids), soft_wrap=True, highlight=False)
 
@@ -200,9 +193,6 @@ def register(app: typer.Typer) -> None:
         ids: str = typer.Argument(..., help="Token ids as a JSON list, e.g. '[1, 2, 3]'."),
     ) -> None:
         """Print the text of a JSON list of token ids."""
-        from quarry.errors import QuarryError
-        from quarry.tokenizer import Tokenizer
-
         try:
             values = [int(i) for i in json.loads(ids)]
         except (json.JSONDecodeError, TypeError, ValueError):

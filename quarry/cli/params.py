@@ -7,6 +7,9 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from quarry.config.params import load, params_path
+from quarry.config.show import effective_yaml
+
 out = Console()
 
 PARAMS = typer.Option(None, "--params", help="params.yaml to read (default: the project's).")
@@ -19,8 +22,6 @@ def register(app: typer.Typer) -> None:
     @group.command("check")
     def check(params_file: Path = PARAMS) -> None:
         """Check every section (unknown keys, types, ranges); exit 1 naming the first bad key."""
-        from quarry.config.params import load, params_path
-
         params = load(params_file)
         sections = sum(1 for name in type(params).model_fields if name in params.model_fields_set)
         out.print(f"{params_path(params_file)}: ok ({sections} sections set, the rest default)")
@@ -32,7 +33,4 @@ def register(app: typer.Typer) -> None:
              ) -> None:
         """Print the effective values (the file over the defaults) as YAML; `# default` marks the
         values params.yaml does not set."""
-        from quarry.config.params import load
-        from quarry.config.show import effective_yaml
-
         typer.echo(effective_yaml(load(params_file), section, changed=changed))

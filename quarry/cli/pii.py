@@ -8,13 +8,18 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from quarry.engine import run_local
+from quarry.params import load_params
+from quarry.pii.engine import PiiConfig
+from quarry.pii.files import holds_shards, redact_files
+from quarry.pii.stage import scan_path
+from quarry.records import RecordWriter
+from quarry.stages.pii import PII
+
 out = Console()
 
 
 def _config(params_file: Path | None, sensitivity: str | None):
-    from quarry.params import load_params
-    from quarry.pii.engine import PiiConfig
-
     params = load_params(params_file)  # outside a project: every default
     section = dict(params["pii"])
     if sensitivity:
@@ -36,9 +41,6 @@ def register(app: typer.Typer) -> None:
              ) -> None:
         """Report what the redact stage would replace, by type and detector; changes nothing."""
         from collections import Counter
-
-        from quarry.pii.stage import scan_path
-        from quarry.records import RecordWriter
 
         _, _, config = _config(params_file, sensitivity)
         by_type: Counter = Counter()
@@ -73,9 +75,6 @@ def register(app: typer.Typer) -> None:
                params_file: Path = typer.Option(None, "--params", help="params.yaml to read the pii section from."),
                ) -> None:
         """Redact every record or file (typed placeholders, fake IPs); shards count findings in meta.pii."""
-        from quarry.pii.files import holds_shards, redact_files
-        from quarry.pii.stage import run_pii
-
         params, section, config = _config(params_file, sensitivity)
         if not holds_shards(src):
             report = redact_files(src, dst, config)
@@ -87,7 +86,7 @@ def register(app: typer.Typer) -> None:
             out.print(table)
             return
         workers = workers or params["pipeline"]["workers"]
-        ledger = run_pii(src, dst, {"pii": section}, workers=workers)
+        ledger = run_local(PII, src, dst, {"pii": section}, workers=workers)
         table = Table("records", "changed: type", "records changed", title=f"pii -> {dst}")
         changed = ledger["changed"] or {"-": 0}
         for i, (type_, n) in enumerate(changed.items()):

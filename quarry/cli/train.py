@@ -10,6 +10,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from quarry.errors import ConfigError
+from quarry.training.config import builtin_configs, dump_config, load_config
+from quarry.recipes.registry import RECIPES, build_recipe, configs_for
+
 out = Console()
 EXTRA_ARGS = {"allow_extra_args": True, "ignore_unknown_options": True}
 
@@ -27,12 +31,10 @@ def register(app: typer.Typer) -> None:
             master_port: int = typer.Option(None, "--master-port", help="Port for single-node runs."),
             ) -> None:
         """Run a recipe; with --nproc-per-node > 1 or --nnodes > 1 it launches torchrun (FSDP2)."""
-        from quarry.recipes.registry import build_recipe
-
         overrides = list(overrides or [])
         build_recipe(recipe, config, overrides)  # fail fast on a bad config, before any process starts
         if nproc_per_node > 1 or nnodes > 1:
-            from quarry.training.distributed import torchrun_command
+            from quarry.training.distributed import torchrun_command  # torch: only a multi-process launch loads it
 
             cmd = torchrun_command(recipe, ["--config", config, *overrides], nproc_per_node=nproc_per_node,
                                    nnodes=nnodes, node_rank=node_rank, rdzv_endpoint=rdzv_endpoint,
@@ -44,8 +46,6 @@ def register(app: typer.Typer) -> None:
     @app.command("ls")
     def ls() -> None:
         """Recipes and the built-in configs made for each."""
-        from quarry.recipes.registry import RECIPES, configs_for
-
         table = Table("recipe", "configs")
         for name in RECIPES:
             table.add_row(name, ", ".join(configs_for(name)) or "-")
@@ -56,9 +56,6 @@ def register(app: typer.Typer) -> None:
            dest: Path = typer.Argument(..., help="Where to write the copy (a file or a folder)."),
            force: bool = typer.Option(False, "--force", help="Overwrite an existing file.")) -> None:
         """Copy a built-in config to edit it."""
-        from quarry.errors import ConfigError
-        from quarry.training.config import builtin_configs
-
         source = builtin_configs().get(config.removesuffix(".yaml"))
         if source is None:
             raise ConfigError(f"no built-in config '{config}'; built-in: {', '.join(builtin_configs())}")
@@ -75,10 +72,6 @@ def register(app: typer.Typer) -> None:
                  recipe: str = typer.Option(None, "--recipe", help="Recipe, when the config has no `recipe:` key."),
                  ) -> None:
         """Check a config against its recipe: unknown keys, bad component arguments."""
-        from quarry.errors import ConfigError
-        from quarry.training.config import dump_config, load_config
-        from quarry.recipes.registry import build_recipe
-
         name = recipe or load_config(config).get("recipe")
         if not name:
             raise ConfigError(f"{config}: no `recipe:` key; pass --recipe")

@@ -13,11 +13,13 @@ from quarry.config.base import Section, parse
 from quarry.config.curation import (DecontaminateParams, DedupParams, FiltersParams, LicensesParams, OptOutParams,
                                     PiiParams)
 from quarry.config.datasets import AssembleParams
-from quarry.config.pipeline import PipelineParams
+from quarry.config.pipeline import Layout, PipelineParams
 from quarry.config.snapshot import SnapshotParams
 from quarry.config.training import EvaluateParams, FinetuneParams, TokenizeParams, TokenizerParams, TrainParams
 from quarry.errors import ConfigError
-from quarry.paths import project_root
+from quarry.hashing import value_hash
+from quarry.paths import project_root, state_dir
+from quarry.records import atomic_write_bytes
 
 
 class Params(Section):
@@ -70,6 +72,11 @@ def load(path: str | os.PathLike | None = None) -> Params:
     return parse(Params, {k: ({} if v is None else v) for k, v in read_yaml(path).items()}, source=str(path))
 
 
+def project_layout() -> Layout:
+    """The project's layout (its params.yaml, checked; the defaults where it has none), rooted there."""
+    return Layout(load().pipeline.paths if params_path().is_file() else None, project_root())
+
+
 def with_overrides(params: Params, overrides: dict[str, Any], source: str = "overrides") -> Params:
     """``params`` with dotted keys replaced (``{"dedup.threshold": 0.8}``), checked like the file."""
     data = params.model_dump(mode="json", exclude_unset=True)
@@ -87,13 +94,8 @@ def with_overrides(params: Params, overrides: dict[str, Any], source: str = "ove
 def effective_file(params: Params, folder: Path | None = None) -> Path:
     """``params`` written whole as a params file named by its content (.quarry/params/<hash>.yaml),
     for stages that read a file, such as the subflows of a pipeline run started from the Prefect UI."""
-    from quarry.hashing import value_hash
-    from quarry.paths import state_dir
-
     values = params.as_dict()
     target = (folder or state_dir() / "params") / f"{value_hash(values)[:16]}.yaml"
     if not target.is_file():
-        from quarry.records import atomic_write_bytes
-
         atomic_write_bytes(target, yaml.safe_dump(values, sort_keys=False).encode())
     return target

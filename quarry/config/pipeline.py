@@ -80,12 +80,3 @@ class Layout:
 
     def as_strings(self) -> dict[str, str]:
         return {name: str(getattr(self, name)) for name in PathsParams.model_fields}
-
-
-def project_layout() -> Layout:
-    """The project's layout (its params.yaml, checked; the defaults where it has none), rooted there."""
-    from quarry.config.params import load, params_path
-    from quarry.paths import project_root
-
-    root = project_root()
-    return Layout(load().pipeline.paths if params_path().is_file() else None, root)

@@ -17,8 +17,7 @@ n-grams in many training documents. The evidence needed differs by source:
 
 Phases: per shard, the test-split items (``test_split_items``); once, the index
 (``EvalIndex.build``); per shard, the overlaps (``scan_shard``); once, the decision (``decide``);
-per shard, drop or flag (``apply_shard``). ``run_decontaminate(src, dst, params, workers=N)``
-writes the shards, ``ledger.json``, rejects, and ``decontamination.json``: where the items came
+per shard, drop or flag (``apply_shard``). The stage (quarry.stages.decontaminate) writes the shards, ``ledger.json``, rejects, and ``decontamination.json``: where the items came
 from and every matched document with the items it overlaps, the evidence and one example.
 """
 
@@ -330,22 +329,6 @@ def apply_shard(src: Path, dst: Path, decisions: dict[int, dict], config: Decont
             out.write(record)
             ledger.keep()
     return ledger, found
-
-
-def run_decontaminate(src_dir: Path, dst_dir: Path, params: dict[str, Any] | None, *,
-                      workers: int = 1, **overrides: Any) -> dict[str, Any]:
-    """The stage (quarry.stages.decontaminate) on local processes; returns its ledger.
-    ``overrides``: command-line values for config keys (``test_split``, ``eval_files`` added to
-    those of params, ``action``...); None means not given."""
-    import dataclasses
-
-    from quarry.engine.run import run_local
-    from quarry.stages.decontaminate import DECONTAMINATE
-
-    def config(params: dict[str, Any]) -> DecontaminationConfig:
-        return DecontaminationConfig.from_params(params).with_overrides(**overrides)
-
-    return run_local(dataclasses.replace(DECONTAMINATE, config=config), src_dir, dst_dir, params, workers=workers)
 
 
 def contamination_report(config: DecontaminationConfig, index: EvalIndex, train_common: int,

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from quarry.errors import ConfigError
+from quarry.paths import project_root
 from quarry.records import read_records
 
 TEXT_KEYS = ("text", "content", "code")
@@ -23,8 +24,6 @@ ID_KEYS = ("id", "item_id", "task_id")
 
 def resolve_eval_file(name: str | Path) -> Path:
     """A path as given, or else relative to the project root (where params.yaml lives)."""
-    from quarry.paths import project_root
-
     path = Path(name)
     return path if path.is_absolute() or path.exists() else project_root() / path
 

@@ -5,8 +5,7 @@ drops with its own reason. A document is *prose* when its language or subset is 
 *data* when its language is a data format (looser line-length rule, a line cap of its own), and
 *code* otherwise; each filter names the kinds it judges and passes the others.
 
-    run_filters(src_dir, dst_dir, params, workers=N)   # every shard, ledger, rejects
-    filter_shard(src, dst, params, rejects=...)         # one shard -> Ledger
+    filter_shard(src, dst, params, rejects=...)   # one shard -> Ledger (quarry.stages.filters: every shard)
 """
 
 from __future__ import annotations
@@ -15,7 +14,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-from quarry.engine.run import run_local
 from quarry.curate.base import Chain, Filter
 from quarry.config.curation import FiltersParams
 from quarry.ledger import Ledger
@@ -220,10 +218,3 @@ def build_filters(params: dict[str, Any] | None) -> Chain:
 def filter_shard(src: Path, dst: Path, params: dict[str, Any] | None, *, rejects: Path | None = None,
                  level: int = 3) -> Ledger:
     return run_step_on_shard(build_filters(params), src, dst, rejects=rejects, level=level)
-
-
-def run_filters(src_dir: Path, dst_dir: Path, params: dict[str, Any] | None, *, workers: int = 1) -> dict[str, Any]:
-    """The stage (quarry.stages.filters) on local processes; returns its ledger."""
-    from quarry.stages.filters import FILTERS
-
-    return run_local(FILTERS, src_dir, dst_dir, params, workers=workers)

@@ -13,6 +13,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from quarry.datasets.reader import open_dataset
+from quarry.datasets.versions import locate, read_dropped, read_index
 from quarry.records import read_records, shard_paths
 
 SOURCE_CHANGE = "source change"
@@ -131,9 +133,6 @@ def render(log: dict[str, Any], limit: int = 50) -> str:
 
 def compare(old_ref, new_ref, registry=None) -> dict[str, Any]:
     """The changelog between any two versions (registered references or dataset folders)."""
-    from quarry.datasets.reader import open_dataset
-    from quarry.datasets.versions import locate, read_dropped, read_index
-
     sides = []
     for ref in (old_ref, new_ref):
         manifest, data, release = locate(ref, registry)

@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from quarry.config.base import parse
+from quarry.config.params import Params
 from quarry.errors import QuarryError
 from quarry.hashing import file_hash, value_hash
 from quarry.params import section_hash
@@ -33,9 +35,6 @@ CURATION_SECTIONS = ("snapshot", "licenses", "optout", "filters", "pii", "dedup"
 def params_hash(params: dict[str, Any]) -> str:
     """Hash of the curation sections and the assemble section minus its speed knobs, each with its
     defaults filled in (a value spelled out or left to its default hashes the same)."""
-    from quarry.config.base import parse
-    from quarry.config.params import Params
-
     given = {key: params.get(key) or {} for key in (*CURATION_SECTIONS, "assemble")}
     values = parse(Params, given).as_dict()
     assemble = {k: v for k, v in values["assemble"].items() if k not in SPEED_KEYS}

@@ -4,13 +4,13 @@ Per shard (parallel): ``index.index_shard`` writes content hashes, signatures an
 Once: ``cluster.cluster_index`` collapses forks and copies of a repository
 (``repository.repository_duplicates``), then groups exact copies and near-duplicate clusters
 (union-find over verified band collisions) and decides which copy survives. Per shard (parallel):
-``stage.filter_shard`` writes the survivors. ``stage.run_dedup`` drives the three.
+``stage.filter_shard`` writes the survivors. quarry.stages.dedup describes the three as one stage.
 """
 
 from quarry.dedup.config import DedupConfig
 from quarry.dedup.minhash import MinHasher, band_keys, choose_bands, estimated_jaccard
 from quarry.dedup.shingles import normalized_content_hash, shingles, words
-from quarry.dedup.stage import filter_shard, run_dedup
+from quarry.dedup.stage import filter_shard
 
 __all__ = ["DedupConfig", "MinHasher", "band_keys", "choose_bands", "estimated_jaccard", "filter_shard",
-           "normalized_content_hash", "run_dedup", "shingles", "words"]
+           "normalized_content_hash", "shingles", "words"]

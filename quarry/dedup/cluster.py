@@ -27,6 +27,7 @@ from quarry.dedup.index import index_files, save_scratch
 from quarry.dedup.minhash import estimated_jaccard
 from quarry.dedup.repository import repository_duplicates
 from quarry.dedup.unionfind import UnionFind
+from quarry.records import atomic_write_bytes
 
 PAIR_BATCH = 1 << 18
 LARGEST = 10  # clusters listed in the ledger
@@ -261,8 +262,6 @@ def largest_clusters(index: ShardIndex, decisions: dict[int, list], top: int = L
 def write_clusters(prefixes: list[Path], path: Path) -> int:
     """``{"id", "cluster", "kept"}`` per document, shard by shard in row order (cluster: the id
     of the kept copy, or the surviving origin of a duplicate repository; null: no copies)."""
-    from quarry.records import atomic_write_bytes
-
     lines = []
     for prefix in prefixes:
         keys = orjson.loads(index_files(Path(prefix))["keys"].read_bytes())

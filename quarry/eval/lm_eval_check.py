@@ -16,7 +16,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from quarry.bpb import DEFAULT_SUBSET, score_records
 from quarry.errors import QuarryError
+from quarry.eval.stage import context_of, evaluation_records, load_for_eval, pick_device, settings
+from quarry.models.checkpoint import save_pretrained
 
 
 def lm_eval_version() -> str:
@@ -69,10 +72,6 @@ def run_lm_eval(hf_folder: Path, tasks_dir: Path, tasks: list[str], *, context_l
 def cross_check(checkpoint: str | os.PathLike, data: str | os.PathLike, params: dict[str, Any] | None = None,
                 *, work_dir: str | os.PathLike | None = None) -> dict[str, Any]:
     """Quarry's BPB and lm-eval's per subset on the same documents, context and windows."""
-    from quarry.eval.bpb import DEFAULT_SUBSET, score_records
-    from quarry.eval.stage import context_of, evaluation_records, load_for_eval, pick_device, settings
-    from quarry.models.checkpoint import save_pretrained
-
     version = lm_eval_version()
     cfg = settings(params)
     device = pick_device(cfg["device"])

@@ -28,8 +28,8 @@ from quarry.licenses.findings import Finding, combine, license_meta
 from quarry.licenses.notices import STRONG, WEAK, has_choice, is_documentation, offers_choice, rights_reserved, \
     split_docs_clause
 from quarry.licenses.policy import RANK, leaf_keys, parse
-from quarry.licenses.sources import LICENSE_TIER, MANIFEST_TIER, README_TIER, as_spdx_statement, \
-    declared_licenses, repo_file_tier
+from quarry.licenses.sources import (LICENSE_TIER, MANIFEST_TIER, README_TIER, as_spdx_statement, declared_licenses,
+                                     repo_file_tier, spdx_identifier)
 
 REUSE_TIER = README_TIER + 1  # LICENSES/<id>.txt: the texts a REUSE repository ships, by file name
 _licensing = Licensing()
@@ -128,8 +128,6 @@ class Plan:
 
 
 def _statement(text: str) -> str:
-    from quarry.licenses.sources import spdx_identifier
-
     expression = spdx_identifier(text, 200)
     return f"SPDX-License-Identifier: {expression}" if expression else text
 

@@ -16,7 +16,6 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from quarry.engine.run import run_local
 from quarry.ledger import Ledger
 from quarry.licenses.cache import CachedDetector
 from quarry.licenses.findings import Finding
@@ -99,11 +98,3 @@ def license_shard(src: Path, dst: Path, params: dict[str, Any], repo_licenses: d
     for reason, count in sorted(step.sources.items()):
         ledger.change(reason, count)
     return ledger
-
-
-def run_licenses(src_dir: Path, dst_dir: Path, params: dict[str, Any] | None = None, *,
-                 workers: int = 1) -> dict[str, Any]:
-    """The stage (quarry.stages.licenses) on local processes; returns its ledger."""
-    from quarry.stages.licenses import LICENSES
-
-    return run_local(LICENSES, src_dir, dst_dir, params, workers=workers)

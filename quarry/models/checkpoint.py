@@ -18,6 +18,7 @@ from safetensors.torch import save_file
 
 from quarry.atomic import current_umask, temp_beside
 from quarry.errors import QuarryError
+from quarry.models.hub import resolve
 from quarry.models.llama import ModelArgs, Transformer
 from quarry.records import read_json, write_json
 
@@ -185,8 +186,6 @@ def load_config(folder: str | os.PathLike) -> ModelArgs:
 
 def load_pretrained(folder: str | os.PathLike, device=None, dtype: torch.dtype | None = None) -> Transformer:
     """A Transformer from a folder that Quarry or transformers saved (or a hub id, see hub.resolve)."""
-    from quarry.models.hub import resolve
-
     folder = resolve(folder)
     args = load_config(folder)
     state = load_state_dict(folder, device)

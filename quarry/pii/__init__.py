@@ -1,10 +1,10 @@
 """PII and secret detection and redaction: detectors, suppression of look-alikes, redaction and
-the per-shard stage. ``detect(text)`` finds, ``redact(text)`` replaces, ``run_pii`` runs the stage."""
+the per-shard step. ``detect(text)`` finds, ``redact(text)`` replaces, ``redact_shard`` does one shard."""
 
 from quarry.pii.findings import TYPES, Finding
 from quarry.pii.engine import PiiConfig, detect
 from quarry.pii.redact import PLACEHOLDERS, apply_redactions, redact
-from quarry.pii.stage import redact_shard, run_pii, scan_path
+from quarry.pii.stage import redact_shard, scan_path
 
 __all__ = ["TYPES", "PLACEHOLDERS", "Finding", "PiiConfig", "apply_redactions", "detect", "redact",
-           "redact_shard", "run_pii", "scan_path"]
+           "redact_shard", "scan_path"]

@@ -1,8 +1,8 @@
 """The PII stage: redact every record of every shard; count what was found, never drop.
 
-``redact_shard`` is the pure per-shard function the stage (quarry.stages.pii) runs; ``run_pii`` is the
-driver behind ``quarry pii redact``. Each record gets ``meta.pii`` (counts per type, added to
-any counts already there, so a second pass is a no-op); the ledger counts changed records by
+``redact_shard`` is the pure per-shard function of the stage (quarry.stages.pii, which ``quarry pii
+redact`` runs on shards). Each record gets ``meta.pii`` (counts per type, added to any counts
+already there, so a second pass is a no-op); the ledger counts changed records by
 type. Values are never written anywhere: a report holds offsets and a hash at most.
 """
 
@@ -15,11 +15,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from quarry.engine.run import run_local
 from quarry.ledger import Ledger
 from quarry.pii.engine import PiiConfig, detect
 from quarry.pii.redact import redact
 from quarry.parallel import input_shards
+from quarry.pii.files import holds_shards, iter_documents
 from quarry.records import read_records
 from quarry.stage import run_step_on_shard
 
@@ -58,13 +58,6 @@ def redact_shard(src: str | os.PathLike, dst: str | os.PathLike, params: dict[st
     return ledger
 
 
-def run_pii(src_dir: Path, dst_dir: Path, params: dict[str, Any] | None = None, *, workers: int = 1) -> dict:
-    """The stage (quarry.stages.pii) on local processes; returns its ledger."""
-    from quarry.stages.pii import PII
-
-    return run_local(PII, src_dir, dst_dir, params, workers=workers)
-
-
 # ---------------------------------------------------------------------------------------------
 # Scan (report only)
 
@@ -83,8 +76,6 @@ def scan_text(text: str, config: PiiConfig, **where: Any) -> Iterator[dict[str, 
 def scan_path(path: Path, config: PiiConfig) -> Iterator[dict[str, Any]]:
     """Findings of every record of the shards under ``path``; a source file, or a folder without
     shards, is read as files, each one document."""
-    from quarry.pii.files import holds_shards, iter_documents
-
     path = Path(path)
     if holds_shards(path):
         for shard in input_shards(path):

@@ -18,14 +18,18 @@ import numpy as np
 import torch
 from torch import nn
 
+from quarry import tracking
+from quarry.bpb import score_records
 from quarry.errors import ConfigError
+from quarry.models.checkpoint import save_pretrained
 from quarry.stages.tokenize import cached_tokens
+from quarry.tracking import git_commit
 from quarry.training import checkpointing, distributed
 from quarry.training.config import config_hash, instantiate, merge_defaults, validate
-from quarry.training.data import dataset_version, document_mask, open_records
-from quarry.training.losses import CausalLMHead
+from quarry.training.data import EpochSampler, dataset_version, document_mask, open_records
+from quarry.training.losses import CausalLMHead, IGNORE_INDEX
 from quarry.training.metrics import Reporter, Throughput, peak_memory_gib
-from quarry.training.token_data import check_tokens
+from quarry.training.token_data import TokenShards, check_tokens
 from quarry.training.tokens import TokenizeConfig, read_manifest
 
 DTYPES = {"fp32": torch.float32, "float32": torch.float32, "bf16": torch.bfloat16, "bfloat16": torch.bfloat16,
@@ -126,9 +130,6 @@ class Recipe:
         return set()
 
     def setup_data(self) -> None:
-        from quarry.training.data import EpochSampler
-        from quarry.training.token_data import TokenShards
-
         ds = self.cfg["dataset"]
         if not ds["path"]:
             raise ConfigError("config: dataset.path is required (a dataset version or a folder of shards)")
@@ -177,8 +178,6 @@ class Recipe:
         return self.data.batch(self.sampler.indices(epoch, step_in_epoch, micro))
 
     def count_targets(self, batch: dict[str, torch.Tensor]) -> int:
-        from quarry.training.losses import IGNORE_INDEX
-
         return int((batch["labels"] != IGNORE_INDEX).sum())
 
     def batch_loss(self, batch: dict[str, torch.Tensor]) -> torch.Tensor:
@@ -267,8 +266,6 @@ class Recipe:
         settings = self.cfg["mlflow"]
         if not (settings["enabled"] and self.dist.is_main):
             return None, contextlib.nullcontext()
-        from quarry import tracking
-
         mlflow = tracking.configure()
         ctx = tracking.start_run(settings["run_name"] or f"{self.name}-{self.config_hash[:8]}",
                                  experiment=settings["experiment"], run_id=self.mlflow_run_id,
@@ -300,8 +297,6 @@ class Recipe:
     @torch.no_grad()
     def validate(self) -> dict[str, float]:
         """Bits per byte on the dataset's validation split (every rank scores the same documents)."""
-        from quarry.eval.bpb import score_records
-
         val = self.cfg["validation"]
         ds = self.cfg["dataset"]
         records = list(_limit(open_records(ds["path"], val["split"], ds["subset"]), val["max_docs"]))
@@ -347,8 +342,6 @@ class Recipe:
         return get_model_state_dict(self.model, options=StateDictOptions(full_state_dict=True, cpu_offload=True))
 
     def lineage(self) -> dict[str, Any]:
-        from quarry.tracking import git_commit
-
         ds = self.cfg["dataset"]
         tok = self.cfg["tokenizer"]
         return {"recipe": self.name, "config": self.cfg, "config_hash": self.config_hash,
@@ -370,8 +363,6 @@ class Recipe:
         return final
 
     def export(self, state: dict[str, torch.Tensor], folder: Path) -> None:
-        from quarry.models.checkpoint import save_pretrained
-
         model = self.fresh_model()
         model.load_state_dict(state)
         save_pretrained(model, folder, tokenizer=_saveable(self.tokenizer), lineage=self.lineage())

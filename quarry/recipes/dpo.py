@@ -15,8 +15,9 @@ from torch import nn
 
 from quarry.errors import ConfigError
 from quarry.training.config import merge_defaults
-from quarry.training.losses import CausalLMHead
 from quarry.recipes.full_finetune import FINETUNE_DEFAULTS, FullFinetune
+from quarry.training.data import EpochSampler, PreferencePairs
+from quarry.training.losses import CausalLMHead, dpo_loss
 
 DPO_DEFAULTS: dict[str, Any] = merge_defaults(FINETUNE_DEFAULTS, {
     "dpo": {"beta": 0.1, "label_smoothing": 0.0, "reference": "model"},
@@ -39,8 +40,6 @@ class DPO(FullFinetune):
         return policy
 
     def setup_data(self) -> None:
-        from quarry.training.data import EpochSampler, PreferencePairs
-
         ds = self.cfg["dataset"]
         if not ds["path"]:
             raise ConfigError("config: dataset.path is required (a jsonl file of preference pairs)")
@@ -62,8 +61,6 @@ class DPO(FullFinetune):
         return head(batch["tokens"], batch["labels"], kind="logps")
 
     def batch_loss(self, batch: dict[str, torch.Tensor]) -> torch.Tensor:
-        from quarry.training.losses import dpo_loss
-
         n = batch["tokens"].shape[0] // 2
         policy = self.sequence_logps(self.head, batch)
         if self.reference is not None:

@@ -8,6 +8,7 @@ import torch
 from torch import nn
 
 from quarry.errors import ConfigError
+from quarry.models.checkpoint import load_pretrained
 from quarry.training.config import merge_defaults
 from quarry.recipes.base import BASE_DEFAULTS, Recipe
 
@@ -25,8 +26,6 @@ class FullFinetune(Recipe):
         return self.cfg["base_model"]
 
     def load_base(self, dtype: torch.dtype | None = None) -> nn.Module:
-        from quarry.models.checkpoint import load_pretrained
-
         if not self.cfg["base_model"]:
             raise ConfigError(f"config: base_model is required for {self.name} (a model folder)")
         return load_pretrained(self.cfg["base_model"], device="cpu", dtype=dtype).train()

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import sys
 
+from quarry.recipes.registry import run_recipe
+
 
 def main(argv: list[str] | None = None) -> int:
-    from quarry.recipes.registry import run_recipe
-
     argv = list(sys.argv[1:] if argv is None else argv)
     if len(argv) < 3 or argv[1] != "--config":
         print("usage: python -m quarry.recipes.launch <recipe> --config <name|path> [key=value ...]",

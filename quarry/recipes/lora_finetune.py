@@ -9,8 +9,11 @@ from typing import Any
 import torch
 from torch import nn
 
+from quarry.models.checkpoint import save_pretrained
+from quarry.records import write_json
 from quarry.training.config import merge_defaults
 from quarry.training.lora import apply_lora, merge_lora, save_adapter
+from quarry.recipes.base import _saveable
 from quarry.recipes.full_finetune import FINETUNE_DEFAULTS, FullFinetune
 
 LORA_DEFAULTS: dict[str, Any] = merge_defaults(FINETUNE_DEFAULTS, {
@@ -36,10 +39,6 @@ class LoRAFinetune(FullFinetune):
                    target_modules=lora["target_modules"], dtype=dtype)
 
     def export(self, state: dict[str, torch.Tensor], folder: Path) -> None:
-        from quarry.models.checkpoint import save_pretrained
-        from quarry.records import write_json
-        from quarry.recipes.base import _saveable
-
         model = super().fresh_model()  # the dense base, unquantised
         self.add_adapters(model)
         adapters = {k: v for k, v in state.items() if ".lora_A." in k or ".lora_B." in k}

@@ -6,6 +6,7 @@ import importlib
 from typing import Any
 
 from quarry.errors import ConfigError
+from quarry.training.config import apply_overrides, builtin_configs, load_config, merge_defaults, validate
 
 RECIPES: dict[str, str] = {
     "pretrain": "quarry.recipes.pretrain:Pretrain",
@@ -27,8 +28,6 @@ def configs_for(name: str) -> list[str]:
     """Built-in configs whose top-level ``recipe:`` key names this recipe."""
     import yaml
 
-    from quarry.training.config import builtin_configs
-
     found = []
     for stem, path in builtin_configs().items():
         head = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
@@ -39,8 +38,6 @@ def configs_for(name: str) -> list[str]:
 
 def build_recipe(name: str, config: str, overrides: list[str] | tuple[str, ...] = ()) -> Any:
     """Load, override and validate a config for ``name``; returns the recipe, not yet set up."""
-    from quarry.training.config import apply_overrides, load_config, merge_defaults, validate
-
     cls = recipe_class(name)
     cfg = load_config(config)
     declared = cfg.pop("recipe", name)

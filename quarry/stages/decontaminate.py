@@ -4,8 +4,10 @@ or flag per shard, with a report of every match."""
 
 from __future__ import annotations
 
+import dataclasses
 import pickle
 from pathlib import Path
+from typing import Any
 
 from quarry.curate.decontaminate import (
     REPORT,
@@ -85,3 +87,12 @@ DECONTAMINATE = Stage(STAGE, folder="decontaminated", config=DecontaminationConf
                           Global("decide", decide_phase),
                           Map("apply", apply_shard_phase, writes=True),
                       ))
+
+
+def decontaminate_with(**overrides: Any) -> Stage:
+    """The stage with command-line values for config keys (``test_split``, ``eval_files`` added to
+    those of params, ``action``...); None means not given."""
+    def config(params: dict[str, Any]) -> DecontaminationConfig:
+        return DecontaminationConfig.from_params(params).with_overrides(**overrides)
+
+    return dataclasses.replace(DECONTAMINATE, config=config)

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from quarry.dedup.cluster import cluster_index, decisions_file
+from quarry.dedup.cluster import cluster_index, decisions_file, write_clusters
 from quarry.dedup.config import DedupConfig
 from quarry.dedup.index import index_shard
 from quarry.dedup.stage import STAGE, filter_shard
 from quarry.engine import Global, GlobalJob, Map, ShardJob, Stage
+from quarry.parallel import input_shards, relative_name
 
 
 def dedup_config(params: dict[str, Any]) -> DedupConfig:
@@ -55,3 +57,15 @@ DEDUP = Stage(STAGE, folder="dedup", config=dedup_config, finish=dedup_finish, p
     Global("cluster", cluster_phase),
     Map("filter", filter_shard_phase, writes=True),
 ))
+
+
+def write_clusters_file(work: Path, src_dir: Path, target: Path) -> None:
+    """Every document's cluster (cluster.write_clusters) into ``target``, from the work folder a
+    run of the stage kept (``run_local(DEDUP, ..., work_dir=work)``)."""
+    src_dir = Path(src_dir)
+    prefixes = []
+    for shard in input_shards(src_dir):
+        safe = relative_name(shard, src_dir).replace("/", "__")
+        prefixes.append(work / "index" / safe / "index")
+        shutil.copyfile(work / "cluster" / f"{safe}.json", decisions_file(prefixes[-1]))
+    write_clusters(prefixes, Path(target))

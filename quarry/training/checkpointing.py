@@ -20,6 +20,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from quarry.records import write_json
 from quarry.training.distributed import DistInfo, barrier
 
 STEP_DIR = re.compile(r"^step-(\d+)$")
@@ -75,8 +76,6 @@ def save_training_state(output_dir: Path, step: int, model: nn.Module, optimizer
         meta = {"step": step, "world_size": dist_info.world_size, "trainable_only": trainable_only,
                 "data_position": extra.get("data_position")}
         if lineage is not None:
-            from quarry.records import write_json
-
             write_json(tmp / "lineage.json", lineage)
         (tmp / COMPLETE).write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
         shutil.rmtree(final, ignore_errors=True)

@@ -22,22 +22,24 @@ from quarry.errors import ConfigError
 from quarry.hashing import value_hash
 
 COMPONENT = "_component_"
-BUILTIN_DIR = Path(__file__).resolve().parents[2] / "configs"
+BUILTIN_DIR = Path(__file__).resolve().parents[1] / "configs"  # package data: shipped in the wheel
 
 
 def builtin_configs() -> dict[str, Path]:
-    """Built-in config names (file stems under configs/) to their paths."""
+    """Built-in config names (file stems under quarry/configs/) to their paths."""
     if not BUILTIN_DIR.is_dir():
         return {}
     return {p.stem: p for p in sorted(BUILTIN_DIR.glob("*.yaml"))}
 
 
 def config_path(name_or_path: str | os.PathLike) -> Path:
-    """A config file: an existing path, or the name of a built-in config."""
+    """A config file: an existing path, or the name of a built-in config (``dag_lora``, and the
+    ``configs/dag_lora.yaml`` of a checkout from before they moved into the package)."""
     path = Path(name_or_path)
     if path.is_file():
         return path
-    found = builtin_configs().get(str(name_or_path).removesuffix(".yaml"))
+    name = path.name if path.parent == Path("configs") else str(name_or_path)
+    found = builtin_configs().get(name.removesuffix(".yaml"))
     if found is None:
         names = ", ".join(builtin_configs()) or "(none)"
         raise ConfigError(f"config '{name_or_path}': no such file or built-in config; built-in: {names}")

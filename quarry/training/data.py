@@ -19,7 +19,9 @@ import numpy as np
 import orjson
 import torch
 
+from quarry import datasets
 from quarry.errors import ConfigError
+from quarry.hashing import tree_hash
 from quarry.training.losses import IGNORE_INDEX
 
 
@@ -43,8 +45,6 @@ class ByteTokenizer:
 
 def open_records(source: str | Path, split: str | None = None, subset: str | None = None) -> Iterator[dict[str, Any]]:
     """Records of a dataset version (or any folder of shards), optionally one split and one subset."""
-    from quarry import datasets
-
     yield from datasets.open(str(source), split=split, subset=subset)
 
 
@@ -52,12 +52,8 @@ def dataset_version(source: str | Path) -> str | None:
     """The dataset's version hash from its manifest, or the content hash of the shards."""
     path = Path(source)
     try:
-        from quarry.datasets import load_manifest
-
-        return load_manifest(path)["version"]
+        return datasets.load_manifest(path)["version"]
     except Exception:  # noqa: BLE001 - any folder of shards is a valid source too
-        from quarry.hashing import tree_hash
-
         return tree_hash(path) if path.exists() else None
 
 

@@ -16,6 +16,7 @@ import numpy as np
 import torch
 
 from quarry.errors import ConfigError
+from quarry.training.data import window_batch
 from quarry.training.tokens import read_manifest
 
 
@@ -91,8 +92,6 @@ class TokenShards:
 
     def batch(self, indices: list[int]) -> dict[str, torch.Tensor]:
         """The samples ``indices`` as one batch [B, seq_len]."""
-        from quarry.training.data import window_batch
-
         width = self.seq_len + 1
         tokens = np.empty((len(indices), width), dtype=np.int64)
         docs = np.empty((len(indices), width), dtype=np.int64)

@@ -76,7 +76,7 @@ def test_the_issue_examples_name_their_keys(tmp_path):
 def test_a_bad_late_section_stops_the_first_stage_before_it_writes(tmp_path, monkeypatch):
     """`quarry flow snapshot` (what dvc.yaml runs) reads the whole file first: a typo under
     `evaluate`, the last stage, fails the snapshot before anything exists."""
-    from flows.stages import run_stage
+    from flows.pipeline import run_stage
 
     monkeypatch.chdir(tmp_path)
     project = yaml.safe_load((ROOT / "params.yaml").read_text())

@@ -13,8 +13,10 @@ import textwrap
 import pytest
 
 from dedup_corpus import source
-from quarry.curate.decontaminate import REPORT, run_decontaminate
+from quarry.curate.decontaminate import REPORT
+from quarry.engine import run_local
 from quarry.records import read_json, write_records
+from quarry.stages.decontaminate import DECONTAMINATE
 
 ITEM_MODULES = ["textwrap.py", "difflib.py", "fnmatch.py", "shlex.py", "calendar.py", "fractions.py",
                 "heapq.py", "colorsys.py", "graphlib.py", "sched.py", "bisect.py", "string.py", "statistics.py",
@@ -81,8 +83,7 @@ def labeled(tmp_path_factory):
     negatives = [{"text": _host(i), "meta": {"id": f"clean-{i}", "path": "clean.py"}} for i in range(40)]
     write_records(root / "src" / "part-00000.jsonl.zst", docs[: len(docs) // 2])
     write_records(root / "src" / "part-00001.jsonl.zst", docs[len(docs) // 2:] + negatives)
-    ledger = run_decontaminate(root / "src", root / "out",
-                               {"decontaminate": {"eval_files": [str(root / "humaneval_like.jsonl")]}}, workers=2)
+    ledger = run_local(DECONTAMINATE, root / "src", root / "out", {"decontaminate": {"eval_files": [str(root / "humaneval_like.jsonl")]}}, workers=2)
     return read_json(root / "out" / REPORT), truth, ledger
 
 

@@ -10,10 +10,12 @@ import orjson
 import pytest
 
 from dedup_corpus import LICENSE_HEADER, MODULES, kept_records, record, source
-from quarry.curate.decontaminate import REPORT, run_decontaminate
+from quarry.curate.decontaminate import REPORT
+from quarry.engine import run_local
 from quarry.errors import ConfigError
 from quarry.records import read_folder, read_json, write_records
 from quarry.splits import split_of
+from quarry.stages.decontaminate import DECONTAMINATE, decontaminate_with
 
 
 def _ids(split: str, count: int, prefix: str) -> list[str]:
@@ -67,7 +69,7 @@ def _params(tmp_path, **extra):
 
 def test_verbatim_and_edited_eval_text_is_dropped_and_reported(dataset):
     root, test_ids, train = dataset
-    ledger = run_decontaminate(root / "src", root / "out", _params(root))
+    ledger = run_local(DECONTAMINATE, root / "src", root / "out", _params(root))
     kept = {r["meta"]["id"] for r in kept_records(root / "out")}
     assert kept == {*test_ids, train[2], train[3], train[5]}
     assert ledger["dropped"] == {"contaminated": 3}
@@ -88,7 +90,7 @@ def test_verbatim_and_edited_eval_text_is_dropped_and_reported(dataset):
 
 def test_flag_mode_keeps_and_marks(dataset):
     root, _, train = dataset
-    ledger = run_decontaminate(root / "src", root / "flag", _params(root, action="flag"))
+    ledger = run_local(DECONTAMINATE, root / "src", root / "flag", _params(root, action="flag"))
     assert ledger["kept"] == ledger["input"] == 8
     assert ledger["changed"] == {"contamination_flagged": 3}
     flagged = {r["meta"]["id"] for r in kept_records(root / "flag") if "contamination" in r["meta"]}
@@ -97,13 +99,13 @@ def test_flag_mode_keeps_and_marks(dataset):
 
 def test_min_matches_and_boilerplate_threshold(dataset):
     root, _, train = dataset
-    strict = run_decontaminate(root / "src", root / "strict", _params(root, min_matches=500))
+    strict = run_local(DECONTAMINATE, root / "src", root / "strict", _params(root, min_matches=500))
     assert strict["dropped"] == {"contaminated": 2}  # the benchmark item needs 500 n-grams now
-    stricter = run_decontaminate(root / "src", root / "stricter", _params(root, min_matches=500, own_min_share=1.0))
+    stricter = run_local(DECONTAMINATE, root / "src", root / "stricter", _params(root, min_matches=500, own_min_share=1.0))
     assert stricter["dropped"] == {}
-    loose = run_decontaminate(root / "src", root / "loose", _params(root, max_item_frequency=100))
+    loose = run_local(DECONTAMINATE, root / "src", root / "loose", _params(root, max_item_frequency=100))
     assert train[3] not in {r["meta"]["id"] for r in read_folder(root / "loose" / "rejects")}  # a notice
-    looser = run_decontaminate(root / "src", root / "looser", _params(root, max_item_frequency=100, notices=False))
+    looser = run_local(DECONTAMINATE, root / "src", root / "looser", _params(root, max_item_frequency=100, notices=False))
     rejected = {r["meta"]["id"] for r in read_folder(root / "looser" / "rejects")}
     assert train[3] in rejected  # with notices and boilerplate counted, a shared licence header matches
     assert looser["dropped"]["contaminated"] == loose["dropped"]["contaminated"] + 1
@@ -111,8 +113,8 @@ def test_min_matches_and_boilerplate_threshold(dataset):
 
 def test_same_bytes_for_one_or_two_workers(dataset):
     root, _, _ = dataset
-    run_decontaminate(root / "src", root / "w1", _params(root), workers=1)
-    run_decontaminate(root / "src", root / "w2", _params(root), workers=2)
+    run_local(DECONTAMINATE, root / "src", root / "w1", _params(root), workers=1)
+    run_local(DECONTAMINATE, root / "src", root / "w2", _params(root), workers=2)
     files = sorted(p.relative_to(root / "w1") for p in (root / "w1").rglob("*") if p.is_file())
     assert files and files == sorted(p.relative_to(root / "w2") for p in (root / "w2").rglob("*") if p.is_file())
     for rel in files:
@@ -130,12 +132,12 @@ def test_ngrams_common_in_training_are_boilerplate(tmp_path):
     write_records(tmp_path / "src" / "part-00000.jsonl.zst", docs)
     params = {"decontaminate": {"test_split": "test", "max_train_documents": 3, "own_min_share": 0.0,
                                 "own_min_ngrams": 1}}
-    ledger = run_decontaminate(tmp_path / "src", tmp_path / "out", params)
+    ledger = run_local(DECONTAMINATE, tmp_path / "src", tmp_path / "out", params)
     assert {r["meta"]["id"] for r in read_folder(tmp_path / "out" / "rejects")} == {train[4]}
     assert ledger["contamination"]["ignored_common_in_train"] > 50
     # with a higher cap the shared snippet counts as overlap again
     params["decontaminate"]["max_train_documents"] = 10
-    loose = run_decontaminate(tmp_path / "src", tmp_path / "loose", params)
+    loose = run_local(DECONTAMINATE, tmp_path / "src", tmp_path / "loose", params)
     assert loose["dropped"] == {"contaminated": 5}
 
 
@@ -147,7 +149,7 @@ def test_short_items_match_whole_and_tiny_items_are_skipped(tmp_path):
         record(train[1], source("heapq.py") + "\n# the capital city of the republic\n"),
     ])
     write_records(tmp_path / "evals.jsonl", [{"text": item, "id": "short"}, {"text": "too short", "id": "tiny"}])
-    ledger = run_decontaminate(tmp_path / "src", tmp_path / "out", _params(tmp_path))
+    ledger = run_local(DECONTAMINATE, tmp_path / "src", tmp_path / "out", _params(tmp_path))
     report = read_json(tmp_path / "out" / REPORT)
     assert [m["id"] for m in report["matches"]] == [train[0]]
     assert report["matches"][0]["example"] == item.lower()
@@ -158,10 +160,11 @@ def test_short_items_match_whole_and_tiny_items_are_skipped(tmp_path):
 def test_bad_config_is_reported(dataset):
     root, _, _ = dataset
     with pytest.raises(ConfigError, match="action"):
-        run_decontaminate(root / "src", root / "x", {"decontaminate": {"action": "delete"}})
+        run_local(DECONTAMINATE, root / "src", root / "x", {"decontaminate": {"action": "delete"}})
     with pytest.raises(ConfigError, match="does not exist"):
-        run_decontaminate(root / "src", root / "x", {"decontaminate": {"eval_files": [str(root / "missing.jsonl")]}})
-    assert re.search("unknown", str(pytest.raises(ConfigError, run_decontaminate, root / "src", root / "x",
+        run_local(DECONTAMINATE, root / "src", root / "x",
+                  {"decontaminate": {"eval_files": [str(root / "missing.jsonl")]}})
+    assert re.search("unknown", str(pytest.raises(ConfigError, run_local, DECONTAMINATE, root / "src", root / "x",
                                                   {"decontaminate": {"n": 13}}).value))
 
 
@@ -189,13 +192,13 @@ def test_a_licence_header_shared_by_an_organisations_files_does_not_flag(tmp_pat
     docs = [record(test_id, HF_HEADER + source(MODULES[0]))]
     docs += [record(doc_id, HF_HEADER + source(name)) for doc_id, name in zip(train, MODULES[1:])]
     write_records(tmp_path / "src" / "part-00000.jsonl.zst", docs)
-    ledger = run_decontaminate(tmp_path / "src", tmp_path / "out", {"decontaminate": {"test_split": "test"}})
+    ledger = run_local(DECONTAMINATE, tmp_path / "src", tmp_path / "out", {"decontaminate": {"test_split": "test"}})
     assert ledger["dropped"] == {} and ledger["contamination"]["test_split_items"] == 1
     assert ledger["contamination"]["ignored_in_notices"] >= 10
     # the single-13-gram rule of before flags them all
     before = {"test_split": "test", "notices": False, "own_min_ngrams": 1, "own_min_share": 0.0,
               "max_train_documents": 100}
-    flagged = run_decontaminate(tmp_path / "src", tmp_path / "before", {"decontaminate": before})
+    flagged = run_local(DECONTAMINATE, tmp_path / "src", tmp_path / "before", {"decontaminate": before})
     assert flagged["dropped"] == {"contaminated": len(train)}
 
 
@@ -213,8 +216,7 @@ def test_json_escaped_markdown_and_html_pastes_flag(tmp_path):
     write_records(tmp_path / "src" / "part-00000.jsonl", [
         record(doc_id, source("colorsys.py") + "\n" + text) for doc_id, text in zip(train, pasted.values())])
     write_records(tmp_path / "items.jsonl", [{"text": item, "task_id": "bisect/insort"}])
-    ledger = run_decontaminate(tmp_path / "src", tmp_path / "out", {},
-                               eval_files=[str(tmp_path / "items.jsonl")])
+    ledger = run_local(decontaminate_with(eval_files=[str(tmp_path / "items.jsonl")]), tmp_path / "src", tmp_path / "out", {})
     flagged = {r["meta"]["id"] for r in read_folder(tmp_path / "out" / "rejects")}
     assert flagged == set(train[:4])
     assert ledger["contamination"]["items_by_source"] == {str(tmp_path / "items.jsonl"): 1}

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from dedup_corpus import kept_records, source
-from quarry.dedup import run_dedup
+from quarry.engine import run_local
 from quarry.records import read_folder
+from quarry.stages.dedup import DEDUP
 from quarry.stages.snapshot import run_snapshot
 
 UPSTREAM_MODULES = ["textwrap.py", "difflib.py", "shlex.py", "calendar.py", "fractions.py", "heapq.py",
@@ -122,7 +123,7 @@ def _rejects(folder: Path) -> list[dict]:
 
 
 def test_forks_and_copies_collapse_to_one_repository(repos, tmp_path):
-    ledger = run_dedup(repos / "snap" / "shards", tmp_path / "out", {}, workers=2)
+    ledger = run_local(DEDUP, repos / "snap" / "shards", tmp_path / "out", {}, workers=2)
     removed = Counter(meta["origin"] for meta in _rejects(tmp_path / "out") if meta["reason"] == "duplicate_repository")
     origins = {r["meta"]["origin"] for r in read_folder(repos / "snap" / "shards")}
     family = {o for o in origins if Path(o).name in ("upstream", "fork-edits", "fork-more", "mirror")}
@@ -144,9 +145,9 @@ def test_forks_and_copies_collapse_to_one_repository(repos, tmp_path):
 
 
 def test_repository_threshold_and_switch(repos, tmp_path):
-    strict = run_dedup(repos / "snap" / "shards", tmp_path / "strict", {"dedup": {"repository": {"threshold": 1.0}}})
+    strict = run_local(DEDUP, repos / "snap" / "shards", tmp_path / "strict", {"dedup": {"repository": {"threshold": 1.0}}})
     assert strict["clusters"]["repositories_removed"] == 1  # only the unedited copy is a full match
-    off = run_dedup(repos / "snap" / "shards", tmp_path / "off", {"dedup": {"repository": {"enabled": False}}})
+    off = run_local(DEDUP, repos / "snap" / "shards", tmp_path / "off", {"dedup": {"repository": {"enabled": False}}})
     assert "duplicate_repository" not in off["dropped"] and "repository_groups" not in off["clusters"]
 
 

@@ -1,4 +1,4 @@
-"""run_dedup end to end on planted duplicates of real source files."""
+"""The dedup stage end to end on planted duplicates of real source files."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ import orjson
 import pytest
 
 from dedup_corpus import LICENSE_HEADER, MODULES, kept_records, record, source
-from quarry.dedup import run_dedup
+from quarry.engine import run_local
 from quarry.records import read_folder, read_json, read_records, write_records
+from quarry.stages.dedup import DEDUP
 
 
 def _planted() -> tuple[list[list[dict]], dict[str, str]]:
@@ -61,7 +62,7 @@ def planted(tmp_path_factory):
 
 def test_planted_duplicates_removed_and_boilerplate_kept(planted):
     root, truth = planted
-    ledger = run_dedup(root / "src", root / "out1", {}, workers=1)
+    ledger = run_local(DEDUP, root / "src", root / "out1", {}, workers=1)
     kept = {p.name: [r["meta"]["id"] for r in read_records(p)] for p in sorted((root / "out1").glob("*.jsonl.zst"))}
     kept_ids = {i for ids in kept.values() for i in ids}
     assert not kept_ids & set(truth), "a planted copy survived"
@@ -89,9 +90,9 @@ def test_planted_duplicates_removed_and_boilerplate_kept(planted):
 
 def test_same_bytes_for_one_or_two_workers_and_reruns(planted):
     root, _ = planted
-    run_dedup(root / "src", root / "w1", {}, workers=1)
-    run_dedup(root / "src", root / "w2", {}, workers=2)
-    run_dedup(root / "src", root / "w2", {}, workers=2)
+    run_local(DEDUP, root / "src", root / "w1", {}, workers=1)
+    run_local(DEDUP, root / "src", root / "w2", {}, workers=2)
+    run_local(DEDUP, root / "src", root / "w2", {}, workers=2)
     files = sorted(p.relative_to(root / "w1") for p in (root / "w1").rglob("*") if p.is_file())
     assert files == sorted(p.relative_to(root / "w2") for p in (root / "w2").rglob("*") if p.is_file())
     for rel in files:
@@ -100,14 +101,14 @@ def test_same_bytes_for_one_or_two_workers_and_reruns(planted):
 
 def test_exact_and_near_can_be_switched_off(planted, tmp_path):
     root, truth = planted
-    only_exact = run_dedup(root / "src", tmp_path / "exact", {"dedup": {"near": False}})
+    only_exact = run_local(DEDUP, root / "src", tmp_path / "exact", {"dedup": {"near": False}})
     assert only_exact["dropped"] == {"exact_duplicate": 1}
-    nothing = run_dedup(root / "src", tmp_path / "none", {"dedup": {"near": False, "exact": False}})
+    nothing = run_local(DEDUP, root / "src", tmp_path / "none", {"dedup": {"near": False, "exact": False}})
     assert nothing["kept"] == nothing["input"]
 
 
 def test_index_dir_is_kept_when_given(planted, tmp_path):
     root, _ = planted
-    run_dedup(root / "src", tmp_path / "out", {}, index_dir=tmp_path / "index")
+    run_local(DEDUP, root / "src", tmp_path / "out", {}, work_dir=tmp_path / "index")
     decisions = orjson.loads((tmp_path / "index" / "cluster" / "part-00000.jsonl.zst.json").read_bytes())
     assert ["exact_duplicate", "orig-00", 2] in decisions.values()

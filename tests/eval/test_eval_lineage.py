@@ -7,7 +7,7 @@ import json
 import pytest
 
 from quarry.cli import main
-from quarry.eval.bpb import score_records
+from quarry.bpb import score_records
 from quarry.eval.reference import reference_bpb
 from quarry.eval.stage import evaluation_records, load_for_eval
 from quarry.stages.evaluate import run_evaluate, score_checkpoint

@@ -103,7 +103,7 @@ def tiny_project(tmp_path, monkeypatch):
 def test_every_cached_task_declares_the_files_it_writes(tiny_project, monkeypatch):
     from flows.evaluate import evaluate
     from flows.inventory import inventory
-    from flows.stages import run_stage
+    from flows.pipeline import run_stage
 
     from prefect.settings import PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS, temporary_settings
 

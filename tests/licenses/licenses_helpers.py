@@ -21,6 +21,11 @@ needs_scancode = pytest.mark.skipif(LICENSE_DATA is None,
                                     reason=f"ScanCode virtualenv absent ({SCANCODE_PYTHON}): create .venv-scancode")
 
 
+def with_registry(registry: Path) -> dict:
+    """params naming ``registry`` as the opt-out stage's registry."""
+    return {"optout": {"registry": str(registry)}}
+
+
 def license_text(key: str) -> str:
     """The canonical text of a ScanCode license (the .LICENSE file without its YAML front matter)."""
     raw = (LICENSE_DATA / f"{key}.LICENSE").read_text(encoding="utf-8")

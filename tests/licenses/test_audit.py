@@ -5,9 +5,11 @@ from __future__ import annotations
 import pytest
 
 from quarry.audit import audit
-from quarry.licenses.stage import run_licenses, stage_shards
+from quarry.engine import run_local
+from quarry.licenses.stage import stage_shards
 from quarry.optout import OptOut, Registry
 from quarry.records import read_records, write_records
+from quarry.stages.licenses import LICENSES
 from licenses_helpers import license_text, make_repo, needs_scancode, snapshot_shards
 
 pytestmark = needs_scancode
@@ -29,7 +31,7 @@ def built(tmp_path_factory, detector):
     }
     snapshot = snapshot_shards(repos, root / "snapshot" / "shards", shards=2).parent
     released = root / "released"
-    run_licenses(snapshot / "shards", released, {"licenses": {}})
+    run_local(LICENSES, snapshot / "shards", released, {"licenses": {}})
     return snapshot, released
 
 

@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from quarry.licenses.stage import run_licenses, stage_shards
+from quarry.engine import run_local
+from quarry.licenses.stage import stage_shards
 from quarry.records import read_folder, read_records
+from quarry.stages.licenses import LICENSES
 from licenses_helpers import license_text, make_repo, needs_scancode, snapshot_shards
 
 pytestmark = needs_scancode
@@ -166,7 +168,7 @@ def governed(tmp_path_factory, detector):
              for i, (origin, files) in enumerate(sorted(layouts(license_text).items()))}
     src = snapshot_shards(repos, root / "snapshot", shards=3)
     out = root / "licensed"
-    run_licenses(src, out, {"licenses": {}}, workers=1)
+    run_local(LICENSES, src, out, {"licenses": {}}, workers=1)
     kept = {(r["meta"]["origin"], r["meta"]["path"]): r["meta"]["license"]
             for shard in stage_shards(out) for r in read_records(shard)}
     dropped = {(r["meta"]["origin"], r["meta"]["path"]): r["meta"] for r in read_folder(out / "rejects")}

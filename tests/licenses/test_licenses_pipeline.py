@@ -7,12 +7,14 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from licenses_helpers import license_text, needs_scancode
+from licenses_helpers import license_text, needs_scancode, with_registry
 
 from quarry.cli import main as quarry_main
-from quarry.licenses.stage import run_licenses, stage_shards
-from quarry.optout import run_optout
+from quarry.engine import run_local
+from quarry.licenses.stage import stage_shards
 from quarry.records import read_records
+from quarry.stages.licenses import LICENSES
+from quarry.stages.optout import OPTOUT
 
 pytestmark = needs_scancode
 
@@ -54,7 +56,7 @@ def _records(folder: Path) -> list[dict]:
 
 def test_licenses_over_a_real_snapshot(snapshot, detector, capsys):
     root, snap = snapshot
-    ledger = run_licenses(snap, root / "licensed", {})
+    ledger = run_local(LICENSES, snap, root / "licensed", {})
     records = {(Path(r["meta"]["origin"]).name, r["meta"]["path"]): r["meta"]["license"]
                for r in _records(root / "licensed")}
     assert records[("mit-tool", "src/tool.py")]["spdx"] == "MIT"
@@ -92,8 +94,8 @@ def test_prefect_tasks_give_the_same_bytes(snapshot, tmp_path, monkeypatch):
                 run_stage(OPTOUT, Path(mid), Path(out), params, PrefectExecutor()).ledger)
 
     via_flow = curate(str(snap), str(tmp_path / "flow-lic"), str(tmp_path / "flow-opt"))
-    direct = (run_licenses(snap, tmp_path / "lic", {}),
-              run_optout(tmp_path / "lic", tmp_path / "opt", registry))
+    direct = (run_local(LICENSES, snap, tmp_path / "lic", {}),
+              run_local(OPTOUT, tmp_path / "lic", tmp_path / "opt", with_registry(registry)))
     assert via_flow == direct and direct[1]["dropped"]["opt-out"] > 0
     for name in ("lic", "opt"):
         mine = sorted(p.relative_to(tmp_path / name) for p in (tmp_path / name).rglob("*") if p.is_file())

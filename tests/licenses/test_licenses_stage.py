@@ -6,10 +6,12 @@ from pathlib import Path
 
 import pytest
 
+from quarry.engine import run_local
 from quarry.licenses.cache import CachedDetector
 from quarry.licenses.repository import collect_surveys, detect_repo_licenses
-from quarry.licenses.stage import run_licenses, stage_shards
+from quarry.licenses.stage import stage_shards
 from quarry.records import read_folder, read_json, read_records
+from quarry.stages.licenses import LICENSES
 from licenses_helpers import license_text, make_repo, needs_scancode, snapshot_shards
 
 pytestmark = needs_scancode
@@ -69,7 +71,7 @@ def corpus(tmp_path_factory, detector):
     root = tmp_path_factory.mktemp("licenses")
     src = snapshot_shards(_repos(root / "repos", license_text), root / "snapshot", shards=3)
     out = root / "out-1"
-    ledger = run_licenses(src, out, {"licenses": {}}, workers=1)
+    ledger = run_local(LICENSES, src, out, {"licenses": {}}, workers=1)
     return src, out, ledger
 
 
@@ -150,7 +152,7 @@ def test_output_identical_for_any_worker_count_and_second_build_costs_no_scancod
     with CachedDetector() as detector:
         detect_repo_licenses(files, detector)
         assert detector.stats.misses == 0 and detector.scancode_calls == 0
-    again = run_licenses(src, tmp_path / "out-2", {"licenses": {}}, workers=2)
+    again = run_local(LICENSES, src, tmp_path / "out-2", {"licenses": {}}, workers=2)
     assert again == ledger
     names = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
     assert names == sorted(p.relative_to(tmp_path / "out-2").as_posix() for p in (tmp_path / "out-2").rglob("*")
@@ -163,7 +165,7 @@ def test_stricter_policy_from_params(corpus, tmp_path):
     src, _, _ = corpus
     params = {"licenses": {"policy": {"allow_categories": ["permissive", "weak-copyleft"],
                                       "deny_spdx": ["BSD-3-Clause"], "no_license": "drop"}}}
-    ledger = run_licenses(src, tmp_path / "strict", params)
+    ledger = run_local(LICENSES, src, tmp_path / "strict", params)
     rejects = _rejects(tmp_path / "strict")
     assert rejects[("bsd", "lib.c")] == "license:permissive"
     assert rejects[("none", "x.py")] == "license:no-license"

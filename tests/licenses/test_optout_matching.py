@@ -5,11 +5,15 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from licenses_helpers import with_registry
+
 import quarry.datasets as qd
 from quarry.stages.assemble import assemble
 from quarry.cli import main as quarry_main
-from quarry.optout import OptOut, Registry, reapply_optout, registry_hash, run_optout, whois
+from quarry.engine import run_local
+from quarry.optout import OptOut, Registry, reapply_optout, registry_hash, whois
 from quarry.records import read_records, shard_paths, write_records
+from quarry.stages.optout import OPTOUT
 
 ORIGINS = {"pypi:graphene@3.4.3": 5, "pypi:graphene@3.3.0": 4, "pypi:graphene-django@3.2.2": 3,
            "pypi:text-unidecode@1.3": 2, "https://github.com/acme/app.git": 3, "https://github.com/acme/application": 2}
@@ -51,14 +55,14 @@ def _said(capsys) -> tuple[str, str]:
 
 def _version(tmp_path: Path, releases: Path, registry: Path) -> dict:
     curated = tmp_path / "curated"
-    run_optout(_shards(tmp_path / "src"), curated, _registry(tmp_path / "empty.tsv"))
+    run_local(OPTOUT, _shards(tmp_path / "src"), curated, with_registry(_registry(tmp_path / "empty.tsv")))
     return assemble(curated, tmp_path / "v1", ASSEMBLE, ledgers=[curated],
                        optout_registry_hash=registry_hash(registry), registry=releases)
 
 
 def test_a_name_without_version_removes_every_version_and_only_that_name(tmp_path):
     registry = _registry(tmp_path / "r.tsv", "origin\tpypi:Graphene", "origin\tpypi:text_unidecode@1.3")
-    ledger = run_optout(_shards(tmp_path / "src"), tmp_path / "out", registry)
+    ledger = run_local(OPTOUT, _shards(tmp_path / "src"), tmp_path / "out", with_registry(registry))
     assert ledger["dropped"] == {"opt-out": 5 + 4 + 2}
     assert _kept_origins(tmp_path / "out") == {"pypi:graphene-django@3.2.2": 3, "https://github.com/acme/app.git": 3,
                                                "https://github.com/acme/application": 2}
@@ -70,7 +74,7 @@ def test_url_variants_match_the_same_repository(tmp_path):
     for spelling in ("http://GitHub.com/Acme/App/", "git@github.com:acme/app.git", "ssh://git@github.com/acme/app",
                      "https://github.com/acme/app.git/", "github.com/acme/app"):
         registry = _registry(tmp_path / "r.tsv", f"origin\t{spelling}")
-        ledger = run_optout(_shards(tmp_path / "src"), tmp_path / "out", registry)
+        ledger = run_local(OPTOUT, _shards(tmp_path / "src"), tmp_path / "out", with_registry(registry))
         assert ledger["dropped"] == {"opt-out": 3}, spelling
         assert "https://github.com/acme/app.git" not in _kept_origins(tmp_path / "out")
         assert "https://github.com/acme/application" in _kept_origins(tmp_path / "out")  # not a prefix match

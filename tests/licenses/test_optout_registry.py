@@ -6,14 +6,17 @@ import hashlib
 from pathlib import Path
 
 import pytest
+from licenses_helpers import with_registry
 
 import quarry.datasets as qd
 from quarry.stages.assemble import assemble
 from quarry.cli import main as quarry_main
+from quarry.engine import run_local
 from quarry.errors import ConfigError, QuarryError
 from quarry.optout import (OptOut, Registry, add_entry, load_registry, normalize_origin, reapply_optout,
-                           registry_hash, run_optout, whois)
+                           registry_hash, whois)
 from quarry.records import read_folder, read_json, read_records, shard_paths, write_json, write_records
+from quarry.stages.optout import OPTOUT
 
 ORIGINS = ["https://github.com/acme/app", "https://github.com/acme/lib", "https://github.com/acmecorp/tool",
            "https://gitlab.com/team/one", "https://example.org/solo"]
@@ -92,7 +95,7 @@ def test_a_bad_line_names_the_file_and_line(tmp_path):
 def test_opted_out_origins_leave_no_record_in_any_shard(tmp_path):
     src = _shards(tmp_path / "src", _records())
     registry = _registry(tmp_path / "r.tsv", "owner\tgithub.com/acme\t2026-01-01\tasked", "origin\texample.org/solo")
-    ledger = run_optout(src, tmp_path / "out", registry)
+    ledger = run_local(OPTOUT, src, tmp_path / "out", with_registry(registry))
     kept = [r for p in shard_paths(tmp_path / "out") if "rejects" not in p.parts for r in read_records(p)]
     assert {r["meta"]["origin"] for r in kept} == {"https://github.com/acmecorp/tool", "https://gitlab.com/team/one"}
     assert ledger["dropped"] == {"opt-out": 18} and ledger["kept"] == 12 and ledger["input"] == 30
@@ -100,7 +103,7 @@ def test_opted_out_origins_leave_no_record_in_any_shard(tmp_path):
     assert read_json(tmp_path / "out" / "ledger.json") == ledger
     rejected = [r["meta"] for r in read_folder(tmp_path / "out" / "rejects")]
     assert len(rejected) == 18 and {m["reason"] for m in rejected} == {"opt-out"}
-    again = run_optout(src, tmp_path / "out-2", registry, workers=2)
+    again = run_local(OPTOUT, src, tmp_path / "out-2", with_registry(registry), workers=2)
     assert again == ledger
     for shard in sorted((tmp_path / "out").rglob("*.jsonl.zst")):
         twin = tmp_path / "out-2" / shard.relative_to(tmp_path / "out")
@@ -111,7 +114,7 @@ def test_reapplying_a_newer_registry_makes_a_new_version_with_a_changelog(tmp_pa
     releases = tmp_path / "releases"
     registry = _registry(tmp_path / "r.tsv", "origin\thttps://example.org/solo\t2026-01-01")
     curated = tmp_path / "curated"
-    run_optout(_shards(tmp_path / "src", _records()), curated, registry)
+    run_local(OPTOUT, _shards(tmp_path / "src", _records()), curated, with_registry(registry))
     params = {"assemble": {"name": "optout-test", "splits": {"train": 0.8, "validation": 0.1, "test": 0.1},
                            "shard_bytes": 4096, "zstd_level": 3}}
     v1 = assemble(curated, tmp_path / "v1", params, ledgers=[curated], optout_registry_hash=registry_hash(registry),
@@ -163,9 +166,9 @@ def test_reapplying_a_newer_registry_makes_a_new_version_with_a_changelog(tmp_pa
 
 def test_a_rerun_leaves_no_stale_shard_and_refuses_to_write_into_its_input(tmp_path):
     registry = _registry(tmp_path / "r.tsv")
-    run_optout(_shards(tmp_path / "src3", _records(), n=3), tmp_path / "out", registry)
-    run_optout(_shards(tmp_path / "src2", _records(), n=2), tmp_path / "out", registry)
+    run_local(OPTOUT, _shards(tmp_path / "src3", _records(), n=3), tmp_path / "out", with_registry(registry))
+    run_local(OPTOUT, _shards(tmp_path / "src2", _records(), n=2), tmp_path / "out", with_registry(registry))
     assert sorted(p.name for p in (tmp_path / "out").glob("*.jsonl.zst")) == ["part-00000.jsonl.zst",
                                                                                "part-00001.jsonl.zst"]
     with pytest.raises(QuarryError, match="must not be the input folder"):
-        run_optout(tmp_path / "src2", tmp_path / "src2" / "out", registry)
+        run_local(OPTOUT, tmp_path / "src2", tmp_path / "src2" / "out", with_registry(registry))

@@ -7,10 +7,12 @@ import orjson
 import pytest
 import zstandard
 
-from quarry.pii import PiiConfig, detect, redact, redact_shard, run_pii
+from quarry.engine import run_local
+from quarry.pii import PiiConfig, detect, redact, redact_shard
 from quarry.pii.fake_ips import FAKE_IP_POOL, fake_ip
 from quarry.pii.labeled import build_labeled_set
 from quarry.records import read_json, read_records, write_records
+from quarry.stages.pii import PII
 
 SECRETS = {
     "email": "jane.doe@acme-corp.io",
@@ -75,8 +77,8 @@ def test_redact_shard_counts_types_and_never_drops(tmp_path):
 def test_run_pii_is_byte_identical_for_any_worker_count(tmp_path):
     for i in range(3):
         _shard(tmp_path, f"part-{i:05d}.jsonl.zst", n=4 + i)
-    one = run_pii(tmp_path / "src", tmp_path / "w1", {}, workers=1)
-    two = run_pii(tmp_path / "src", tmp_path / "w2", {}, workers=2)
+    one = run_local(PII, tmp_path / "src", tmp_path / "w1", {}, workers=1)
+    two = run_local(PII, tmp_path / "src", tmp_path / "w2", {}, workers=2)
     assert one == two == read_json(tmp_path / "w1" / "ledger.json")
     assert one["input"] == 15 and one["changed"]["EMAIL"] == 8
     for i in range(3):
@@ -89,7 +91,7 @@ def test_run_pii_skips_the_upstream_stage_rejects_folder(tmp_path):
     _shard(tmp_path)
     write_records(tmp_path / "src" / "rejects" / "part-00000.jsonl.zst",
                   [{"text": "", "meta": {"id": "x", "reason": "license"}}])
-    ledger = run_pii(tmp_path / "src", tmp_path / "out", {})
+    ledger = run_local(PII, tmp_path / "src", tmp_path / "out", {})
     assert ledger["input"] == 6
     assert sorted(p.relative_to(tmp_path / "out").as_posix() for p in (tmp_path / "out").rglob("*.zst")) == [
         "part-00000.jsonl.zst", "rejects/part-00000.jsonl.zst"]

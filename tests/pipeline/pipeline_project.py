@@ -153,7 +153,7 @@ def dvc_repo(root: Path, **project) -> Path:
     for name in ("dvc.yaml", "requirements.lock", "pyproject.toml"):
         shutil.copyfile(REPO / name, root / name)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for folder in ("quarry", "tasks", "flows", "configs"):
+    for folder in ("quarry", "tasks", "flows"):
         shutil.copytree(REPO / folder, root / folder, ignore=ignore)
     (root / ".gitignore").write_text(".quarry/\nmlflow.db\nmlartifacts/\n")
     run(root, "git", "init", "-q", "-b", "main")

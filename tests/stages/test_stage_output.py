@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 from stage_corpus import MODULES, STDLIB, tree
 
-from quarry.curate.filters import run_filters
+from quarry.engine import run_local
 from quarry.errors import QuarryError
 from quarry.records import write_records
+from quarry.stages.filters import FILTERS
 
 
 def shards(folder: Path, n: int) -> Path:
@@ -29,9 +30,9 @@ def shards(folder: Path, n: int) -> Path:
 
 
 def test_rerun_with_fewer_shards_keeps_none_of_the_earlier_ones(tmp_path):
-    run_filters(shards(tmp_path / "three", 3), tmp_path / "out", {})
+    run_local(FILTERS, shards(tmp_path / "three", 3), tmp_path / "out", {})
     assert {p.name for p in (tmp_path / "out").glob("part-*")} == {f"part-{i:05d}.jsonl.zst" for i in range(3)}
-    ledger = run_filters(shards(tmp_path / "two", 2), tmp_path / "out", {})
+    ledger = run_local(FILTERS, shards(tmp_path / "two", 2), tmp_path / "out", {})
     assert ledger["input"] == 2
     assert sorted(tree(tmp_path / "out")) == ["ledger.json", "part-00000.jsonl.zst", "part-00001.jsonl.zst",
                                               "provenance.json", "rejects/part-00000.jsonl.zst",
@@ -40,19 +41,19 @@ def test_rerun_with_fewer_shards_keeps_none_of_the_earlier_ones(tmp_path):
 
 def test_failed_run_leaves_the_previous_complete_output(tmp_path):
     src = shards(tmp_path / "src", 3)
-    run_filters(src, tmp_path / "out", {})
+    run_local(FILTERS, src, tmp_path / "out", {})
     before = tree(tmp_path / "out")
     shards(tmp_path / "src", 2)
     (src / "part-00002.jsonl.zst").write_bytes(b"not zstd at all")  # the last shard fails to read
     with pytest.raises(QuarryError):
-        run_filters(src, tmp_path / "out", {})
+        run_local(FILTERS, src, tmp_path / "out", {})
     assert tree(tmp_path / "out") == before
 
 
 def test_killed_run_leaves_the_previous_complete_output(tmp_path):
     src = shards(tmp_path / "src", 4)
     out = tmp_path / "out"
-    run_filters(src, out, {})
+    run_local(FILTERS, src, out, {})
     before = tree(out)
     for shard in src.glob("part-*"):  # new input: every output shard must change
         shard.write_bytes(b"")
@@ -78,7 +79,7 @@ def test_killed_run_leaves_the_previous_complete_output(tmp_path):
     assert run.returncode == -signal.SIGKILL
     assert tree(out) == before
     assert (tmp_path / ".out.staging").is_dir()  # finished shards wait there for the next run
-    ledger = run_filters(src, out, {})
+    ledger = run_local(FILTERS, src, out, {})
     assert ledger["input"] == 4 and tree(out) != before
 
 
@@ -86,7 +87,8 @@ def test_files_follow_the_umask(tmp_path):
     src = shards(tmp_path / "src", 1)
     old = os.umask(0o022)
     try:
-        script = f"from quarry.curate.filters import run_filters; run_filters({str(src)!r}, {str(tmp_path / 'out')!r}, {{}})"
+        script = ("from quarry.engine import run_local; from quarry.stages.filters import FILTERS; "
+                  f"run_local(FILTERS, {str(src)!r}, {str(tmp_path / 'out')!r}, {{}})")
         subprocess.run([sys.executable, "-c", script], check=True, env={**os.environ, "PYTHONPATH": os.getcwd()})
     finally:
         os.umask(old)

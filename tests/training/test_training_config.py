@@ -6,8 +6,8 @@ import pytest
 import torch
 
 from quarry.errors import ConfigError
-from quarry.training.config import apply_overrides, builtin_configs, instantiate, load_config
 from quarry.recipes.registry import RECIPES, build_recipe, configs_for
+from quarry.training.config import BUILTIN_DIR, apply_overrides, builtin_configs, config_path, instantiate, load_config
 
 
 def test_overrides_parse_values_add_and_delete():
@@ -80,3 +80,9 @@ def test_component_arguments_can_be_set_and_are_checked_by_signature():
 def test_pipeline_overrides_apply_to_finetune_recipes():
     recipe = build_recipe("lora_finetune", "tiny_lora", ["model.vocab_size=8192", "base_model=models/pretrain/final"])
     assert recipe.cfg["base_model"] == "models/pretrain/final"
+
+
+def test_built_in_configs_ship_inside_the_package_and_keep_their_old_names(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)  # outside a checkout, as from an installed wheel
+    assert BUILTIN_DIR.parent.name == "quarry" and (BUILTIN_DIR / "dag_lora.yaml").is_file()
+    assert config_path("dag_lora") == config_path("configs/dag_lora.yaml") == BUILTIN_DIR / "dag_lora.yaml"
