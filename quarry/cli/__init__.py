@@ -44,7 +44,7 @@ COMMAND_MODULES = [
 # here (a test checks it); a command missing from the table would land in "Tools".
 HELP_PANELS = {
     "Curation": ["snapshot", "licenses", "audit", "optout", "filter", "pii", "dedup", "decontaminate"],
-    "Datasets": ["assemble", "dataset", "cite", "records", "inventory"],
+    "Datasets": ["assemble", "dataset", "verify", "cite", "records", "inventory"],
     "Training": ["run", "ls", "cp", "validate", "tokenizer", "tokenize", "generate", "download"],
     "Evaluation & lineage": ["eval", "compare", "lineage", "trace", "whois"],
     "Pipeline": ["flow", "params", "serve", "server"],

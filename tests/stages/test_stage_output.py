@@ -139,7 +139,7 @@ def incompressible(folder: Path, n: int, size: int) -> Path:
 def test_a_full_disk_names_the_stage_and_the_path_and_leaves_no_scratch(small_disk, tmp_path, monkeypatch):
     disk, mounted = small_disk
     out = disk / "out"
-    assert run_filters(incompressible(tmp_path / "small", 2, 50_000), out, {})["kept"] == 2
+    assert run_local(FILTERS, incompressible(tmp_path / "small", 2, 50_000), out, {})["kept"] == 2
     before, free = tree(out), os.statvfs(disk).f_bavail
     big = incompressible(tmp_path / "big", 4, 1_000_000)  # ~2 MB of output: more than the disk holds
     if not mounted:  # the third shard finds the disk full
@@ -155,7 +155,7 @@ def test_a_full_disk_names_the_stage_and_the_path_and_leaves_no_scratch(small_di
 
         monkeypatch.setattr(RecordWriter, "write", write)
     with pytest.raises(QuarryError) as failed:
-        run_filters(big, out, {})
+        run_local(FILTERS, big, out, {})
     message = str(failed.value)
     assert message.startswith(f"filters: writing {out} failed at ") and "No space left on device" in message
     assert str(disk) in message.split(" failed at ", 1)[1]
