@@ -23,12 +23,13 @@ from pathlib import Path
 import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "pii"))  # the labelled set lives with the tests
 
 from peers import peer_versions  # noqa: E402
 from quarry.pii import detect  # noqa: E402
 from quarry.pii.detectors import DETECTORS  # noqa: E402
-from quarry.pii.evaluate import CATEGORY, score, survival  # noqa: E402
-from quarry.pii.labeled import build_labeled_set  # noqa: E402
+from labeled import build_labeled_set  # noqa: E402  (tests/pii: the labelled set the tests score too)
+from pii_scoring import CATEGORY, score, survival  # noqa: E402
 
 SUFFIX = {"Python": ".py", "JavaScript": ".js", "Go": ".go", "Java": ".java", "YAML": ".yaml", "dotenv": ".env",
           "JSON": ".json", "Shell": ".sh", "Markdown": ".md"}

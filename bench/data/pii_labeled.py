@@ -13,9 +13,9 @@ from pathlib import Path
 
 import orjson
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests" / "pii"))  # the labelled set lives with the tests
 
-from quarry.pii.labeled import build_labeled_set  # noqa: E402
+from labeled import build_labeled_set  # noqa: E402
 
 
 def main(argv=None) -> None:

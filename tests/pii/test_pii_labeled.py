@@ -1,8 +1,8 @@
 """The labeled set is deterministic and the detectors meet the stated goals on a fresh seed."""
 
 from quarry.pii import detect
-from quarry.pii.evaluate import CATEGORY, score, survival
-from quarry.pii.labeled import build_labeled_set
+from pii_scoring import CATEGORY, score, survival
+from labeled import build_labeled_set
 
 
 def test_labeled_set_is_seeded_and_spans_point_at_their_values():

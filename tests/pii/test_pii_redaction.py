@@ -10,7 +10,7 @@ import zstandard
 from quarry.engine import run_local
 from quarry.pii import PiiConfig, detect, redact, redact_shard
 from quarry.pii.fake_ips import FAKE_IP_POOL, fake_ip
-from quarry.pii.labeled import build_labeled_set
+from labeled import build_labeled_set
 from quarry.records import read_json, read_records, write_records
 from quarry.stages.pii import PII
 

@@ -1,4 +1,4 @@
-"""Precision and recall of a detector on a labeled set (quarry.pii.labeled), by type and by kind.
+"""Precision and recall of a detector on a labeled set (labeled.py beside it), by type and by kind.
 
 A prediction is ``(start, end, category)``. It is correct when it overlaps a labeled span of the
 same category; a labeled span is found when some prediction of its category overlaps it. KEY and
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable
 
-from quarry.pii.labeled import KNOWN_SHAPE_KINDS
+from labeled import KNOWN_SHAPE_KINDS
 
 CATEGORY = {"KEY": "CREDENTIAL", "PASSWORD": "CREDENTIAL", "EMAIL": "EMAIL", "IP_ADDRESS": "IP_ADDRESS",
             "PHONE": "PHONE", "CARD": "CARD"}

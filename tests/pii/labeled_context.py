@@ -1,7 +1,7 @@
 """Labeled snippets for secrets found by context: values whose only tell is where they stand.
 
 Each generator returns the parts of one snippet (strings and ``Planted`` values) for the labeled
-set in quarry.pii.labeled: JS/TS fallbacks, nested JSON/YAML config, .env / compose / Kubernetes
+set in labeled.py: JS/TS fallbacks, nested JSON/YAML config, .env / compose / Kubernetes
 files, command lines, connection strings of many schemes, secrets stated in prose, tokens with a
 vendor prefix, and IP / version look-alikes. Every positive has hard negatives of the same shape
 (placeholders, variables, durations, URLs, versions) so a detector that reads only the shape fails.

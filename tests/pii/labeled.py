@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from quarry.pii.findings import CARD, EMAIL, IP_ADDRESS, KEY, PASSWORD, PHONE
-from quarry.pii.labeled_context import NEGATIVE_SNIPPETS, PREFIXED_KINDS, SNIPPETS, Planted, rand_text
+from labeled_context import NEGATIVE_SNIPPETS, PREFIXED_KINDS, SNIPPETS, Planted, rand_text
 from quarry.pii.suppress import is_public_ip
 
 ALNUM = string.ascii_letters + string.digits
