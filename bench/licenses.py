@@ -33,7 +33,7 @@ from peers import peer_versions  # noqa: E402
 
 from quarry.licenses.cache import CachedDetector  # noqa: E402
 from quarry.licenses.engine import ScanCodeWorker, scancode_version  # noqa: E402
-from quarry.licenses.findings import Finding  # noqa: E402
+from quarry.licenses.findings import LicenseFinding  # noqa: E402
 from quarry.params import load_params  # noqa: E402
 from quarry.engine import run_local  # noqa: E402
 from quarry.stages.licenses import LICENSES, use_detector  # noqa: E402
@@ -112,7 +112,7 @@ def rates(documents: int, size: int, seconds: float, cores: int, cpu: float) -> 
 
 def answer(result: dict) -> tuple:
     """What a detection decides downstream: the SPDX expression and each license's category."""
-    finding = Finding.from_result(result)
+    finding = LicenseFinding.from_result(result)
     return (None, ()) if finding is None else (finding.spdx, tuple(sorted(finding.categories.items())))
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from quarry.datasets.reader import open_dataset
 from quarry.licenses.cache import CachedDetector
-from quarry.licenses.findings import Finding
+from quarry.licenses.findings import LicenseFinding
 from quarry.licenses.governance import govern
 from quarry.licenses.policy import LicensePolicy
 from quarry.licenses.repository import Surveys, add_record, detect_repo_licenses
@@ -74,7 +74,7 @@ def audit(dataset: str | Path, snapshot_dir: Path, params: dict[str, Any], regis
     try:
         governance = detect_repo_licenses(surveys, detector)
         texts = sorted({s for s in statements.values() if s})
-        found = {t: Finding.from_result(r) for t, r in zip(texts, detector.detect(texts))} if texts else {}
+        found = {t: LicenseFinding.from_result(r) for t, r in zip(texts, detector.detect(texts))} if texts else {}
     finally:
         if own:
             detector.close()

@@ -13,13 +13,13 @@ _licensing = Licensing()
 
 
 @dataclass(frozen=True)
-class Finding:
+class LicenseFinding:
     spdx: str
     score: float
     categories: dict[str, str] = field(default_factory=dict, compare=False)
 
     @classmethod
-    def from_result(cls, result: dict[str, Any]) -> Finding | None:
+    def from_result(cls, result: dict[str, Any]) -> LicenseFinding | None:
         """None when ScanCode found no license in the text."""
         spdx = drop_references(result.get("spdx"))
         if not spdx:
@@ -36,7 +36,7 @@ class Finding:
         return all(is_reference(key) for key in leaf_keys(self.spdx))
 
 
-def combine(findings: list[Finding]) -> Finding:
+def combine(findings: list[LicenseFinding]) -> LicenseFinding:
     """Several files' findings as one: AND of their distinct expressions, the weakest score."""
     expressions = list(dict.fromkeys(f.spdx for f in findings))
     spdx = expressions[0] if len(expressions) == 1 else str(
@@ -44,10 +44,10 @@ def combine(findings: list[Finding]) -> Finding:
     categories: dict[str, str] = {}
     for finding in findings:
         categories.update(finding.categories)
-    return Finding(spdx=spdx, score=min(f.score for f in findings), categories=categories)
+    return LicenseFinding(spdx=spdx, score=min(f.score for f in findings), categories=categories)
 
 
-def license_meta(finding: Finding | None, file: str | None, level: str) -> dict[str, Any]:
+def license_meta(finding: LicenseFinding | None, file: str | None, level: str) -> dict[str, Any]:
     """The ``meta.license`` value of a record (DESIGN.md): spdx, category, evidence."""
     if finding is None:
         return {"spdx": None, "category": "no-license", "evidence": None}

@@ -24,7 +24,7 @@ from typing import Any
 from license_expression import AND, OR, Licensing
 
 from quarry.licenses.declarations import AGGREGATE, OVERRIDE, Rule, declaration_base, parse_declaration
-from quarry.licenses.findings import Finding, combine, license_meta
+from quarry.licenses.findings import LicenseFinding, combine, license_meta
 from quarry.licenses.notices import STRONG, WEAK, has_choice, is_documentation, offers_choice, rights_reserved, \
     split_docs_clause
 from quarry.licenses.policy import RANK, leaf_keys, parse
@@ -42,9 +42,9 @@ MAX_CHOICE_CHARS = 4000
 PROPRIETARY = {"strong": "LicenseRef-scancode-proprietary-license", "weak": "LicenseRef-scancode-all-rights-reserved"}
 
 
-def proprietary_finding(strength: str) -> Finding:
+def proprietary_finding(strength: str) -> LicenseFinding:
     spdx = PROPRIETARY[strength]
-    return Finding(spdx=spdx, score=100.0, categories={spdx: "proprietary"})
+    return LicenseFinding(spdx=spdx, score=100.0, categories={spdx: "proprietary"})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -121,7 +121,7 @@ class Unit:
 
 
 @dataclass
-class Plan:
+class GovernancePlan:
     units: dict[str, Unit]
     sidecars: dict[str, tuple[str, str]]  # annotated path -> (sidecar path, statement)
     declarations: list[tuple[str, str, list[Rule]]]  # (base, file, rules)
@@ -132,7 +132,7 @@ def _statement(text: str) -> str:
     return f"SPDX-License-Identifier: {expression}" if expression else text
 
 
-def plan(survey: OriginSurvey) -> Plan:
+def plan(survey: OriginSurvey) -> GovernancePlan:
     units: dict[str, Unit] = {}
     sidecars: dict[str, tuple[str, str]] = {}
     declarations: list[tuple[str, str, list[Rule]]] = []
@@ -185,7 +185,7 @@ def plan(survey: OriginSurvey) -> Plan:
             unit.paths = records.get(key)
         else:  # one distribution: its metadata and the license files beside it decide together
             units.setdefault(unit.base, Unit(unit.base)).members.extend(units.pop(key).members)
-    return Plan(units, sidecars, declarations)
+    return GovernancePlan(units, sidecars, declarations)
 
 
 def _info_folder(path: str) -> str | None:
@@ -230,7 +230,7 @@ def primary_texts(survey: OriginSurvey) -> set[str]:
     return texts
 
 
-def fallback_texts(survey: OriginSurvey, findings: dict[str, Finding | None]) -> set[str]:
+def fallback_texts(survey: OriginSurvey, findings: dict[str, LicenseFinding | None]) -> set[str]:
     """NOTICE and README texts (long prose, the costliest) of the units the others left unlicensed."""
     texts: set[str] = set()
     for unit in plan(survey).units.values():
@@ -239,7 +239,7 @@ def fallback_texts(survey: OriginSurvey, findings: dict[str, Finding | None]) ->
     return texts
 
 
-def _real(finding: Finding | None) -> bool:
+def _real(finding: LicenseFinding | None) -> bool:
     return finding is not None and not finding.is_reference_only
 
 
@@ -250,27 +250,27 @@ def _real(finding: Finding | None) -> bool:
 @dataclass(frozen=True)
 class Choice:
     path: str
-    finding: Finding
-    also: tuple[str, Finding] | None = None  # the disagreeing declaration or text, recorded
+    finding: LicenseFinding
+    also: tuple[str, LicenseFinding] | None = None  # the disagreeing declaration or text, recorded
 
 
-def _as_choice(finding: Finding, text: str) -> Finding:
+def _as_choice(finding: LicenseFinding, text: str) -> LicenseFinding:
     """A notice that offers a choice and names several licenses: ScanCode reads AND, the text says OR."""
     node = parse(finding.spdx)
     if isinstance(node, AND) and len(text) <= MAX_CHOICE_CHARS and has_choice(text):
-        return Finding(str(OR(*node.args)), finding.score, finding.categories)
+        return LicenseFinding(str(OR(*node.args)), finding.score, finding.categories)
     return finding
 
 
-def _or(findings: list[Finding]) -> Finding:
+def _or(findings: list[LicenseFinding]) -> LicenseFinding:
     spdx = str(_licensing.parse(" OR ".join(f"({f.spdx})" for f in findings)).simplify())
     categories: dict[str, str] = {}
     for f in findings:
         categories.update(f.categories)
-    return Finding(spdx, min(f.score for f in findings), categories)
+    return LicenseFinding(spdx, min(f.score for f in findings), categories)
 
 
-def _supplements(findings: list[tuple[str, Finding]]) -> list[tuple[str, Finding]]:
+def _supplements(findings: list[tuple[str, LicenseFinding]]) -> list[tuple[str, LicenseFinding]]:
     """LGPL-3.0 is GPL-3.0 plus permissions: a project ships both texts for one license."""
     keys = {k for _, f in findings for k in leaf_keys(f.spdx)}
     lesser = {k for k in keys if k.startswith("LGPL-3.0")}
@@ -283,11 +283,11 @@ def _family(key: str) -> str:
     return re.sub(r"(-only|-or-later|\+)$", "", key)
 
 
-def _rank(finding: Finding) -> int:
+def _rank(finding: LicenseFinding) -> int:
     return RANK[finding.category]
 
 
-def decide(unit: Unit, findings: dict[str, Finding | None]) -> Choice | None:
+def decide(unit: Unit, findings: dict[str, LicenseFinding | None]) -> Choice | None:
     """The governing license of a unit from its members' findings (keyed by text)."""
     found = [(m, f) for m in unit.members if (f := findings.get(m.text)) is not None]
     real = [(m, f) for m, f in found if not f.is_reference_only]
@@ -302,7 +302,7 @@ def decide(unit: Unit, findings: dict[str, Finding | None]) -> Choice | None:
         if chosen:
             break
     names = {posixpath.basename(m.path): (m, f) for m, f in chosen if m.tier == LICENSE_TIER}
-    options: list[tuple[str, Finding]] = []
+    options: list[tuple[str, LicenseFinding]] = []
     pointers: set[str] = set()  # notices whose own reading the files they point to supersede
     for m, f in chosen + [(m, f) for m, f in found if f.is_reference_only]:
         if picked := offers_choice(m.text, sorted(set(names) - {posixpath.basename(m.path)})):
@@ -334,7 +334,7 @@ def decide(unit: Unit, findings: dict[str, Finding | None]) -> Choice | None:
     return Choice(first[0], first[1], also=second)
 
 
-def _docs_choice(unit: Unit, findings: dict[str, Finding | None]) -> Choice | None:
+def _docs_choice(unit: Unit, findings: dict[str, LicenseFinding | None]) -> Choice | None:
     docs = [(m.path, f) for m in unit.members if m.docs and _real(f := findings.get(m.docs))]
     return Choice(docs[0][0], combine([f for _, f in docs])) if docs else None
 
@@ -352,7 +352,7 @@ def _entry(choice: Choice, level: str) -> dict[str, Any]:
     return entry
 
 
-def origin_governance(survey: OriginSurvey, findings: dict[str, Finding | None]) -> dict[str, Any]:
+def origin_governance(survey: OriginSurvey, findings: dict[str, LicenseFinding | None]) -> dict[str, Any]:
     """Every scope of an origin: directories (nearest first), sidecars, declarations, the file
     that reserves rights when nothing grants any; the root's entry also at the top level."""
     p = plan(survey)
@@ -421,7 +421,7 @@ def _strip(entry: dict[str, Any]) -> dict[str, Any]:
     return {k: entry[k] for k in ("spdx", "category", "evidence", "categories")}
 
 
-def govern(path: str, own: Finding | None, statement: str | None, governance: dict[str, Any]) -> dict[str, Any]:
+def govern(path: str, own: LicenseFinding | None, statement: str | None, governance: dict[str, Any]) -> dict[str, Any]:
     """meta.license of one file (spdx, category, evidence) plus ``categories`` (each license id's
     category, for the policy), by the precedence in this module's docstring."""
     path = path.strip("/")
@@ -433,7 +433,7 @@ def govern(path: str, own: Finding | None, statement: str | None, governance: di
     if own is not None and not own.is_reference_only and not (own.category == "unknown" and ancestor):
         entry = {**license_meta(own, path, "file"), "categories": dict(sorted(own.categories.items()))}
         if (hit := _declared(path, governance, {AGGREGATE})) is not None:
-            both = combine([own, Finding(hit["spdx"], hit["evidence"]["score"], hit["categories"])])
+            both = combine([own, LicenseFinding(hit["spdx"], hit["evidence"]["score"], hit["categories"])])
             entry = {**license_meta(both, path, "file"), "categories": dict(sorted(both.categories.items()))}
         return entry
     strength = rights_reserved(statement)

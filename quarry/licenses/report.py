@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from quarry.licenses.cache import CachedDetector
-from quarry.licenses.findings import Finding
+from quarry.licenses.findings import LicenseFinding
 from quarry.licenses.policy import CATEGORIES, LicensePolicy
 from quarry.licenses.governance import govern
 from quarry.licenses.repository import add_record, collect_surveys, detect_repo_licenses
@@ -51,7 +51,7 @@ def license_counts(folder: Path, params: dict[str, Any] | None = None, *,
         repos = detect_repo_licenses(collect_surveys(shards), detector)
         for shard in shards:
             statements = sorted({s for r in read_records(shard) if (s := file_statement(r["text"], lines))})
-            found = {t: Finding.from_result(r) for t, r in zip(statements, detector.detect(statements))} \
+            found = {t: LicenseFinding.from_result(r) for t, r in zip(statements, detector.detect(statements))} \
                 if statements else {}
             assigner = LicenseAssigner(repos, found, KEEP_ALL, lines)
             for record in read_records(shard):
@@ -92,7 +92,7 @@ def folder_governance(folder: Path, params: dict[str, Any] | None = None, *,
     try:
         governance = detect_repo_licenses(surveys, detector).get(str(folder), {})
         texts = sorted({s for s in statements.values() if s})
-        found = {t: Finding.from_result(r) for t, r in zip(texts, detector.detect(texts))} if texts else {}
+        found = {t: LicenseFinding.from_result(r) for t, r in zip(texts, detector.detect(texts))} if texts else {}
     finally:
         if own:
             detector.close()

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from quarry.licenses.findings import Finding
+from quarry.licenses.findings import LicenseFinding
 from quarry.licenses.governance import OriginSurvey, fallback_texts, origin_governance, primary_texts
 from quarry.records import read_records
 
@@ -53,12 +53,12 @@ def detect_repo_licenses(files: Surveys | dict[str, dict[str, Any]], detector) -
     """origin -> governance (the root's meta.license fields and categories, plus every scope), for
     the origins with any license-bearing file or reserved-rights marking."""
     surveys = _as_surveys(files)
-    findings: dict[str, Finding | None] = {}
+    findings: dict[str, LicenseFinding | None] = {}
 
     def detect(texts: set[str]) -> None:
         texts = sorted(texts - findings.keys())
         results = detector.detect(texts) if texts else []
-        findings.update((text, Finding.from_result(result)) for text, result in zip(texts, results))
+        findings.update((text, LicenseFinding.from_result(result)) for text, result in zip(texts, results))
 
     detect({t for survey in surveys.values() for t in primary_texts(survey)})
     detect({t for survey in surveys.values() for t in fallback_texts(survey, findings)})

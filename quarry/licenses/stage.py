@@ -18,7 +18,7 @@ from typing import Any
 
 from quarry.ledger import Ledger
 from quarry.licenses.cache import CachedDetector
-from quarry.licenses.findings import Finding
+from quarry.licenses.findings import LicenseFinding
 from quarry.licenses.governance import govern
 from quarry.licenses.policy import LicensePolicy
 from quarry.config.curation import LicensesParams
@@ -53,7 +53,7 @@ class LicenseAssigner:
 
     name = STAGE
 
-    def __init__(self, repo_licenses: dict[str, dict], statements: dict[str, Finding | None],
+    def __init__(self, repo_licenses: dict[str, dict], statements: dict[str, LicenseFinding | None],
                  policy: LicensePolicy, header_lines: int):
         self.repo_licenses = repo_licenses
         self.statements = statements
@@ -92,7 +92,7 @@ def license_shard(src: Path, dst: Path, params: dict[str, Any], repo_licenses: d
     finally:
         if own_detector:
             detector.close()
-    findings = {text: Finding.from_result(result) for text, result in zip(statements, results)}
+    findings = {text: LicenseFinding.from_result(result) for text, result in zip(statements, results)}
     step = LicenseAssigner(repo_licenses, findings, LicensePolicy.from_params(conf.get("policy")), header_lines)
     ledger = run_step_on_shard(step, src, dst, rejects=rejects, level=level)
     for reason, count in sorted(step.sources.items()):

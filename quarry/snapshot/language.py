@@ -35,7 +35,7 @@ class Claim:
 
 
 @dataclass
-class Registry:
+class LanguageRegistry:
     by_filename: dict[str, list[Claim]]
     by_extension: dict[str, list[Claim]]
     globs: list[tuple[str, Claim]]
@@ -43,7 +43,7 @@ class Registry:
 
 
 @functools.cache
-def registry() -> Registry:
+def registry() -> LanguageRegistry:
     """Index Pygments' lexer table once per process, without importing the lexers."""
     by_filename: dict[str, list[Claim]] = defaultdict(list)
     by_extension: dict[str, list[Claim]] = defaultdict(list)
@@ -60,7 +60,7 @@ def registry() -> Registry:
                 by_extension[pattern[2:]].append(claim)
             else:
                 globs.append((pattern, claim))
-    return Registry(dict(by_filename), dict(by_extension), globs, by_alias)
+    return LanguageRegistry(dict(by_filename), dict(by_extension), globs, by_alias)
 
 
 def language_count() -> int:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from quarry.licenses.declarations import debian_expression, parse_declaration
-from quarry.licenses.findings import Finding
+from quarry.licenses.findings import LicenseFinding
 from quarry.licenses.governance import OriginSurvey, decide, govern, origin_governance, plan
 from quarry.licenses.notices import has_choice, offers_choice, rights_reserved, split_docs_clause
 
@@ -12,8 +12,8 @@ CATS = {"MIT": "permissive", "Apache-2.0": "permissive", "GPL-2.0-only": "strong
         "LicenseRef-scancode-unknown": "unknown", "LicenseRef-scancode-unknown-license-reference": "unknown"}
 
 
-def finding(spdx: str) -> Finding:
-    return Finding(spdx, 100.0, {k: v for k, v in CATS.items() if k in spdx})
+def finding(spdx: str) -> LicenseFinding:
+    return LicenseFinding(spdx, 100.0, {k: v for k, v in CATS.items() if k in spdx})
 
 
 def test_debian_short_names_become_spdx():
@@ -61,7 +61,7 @@ def test_documentation_clause_and_reserved_rights():
     assert rights_reserved("Permission is hereby granted") is None
 
 
-def _governance(files: dict[str, str], findings: dict[str, Finding | None]) -> dict:
+def _governance(files: dict[str, str], findings: dict[str, LicenseFinding | None]) -> dict:
     survey = OriginSurvey()
     for path, text in files.items():
         survey.add(path, text)
