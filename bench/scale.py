@@ -1,4 +1,4 @@
-"""Whole curation (licenses -> opt-out -> filters -> PII -> dedup -> decontaminate) cold on a
+"""Whole curation (licenses -> optout -> filters -> PII -> dedup -> decontaminate) cold on a
 deterministic corpus of real code (this interpreter's standard library, then every installed
 distribution, files in sorted order), three ways side by side:
 

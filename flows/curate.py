@@ -1,4 +1,4 @@
-"""The curation flows: licenses -> opt-out -> filters -> PII -> dedup -> decontaminate
+"""The curation flows: licenses -> optout -> filters -> PII -> dedup -> decontaminate
 (quarry.stages.curation), then assembly into a dataset version and its audit.
 
 Every phase of every stage is a cached task per shard (tasks.executor), so a re-run after a
@@ -18,6 +18,7 @@ from quarry.engine import run_stage
 from quarry.params import load_params
 from quarry.records import read_json, write_json
 from quarry.stages.curation import CURATION, curated_output
+from quarry.stages.optout import OPTOUT
 from quarry.stages.curation import curate as curate_stages
 from quarry.stages.assemble import ASSEMBLE, AssembleArgs
 from tasks.executor import PrefectExecutor
@@ -52,7 +53,7 @@ def assemble(curated_dir: str, snapshot_dir: str, out_dir: str, params_file: str
     """Assemble the curated shards into a dataset version; returns its manifest."""
     settings = load_params(params_file, params)
     curated = Path(curated_dir)
-    registry_hash = read_json(curated / "ledgers.json")["opt-out"].get("registry_hash")
+    registry_hash = read_json(curated / "ledgers.json")[OPTOUT.name].get("registry_hash")
     # Ledger files (not their contents): assembly reads each stage's rejects/ beside its ledger
     # to say why a document left the dataset.
     stage_ledgers = [Path(snapshot_dir) / "ledger.json", *(curated / stage.folder / "ledger.json" for stage in CURATION)]

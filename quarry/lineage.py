@@ -40,7 +40,7 @@ OPENLINEAGE_SCHEMA = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/defini
 PRODUCER = "urn:quarry:lineage"
 NAMESPACE = "quarry"
 # Curation stages in the order the DAG runs them (a ledger of another name sorts after these).
-STAGE_ORDER = ("snapshot", "licenses", "optout", "opt-out", "filters", "pii", "dedup", "decontaminate", "assemble")
+STAGE_ORDER = ("snapshot", "licenses", "optout", "filters", "pii", "dedup", "decontaminate", "assemble")
 
 
 # ---------------------------------------------------------------------------------------------

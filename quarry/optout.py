@@ -45,7 +45,7 @@ from quarry.paths import project_root
 from quarry.records import atomic_write_bytes, read_json, read_records
 from quarry.stage import run_step_on_shard
 
-STAGE = "opt-out"
+STAGE = "optout"  # one spelling of the stage: params, folder, module, ledger
 REASON = "opt-out"
 KINDS = ("origin", "prefix", "owner")
 HEADER = "# kind\tvalue\tdate\treason"

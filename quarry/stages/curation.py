@@ -1,6 +1,6 @@
 """The curation stages in the order they run.
 
-    snapshot shards -> licenses -> opt-out -> filters -> PII -> dedup -> decontaminate
+    snapshot shards -> licenses -> optout -> filters -> PII -> dedup -> decontaminate
 
 ``curate`` runs them all with one executor; the CLI runs one with the same description.
 """
