@@ -1,4 +1,4 @@
-"""The whole DAG as one flow: each stage of flows.dag.DAG a subflow over the folders of
+"""The whole DAG as one flow: each stage of quarry.stages.DAG a subflow over the folders of
 params.yaml `pipeline.paths` (the same folders dvc.yaml uses, so `dvc repro` and a Prefect
 deployment build the same thing); ``run_stage`` runs it, or one of its stages."""
 
@@ -8,7 +8,7 @@ from typing import Any
 
 from prefect import flow
 
-from flows.dag import DAG
+from quarry.stages import DAG
 from flows.stages import runner_for, stage_calls
 from quarry.config import Params
 from quarry.config.params import effective_file

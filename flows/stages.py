@@ -8,7 +8,7 @@ from flows import curate as curation
 from flows import evaluate as evaluation
 from flows import snapshot as snapshotting
 from flows import train as training
-from flows.dag import DAG
+from quarry.stages import DAG
 from flows.runners import task_runner
 from quarry.config import Layout
 

@@ -9,6 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from quarry.cli.project_code import load_project_code
 from quarry.errors import QuarryError
 from quarry.records import RecordReader, RecordWriter, shard_paths
 
@@ -66,7 +67,8 @@ def register(app: typer.Typer) -> None:
     @app.command("inventory")
     def inventory(folder: Path = typer.Argument(..., help="A folder of shards.")) -> None:
         """Count records and bytes of every shard as a cached Prefect flow."""
-        from flows.inventory import inventory as inventory_flow  # Prefect: only this command loads it
+        load_project_code()
+        from flows.inventory import inventory as inventory_flow  # the project's code; Prefect: only here
 
         result = inventory_flow(str(folder.resolve()))
         out.print(result)

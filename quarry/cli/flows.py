@@ -8,13 +8,11 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-out = Console()
-
-from flows.dag import DAG
-from flows.server import ensure_api, running_api, stop_api
-from flows.summary import print_stage_summary
+from quarry.cli.project_code import load_project_code
 from quarry.lock import project_lock
+from quarry.stages import DAG
 
+out = Console()
 STAGES = (*DAG, "pipeline")
 
 
@@ -28,6 +26,10 @@ def register(app: typer.Typer) -> None:
                                                   help="Fail at once when another run is writing the project."),
                      ) -> None:
         """Run one stage of the DAG (or the whole pipeline) as a Prefect flow."""
+        load_project_code()
+        from flows.server import ensure_api  # the project's code (quarry.cli.project_code)
+        from flows.summary import print_stage_summary
+
         with project_lock(f"quarry flow {stage}", wait=not no_wait):  # one writer per project
             ensure_api()  # one API for every stage of the run, before Prefect reads its settings
             from flows.pipeline import run_stage  # Prefect: loaded once ensure_api has set its API URL
@@ -43,6 +45,9 @@ def register(app: typer.Typer) -> None:
               params_file: Path = typer.Option(None, "--params", help="params.yaml the runs use."),
               ) -> None:
         """Register the pipeline as a scheduled Prefect deployment and serve its runs (Ctrl-C stops)."""
+        load_project_code()
+        from flows.server import ensure_api  # the project's code (quarry.cli.project_code)
+
         ensure_api()  # the project's server (or PREFECT_API_URL): the one `quarry server status` names
         from flows.deployments import serve_pipeline  # Prefect: loaded once ensure_api has set its API URL
 
@@ -56,10 +61,16 @@ def register(app: typer.Typer) -> None:
     @server.command("status")
     def server_status() -> None:
         """Where the local server listens, if it runs."""
+        load_project_code()
+        from flows.server import running_api  # the project's code (quarry.cli.project_code)
+
         url = running_api()
         out.print(f"Prefect server at {url}" if url else "no local Prefect server is running")
 
     @server.command("stop")
     def server_stop() -> None:
         """Stop the local server the flows share (the next `quarry flow` starts a new one)."""
+        load_project_code()
+        from flows.server import stop_api  # the project's code (quarry.cli.project_code)
+
         out.print("stopped the local Prefect server" if stop_api() else "no local Prefect server was running")

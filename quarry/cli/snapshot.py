@@ -84,7 +84,10 @@ def register(app: typer.Typer) -> None:
         params = load_params(params_file)
         sources = [parse_source(spec, before) for spec in source] or None
         if as_flow:
-            from flows.snapshot import snapshot
+            from quarry.cli.project_code import load_project_code
+
+            load_project_code()
+            from flows.snapshot import snapshot  # the project's code (quarry.cli.project_code)
 
             manifest = snapshot(str(out_dir), str(params_file) if params_file else None, sources=sources)
         else:

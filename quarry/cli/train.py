@@ -20,8 +20,8 @@ EXTRA_ARGS = {"allow_extra_args": True, "ignore_unknown_options": True}
 
 def register(app: typer.Typer) -> None:
     @app.command("run", context_settings=EXTRA_ARGS)
-    def run(recipe: str = typer.Argument(..., help="Recipe name (see `quarry ls`)."),
-            config: str = typer.Option(..., "--config", "-c", help="Built-in config name or a YAML path."),
+    def run(recipe: str = typer.Argument(..., help="Recipe name (see `quarry ls`; `quarry run ls` lists them too)."),
+            config: str = typer.Option(None, "--config", "-c", help="Built-in config name or a YAML path."),
             overrides: list[str] = typer.Argument(None, help="key=value overrides (+key=value adds, ~key deletes)."),
             nproc_per_node: int = typer.Option(1, "--nproc-per-node", help="Processes per node (torchrun)."),
             nnodes: int = typer.Option(1, "--nnodes", help="Nodes (torchrun)."),
@@ -31,6 +31,11 @@ def register(app: typer.Typer) -> None:
             master_port: int = typer.Option(None, "--master-port", help="Port for single-node runs."),
             ) -> None:
         """Run a recipe; with --nproc-per-node > 1 or --nnodes > 1 it launches torchrun (FSDP2)."""
+        if recipe == "ls" and config is None:  # what a torchtune user types for `tune ls`
+            ls()
+            return
+        if config is None:
+            raise ConfigError(f"quarry run {recipe}: --config is required (a built-in config name or a YAML path)")
         overrides = list(overrides or [])
         build_recipe(recipe, config, overrides)  # fail fast on a bad config, before any process starts
         if nproc_per_node > 1 or nnodes > 1:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import yaml
 
-from flows.dag import DAG
+from quarry.stages import DAG
 from quarry.records import read_json
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "licenses"))
