@@ -10,11 +10,11 @@ TASKS_PER_WORKER = 4   # per map phase: a Prefect task run costs ~0.4 CPU-s of o
                        # worker balanced it worse and was no faster on Dask
 
 
-def batches(jobs: list, budget: int, workers: int = 1) -> list[list]:
-    """Consecutive jobs in at most ``budget`` tasks and TASKS_PER_WORKER tasks per worker, sizes
+def batches(jobs: list, budget: int, workers: int = 1, per_worker: int = TASKS_PER_WORKER) -> list[list]:
+    """Consecutive jobs in at most ``budget`` tasks and ``per_worker`` tasks per worker, sizes
     differing by at most one. Consecutive: neighbouring shards often hold one origin, whose license
     texts one worker then detects once. The bytes written are the same for any grouping."""
-    count = max(1, min(len(jobs), budget, TASKS_PER_WORKER * max(1, workers)))
+    count = max(1, min(len(jobs), budget, per_worker * max(1, workers)))
     size, extra = divmod(len(jobs), count)
     bounds = [i * size + min(i, extra) for i in range(count + 1)]
     return [jobs[start:end] for start, end in zip(bounds, bounds[1:])]

@@ -17,7 +17,7 @@ from prefect import get_run_logger
 from prefect.cache_policies import NO_CACHE
 
 from quarry.engine.stage import Global, GlobalJob, ItemJob, Map, ShardJob, Stage, phase_ref, resolve_phase
-from tasks.batching import TASKS_PER_STAGE, batch_label, batches, runner_workers
+from tasks.batching import TASKS_PER_STAGE, TASKS_PER_WORKER, batch_label, batches, runner_workers
 from tasks.caching import cached_task, run_verified
 
 
@@ -31,8 +31,9 @@ def run_phase(phase: str, label: str, jobs: list[ShardJob | ItemJob | GlobalJob]
 class PrefectExecutor:
     """Runs inside a flow: tasks go to that flow's task runner."""
 
-    def __init__(self, tasks_per_stage: int = TASKS_PER_STAGE):
+    def __init__(self, tasks_per_stage: int = TASKS_PER_STAGE, tasks_per_worker: int = TASKS_PER_WORKER):
         self.tasks_per_stage = tasks_per_stage
+        self.tasks_per_worker = tasks_per_worker  # bench/orchestration.py raises it to load the server
 
     def map(self, stage: Stage, phase: Map, jobs: list[ShardJob | ItemJob], config: Any) -> list[Any]:
         if not jobs:
@@ -42,7 +43,7 @@ class PrefectExecutor:
         calls = [{"phase": phase_ref(phase.fn), "config": config, "jobs": batch,
                   "label": f"{label} {batch_label(batch[0].name, len(batch))}",
                   "outputs": [path for job in batch for path in job.outputs()]}
-                 for batch in batches(jobs, self.tasks_per_stage // maps, runner_workers())]
+                 for batch in batches(jobs, self.tasks_per_stage // maps, runner_workers(), self.tasks_per_worker)]
         # consecutive batches in order: their answers, flattened, are the jobs' answers in order
         return [answer for batch in run_verified(_task_for(phase), calls) for answer in batch]
 
