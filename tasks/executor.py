@@ -19,13 +19,15 @@ from prefect.cache_policies import NO_CACHE
 from quarry.engine.stage import Global, GlobalJob, ItemJob, Map, ShardJob, Stage, phase_ref, resolve_phase
 from tasks.batching import TASKS_PER_STAGE, TASKS_PER_WORKER, batch_label, batches, runner_workers
 from tasks.caching import cached_task, run_verified
+from tasks.resume import run_resumable
 
 
 @cached_task(outputs=("outputs",), task_run_name="{label}")
 def run_phase(phase: str, label: str, jobs: list[ShardJob | ItemJob | GlobalJob], config: Any, outputs: list[str]) -> list:
-    """``phase`` (module:function) on each job; ``outputs`` are the files and folders they write."""
+    """``phase`` (module:function) on each job; ``outputs`` are the files and folders they write.
+    A shard finished by an earlier, killed run of this task is not done again (tasks.resume)."""
     fn = resolve_phase(phase)
-    return [fn(job, config) for job in jobs]
+    return [run_resumable(fn, phase, job, config) for job in jobs]
 
 
 class PrefectExecutor:

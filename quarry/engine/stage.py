@@ -78,8 +78,14 @@ class ShardJob:
     work: str = ""                 # this shard's scratch folder for this phase
     inputs: dict[str, Any] = field(default_factory=dict)  # earlier phases' results for this shard
 
+    @property
+    def record(self) -> str | None:
+        """Where an executor may keep what this call finished, to skip it when run again."""
+        return f"{self.work}.done" if self.work else None
+
     def outputs(self) -> list[str]:
-        return [p for p in (self.dst, self.rejects) if p] or [self.work]
+        written = [p for p in (self.dst, self.rejects) if p] or [self.work]
+        return [*written, self.record] if self.record else written
 
 
 @dataclass(frozen=True)

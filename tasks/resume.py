@@ -1,0 +1,42 @@
+"""Tasks that resume: each shard a map task finishes leaves a record beside its scratch folder
+(its result and the hash of every file it wrote), so a task run again after its worker was killed
+or preempted skips the shards it already finished and whose files are still as written. The
+record's key covers the phase, the job's content (its input shard's bytes, earlier results), the
+typed config and the code, so a changed input or param never reuses one."""
+
+from __future__ import annotations
+
+import os
+import pickle
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from quarry.engine.stage import ShardJob
+from quarry.hashing import code_version, tree_hash, value_hash
+from quarry.records import atomic_write_bytes
+from tasks.caching import fingerprint
+
+
+def run_resumable(fn: Callable[[Any, Any], Any], phase: str, job: Any, config: Any) -> Any:
+    """``fn(job, config)``, or the result a finished earlier call of it recorded."""
+    if not isinstance(job, ShardJob) or not job.record:  # plans and items: no scratch folder to keep a record in
+        return fn(job, config)
+    record_file = Path(job.record)
+    key = value_hash({"phase": phase, "job": fingerprint(job), "config": fingerprint(config), "code": code_version()})
+    if record_file.is_file():
+        try:
+            record = pickle.loads(record_file.read_bytes())
+        except (pickle.UnpicklingError, EOFError, ValueError):  # torn by a kill: run the shard again
+            record = None
+        if record is not None and record["key"] == key and _intact(record["outputs"]):
+            return record["result"]
+    result = fn(job, config)
+    outputs = {path: tree_hash(path) if os.path.exists(path) else None for path in job.outputs() if path != job.record}
+    atomic_write_bytes(record_file, pickle.dumps({"key": key, "outputs": outputs, "result": result}))
+    return result
+
+
+def _intact(outputs: dict[str, str | None]) -> bool:
+    return all((digest is None and not os.path.exists(path)) or (os.path.exists(path) and tree_hash(path) == digest)
+               for path, digest in outputs.items())
