@@ -32,7 +32,9 @@ def scheduler_address(scheduler_file: Path) -> str | None:
 
 @pytest.fixture
 def cluster(tmp_path):
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}, "PYTHONPATH": str(REPO)}
+    # tests/stages: the workers import slow_phases.py, a phase a test kills a worker in
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")},
+           "PYTHONPATH": os.pathsep.join([str(REPO), str(REPO / "tests" / "stages")])}
     log, address_file = open(tmp_path / "scheduler.log", "w+"), tmp_path / "scheduler.json"
     # the address comes from --scheduler-file: the log may be quiet (DASK_LOGGING__DISTRIBUTED=warning)
     processes = [subprocess.Popen([str(BIN / "dask"), "scheduler", "--host", "127.0.0.1", "--port", "0",
@@ -189,3 +191,78 @@ FOLDERS = ("curated/licensed", "curated/optout", "curated/filtered", "curated/pi
 def run_quarry(args: list[str], cwd: Path, env: dict) -> None:
     done = subprocess.run([str(BIN / "quarry"), *args], cwd=cwd, env=env, capture_output=True, text=True)
     assert done.returncode == 0, (args, done.stderr[-3000:])
+
+
+KILLED_FLOW = """
+import sys
+from pathlib import Path
+from flows.server import ensure_api
+ensure_api()
+import dataclasses
+from prefect import flow
+from flows.runners import task_runner
+from quarry.engine import Map, run_stage
+from quarry.stages.filters import FILTERS
+from slow_phases import slow_filter
+from tasks.executor import PrefectExecutor
+
+@flow
+def curate(src, dst):
+    stage = dataclasses.replace(FILTERS, phases=(Map("filter", slow_filter, writes=True),))
+    return run_stage(stage, Path(src), Path(dst), {}, PrefectExecutor(tasks_per_worker=1)).result  # a task per worker
+
+curate.with_options(task_runner=task_runner(dask_address=sys.argv[1]))(sys.argv[2], sys.argv[3])
+"""
+
+
+def test_a_worker_killed_mid_stage_costs_only_its_unfinished_shards(cluster, tmp_path):
+    """SIGKILL one `dask worker` process while both run a task of four shards: the flow completes,
+    the task the dead worker held runs again elsewhere and redoes only its unfinished shard."""
+    import signal
+
+    from distributed import Client
+    from test_stage_output import shards
+
+    from quarry.engine import run_local
+    from quarry.stages.filters import FILTERS
+
+    src = shards(tmp_path / "src", 8)
+    calls = tmp_path / "calls"
+    (tmp_path / "params.yaml").write_text("pipeline: {}\n")
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}, "QUARRY_HOME": str(tmp_path),
+           "PYTHONPATH": os.pathsep.join([str(REPO), str(REPO / "tests" / "stages")]), "QUARRY_TEST_CALLS": str(calls)}
+    with Client(cluster) as client:
+        client.wait_for_workers(2, timeout=120)
+        pids = client.run(os.getpid)  # worker address -> its process
+    flow_run = subprocess.Popen([sys.executable, "-c", KILLED_FLOW, cluster, str(src), str(tmp_path / "dask")],
+                                cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and len(_calls(calls)) < 3:  # both workers are inside their tasks
+            time.sleep(0.2)
+        victim = _calls(calls)[-1][1]
+        assert victim in pids.values()
+        os.kill(victim, signal.SIGKILL)
+        out, err = flow_run.communicate(timeout=600)
+    finally:
+        flow_run.kill()
+        subprocess.run([str(BIN / "quarry"), "server", "stop"], cwd=tmp_path, env=env, capture_output=True)
+    assert flow_run.returncode == 0, err[-5000:]
+    done = _calls(calls)
+    finished_by_victim = [name for name, pid, state in done if pid == victim and state == "done"]
+    redone = [name for name, pid, state in done if pid != victim and state == "start" and name in finished_by_victim]
+    started = [name for name, _, state in done if state == "start"]
+    assert sorted(set(started)) == sorted(p.name for p in src.glob("*.jsonl.zst"))
+    assert not redone  # what the dead worker finished was not done again
+    assert len(started) - 8 <= 1, done  # at most its one unfinished shard ran twice
+    print(json.dumps({"shards": 8, "runs": len(started), "recomputed": len(started) - 8,
+                      "finished_by_the_killed_worker": len(finished_by_victim)}))
+    run_local(FILTERS, src, tmp_path / "undisturbed", {})
+    assert tree(tmp_path / "dask") == tree(tmp_path / "undisturbed")
+
+
+def _calls(path: Path) -> list[tuple[str, int, str]]:
+    if not path.exists():
+        return []
+    return [(name, int(pid), state) for name, pid, state in (line.split() for line in path.read_text().splitlines()
+                                                             if line.count(" ") == 2)]
