@@ -12,6 +12,7 @@ import contextlib
 import os
 import re
 import subprocess
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -199,7 +200,10 @@ def log_dataset_input(run_id: str, folder: str | os.PathLike, version: str | Non
     from mlflow.entities import DatasetInput, InputTag
 
     client = configure(root).MlflowClient()
-    source = resolve_dataset_source(Path(folder).resolve().as_uri())
+    with warnings.catch_warnings():  # MLflow registers its local-files source for "" and "file" alike, and
+        # says the URI "can be interpreted in multiple ways" when both (the same class) match
+        warnings.filterwarnings("ignore", message="The specified dataset source can be interpreted in multiple ways")
+        source = resolve_dataset_source(Path(folder).resolve().as_uri())
     dataset = MetaDataset(source=source, name=name or Path(folder).name, digest=version[:36])
     tags = [InputTag("mlflow.data.context", context), InputTag("quarry.dataset_version", version)]
     client.log_inputs(run_id, datasets=[DatasetInput(dataset._to_mlflow_entity(), tags=tags)])

@@ -26,7 +26,7 @@ def register(app: typer.Typer) -> None:
               rejects: Path = typer.Option(None, help="Where quarantined lines go (jsonl)."),
               ) -> None:
         """Read every record; report counts, or the first corrupt line with file and offset.
-        Fails on a missing path and on files that hold no records."""
+        Fails on a missing path and on files that hold no records (a stage's empty rejects shard aside)."""
         if not path.exists():
             raise QuarryError(f"{path}: no such file or folder")
         shards = shard_paths(path)
@@ -42,9 +42,10 @@ def register(app: typer.Typer) -> None:
                 for _ in reader:
                     pass
                 s = reader.stats
-                empty += s.records == 0
+                no_rejects = s.records == 0 and "rejects" in shard.parts  # a shard that lost nothing: fine
+                empty += s.records == 0 and not no_rejects
                 table.add_row(str(shard), str(s.records), str(s.quarantined), f"{s.bytes / 1e6:.2f}",
-                              "empty" if s.records == 0 else "ok")
+                              "no rejects" if no_rejects else "empty" if s.records == 0 else "ok")
         except BaseException:
             if rejects_out is not None:
                 rejects_out.abort()

@@ -49,7 +49,9 @@ class StageRun:
         if not {"input", "kept", "dropped"} <= set(ledger):
             return f"{self.stage}: done, {timing}"
         dropped = ", ".join(f"{reason} {n}" for reason, n in ledger["dropped"].items()) or "none"
-        return f"{self.stage}: {ledger['input']} in, {ledger['kept']} kept, dropped: {dropped}; {timing}"
+        changed = ", ".join(f"{reason} {n}" for reason, n in (ledger.get("changed") or {}).items())
+        changed = f", changed: {changed}" if changed else ""  # PII's redactions by type
+        return f"{self.stage}: {ledger['input']} in, {ledger['kept']} kept, dropped: {dropped}{changed}; {timing}"
 
 
 def run_stage(stage: Stage, src_dir: Path | None, dst_dir: Path, params: Any, executor: Executor, *,

@@ -45,6 +45,20 @@ def test_records_check_flags_empty_files(tmp_path, capsys):
     assert main(["records", "check", str(tmp_path / "a.jsonl.zst")]) == 0
 
 
+def test_records_check_passes_a_stage_folder_whose_rejects_shard_is_empty(tmp_path, capsys):
+    from quarry.engine import run_local
+    from quarry.stages.filters import FILTERS
+
+    text = "def greeting(name):\n    return 'hello there, ' + name\n"
+    write_records(tmp_path / "src" / "part-00000.jsonl.zst", [{"text": text, "meta": {"id": "a", "language": "Python"}}])
+    run_local(FILTERS, tmp_path / "src", tmp_path / "filtered", {})
+    assert main(["records", "check", str(tmp_path / "filtered")]) == 0
+    assert "no rejects" in capsys.readouterr().out
+    (tmp_path / "filtered" / "part-00000.jsonl.zst").unlink()
+    write_records(tmp_path / "filtered" / "part-00000.jsonl.zst", [])
+    assert main(["records", "check", str(tmp_path / "filtered")]) == 1  # an empty output shard still fails
+
+
 def test_records_check_rejects_collects_every_shard(tmp_path):
     for name in ("a", "b"):
         (tmp_path / f"{name}.jsonl").write_bytes(b'{"text": "ok"}\n{broken\n')
