@@ -11,7 +11,7 @@ from typing import Any
 
 from quarry.config.training import EvaluateParams
 from quarry.errors import ConfigError, QuarryError
-from quarry.eval.bpb import BpbResult, score_records
+from quarry.bpb import BpbResult, score_records
 from quarry.records import read_json, read_records, shard_paths, write_json
 
 LOSS_KEYS = ("loss", "train_loss", "train/loss")
