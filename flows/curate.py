@@ -30,7 +30,7 @@ def named_after_dataset(stage: str):
 
         given = flow_run.parameters.get("params")
         typed = Params.model_validate(given) if given is not None else None
-        return f"{stage} {load_params(flow_run.parameters.get('params_file'), typed)['assemble']['name']}"
+        return f"{stage} {load_params(flow_run.parameters.get('params_file'), typed).assemble.name}"
     return name
 
 

@@ -40,7 +40,7 @@ from quarry.hashing import value_hash
 from quarry.lineage import checkpoints_with_origin
 from quarry.ledger import Ledger
 from quarry.parallel import input_shards
-from quarry.params import load_params
+from quarry.params import Params, load_params
 from quarry.paths import project_root
 from quarry.records import atomic_write_bytes, read_json, read_records
 from quarry.stage import run_step_on_shard
@@ -160,9 +160,9 @@ class Registry:
 # The registry file
 
 
-def registry_path_from(params: dict[str, Any] | None) -> Path:
-    """params ``optout.registry``, relative to the project."""
-    return project_root() / OptOutParams.of(params).registry
+def registry_path_from(params: Params | None) -> Path:
+    """params ``optout.registry`` (the default's without params), relative to the project."""
+    return project_root() / (params.optout if params is not None else OptOutParams()).registry
 
 
 def default_registry_path() -> Path:
@@ -265,7 +265,7 @@ def folder_origins(folder: PathLike) -> Counter:
     return Counter((r.get("meta") or {}).get("origin") or "" for r in records)
 
 
-def latest_data(params: dict[str, Any] | None = None, releases_root: PathLike | None = None) -> list[dict[str, Any]]:
+def latest_data(params: Params | None = None, releases_root: PathLike | None = None) -> list[dict[str, Any]]:
     """The data an opt-out is checked against: the project's snapshot folder and its latest dataset
     version (the newest registered release, else the dataset folder), each as {"where", "origins"}."""
     root = project_root()

@@ -184,9 +184,8 @@ def dataset_hash(dataset_dir: str | os.PathLike) -> str:
     return tree_hash(dataset_dir)
 
 
-def train_from_dataset(dataset_dir: str | os.PathLike, params: dict[str, Any] | None = None) -> Tokenizer:
+def train_from_dataset(dataset_dir: str | os.PathLike, section: TokenizerParams = TokenizerParams()) -> Tokenizer:
     """Train with the ``tokenizer:`` section of params.yaml on a dataset version's train split."""
-    section = TokenizerParams.of(params)
     if not Path(dataset_dir).is_dir():
         raise QuarryError(f"{dataset_dir}: no such dataset folder")
     return train_tokenizer(dataset_texts(dataset_dir), vocab_size=section.vocab_size,

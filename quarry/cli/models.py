@@ -10,6 +10,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from quarry.config import with_overrides
 from quarry.errors import QuarryError
 from quarry.params import load_params
 from quarry.records import atomic_write_bytes
@@ -150,9 +151,9 @@ def register(app: typer.Typer) -> None:
         """Train a tokenizer with params.yaml's tokenizer section; it records the dataset hash."""
         settings = load_params(params)
         if vocab_size:
-            settings = {**settings, "tokenizer": {**(settings.get("tokenizer") or {}), "vocab_size": vocab_size}}
+            settings = with_overrides(settings, {"tokenizer.vocab_size": vocab_size}, source="--vocab-size")
         with err.status(f"training tokenizer on {dataset}"):
-            tokenizer = train_from_dataset(dataset, settings)
+            tokenizer = train_from_dataset(dataset, settings.tokenizer)
         tokenizer.save(out_dir)
         out.print(json.dumps({"folder": str(out_dir), "vocab_size": tokenizer.vocab_size,
                               "tokenizer_hash": tokenizer.hash, "dataset_hash": tokenizer.dataset_hash}))
@@ -171,7 +172,7 @@ def register(app: typer.Typer) -> None:
         from quarry.stages.tokenize import TOKENIZE, TokenizeArgs
 
         settings = load_params(params)
-        manifest = run_local(TOKENIZE, dataset, out_dir, settings, workers=workers or settings["pipeline"]["workers"],
+        manifest = run_local(TOKENIZE, dataset, out_dir, settings, workers=workers or settings.pipeline.workers,
                              args=TokenizeArgs(tokenizer_dir))
         counts = {split: {k: info[k] for k in ("documents", "tokens")} for split, info in manifest["splits"].items()}
         out.print(json.dumps({"folder": str(out_dir), "key": manifest["key"], "splits": counts}))

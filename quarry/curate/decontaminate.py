@@ -27,13 +27,14 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 import numpy as np
 import orjson
 
+from quarry.config import Params, as_params
 from quarry.config.curation import DecontaminateParams
-from quarry.config.datasets import AssembleParams
 from quarry.curate.eval_sources import eval_items
 from quarry.curate.overlap_text import code_only, normalize, notice_words
 from quarry.dedup.shingles import ngram_hashes, sorted_unique, word_hashes, words
@@ -55,10 +56,11 @@ class DecontaminationConfig(DecontaminateParams):
     fractions: dict[str, float] = DEFAULT_FRACTIONS
 
     @classmethod
-    def from_params(cls, params: Any = None) -> DecontaminationConfig:
-        params = params or {}
-        fractions = AssembleParams.of(params).splits if "assemble" in params else DEFAULT_FRACTIONS
-        return cls(**dict(DecontaminateParams.of(params)), fractions=dict(fractions)).checked()
+    def from_params(cls, params: Params | Mapping[str, Any] | None = None) -> DecontaminationConfig:
+        """From the ``decontaminate`` section and ``assemble.splits`` of the typed params (or of a
+        mapping shaped like params.yaml)."""
+        params = as_params(params)
+        return cls(**dict(params.decontaminate), fractions=dict(params.assemble.splits)).checked()
 
     def checked(self) -> DecontaminationConfig:
         if self.test_split is not None and self.test_split not in self.fractions:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from quarry.config import Params
 from quarry.config.datasets import AssembleParams
 from quarry.datasets import changelog, datacard, versions
 from quarry.datasets.composition import Composition
@@ -32,52 +33,48 @@ from quarry.records import RecordWriter, read_json, read_records, write_json
 DERIVE_STAGE = "derive"
 
 
-def _settings(section: AssembleParams) -> dict[str, Any]:
-    return {"name": section.name, "shard_bytes": section.shard_bytes, "level": section.zstd_level,
-            "threads": section.zstd_threads, "shuffle": section.shuffle, "shuffle_buckets": section.shuffle_buckets}
-
-
 @dataclass
 class Plan:
     """What a build reads and how it writes: the source shards, the mixture, the shard format."""
 
     sources: list[Path]
     mixture: Mixture
-    settings: dict[str, Any]
+    section: AssembleParams
 
     def split_options(self, tokenizer=None) -> dict[str, Any]:
-        keys = ("shard_bytes", "level", "threads", "shuffle", "shuffle_buckets")
-        return {**{key: self.settings[key] for key in keys}, "tokenizer": tokenizer}
+        """The keyword arguments of shards.write_split."""
+        s = self.section
+        return {"shard_bytes": s.shard_bytes, "level": s.zstd_level, "threads": s.zstd_threads, "shuffle": s.shuffle,
+                "shuffle_buckets": s.shuffle_buckets, "tokenizer": tokenizer}
 
 
-def plan(src_dir: str | os.PathLike, params: dict[str, Any]) -> Plan:
+def plan(src_dir: str | os.PathLike, section: AssembleParams) -> Plan:
     src_dir = Path(src_dir)
-    typed = AssembleParams.of(params)
-    section = typed.as_dict()
     sources = data_shards(src_dir) if src_dir.exists() else []
     if not sources:
         raise QuarryError(f"{src_dir}: no jsonl / jsonl.zst shards to assemble")
-    mixture = Mixture.from_params(section, subset_bytes(sources) if uses_weights(section) else None)
-    return Plan(sources, mixture, _settings(typed))
+    given = section.as_dict()
+    mixture = Mixture.from_params(given, subset_bytes(sources) if uses_weights(given) else None)
+    return Plan(sources, mixture, section)
 
 
-def publish(staging: Path, out_dir: Path, params: dict[str, Any], build: Plan, results: list[dict[str, Any]], *,
+def publish(staging: Path, out_dir: Path, params: Params, build: Plan, results: list[dict[str, Any]], *,
             snapshot_manifest=None, ledgers: Iterable = (), optout_registry_hash: str | None = None,
             tokenizer=None, parent: tuple[dict | None, list | None] = (None, None),
             registry: str | os.PathLike | None = None, register: bool = True) -> dict[str, Any]:
     """Turn a staging folder holding every split's shards into the released version at out_dir."""
     ledgers = list(ledgers)
-    section = AssembleParams.of(params).as_dict()
+    section = params.assemble
     parent_manifest, parent_index = parent
     composition = Composition(with_tokens=tokenizer is not None)
     for result in results:
         composition.merge(result["composition"])
     own_ledger = merge_ledgers(STAGE, [r["ledger"] for r in results]).to_dict()
     write_json(staging / "ledger.json", own_ledger)
-    explicit_label = section.get("label")
+    explicit_label = section.label
     manifest = seal({
         "schema": SCHEMA,
-        "name": build.settings["name"],
+        "name": section.name,
         "label": str(explicit_label or versions.bump(parent_manifest and parent_manifest["label"], "minor")),
         "parent": parent_manifest["version"] if parent_manifest else None,
         "snapshot_id": _snapshot_id(snapshot_manifest),
@@ -85,14 +82,14 @@ def publish(staging: Path, out_dir: Path, params: dict[str, Any], build: Plan, r
         "optout_registry_hash": optout_registry_hash,
         "code_version": _code_version(),
         "tokenizer": tokenizer_id(tokenizer),
-        "format": {"codec": "zstd", "level": build.settings["level"], "shard_bytes": build.settings["shard_bytes"],
-                   "order": "shuffled" if build.settings["shuffle"] else "source"},
+        "format": {"codec": "zstd", "level": section.zstd_level, "shard_bytes": section.shard_bytes,
+                   "order": "shuffled" if section.shuffle else "source"},
         "mixture": build.mixture.to_dict(),
         "splits": {r["split"]: {"fraction": build.mixture.fractions[r["split"]],
                                 "files": shard_entries(staging, r["files"])} for r in results},
         "composition": composition.to_dict(),
         "ledger": {**normalise_ledgers(ledgers), STAGE: own_ledger},
-        "citation": dict(section.get("citation") or {}),
+        "citation": section.citation.as_dict(),
     })
     if register:
         manifest["label"] = versions.assign_label(manifest["name"], manifest["label"], version=manifest["version"],

@@ -13,7 +13,6 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from quarry.config.base import parse
 from quarry.config.params import Params
 from quarry.errors import QuarryError
 from quarry.hashing import file_hash, value_hash
@@ -32,11 +31,10 @@ SPEED_KEYS = ("zstd_threads", "shuffle_buckets", "workers")
 CURATION_SECTIONS = ("snapshot", "licenses", "optout", "filters", "pii", "dedup", "decontaminate")
 
 
-def params_hash(params: dict[str, Any]) -> str:
-    """Hash of the curation sections and the assemble section minus its speed knobs, each with its
-    defaults filled in (a value spelled out or left to its default hashes the same)."""
-    given = {key: params.get(key) or {} for key in (*CURATION_SECTIONS, "assemble")}
-    values = parse(Params, given).as_dict()
+def params_hash(params: Params) -> str:
+    """Hash of the curation sections and the assemble section minus its speed knobs, as plain values
+    with every default filled in (a value spelled out or left to its default hashes the same)."""
+    values = params.as_dict()
     assemble = {k: v for k, v in values["assemble"].items() if k not in SPEED_KEYS}
     return value_hash({"curation": section_hash(values, *CURATION_SECTIONS), "assemble": assemble})
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from quarry.config import Params, as_params
 from quarry.config.curation import DedupParams
 from quarry.dedup.minhash import MinHasher, choose_bands
 from quarry.errors import ConfigError
@@ -19,14 +21,15 @@ class DedupConfig(DedupParams):
     so a missed pair is what costs."""
 
     @classmethod
-    def from_params(cls, params: Any = None) -> DedupConfig:
-        section = DedupParams.of(params)
+    def from_params(cls, params: Params | Mapping[str, Any] | None = None) -> DedupConfig:
+        """From the ``dedup`` section of the typed params (or of a mapping shaped like params.yaml)."""
+        section = as_params(params).dedup
         if (section.bands is None) != (section.rows is None):
             raise ConfigError("params: dedup.bands and dedup.rows must be given together")
         if section.bands is not None and section.bands * section.rows > section.num_perm:
             raise ConfigError(f"params: dedup.bands x dedup.rows = {section.bands * section.rows} "
                               f"exceeds dedup.num_perm = {section.num_perm}")
-        return cls(**dict(section))
+        return cls.from_section(section)
 
     @property
     def verify_threshold(self) -> float:

@@ -11,15 +11,10 @@ from typing import Any
 
 from quarry.config.training import EvaluateParams
 from quarry.errors import ConfigError, QuarryError
-from quarry.eval.bpb import BpbResult, score_records
+from quarry.bpb import BpbResult, score_records
 from quarry.records import read_json, read_records, shard_paths, write_json
 
 LOSS_KEYS = ("loss", "train_loss", "train/loss")
-
-
-def settings(params: Any) -> dict[str, Any]:
-    """The ``evaluate`` section, checked, every default filled in (quarry.config.training)."""
-    return EvaluateParams.of(params).as_dict()
 
 
 def pick_device(name: str | None) -> str:
@@ -144,22 +139,21 @@ def context_of(model: Any, configured: int | None) -> int:
     raise ConfigError("params evaluate.context_len: the model does not say its context length; set it")
 
 
-def _scoring_setup(checkpoint: str | os.PathLike, cfg: dict[str, Any]):
-    device = pick_device(cfg["device"])
-    model, tokenizer = load_for_eval(checkpoint, device, cfg["dtype"])
-    context = context_of(model, cfg["context_len"])
-    options = {"context_len": context, "stride": int(cfg["stride"] or max(1, context // 2)),
-               "batch_size": int(cfg["batch_size"]), "device": device}
+def _scoring_setup(checkpoint: str | os.PathLike, cfg: EvaluateParams):
+    device = pick_device(cfg.device)
+    model, tokenizer = load_for_eval(checkpoint, device, cfg.dtype)
+    context = context_of(model, cfg.context_len)
+    options = {"context_len": context, "stride": cfg.stride or max(1, context // 2),
+               "batch_size": cfg.batch_size, "device": device}
     return model, tokenizer, options
 
 
-def score_shard(checkpoint: str | os.PathLike, shard: str | os.PathLike, params: Any = None,
+def score_shard(checkpoint: str | os.PathLike, shard: str | os.PathLike, cfg: EvaluateParams = EvaluateParams(),
                 max_docs: int | None = None) -> dict[str, Any]:
     """BPB totals of one shard (a BpbResult dict): the unit the evaluate stage maps.
     ``merge_shards`` adds the shards of a split back into one result."""
-    cfg = settings(params)
     model, tokenizer, options = _scoring_setup(checkpoint, cfg)
-    return score_records(model, tokenizer, shard_records(shard, cfg["subsets"], max_docs), **options).to_dict()
+    return score_records(model, tokenizer, shard_records(shard, cfg.subsets, max_docs), **options).to_dict()
 
 
 def document_limits(shards: list[Path], subsets: list[str] | None, max_docs: int | None) -> list[int | None]:
@@ -206,7 +200,7 @@ def checkpoint_label(checkpoint: str | os.PathLike) -> str:
 
 
 def publish_report(report: dict[str, Any], checkpoint: str | os.PathLike, out_dir: str | os.PathLike,
-                   params: dict[str, Any] | None = None, *, track: bool | None = None) -> dict[str, Any]:
+                   cfg: EvaluateParams = EvaluateParams(), *, track: bool | None = None) -> dict[str, Any]:
     """Write the report and its plot into ``out_dir`` and, unless disabled, log them to MLflow."""
     from quarry.eval.plots import bpb_bar_chart
 
@@ -214,18 +208,17 @@ def publish_report(report: dict[str, Any], checkpoint: str | os.PathLike, out_di
         where = report.get("dataset") or {}
         raise QuarryError(f"{where.get('path', checkpoint)}: no documents to score in the "
                           f"{where.get('split', 'selected')} split (is the dataset too small for its split fractions?)")
-    cfg = settings(params)
     out_dir = Path(out_dir)
     write_json(out_dir / "bpb.json", report)
     plots = [bpb_bar_chart(report, out_dir / "bpb.png", title=f"bits per byte: {checkpoint_label(checkpoint)}")]
-    if not (cfg["mlflow"] if track is None else track):
+    if not (cfg.mlflow if track is None else track):
         return report
     run_id = log_report(report, checkpoint, plots, out_dir, cfg)
     return {**report, "mlflow_run_id": run_id}
 
 
 def log_report(report: dict[str, Any], checkpoint: str | os.PathLike, plots: list[Path], out_dir: Path,
-               cfg: dict[str, Any]) -> str:
+               cfg: EvaluateParams) -> str:
     """Log the report to the checkpoint's training run (or a new run linked to it)."""
     from quarry import tracking
     from quarry.eval.plots import loss_curve
@@ -240,14 +233,14 @@ def log_report(report: dict[str, Any], checkpoint: str | os.PathLike, plots: lis
                 plots.append(loss_curve(history, out_dir / "loss.png",
                                         title=f"training {key}: {checkpoint_label(checkpoint)}"))
                 break
-    settings_logged = {k: cfg[k] for k in ("split", "context_len", "stride", "batch_size", "dtype")}
+    settings_logged = cfg.model_dump(include={"split", "context_len", "stride", "batch_size", "dtype"})
     settings_logged["context_len"] = report["context_len"]
     settings_logged["stride"] = report["stride"]
     run_id = tracking.log_evaluation(report, training_run_id=training_run, run_name=f"eval {checkpoint_label(checkpoint)}",
-                                     experiment=cfg["experiment"], artifacts=[*plots, out_dir / "bpb.json"],
+                                     experiment=cfg.experiment, artifacts=[*plots, out_dir / "bpb.json"],
                                      lineage=chain, lineage_summary=lineage_summary(chain),
                                      dataset_hash=report["dataset"]["version"],
                                      dataset_path=report["dataset"]["path"], settings=settings_logged)
-    if cfg["register_model"]:
-        tracking.register_checkpoint(Path(checkpoint), cfg["register_model"], run_id=run_id, lineage=lineage_summary(chain))
+    if cfg.register_model:
+        tracking.register_checkpoint(Path(checkpoint), cfg.register_model, run_id=run_id, lineage=lineage_summary(chain))
     return run_id

@@ -113,10 +113,6 @@ class LicensePolicy(PolicyParams):
     """Which licenses may enter a dataset (params.yaml ``licenses.policy``; fields and defaults in
     quarry.config.curation.PolicyParams)."""
 
-    @classmethod
-    def from_params(cls, section: Any = None) -> LicensePolicy:
-        return cls(**dict(PolicyParams.of(section)))
-
     def _leaf_allowed(self, key: str, categories: dict[str, str]) -> bool:
         if key in self.deny_spdx:
             return False

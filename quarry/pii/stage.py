@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from quarry.ledger import Ledger
-from quarry.pii.engine import PiiConfig, detect
+from quarry.pii.engine import DEFAULT, PiiConfig, detect
 from quarry.pii.redact import redact
 from quarry.parallel import input_shards
 from quarry.pii.files import holds_shards, iter_documents
@@ -49,10 +49,10 @@ class PiiRedactor:
         return {**record, "text": text, "meta": meta}
 
 
-def redact_shard(src: str | os.PathLike, dst: str | os.PathLike, params: dict[str, Any] | PiiConfig | None = None,
+def redact_shard(src: str | os.PathLike, dst: str | os.PathLike, config: PiiConfig = DEFAULT,
                  *, rejects: str | os.PathLike | None = None, level: int = 3) -> Ledger:
     """Redact one shard into ``dst``; the ledger's ``changed`` counts records per PII type."""
-    step = PiiRedactor(params if isinstance(params, PiiConfig) else PiiConfig.from_params(params))
+    step = PiiRedactor(config)
     ledger = run_step_on_shard(step, src, dst, rejects=rejects, level=level)
     ledger.changed.update(step.changed_records)
     return ledger

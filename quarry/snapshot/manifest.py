@@ -7,6 +7,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from quarry.config.snapshot import SnapshotParams
 from quarry.hashing import value_hash
 from quarry.ledger import Ledger
 from quarry.records import read_json
@@ -16,7 +17,7 @@ from quarry.snapshot.settings import processing_hash
 MANIFEST = "manifest.json"
 
 
-def build(sources: list[dict], cfg: dict, plans, results: list[dict], shards: list[dict],
+def build(sources: list[dict], cfg: SnapshotParams, plans, results: list[dict], shards: list[dict],
           ledger: Ledger) -> dict[str, Any]:
     origins = []
     languages: Counter = Counter()
@@ -35,7 +36,7 @@ def build(sources: list[dict], cfg: dict, plans, results: list[dict], shards: li
     body = {
         "stage": "snapshot",
         "sources": sources,
-        "params_hash": value_hash({k: v for k, v in cfg.items() if k != "sources"}),
+        "params_hash": value_hash(cfg.model_dump(mode="json", exclude={"sources"})),
         "processing_hash": processing_hash(cfg),
         "origins": origins,
         "counts": {"origins": len(origins), "files": ledger.kept, "bytes": total_bytes,

@@ -65,7 +65,7 @@ def _metrics(report: dict[str, Any]) -> dict[str, Any]:
 
 # The plan lists the split's shards (uncached, cheap); nothing is staged: each report folder is
 # written whole by publish_report.
-EVALUATE = Stage(STAGE, folder="", config=EvaluateParams.of, finish=report_finish, reads_shards=False,
+EVALUATE = Stage(STAGE, folder="", config=lambda params: params.evaluate, finish=report_finish, reads_shards=False,
                  staged=False, keeps_work=False, phases=(
                      Global("plan", plan_phase, cached=False),
                      Map("score", score_phase, over="plan"),

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from quarry.config import Params
 from quarry.engine import GlobalJob, Map, ShardJob, Stage, per_process
 from quarry.optout import STAGE, load_registry, optout_shard, registry_path_from
 
@@ -20,7 +20,7 @@ class OptOutConfig:
                            lambda: load_registry(self.registry))
 
 
-def optout_config(params: dict[str, Any]) -> OptOutConfig:
+def optout_config(params: Params) -> OptOutConfig:
     config = OptOutConfig(registry_path_from(params))
     load_registry(config.registry)  # a bad registry fails before anything is written
     return config

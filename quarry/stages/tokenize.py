@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from quarry.config import Params
 from quarry.engine import Global, GlobalJob, ItemJob, Map, Stage, WorkItem, run_local
 from quarry.paths import state_dir
 from quarry.training.data import dataset_version
@@ -55,7 +56,8 @@ def tokenize_dataset(dataset: str | os.PathLike, tokenizer: dict[str, Any] | str
     """Token shards of ``dataset`` in ``out_dir`` on local processes; returns the manifest.
     ``tokenizer``: a tokenizer folder, or a config node naming a tokenizer component."""
     tokenizer = tokenizer if isinstance(tokenizer, dict) else Path(tokenizer)
-    return run_local(TOKENIZE, Path(dataset), Path(out_dir), config, workers=workers, args=TokenizeArgs(tokenizer))
+    return run_local(TOKENIZE, Path(dataset), Path(out_dir), Params(tokenize=config), workers=workers,
+                     args=TokenizeArgs(tokenizer))
 
 
 def cached_tokens(dataset: str | os.PathLike, tokenizer_cfg: dict[str, Any], config: TokenizeConfig,

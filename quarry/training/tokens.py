@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ import numpy as np
 
 from quarry.errors import ConfigError
 from quarry.hashing import value_hash
+from quarry.config import Params, as_params
 from quarry.config.training import TokenizeParams
 from quarry.records import read_json, read_records, write_json
 
@@ -40,8 +42,9 @@ class TokenizeConfig(TokenizeParams):
     so it stays out of the cache key."""
 
     @classmethod
-    def from_params(cls, section: Any = None) -> TokenizeConfig:
-        return cls(**dict(TokenizeParams.of(section)))
+    def from_params(cls, params: Params | Mapping[str, Any] | None = None) -> TokenizeConfig:
+        """From the ``tokenize`` section of the typed params (or of a mapping shaped like params.yaml)."""
+        return cls.from_section(as_params(params).tokenize)
 
     def keyed(self) -> dict[str, Any]:
         return {"splits": list(self.splits), "subset": self.subset}
