@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 
 from quarry.config import with_overrides
+from quarry.config.compute import torch_dtype
 from quarry.errors import QuarryError
 from quarry.params import load_params
 from quarry.records import atomic_write_bytes
@@ -19,18 +20,15 @@ from quarry.tokenizer import Tokenizer, train_from_dataset
 out = Console()
 err = Console(stderr=True)
 
-DTYPES = {"float32": "float32", "fp32": "float32", "bfloat16": "bfloat16", "bf16": "bfloat16",
-          "float16": "float16", "fp16": "float16"}
-
-
 def _device_and_dtype(device: str | None, dtype: str | None):
     import torch
 
     device = device or ("cuda" if torch.cuda.is_available() else "cpu")
     name = dtype or ("bfloat16" if device.startswith("cuda") else "float32")
-    if name not in DTYPES:
-        raise QuarryError(f"--dtype {name!r}: choose one of {', '.join(sorted(set(DTYPES.values())))}")
-    return torch.device(device), getattr(torch, DTYPES[name])
+    try:
+        return torch.device(device), torch_dtype(name)
+    except ValueError as exc:
+        raise QuarryError(f"--dtype {exc}") from None
 
 
 def _read_prompts(path: Path) -> list[str]:

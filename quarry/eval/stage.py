@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from quarry.config import compute
 from quarry.config.training import EvaluateParams
 from quarry.errors import ConfigError, QuarryError
 from quarry.bpb import BpbResult, score_records
@@ -27,14 +28,13 @@ def pick_device(name: str | None) -> str:
 
 def load_for_eval(checkpoint: str | os.PathLike, device: str = "cpu", dtype: str = "float32"):
     """(model, tokenizer) of a checkpoint folder in Hugging Face Llama layout."""
-    import torch
-
     from quarry.models.checkpoint import load_pretrained
     from quarry.tokenizer import Tokenizer
 
-    torch_dtype = getattr(torch, dtype, None)
-    if not isinstance(torch_dtype, torch.dtype):
-        raise ConfigError(f"params evaluate.dtype: '{dtype}' is not a torch dtype")
+    try:
+        torch_dtype = compute.torch_dtype(dtype)
+    except ValueError as exc:
+        raise ConfigError(f"params evaluate.dtype: {exc}") from None
     folder = Path(checkpoint)
     if (folder / "config.json").is_file():
         model, base = load_pretrained(folder, device=device, dtype=torch_dtype), None
