@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from quarry.config import Layout, Params
+from quarry.records import JsonDict
 
 
-def recipe_paths(section: str, params: Params) -> dict[str, Any]:
+def recipe_paths(section: str, params: Params) -> JsonDict:
     """The overrides a params section's recipe gets from the pipeline layout: where its dataset,
     the trained tokenizer, its base model and its output live."""
     layout = Layout.of(params)

@@ -16,6 +16,7 @@ from quarry.engine import run_stage
 from quarry.config.training import RecipeRun
 from quarry.errors import ConfigError
 from quarry.params import load_params
+from quarry.records import JsonDict
 from quarry.stages.tokenize import TOKENIZE, TokenizeArgs
 from tasks.caching import cached_task, run_verified
 from tasks.executor import PrefectExecutor
@@ -42,7 +43,7 @@ def recipe_task(recipe: str, config: str, overrides: list[str], output_dir: str,
 
 @flow(name="tokenizer")
 def tokenizer(dataset: str, out_dir: str, params_file: str | None = None,
-              params: Params | None = None) -> dict[str, Any]:
+              params: Params | None = None) -> JsonDict:
     settings = load_params(params_file, params)
     (result,) = run_verified(train_tokenizer_task, [{"dataset": Path(dataset), "out_dir": out_dir,
                                                      "tokenizer_params": settings.tokenizer.as_dict()}])
@@ -51,25 +52,25 @@ def tokenizer(dataset: str, out_dir: str, params_file: str | None = None,
 
 @flow(name="tokenize")
 def tokenize(dataset: str, tokenizer_dir: str, out_dir: str, params_file: str | None = None,
-             params: Params | None = None) -> dict[str, Any]:
+             params: Params | None = None) -> JsonDict:
     """Token shards of the dataset version with the trained tokenizer; returns the manifest."""
     return run_stage(TOKENIZE, Path(dataset), Path(out_dir), load_params(params_file, params), PrefectExecutor(),
                      args=TokenizeArgs(Path(tokenizer_dir))).result
 
 
 @flow(name="train")
-def train(section: str = "train", params_file: str | None = None, params: Params | None = None) -> dict[str, Any]:
+def train(section: str = "train", params_file: str | None = None, params: Params | None = None) -> JsonDict:
     """Run the recipe of params.yaml ``section`` (train or finetune)."""
     return run_section(section, params_file, params)
 
 
 @flow(name="finetune")
-def finetune(params_file: str | None = None, params: Params | None = None) -> dict[str, Any]:
+def finetune(params_file: str | None = None, params: Params | None = None) -> JsonDict:
     """Run the recipe of params.yaml ``finetune`` (the pretrained checkpoint adapted)."""
     return run_section("finetune", params_file, params)
 
 
-def run_section(section: str, params_file: str | None = None, params: Params | None = None) -> dict[str, Any]:
+def run_section(section: str, params_file: str | None = None, params: Params | None = None) -> JsonDict:
     settings = load_params(params_file, params)
     spec = getattr(settings, section, None)
     if not isinstance(spec, RecipeRun):

@@ -30,14 +30,14 @@ from quarry.licenses.repository import Surveys, add_record, detect_repo_licenses
 from quarry.licenses.stage import file_statement, stage_shards
 from quarry.optout import Registry, load_registry, registry_path_from
 from quarry.pii.engine import PiiConfig, detect
-from quarry.records import read_records, write_json
+from quarry.records import JsonDict, read_records, write_json
 
 SECRET_CONFIDENCE = 0.9
 _SECRETS = PiiConfig(sensitivity="low", types=("KEY",), detectors=("shapes", "private_keys"))  # shapes, not guesses
 KINDS = ("license", "license-record", "evidence-missing", "not-in-snapshot", "opt-out", "secret")
 
 
-def _key(meta: dict[str, Any]) -> tuple[str, str]:
+def _key(meta: JsonDict) -> tuple[str, str]:
     return meta.get("origin") or "", (meta.get("path") or "").strip("/")
 
 
@@ -63,7 +63,7 @@ def secrets(text: str) -> list[str]:
 
 
 def audit(dataset: str | Path, snapshot_dir: Path, config: LicensesParams, registry: Registry, *,
-          detector: CachedDetector | None = None) -> dict[str, Any]:
+          detector: CachedDetector | None = None) -> JsonDict:
     """The audit report: documents checked, violations (kind, origin, path, id, detail), counts."""
     policy = LicensePolicy.from_section(config.policy)
     documents = [(r["meta"], secrets(r["text"])) for r in open_dataset(dataset)]
@@ -119,7 +119,7 @@ def audit(dataset: str | Path, snapshot_dir: Path, config: LicensesParams, regis
 
 
 def run_audit(dataset: str | Path, snapshot_dir: Path, params: Params, out: Path | None = None, *,
-              registry_path: Path | None = None) -> dict[str, Any]:
+              registry_path: Path | None = None) -> JsonDict:
     """Audit with the project's opt-out registry (params ``optout.registry`` unless given) and
     write the report to ``out`` (audit.json); returns it."""
     report = audit(dataset, snapshot_dir, params.licenses,
@@ -130,7 +130,7 @@ def run_audit(dataset: str | Path, snapshot_dir: Path, params: Params, out: Path
     return report
 
 
-def summary(report: dict[str, Any]) -> str:
+def summary(report: JsonDict) -> str:
     """One line: passed, or the violations by kind."""
     if report["passed"]:
         return f"audit passed: {report['documents']} documents, no violation"

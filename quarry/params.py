@@ -9,6 +9,7 @@ from typing import Any
 from quarry.config import Params, as_params, load
 from quarry.errors import ConfigError
 from quarry.hashing import value_hash
+from quarry.records import JsonDict
 
 _MISSING = object()
 
@@ -20,7 +21,7 @@ def load_params(path: str | os.PathLike | None = None, given: Params | None = No
     return given if given is not None else load(path)
 
 
-def get(params: Params | dict[str, Any], dotted: str, default: Any = _MISSING) -> Any:
+def get(params: Params | JsonDict, dotted: str, default: Any = _MISSING) -> Any:
     """The plain value at 'a.b' (params['a']['b']); a missing key raises ConfigError listing the valid ones."""
     node: Any = params.as_dict() if isinstance(params, Params) else params
     walked = []
@@ -36,7 +37,7 @@ def get(params: Params | dict[str, Any], dotted: str, default: Any = _MISSING) -
     return node
 
 
-def section_hash(params: Params | dict[str, Any], *dotted: str) -> str:
+def section_hash(params: Params | JsonDict, *dotted: str) -> str:
     """Hash of the named sections as plain values: what a stage's cache key and a manifest's params hash use."""
     values = params.as_dict() if isinstance(params, Params) else params
     return value_hash({key: get(values, key, None) for key in dotted})

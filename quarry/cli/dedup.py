@@ -5,7 +5,6 @@ from __future__ import annotations
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
 
 import typer
 from rich.console import Console
@@ -15,6 +14,7 @@ from quarry.config import with_overrides
 from quarry.curate.decontaminate import REPORT
 from quarry.engine import run_local
 from quarry.params import Params, load_params
+from quarry.records import JsonDict
 from quarry.stages.decontaminate import decontaminate_with
 from quarry.stages.dedup import DEDUP, write_clusters_file
 from quarry.stages.filters import FILTERS
@@ -34,7 +34,7 @@ def _workers(params: Params, workers: int | None) -> int:
 
 
 def _dedup(src: Path, dst: Path, params: Params, workers: int, index_dir: Path | None,
-           clusters: Path | None) -> dict[str, Any]:
+           clusters: Path | None) -> JsonDict:
     """The dedup stage; its per-shard index (signatures, band keys, decisions) stays in
     ``index_dir`` when given, and every document's cluster goes to ``clusters`` when given."""
     work = Path(index_dir or tempfile.mkdtemp(prefix=".dedup-index-", dir=Path(dst).parent))
@@ -48,7 +48,7 @@ def _dedup(src: Path, dst: Path, params: Params, workers: int, index_dir: Path |
     return ledger
 
 
-def _show(ledger: dict[str, Any], extra: dict[str, Any] | None = None) -> None:
+def _show(ledger: JsonDict, extra: JsonDict | None = None) -> None:
     table = Table("", "documents")
     table.add_row("input", str(ledger["input"]))
     table.add_row("kept", str(ledger["kept"]))

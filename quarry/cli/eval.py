@@ -13,13 +13,15 @@ from rich.console import Console
 from rich.table import Table
 from rich.tree import Tree
 
+from quarry.records import JsonDict
+
 if TYPE_CHECKING:
     from quarry.config.training import EvaluateParams
 
 out = Console()
 
 
-def _print_report(report: dict[str, Any]) -> None:
+def _print_report(report: JsonDict) -> None:
     table = Table("subset", "docs", "bytes", "tokens", "bits/byte", title=f"BPB of {report['checkpoint']['path']}")
     for name, score in report["subsets"].items():
         table.add_row(name, f"{score['docs']:,}", f"{score['bytes']:,}", f"{score['tokens']:,}", f"{score['bpb']:.4f}")
@@ -197,9 +199,9 @@ def _short(value: Any, n: int = 12) -> str:
     return str(value)[:n] if value else "?"
 
 
-def lineage_tree(chain: dict[str, Any]) -> Tree:
+def lineage_tree(chain: JsonDict) -> Tree:
     """The chain as a rich tree, newest first, one node per link with its hash and code version."""
-    def flag(link: dict[str, Any]) -> str:
+    def flag(link: JsonDict) -> str:
         return "" if link.get("resolved", True) else f" [red](unresolved: {link.get('problem')})"
 
     ckpt, recipe, tok, data, snap = (chain["checkpoint"], chain["recipe"], chain["tokenizer"], chain["dataset"],

@@ -40,7 +40,7 @@ from quarry.curate.overlap_text import code_only, normalize, notice_words
 from quarry.dedup.shingles import ngram_hashes, sorted_unique, word_hashes, words
 from quarry.errors import ConfigError
 from quarry.ledger import Ledger
-from quarry.records import read_records
+from quarry.records import JsonDict, Record, read_records
 from quarry.stage import shard_output
 from quarry.splits import DEFAULT_FRACTIONS, split_of
 
@@ -77,7 +77,7 @@ class DecontaminationConfig(DecontaminateParams):
             given["eval_files"] = self.eval_files + tuple(str(p) for p in given["eval_files"])
         return self.model_validate({**self.model_dump(), **given}).checked()
 
-    def is_eval(self, record: dict[str, Any]) -> bool:
+    def is_eval(self, record: Record) -> bool:
         meta = record.get("meta")
         doc_id = meta.get("id") if isinstance(meta, dict) else None
         return self.test_split is not None and doc_id is not None \
@@ -334,7 +334,7 @@ def apply_shard(src: Path, dst: Path, decisions: dict[int, dict], config: Decont
 
 
 def contamination_report(config: DecontaminationConfig, index: EvalIndex, train_common: int,
-                         matches: list[dict]) -> dict[str, Any]:
+                         matches: list[dict]) -> JsonDict:
     return {"ngram": config.ngram, "action": config.action, "test_split": config.test_split,
             "eval_files": list(config.eval_files), "eval_items": len(index.labels),
             "test_split_items": index.sources.get(TEST_SOURCE, 0), "items_by_source": index.sources,

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 from quarry.curate.base import Chain, Filter
 from quarry.config.curation import FiltersParams, Toggle
 from quarry.ledger import Ledger
+from quarry.records import JsonDict, Record
 from quarry.stage import run_step_on_shard
 
 STAGE = "filters"
@@ -24,7 +24,7 @@ STAGE = "filters"
 CODE, DATA, PROSE = "code", "data", "prose"
 
 
-def meta_of(doc: dict[str, Any]) -> dict[str, Any]:
+def meta_of(doc: Record) -> JsonDict:
     meta = doc.get("meta")
     return meta if isinstance(meta, dict) else {}
 
@@ -38,13 +38,13 @@ class ScopedFilter(Filter):
         self.options = options
         self.kind_of = kind_of
 
-    def filter(self, doc: dict[str, Any]) -> bool | tuple[bool, str]:
+    def filter(self, doc: Record) -> bool | tuple[bool, str]:
         kind = self.kind_of(doc)
         if kind not in self.kinds:
             return True
         return self.judge(doc["text"], meta_of(doc), kind)
 
-    def judge(self, text: str, meta: dict[str, Any], kind: str) -> bool | tuple[bool, str]:
+    def judge(self, text: str, meta: JsonDict, kind: str) -> bool | tuple[bool, str]:
         raise NotImplementedError
 
 
@@ -192,7 +192,7 @@ def kind_classifier(config: FiltersParams):
     prose_subsets = set(config.prose_subsets)
     data_languages = set(config.data_languages)
 
-    def kind_of(doc: dict[str, Any]) -> str:
+    def kind_of(doc: Record) -> str:
         meta = meta_of(doc)
         language = meta.get("language")
         if language in prose_languages or meta.get("pile_set_name") in prose_subsets:

@@ -14,12 +14,12 @@ import shutil
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from quarry.config import Params
 from quarry.config.datasets import AssembleParams
 from quarry.datasets import changelog, datacard, versions
 from quarry.datasets.composition import Composition
+from quarry.datasets.manifest import Manifest
 from quarry.datasets.manifest import (MANIFEST, SCHEMA, ledger_paths, normalise_ledgers, params_hash, read_manifest,
                                       seal, shard_entries, write_sums)
 from quarry.datasets.mixture import Mixture, subset_of, uses_weights
@@ -28,7 +28,7 @@ from quarry.datasets.shards import STAGE
 from quarry.errors import QuarryError
 from quarry.hashing import value_hash
 from quarry.ledger import Ledger, merge_ledgers
-from quarry.records import RecordWriter, read_json, read_records, write_json
+from quarry.records import JsonDict, RecordWriter, read_json, read_records, write_json
 
 DERIVE_STAGE = "derive"
 
@@ -41,7 +41,7 @@ class Plan:
     mixture: Mixture
     section: AssembleParams
 
-    def split_options(self, tokenizer=None) -> dict[str, Any]:
+    def split_options(self, tokenizer=None) -> JsonDict:
         """The keyword arguments of shards.write_split."""
         s = self.section
         return {"shard_bytes": s.shard_bytes, "level": s.zstd_level, "threads": s.zstd_threads, "shuffle": s.shuffle,
@@ -58,10 +58,10 @@ def plan(src_dir: str | os.PathLike, section: AssembleParams) -> Plan:
     return Plan(sources, mixture, section)
 
 
-def publish(staging: Path, out_dir: Path, params: Params, build: Plan, results: list[dict[str, Any]], *,
+def publish(staging: Path, out_dir: Path, params: Params, build: Plan, results: list[JsonDict], *,
             snapshot_manifest=None, ledgers: Iterable = (), optout_registry_hash: str | None = None,
             tokenizer=None, parent: tuple[dict | None, list | None] = (None, None),
-            registry: str | os.PathLike | None = None, register: bool = True) -> dict[str, Any]:
+            registry: str | os.PathLike | None = None, register: bool = True) -> JsonDict:
     """Turn a staging folder holding every split's shards into the released version at out_dir."""
     ledgers = list(ledgers)
     section = params.assemble
@@ -101,9 +101,9 @@ def publish(staging: Path, out_dir: Path, params: Params, build: Plan, results: 
 
 
 def derive_version(parent_dir: str | os.PathLike, out_dir: str | os.PathLike,
-                   keep: Callable[[dict[str, Any]], bool | str], reason: str, *, tokenizer=None,
+                   keep: Callable[[JsonDict], bool | str], reason: str, *, tokenizer=None,
                    optout_registry_hash: str | None = None, label: str | None = None, threads: int = 1,
-                   registry: str | os.PathLike | None = None, register: bool = True) -> dict[str, Any]:
+                   registry: str | os.PathLike | None = None, register: bool = True) -> JsonDict:
     """A new version holding the parent's documents for which ``keep`` is True; a document for
     which it returns False is removed for ``reason``, one for which it returns a string for that
     string. Shards keep their names; nothing is re-curated."""
@@ -152,7 +152,7 @@ def derive_version(parent_dir: str | os.PathLike, out_dir: str | os.PathLike,
 
 
 def _filter_files(parent_dir: Path, staging: Path, files: list[dict], keep, reason: str, ledger: Ledger,
-                  composition: Composition, *, tokenizer, level: int, threads: int) -> list[dict[str, Any]]:
+                  composition: Composition, *, tokenizer, level: int, threads: int) -> list[JsonDict]:
     """Copy the kept records of each shard to the same name in staging; a shard left empty goes."""
     kept = []
     for entry in files:
@@ -214,7 +214,7 @@ def staging_dir(out_dir: Path) -> Path:
     return staging
 
 
-def _finish(staging: Path, out_dir: Path, manifest: dict[str, Any]) -> None:
+def _finish(staging: Path, out_dir: Path, manifest: Manifest) -> None:
     """Manifest, datacard, plot and SHA256SUMS into the staging folder, then swap it in."""
     write_json(staging / MANIFEST, manifest)
     datacard.plot(manifest, staging / "composition.png")

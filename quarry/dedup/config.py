@@ -9,6 +9,7 @@ from quarry.config import Params, as_params
 from quarry.config.curation import DedupParams
 from quarry.dedup.minhash import MinHasher, choose_bands
 from quarry.errors import ConfigError
+from quarry.records import JsonDict
 
 
 class DedupConfig(DedupParams):
@@ -51,13 +52,13 @@ class DedupConfig(DedupParams):
         return MinHasher(num_perm=self.num_perm, ngram=self.ngram, seed=self.seed,
                          min_shingles=max(1, self.min_tokens - self.ngram + 1))
 
-    def license_rank(self, meta: dict[str, Any]) -> int:
+    def license_rank(self, meta: JsonDict) -> int:
         """0 for a permissive license, 1 otherwise: permissive copies survive deduplication."""
         license_ = meta.get("license") or {}
         category = license_.get("category") if isinstance(license_, dict) else None
         return 0 if category in self.permissive else 1
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> JsonDict:
         bands, rows = self.band_shape()
         return {"ngram": self.ngram, "num_perm": self.num_perm, "threshold": self.threshold, "bands": bands,
                 "rows": rows, "verify": self.verify, "verify_threshold": self.verify_threshold,

@@ -14,13 +14,13 @@ import os
 import re
 import tempfile
 from pathlib import Path
-from typing import Any
 
 from quarry.bpb import DEFAULT_SUBSET, score_records
 from quarry.errors import QuarryError
 from quarry.config.training import EvaluateParams
 from quarry.eval.stage import context_of, evaluation_records, load_for_eval, pick_device
 from quarry.models.checkpoint import save_pretrained
+from quarry.records import JsonDict
 
 
 def lm_eval_version() -> str:
@@ -71,7 +71,7 @@ def run_lm_eval(hf_folder: Path, tasks_dir: Path, tasks: list[str], *, context_l
 
 
 def cross_check(checkpoint: str | os.PathLike, data: str | os.PathLike, cfg: EvaluateParams = EvaluateParams(),
-                *, work_dir: str | os.PathLike | None = None) -> dict[str, Any]:
+                *, work_dir: str | os.PathLike | None = None) -> JsonDict:
     """Quarry's BPB and lm-eval's per subset on the same documents, context and windows."""
     version = lm_eval_version()
     device = pick_device(cfg.device)

@@ -13,7 +13,7 @@ from quarry.config import compute
 from quarry.config.training import EvaluateParams
 from quarry.errors import ConfigError, QuarryError
 from quarry.bpb import BpbResult, score_records
-from quarry.records import read_json, read_records, shard_paths, write_json
+from quarry.records import JsonDict, Record, read_json, read_records, shard_paths, write_json
 
 LOSS_KEYS = ("loss", "train_loss", "train/loss")
 
@@ -103,7 +103,7 @@ def evaluation_shards(data: str | os.PathLike, split: str = "test") -> list[Path
 
 
 def shard_records(shard: str | os.PathLike, subsets: list[str] | None = None,
-                  max_docs: int | None = None) -> Iterator[dict[str, Any]]:
+                  max_docs: int | None = None) -> Iterator[Record]:
     """The records of one shard to score: those of ``subsets`` (all when None), at most ``max_docs``."""
     wanted = set(subsets) if subsets else None
     count = 0
@@ -117,7 +117,7 @@ def shard_records(shard: str | os.PathLike, subsets: list[str] | None = None,
 
 
 def evaluation_records(data: str | os.PathLike, split: str = "test", subsets: list[str] | None = None,
-                       max_docs: int | None = None) -> Iterator[dict[str, Any]]:
+                       max_docs: int | None = None) -> Iterator[Record]:
     """The records ``evaluation_shards`` holds, in order (``max_docs`` over all of them)."""
     left = max_docs
     for shard in evaluation_shards(data, split):
@@ -149,7 +149,7 @@ def _scoring_setup(checkpoint: str | os.PathLike, cfg: EvaluateParams):
 
 
 def score_shard(checkpoint: str | os.PathLike, shard: str | os.PathLike, cfg: EvaluateParams = EvaluateParams(),
-                max_docs: int | None = None) -> dict[str, Any]:
+                max_docs: int | None = None) -> JsonDict:
     """BPB totals of one shard (a BpbResult dict): the unit the evaluate stage maps.
     ``merge_shards`` adds the shards of a split back into one result."""
     model, tokenizer, options = _scoring_setup(checkpoint, cfg)
@@ -168,7 +168,7 @@ def document_limits(shards: list[Path], subsets: list[str] | None, max_docs: int
     return limits
 
 
-def merge_shards(results: list[dict[str, Any]]) -> BpbResult:
+def merge_shards(results: list[JsonDict]) -> BpbResult:
     """One result from per-shard results, added in the order given."""
     merged = BpbResult(context_len=results[0]["context_len"] if results else 0,
                        stride=results[0]["stride"] if results else 0)
@@ -178,7 +178,7 @@ def merge_shards(results: list[dict[str, Any]]) -> BpbResult:
 
 
 def build_report(result: BpbResult, checkpoint: str | os.PathLike, data: str | os.PathLike,
-                 split: str) -> dict[str, Any]:
+                 split: str) -> JsonDict:
     from quarry.lineage import checkpoint_hash
 
     manifest_path = Path(data) / "manifest.json"
@@ -199,8 +199,8 @@ def checkpoint_label(checkpoint: str | os.PathLike) -> str:
     return path.parent.name if path.name == "final" else path.name
 
 
-def publish_report(report: dict[str, Any], checkpoint: str | os.PathLike, out_dir: str | os.PathLike,
-                   cfg: EvaluateParams = EvaluateParams(), *, track: bool | None = None) -> dict[str, Any]:
+def publish_report(report: JsonDict, checkpoint: str | os.PathLike, out_dir: str | os.PathLike,
+                   cfg: EvaluateParams = EvaluateParams(), *, track: bool | None = None) -> JsonDict:
     """Write the report and its plot into ``out_dir`` and, unless disabled, log them to MLflow."""
     from quarry.eval.plots import bpb_bar_chart
 
@@ -217,7 +217,7 @@ def publish_report(report: dict[str, Any], checkpoint: str | os.PathLike, out_di
     return {**report, "mlflow_run_id": run_id}
 
 
-def log_report(report: dict[str, Any], checkpoint: str | os.PathLike, plots: list[Path], out_dir: Path,
+def log_report(report: JsonDict, checkpoint: str | os.PathLike, plots: list[Path], out_dir: Path,
                cfg: EvaluateParams) -> str:
     """Log the report to the checkpoint's training run (or a new run linked to it)."""
     from quarry import tracking

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from quarry.config.curation import LicensesParams
 from quarry.licenses.cache import CachedDetector
@@ -20,7 +19,7 @@ from quarry.licenses.policy import CATEGORIES, LicensePolicy
 from quarry.licenses.governance import govern
 from quarry.licenses.repository import add_record, collect_surveys, detect_repo_licenses
 from quarry.licenses.stage import LicenseAssigner, file_statement, stage_shards
-from quarry.records import read_records
+from quarry.records import JsonDict, read_records
 
 KEEP_ALL = LicensePolicy(allow_categories=CATEGORIES, no_license="keep")
 
@@ -79,7 +78,7 @@ def folder_files(folder: Path) -> Iterator[tuple[str, str]]:
 
 
 def folder_governance(folder: Path, config: LicensesParams = LicensesParams(), *,
-                      detector: CachedDetector | None = None) -> dict[str, dict[str, Any]]:
+                      detector: CachedDetector | None = None) -> dict[str, JsonDict]:
     """path -> meta.license of every text file of a plain folder (a checkout, an unpacked archive)."""
     lines = config.header_lines
     files = list(folder_files(Path(folder)))
@@ -105,7 +104,7 @@ def folder_governance(folder: Path, config: LicensesParams = LicensesParams(), *
     return result
 
 
-def subtree_rows(licenses: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+def subtree_rows(licenses: dict[str, JsonDict]) -> list[JsonDict]:
     """One row per governing statement: the subtree (common folder of its files), expression,
     category, evidence file and level, and how many files it governs."""
     groups: dict[tuple, list[str]] = {}

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 from quarry.ledger import Ledger
 from quarry.licenses.cache import CachedDetector
@@ -24,7 +23,7 @@ from quarry.licenses.policy import LicensePolicy
 from quarry.config.curation import LicensesParams
 from quarry.licenses.sources import license_header, spdx_identifier
 from quarry.parallel import input_shards
-from quarry.records import read_records
+from quarry.records import JsonDict, Record, read_records
 from quarry.stage import Drop, run_step_on_shard
 
 STAGE = "licenses"
@@ -55,7 +54,7 @@ class LicenseAssigner:
         self.header_lines = header_lines
         self.sources: Counter = Counter()
 
-    def apply(self, record: dict[str, Any]) -> dict[str, Any] | Drop:
+    def apply(self, record: Record) -> JsonDict | Drop:
         meta = record.setdefault("meta", {})
         statement = file_statement(record["text"], self.header_lines)
         own = self.statements.get(statement) if statement else None

@@ -14,6 +14,7 @@ from quarry.config.curation import PiiParams
 from quarry.pii.detectors import DETECTORS, Finding
 from quarry.pii.personal import find_ips
 from quarry.pii.fake_ips import FAKE_IP_POOL
+from quarry.records import JsonDict
 
 # Sensitivity level -> the lowest confidence a finding needs to count.
 SENSITIVITY = {"low": 0.8, "medium": 0.5, "high": 0.3}
@@ -32,7 +33,7 @@ class PiiConfig(PiiParams):
         """From the ``pii`` section of the typed params (or of a mapping shaped like params.yaml)."""
         return cls.from_section(as_params(params).pii)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonDict:
         return {"sensitivity": self.sensitivity, "types": list(self.types),
                 "ip_replacement": self.ip_replacement, "detectors": list(self.detectors)}
 

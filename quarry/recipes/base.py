@@ -24,10 +24,11 @@ from quarry.config.compute import torch_dtype
 from quarry.config.recipes import RecipeConfig
 from quarry.errors import ConfigError
 from quarry.models.checkpoint import save_pretrained
+from quarry.records import JsonDict
 from quarry.stages.tokenize import cached_tokens
 from quarry.tracking import git_commit
 from quarry.training import checkpointing, distributed
-from quarry.training.config import config_hash, instantiate, merge_defaults, validate
+from quarry.training.config import ConfigNode, config_hash, instantiate, merge_defaults, validate
 from quarry.training.data import EpochSampler, dataset_version, document_mask, open_records
 from quarry.training.losses import CausalLMHead, IGNORE_INDEX
 from quarry.training.metrics import Reporter, Throughput, peak_memory_gib
@@ -42,7 +43,7 @@ class Recipe:
     SCHEMA: type[RecipeConfig] = RecipeConfig
     trainable_only_checkpoints = False  # adapters-only recipes save just the trainable weights
 
-    def __init__(self, cfg: dict[str, Any]):
+    def __init__(self, cfg: ConfigNode):
         validate(cfg, self.SCHEMA)
         self.cfg = merge_defaults(self.SCHEMA.defaults(), cfg)
         self.config_hash = config_hash(self.cfg)
@@ -197,7 +198,7 @@ class Recipe:
         return float(norm)
 
     # --- the loop --------------------------------------------------------------------------------
-    def train(self) -> dict[str, Any]:
+    def train(self) -> JsonDict:
         cfg = self.cfg
         mlflow, run_ctx = self._open_mlflow()
         with run_ctx:
@@ -280,7 +281,7 @@ class Recipe:
         return {"val_bpb": agg.bpb, "val_loss": agg.nll_nats / max(agg.tokens, 1)}
 
     # --- checkpoints -----------------------------------------------------------------------------
-    def training_extra(self) -> dict[str, Any]:
+    def training_extra(self) -> JsonDict:
         epoch, in_epoch = divmod(self.step, self.sampler.steps_per_epoch)
         return {"step": self.step, "scheduler": self.lr_scheduler.state_dict(), "scaler": self.scaler.state_dict(),
                 "data_position": {"epoch": epoch, "step_in_epoch": in_epoch}, "config_hash": self.config_hash,
@@ -309,7 +310,7 @@ class Recipe:
 
         return get_model_state_dict(self.model, options=StateDictOptions(full_state_dict=True, cpu_offload=True))
 
-    def lineage(self) -> dict[str, Any]:
+    def lineage(self) -> JsonDict:
         ds = self.cfg["dataset"]
         tok = self.cfg["tokenizer"]
         return {"recipe": self.name, "config": self.cfg, "config_hash": self.config_hash,
@@ -347,7 +348,7 @@ class Recipe:
         if dist.is_initialized():
             dist.destroy_process_group()
 
-    def run(self) -> dict[str, Any]:
+    def run(self) -> JsonDict:
         self.setup()
         try:
             return self.train()
@@ -380,7 +381,7 @@ def _saveable(tokenizer: Any) -> Any:
     return tokenizer if hasattr(tokenizer, "save") else None
 
 
-def _flat(cfg: dict[str, Any], prefix: str = "") -> dict[str, str]:
+def _flat(cfg: ConfigNode, prefix: str = "") -> dict[str, str]:
     out = {}
     for key, value in cfg.items():
         name = f"{prefix}{key}"

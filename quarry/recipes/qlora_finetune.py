@@ -9,8 +9,6 @@ so it is the model the adapters were meant to correct, at full precision, in eit
 
 from __future__ import annotations
 
-from typing import Any
-
 import torch
 from torch import nn
 
@@ -18,6 +16,7 @@ from quarry.config.compute import torch_dtype
 from quarry.config.recipes import QLoraFinetuneConfig
 from quarry.errors import ConfigError
 from quarry.recipes.lora_finetune import LoRAFinetune
+from quarry.training.config import ConfigNode
 from quarry.training.quantize import MODES, quantize_int8, quantize_nf4, quantized_parameters
 
 
@@ -25,7 +24,7 @@ class QLoRAFinetune(LoRAFinetune):
     name = "qlora_finetune"
     SCHEMA = QLoraFinetuneConfig
 
-    def __init__(self, cfg: dict[str, Any]):
+    def __init__(self, cfg: ConfigNode):
         super().__init__(cfg)
         mode = self.cfg["quantize"]["mode"]
         if mode not in MODES:

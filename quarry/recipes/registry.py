@@ -6,6 +6,7 @@ import importlib
 from typing import Any
 
 from quarry.errors import ConfigError
+from quarry.records import JsonDict
 from quarry.training.config import apply_overrides, builtin_configs, load_config, merge_defaults, validate
 
 RECIPES: dict[str, str] = {
@@ -47,5 +48,5 @@ def build_recipe(name: str, config: str, overrides: list[str] | tuple[str, ...] 
     return cls(apply_overrides(merge_defaults(cls.SCHEMA.defaults(), cfg), overrides))
 
 
-def run_recipe(name: str, config: str, overrides: list[str] | tuple[str, ...] = ()) -> dict[str, Any]:
+def run_recipe(name: str, config: str, overrides: list[str] | tuple[str, ...] = ()) -> JsonDict:
     return build_recipe(name, config, overrides).run()

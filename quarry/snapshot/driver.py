@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
-from typing import Any
 
 from quarry.config.snapshot import SnapshotParams
 from quarry.ledger import Ledger
 from quarry.paths import state_dir
-from quarry.records import RecordWriter, write_json
+from quarry.records import JsonDict, RecordWriter, write_json
 from quarry.snapshot import manifest as manifest_mod
 from quarry.snapshot.plan import OriginPlan, Refused
 from quarry.snapshot.process import cached_records
@@ -60,7 +59,7 @@ def plan_all(sources: list[dict], cfg: SnapshotParams, staging: Path) -> list[Or
 
 
 def finalize(cfg: SnapshotParams, sources: list[dict], plans: list[OriginPlan], results: list[dict], out_dir: Path,
-             cache_dir: Path) -> dict[str, Any]:
+             cache_dir: Path) -> JsonDict:
     """Merge processed origins (in origin order) into shards, rejects, ledger.json and manifest.json."""
     out_dir = Path(out_dir)
     shards = _write_shards(plans, results, cache_dir, out_dir / "shards", cfg.shard_bytes)

@@ -11,14 +11,13 @@ from __future__ import annotations
 import functools
 import os
 from pathlib import Path
-from typing import Any
 
 import orjson
 import zstandard
 
 from quarry.config.snapshot import SnapshotParams
 from quarry.hashing import bytes_hash, value_hash
-from quarry.records import dumps, read_records
+from quarry.records import JsonDict, dumps, read_records
 from quarry.snapshot import filters, language
 from quarry.snapshot.settings import processing_hash
 from quarry.snapshot.plan import OriginPlan
@@ -69,7 +68,7 @@ def cache_key(plan: OriginPlan, swhids: list[str], cfg: SnapshotParams) -> str:
                        "processing": processing_hash(cfg)})
 
 
-def process_origin(plan: OriginPlan, cfg: SnapshotParams, cache_dir: Path) -> dict[str, Any]:
+def process_origin(plan: OriginPlan, cfg: SnapshotParams, cache_dir: Path) -> JsonDict:
     """Snapshot one origin into ``cache_dir/<key>/``; returns its summary (with the key).
 
     The summary holds the origin's directory SWHID, its file entries (SWHID, path, bytes,

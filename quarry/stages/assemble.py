@@ -15,6 +15,7 @@ from quarry.datasets.build import load_parent, plan, publish, staging_dir, token
 from quarry.datasets.mixture import Mixture
 from quarry.datasets.shards import STAGE, write_split
 from quarry.engine import Global, GlobalJob, ItemJob, Keyed, Map, Stage, WorkItem, run_local
+from quarry.records import JsonDict
 
 
 @dataclass(frozen=True)
@@ -81,7 +82,7 @@ ASSEMBLE = Stage(STAGE, folder="", config=assemble_config, finish=publish_finish
 
 
 def assemble(src_dir: str | os.PathLike, out_dir: str | os.PathLike, params: Params | dict | None, *, workers: int = 1,
-             **args: Any) -> dict[str, Any]:
+             **args: Any) -> JsonDict:
     """Assemble the curated shards of ``src_dir`` into a dataset version at ``out_dir`` on local
     processes (``args``: the fields of AssembleArgs); returns its manifest."""
     if "ledgers" in args:

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from quarry.config import Params
 from quarry.config.snapshot import SnapshotParams
 from quarry.engine import Global, GlobalJob, ItemJob, Map, Stage, WorkItem, run_local
+from quarry.records import JsonDict
 from quarry.snapshot.driver import STAGE, cache_root, finalize, plan_all
 from quarry.snapshot.process import process_origin
 
@@ -59,7 +59,7 @@ SNAPSHOT = Stage(STAGE, folder="", config=lambda params: params.snapshot, finish
 
 
 def run_snapshot(sources: list[dict] | None, out_dir: Path, params: Params | dict | None = None, *, workers: int = 1,
-                 cache_dir: Path | None = None) -> dict[str, Any]:
+                 cache_dir: Path | None = None) -> JsonDict:
     """Snapshot ``sources`` (default: params `snapshot.sources`) into ``out_dir`` on local processes;
     returns the manifest.
 

@@ -16,14 +16,18 @@ import inspect
 import os
 import typing
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, TypeAlias
 
 import yaml
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
 from quarry.config.base import valid_keys
 from quarry.errors import ConfigError
 from quarry.hashing import value_hash
+
+# A recipe config or a node of it: plain YAML values, `_component_` nodes among them.
+ConfigNode: TypeAlias = dict[str, Any]
 
 COMPONENT = "_component_"
 BUILTIN_DIR = Path(__file__).resolve().parents[1] / "configs"  # package data: shipped in the wheel
@@ -50,7 +54,7 @@ def config_path(name_or_path: str | os.PathLike) -> Path:
     return found
 
 
-def load_config(name_or_path: str | os.PathLike, overrides: list[str] | tuple[str, ...] = ()) -> dict[str, Any]:
+def load_config(name_or_path: str | os.PathLike, overrides: list[str] | tuple[str, ...] = ()) -> ConfigNode:
     """Read a config (file or built-in name) and apply ``key=value`` overrides."""
     path = config_path(name_or_path)
     try:
@@ -62,7 +66,7 @@ def load_config(name_or_path: str | os.PathLike, overrides: list[str] | tuple[st
     return apply_overrides(cfg, overrides)
 
 
-def apply_overrides(cfg: dict[str, Any], overrides: list[str] | tuple[str, ...]) -> dict[str, Any]:
+def apply_overrides(cfg: ConfigNode, overrides: list[str] | tuple[str, ...]) -> ConfigNode:
     """``a.b=v`` sets an existing key, ``+a.b=v`` adds a new one, ``~a.b`` deletes one.
 
     Values are parsed as YAML (``lr=3e-4`` is a float, ``x=null`` is None). Setting a key that
@@ -103,7 +107,7 @@ def _parse_value(raw: str) -> Any:
     return value
 
 
-def _walk(cfg: dict[str, Any], dotted: str, *, create: bool) -> tuple[dict[str, Any], str, bool]:
+def _walk(cfg: ConfigNode, dotted: str, *, create: bool) -> tuple[ConfigNode, str, bool]:
     """The parent mapping of ``dotted``, its last part, and whether that parent is free-form."""
     parts = dotted.split(".")
     node = cfg
@@ -119,7 +123,7 @@ def _walk(cfg: dict[str, Any], dotted: str, *, create: bool) -> tuple[dict[str, 
     return node, parts[-1], free or COMPONENT in node
 
 
-def _unknown(dotted: str, leaf: str, parent: dict[str, Any]) -> ConfigError:
+def _unknown(dotted: str, leaf: str, parent: ConfigNode) -> ConfigError:
     valid = ", ".join(sorted(parent)) or "(none)"
     near = difflib.get_close_matches(leaf, list(parent), n=1)
     hint = f"did you mean '{dotted.rsplit('.', 1)[0] + '.' if '.' in dotted else ''}{near[0]}'? " if near else ""
@@ -143,7 +147,7 @@ def resolve_component(path: str) -> Callable[..., Any]:
     raise ConfigError(f"config: cannot import component '{path}'")
 
 
-def instantiate(node: dict[str, Any] | None, *args: Any, **kwargs: Any) -> Any:
+def instantiate(node: ConfigNode | None, *args: Any, **kwargs: Any) -> Any:
     """Call ``node['_component_']`` with the node's other keys, updated by ``kwargs``."""
     if node is None:
         return None
@@ -155,7 +159,7 @@ def instantiate(node: dict[str, Any] | None, *args: Any, **kwargs: Any) -> Any:
     return fn(*args, **params)
 
 
-def validate(cfg: dict[str, Any], schema: type[BaseModel]) -> None:
+def validate(cfg: ConfigNode, schema: type[BaseModel]) -> None:
     """``cfg`` checked against the recipe's schema (quarry.config.recipes): an unknown key or a
     value of the wrong type is a ConfigError naming its key path (and the nearest valid key);
     every ``_component_`` node's keys are checked against the callable's signature."""
@@ -170,7 +174,7 @@ _KINDS = {"bool": "true or false", "int": "an integer", "float": "a number", "st
           "dict": "a mapping", "model": "a mapping"}
 
 
-def _describe(error: dict[str, Any], schema: type[BaseModel]) -> str:
+def _describe(error: ErrorDetails, schema: type[BaseModel]) -> str:
     loc = [str(part) for part in error["loc"] if not isinstance(part, int)]
     unknown = error["type"] == "extra_forbidden"
     # a union (str | None, list[str] | str) names its member in the location: not a key
@@ -202,7 +206,7 @@ def _keys_below(schema: type[BaseModel]) -> set[str]:
     return names
 
 
-def _check_components(node: dict[str, Any], where: str) -> None:
+def _check_components(node: ConfigNode, where: str) -> None:
     for key, value in node.items():
         if isinstance(value, dict):
             dotted = f"{where}.{key}" if where else key
@@ -212,7 +216,7 @@ def _check_components(node: dict[str, Any], where: str) -> None:
                 _check_components(value, dotted)
 
 
-def _check_component(node: dict[str, Any], where: str) -> None:
+def _check_component(node: ConfigNode, where: str) -> None:
     fn = resolve_component(node[COMPONENT])
     try:
         sig = inspect.signature(fn)
@@ -228,7 +232,7 @@ def _check_component(node: dict[str, Any], where: str) -> None:
                               f"valid keys: {', '.join(accepted) or '(none)'}")
 
 
-def merge_defaults(defaults: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]:
+def merge_defaults(defaults: ConfigNode, cfg: ConfigNode) -> ConfigNode:
     """``defaults`` deep-updated by ``cfg``: the resolved config a run records."""
     out = copy.deepcopy(defaults)
     for key, value in cfg.items():
@@ -239,9 +243,9 @@ def merge_defaults(defaults: dict[str, Any], cfg: dict[str, Any]) -> dict[str, A
     return out
 
 
-def config_hash(cfg: dict[str, Any]) -> str:
+def config_hash(cfg: ConfigNode) -> str:
     return value_hash(cfg)
 
 
-def dump_config(cfg: dict[str, Any]) -> str:
+def dump_config(cfg: ConfigNode) -> str:
     return yaml.safe_dump(cfg, sort_keys=False)
