@@ -34,27 +34,27 @@ from peers import peer_versions  # noqa: E402
 from quarry.licenses.cache import CachedDetector  # noqa: E402
 from quarry.licenses.engine import ScanCodeWorker, scancode_version  # noqa: E402
 from quarry.licenses.findings import LicenseFinding  # noqa: E402
-from quarry.params import load_params  # noqa: E402
+from quarry.params import Params, as_params, load_params  # noqa: E402
 from quarry.engine import run_local  # noqa: E402
 from quarry.stages.licenses import LICENSES, use_detector  # noqa: E402
 from quarry.stages.snapshot import run_snapshot  # noqa: E402
 
 
-def corpus_params(corpus_mb: float) -> dict:
+def corpus_params(corpus_mb: float) -> Params:
     """The embedded default's sources with caps raised so the corpus reaches ``corpus_mb``."""
-    params = load_params(REPO / "params.yaml")
+    params = load_params(REPO / "params.yaml").as_dict()
     snap = params["snapshot"]
     snap["sources"] = [{"name": "stdlib", "kind": "stdlib", "max_bytes": 60_000_000, "max_origin_bytes": 60_000_000},
                        {"name": "installed", "kind": "installed", "max_origin_bytes": 40_000_000}]
     snap["max_total_bytes"] = int(corpus_mb * 1e6)
     snap["shard_bytes"] = 16_000_000
-    return params
+    return as_params(params)
 
 
 def build_corpus(work: Path, corpus_mb: float, workers: int) -> tuple[Path, dict]:
     """The snapshot folder (reused when ``work`` already holds one of the same parameters)."""
     params = corpus_params(corpus_mb)
-    key = hashlib.sha256(json.dumps(params["snapshot"], sort_keys=True).encode()).hexdigest()[:16]
+    key = hashlib.sha256(json.dumps(params.snapshot.as_dict(), sort_keys=True).encode()).hexdigest()[:16]
     folder = work / f"corpus-{key}"
     if not (folder / "manifest.json").is_file():
         run_snapshot(None, folder, params, workers=workers, cache_dir=work / "snapshot-cache")
@@ -90,12 +90,12 @@ def process_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def run_stage(snapshot: Path, out: Path, params: dict, workers: int) -> tuple[dict, RecordingDetector]:
-    detector = RecordingDetector(workers=workers, batch_size=int(params["licenses"]["batch_size"]))
+def run_stage(snapshot: Path, out: Path, params: Params, workers: int) -> tuple[dict, RecordingDetector]:
+    detector = RecordingDetector(workers=workers, batch_size=params.licenses.batch_size)
     start, cpu = time.perf_counter(), cpu_seconds()
     with detector:
         # The stage runs in this process, its ScanCode work spread over the detector's workers.
-        use_detector(detector, int(params["licenses"]["batch_size"]))
+        use_detector(detector, params.licenses.batch_size)
         ledger = run_local(LICENSES, snapshot, out, params, workers=1)
         detector.workers_used, detector.index_load = detector.started_workers, detector.index_seconds
     detector.wall, detector.cpu = time.perf_counter() - start, cpu_seconds() - cpu

@@ -157,7 +157,7 @@ def stage_mb_per_cpu_second(files) -> float:
         src = Path(tmp) / "part-00000.jsonl.zst"
         write_records(src, ({"text": text, "meta": {"id": str(i)}} for i, (_, text) in enumerate(files)))
         start = time.process_time()
-        redact_shard(src, Path(tmp) / "out" / src.name, {})
+        redact_shard(src, Path(tmp) / "out" / src.name)
         return round(size / (time.process_time() - start), 3)
 
 

@@ -19,11 +19,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from quarry.params import load_params  # noqa: E402
+from quarry.params import Params, load_params  # noqa: E402
 from quarry.snapshot import language  # noqa: E402
 from quarry.stages.snapshot import run_snapshot  # noqa: E402
 from quarry.snapshot.driver import plan_all  # noqa: E402
-from quarry.snapshot.settings import settings  # noqa: E402
+from quarry.config import with_overrides  # noqa: E402
 from quarry.snapshot.swhid import content_swhid  # noqa: E402
 from peers import peer_versions
 
@@ -33,7 +33,7 @@ def _rate(files: int, size: int, seconds: float) -> dict:
             "files_per_s": round(files / seconds, 1), "MB_per_s": round(size / 1e6 / seconds, 2)}
 
 
-def bench_snapshot(params: dict, workers: int, work: Path) -> dict:
+def bench_snapshot(params: Params, workers: int, work: Path) -> dict:
     cache = work / f"cache-{workers}"
     out = {}
     for phase in ("cold", "warm"):
@@ -93,14 +93,14 @@ def main() -> None:
 
     params = load_params(Path(__file__).resolve().parents[1] / "params.yaml")
     if args.max_total_mb is not None:
-        params["snapshot"]["max_total_bytes"] = int(args.max_total_mb * 1e6)
+        params = with_overrides(params, {"snapshot.max_total_bytes": int(args.max_total_mb * 1e6)})
     result = {"python": sys.version.split()[0], "snapshot": {}}
     with tempfile.TemporaryDirectory(prefix="quarry-bench-snapshot-") as tmp:
         work = Path(tmp)
         for workers in args.workers:
             result["snapshot"][f"workers={workers}"] = bench_snapshot(params, workers, work)
-        cfg = settings(params)
-        plans = plan_all(cfg["sources"], cfg, work / "staging")
+        cfg = params.snapshot
+        plans = plan_all(cfg.as_dict()["sources"], cfg, work / "staging")
         files = [(c.path, c.locator[1]) for p in plans for c in p.candidates if c.locator[0] == "file"]
         files = files[: args.peer_files]
         result["swhid"] = bench_swhid([full for _, full in files])

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 from prefect import get_run_logger
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
+
+from quarry.datasets.manifest import Manifest
+from quarry.records import JsonDict
 
 
 def artifact_key(*parts: str) -> str:
@@ -21,7 +23,7 @@ def artifact_key(*parts: str) -> str:
     return re.sub(r"[^a-z0-9-]+", "-", "-".join(parts).lower()).strip("-")
 
 
-def ledger_rows(ledger: dict[str, Any]) -> list[dict[str, Any]]:
+def ledger_rows(ledger: JsonDict) -> list[JsonDict]:
     rows = [{"outcome": "input", "documents": ledger.get("input", 0)},
             {"outcome": "kept", "documents": ledger.get("kept", 0)}]
     rows += [{"outcome": f"dropped: {reason}", "documents": n} for reason, n in ledger.get("dropped", {}).items()]
@@ -29,14 +31,14 @@ def ledger_rows(ledger: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def publish_ledgers(ledgers: dict[str, dict[str, Any]]) -> None:
+def publish_ledgers(ledgers: dict[str, JsonDict]) -> None:
     """One table artifact per stage ledger (the engine already logs each stage's ledger line)."""
     for stage, ledger in ledgers.items():
         create_table_artifact(ledger_rows(ledger), key=artifact_key("ledger", stage),
                               description=f"Ledger of the {stage} stage: documents kept, dropped and changed, by reason.")
 
 
-def publish_datacard(dataset_dir: str | Path, manifest: dict[str, Any]) -> None:
+def publish_datacard(dataset_dir: str | Path, manifest: Manifest) -> None:
     """The dataset card (composition, licenses, ledgers) as a markdown artifact."""
     card = Path(dataset_dir) / "datacard.md"
     text = card.read_text(encoding="utf-8") if card.is_file() else f"# {manifest.get('name')}\n"
@@ -46,7 +48,7 @@ def publish_datacard(dataset_dir: str | Path, manifest: dict[str, Any]) -> None:
                              description=f"Dataset card of version {manifest.get('version', '')[:12]}")
 
 
-def publish_bpb(reports: dict[str, dict[str, Any]]) -> None:
+def publish_bpb(reports: dict[str, JsonDict]) -> None:
     """Bits per byte per checkpoint and subset, as one table."""
     rows = []
     for checkpoint, report in reports.items():

@@ -8,7 +8,6 @@ crash or a param change recomputes only the shards whose inputs, params or code 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from prefect import flow
 
@@ -16,7 +15,7 @@ from flows.artifacts import publish_datacard, publish_ledgers
 from quarry.config import Params
 from quarry.engine import run_stage
 from quarry.params import load_params
-from quarry.records import read_json, write_json
+from quarry.records import JsonDict, read_json, write_json
 from quarry.stages.curation import CURATION, curated_output
 from quarry.stages.optout import OPTOUT
 from quarry.stages.curation import curate as curate_stages
@@ -31,13 +30,13 @@ def named_after_dataset(stage: str):
 
         given = flow_run.parameters.get("params")
         typed = Params.model_validate(given) if given is not None else None
-        return f"{stage} {load_params(flow_run.parameters.get('params_file'), typed)['assemble']['name']}"
+        return f"{stage} {load_params(flow_run.parameters.get('params_file'), typed).assemble.name}"
     return name
 
 
 @flow(name="curate", flow_run_name=named_after_dataset("curate"))
 def curate(snapshot_dir: str, out_dir: str, params_file: str | None = None,
-           params: Params | None = None) -> dict[str, Any]:
+           params: Params | None = None) -> JsonDict:
     """Run every curation stage over the snapshot's shards; returns the ledgers by stage."""
     runs = curate_stages(Path(snapshot_dir) / "shards", Path(out_dir), load_params(params_file, params),
                          PrefectExecutor())
@@ -49,7 +48,7 @@ def curate(snapshot_dir: str, out_dir: str, params_file: str | None = None,
 
 @flow(name="assemble", flow_run_name=named_after_dataset("assemble"))
 def assemble(curated_dir: str, snapshot_dir: str, out_dir: str, params_file: str | None = None,
-             params: Params | None = None) -> dict[str, Any]:
+             params: Params | None = None) -> JsonDict:
     """Assemble the curated shards into a dataset version; returns its manifest."""
     settings = load_params(params_file, params)
     curated = Path(curated_dir)
@@ -67,7 +66,7 @@ def assemble(curated_dir: str, snapshot_dir: str, out_dir: str, params_file: str
 
 @flow(name="audit")
 def audit(dataset_dir: str, snapshot_dir: str, out: str, params_file: str | None = None,
-          params: Params | None = None) -> dict[str, Any]:
+          params: Params | None = None) -> JsonDict:
     """Audit the assembled version against the snapshot (quarry.audit); fails on any violation, so
     the DAG stops before anything is built on a dataset that breaks its own policy."""
     from quarry.audit import run_audit, summary

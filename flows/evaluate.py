@@ -5,7 +5,6 @@ report per checkpoint logged to MLflow."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from prefect import flow
 
@@ -14,13 +13,14 @@ from quarry.config import Params
 from quarry.engine import run_stage
 from quarry.eval.stage import checkpoint_label
 from quarry.params import load_params
+from quarry.records import JsonDict
 from quarry.stages.evaluate import EVALUATE, EvaluateArgs
 from tasks.executor import PrefectExecutor
 
 
 @flow(name="evaluate")
 def evaluate(dataset: str, checkpoints: list[str], out_dir: str, metrics_file: str,
-             params_file: str | None = None, params: Params | None = None) -> dict[str, Any]:
+             params_file: str | None = None, params: Params | None = None) -> JsonDict:
     """Returns {checkpoint: report}; writes out_dir/<checkpoint name>/bpb.json (and plots) and the
     BPB summary ``metrics_file`` that `dvc metrics show` reads."""
     args = EvaluateArgs(tuple(checkpoints),

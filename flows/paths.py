@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from quarry.config import Layout, Params
+from quarry.records import JsonDict
 
-from quarry.config import Layout
 
-
-def recipe_paths(section: str, params: dict[str, Any]) -> dict[str, Any]:
+def recipe_paths(section: str, params: Params) -> JsonDict:
     """The overrides a params section's recipe gets from the pipeline layout: where its dataset,
     the trained tokenizer, its base model and its output live."""
     layout = Layout.of(params)
@@ -15,6 +14,6 @@ def recipe_paths(section: str, params: dict[str, Any]) -> dict[str, Any]:
     if section == "train":
         common["dataset.tokens"] = str(layout.tokens)  # the tokenize stage's shards of the same dataset
         # the model's embedding matches the tokenizer it is trained with
-        common["model.vocab_size"] = params["tokenizer"]["vocab_size"]
+        common["model.vocab_size"] = params.tokenizer.vocab_size
         return {**common, "output_dir": str(layout.pretrain)}
     return {**common, "base_model": str(layout.pretrained), "output_dir": str(layout.finetune)}

@@ -15,11 +15,12 @@ from quarry.config.params import effective_file
 from quarry.errors import QuarryError
 from quarry.lock import project_lock
 from quarry.params import load_params
+from quarry.records import JsonDict
 
 
 @flow(name="pipeline")
 def pipeline(params_file: str | None = None, workers: int | None = None,
-             dask_address: str | None = None, params: Params | None = None) -> dict[str, Any]:
+             dask_address: str | None = None, params: Params | None = None) -> JsonDict:
     """Build everything; returns the dataset version hash and the BPB reports. ``params`` (every
     section, typed, as the Prefect UI shows them) replaces params_file when given."""
     if params is not None:

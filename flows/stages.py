@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from flows import curate as curation
 from flows import evaluate as evaluation
 from flows import snapshot as snapshotting
 from flows import train as training
 from quarry.stages import DAG
 from flows.runners import task_runner
-from quarry.config import Layout
+from quarry.config import Layout, Params
 
 
-def stage_calls(params: dict[str, Any], params_file: str | None) -> dict[str, tuple]:
+def stage_calls(params: Params, params_file: str | None) -> dict[str, tuple]:
     """stage -> (flow, arguments), in DAG order."""
     layout = Layout.of(params)
     p = layout.as_strings()
@@ -33,8 +31,7 @@ def stage_calls(params: dict[str, Any], params_file: str | None) -> dict[str, tu
     return calls
 
 
-def runner_for(params: dict[str, Any], workers: int | None, dask_address: str | None):
-    settings = params["pipeline"]
-    return task_runner(int(workers if workers is not None else settings["workers"]),
-                       dask_address or settings["dask_address"])
+def runner_for(params: Params, workers: int | None, dask_address: str | None):
+    settings = params.pipeline
+    return task_runner(workers if workers is not None else settings.workers, dask_address or settings.dask_address)
 

@@ -13,7 +13,10 @@ from prefect import flow
 from flows.paths import recipe_paths
 from quarry.config import Params
 from quarry.engine import run_stage
-from quarry.params import get, load_params
+from quarry.config.training import RecipeRun
+from quarry.errors import ConfigError
+from quarry.params import load_params
+from quarry.records import JsonDict
 from quarry.stages.tokenize import TOKENIZE, TokenizeArgs
 from tasks.caching import cached_task, run_verified
 from tasks.executor import PrefectExecutor
@@ -21,9 +24,10 @@ from tasks.executor import PrefectExecutor
 
 @cached_task(outputs=("out_dir",), task_run_name="tokenizer {out_dir}")
 def train_tokenizer_task(dataset: Path, out_dir: str, tokenizer_params: dict) -> dict:
+    from quarry.config.training import TokenizerParams
     from quarry.tokenizer import train_from_dataset
 
-    tokenizer = train_from_dataset(dataset, {"tokenizer": tokenizer_params})
+    tokenizer = train_from_dataset(dataset, TokenizerParams.model_validate(tokenizer_params))
     tokenizer.save(out_dir)
     return {"hash": tokenizer.hash, "vocab_size": tokenizer.vocab_size, "dataset_hash": tokenizer.dataset_hash}
 
@@ -39,43 +43,45 @@ def recipe_task(recipe: str, config: str, overrides: list[str], output_dir: str,
 
 @flow(name="tokenizer")
 def tokenizer(dataset: str, out_dir: str, params_file: str | None = None,
-              params: Params | None = None) -> dict[str, Any]:
+              params: Params | None = None) -> JsonDict:
     settings = load_params(params_file, params)
     (result,) = run_verified(train_tokenizer_task, [{"dataset": Path(dataset), "out_dir": out_dir,
-                                                     "tokenizer_params": settings["tokenizer"]}])
+                                                     "tokenizer_params": settings.tokenizer.as_dict()}])
     return result
 
 
 @flow(name="tokenize")
 def tokenize(dataset: str, tokenizer_dir: str, out_dir: str, params_file: str | None = None,
-             params: Params | None = None) -> dict[str, Any]:
+             params: Params | None = None) -> JsonDict:
     """Token shards of the dataset version with the trained tokenizer; returns the manifest."""
     return run_stage(TOKENIZE, Path(dataset), Path(out_dir), load_params(params_file, params), PrefectExecutor(),
                      args=TokenizeArgs(Path(tokenizer_dir))).result
 
 
 @flow(name="train")
-def train(section: str = "train", params_file: str | None = None, params: Params | None = None) -> dict[str, Any]:
+def train(section: str = "train", params_file: str | None = None, params: Params | None = None) -> JsonDict:
     """Run the recipe of params.yaml ``section`` (train or finetune)."""
     return run_section(section, params_file, params)
 
 
 @flow(name="finetune")
-def finetune(params_file: str | None = None, params: Params | None = None) -> dict[str, Any]:
+def finetune(params_file: str | None = None, params: Params | None = None) -> JsonDict:
     """Run the recipe of params.yaml ``finetune`` (the pretrained checkpoint adapted)."""
     return run_section("finetune", params_file, params)
 
 
-def run_section(section: str, params_file: str | None = None, params: Params | None = None) -> dict[str, Any]:
+def run_section(section: str, params_file: str | None = None, params: Params | None = None) -> JsonDict:
     settings = load_params(params_file, params)
-    spec = get(settings, section)
+    spec = getattr(settings, section, None)
+    if not isinstance(spec, RecipeRun):
+        raise ConfigError(f"params: '{section}' is not a recipe section (train, finetune)")
     # The pipeline's folders win over the section's own: they are the outs dvc.yaml tracks.
-    overrides = {**spec["overrides"], **recipe_paths(section, settings)}
+    overrides = {**spec.overrides, **recipe_paths(section, settings)}
     output_dir = str(overrides.pop("output_dir"))
     inputs = [Path(str(overrides[key])) for key in ("dataset.path", "dataset.tokens", "tokenizer.path", "base_model")
               if key in overrides]
     (result,) = run_verified(recipe_task, [{
-        "recipe": spec["recipe"], "config": spec["config"], "output_dir": output_dir, "inputs": inputs,
+        "recipe": spec.recipe, "config": spec.config, "output_dir": output_dir, "inputs": inputs,
         "overrides": [f"{key}={_override_value(value)}" for key, value in overrides.items()]}])
     return result
 

@@ -19,23 +19,25 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from quarry.config.curation import LicensesParams
+from quarry.config.params import Params
 from quarry.datasets.reader import open_dataset
 from quarry.licenses.cache import CachedDetector
 from quarry.licenses.findings import LicenseFinding
 from quarry.licenses.governance import govern
 from quarry.licenses.policy import LicensePolicy
 from quarry.licenses.repository import Surveys, add_record, detect_repo_licenses
-from quarry.licenses.stage import file_statement, section, stage_shards
+from quarry.licenses.stage import file_statement, stage_shards
 from quarry.optout import Registry, load_registry, registry_path_from
 from quarry.pii.engine import PiiConfig, detect
-from quarry.records import read_records, write_json
+from quarry.records import JsonDict, read_records, write_json
 
 SECRET_CONFIDENCE = 0.9
 _SECRETS = PiiConfig(sensitivity="low", types=("KEY",), detectors=("shapes", "private_keys"))  # shapes, not guesses
 KINDS = ("license", "license-record", "evidence-missing", "not-in-snapshot", "opt-out", "secret")
 
 
-def _key(meta: dict[str, Any]) -> tuple[str, str]:
+def _key(meta: JsonDict) -> tuple[str, str]:
     return meta.get("origin") or "", (meta.get("path") or "").strip("/")
 
 
@@ -60,17 +62,16 @@ def secrets(text: str) -> list[str]:
     return sorted({f.kind for f in detect(text, _SECRETS) if f.confidence >= SECRET_CONFIDENCE})
 
 
-def audit(dataset: str | Path, snapshot_dir: Path, params: dict[str, Any], registry: Registry, *,
-          detector: CachedDetector | None = None) -> dict[str, Any]:
+def audit(dataset: str | Path, snapshot_dir: Path, config: LicensesParams, registry: Registry, *,
+          detector: CachedDetector | None = None) -> JsonDict:
     """The audit report: documents checked, violations (kind, origin, path, id, detail), counts."""
-    conf = section(params)
-    policy = LicensePolicy.from_params(conf.get("policy"))
+    policy = LicensePolicy.from_section(config.policy)
     documents = [(r["meta"], secrets(r["text"])) for r in open_dataset(dataset)]
     wanted = {_key(meta) for meta, _ in documents}
     shards = stage_shards(Path(snapshot_dir) / "shards") or stage_shards(Path(snapshot_dir))
-    surveys, statements, present = read_snapshot(shards, wanted, int(conf["header_lines"]))
+    surveys, statements, present = read_snapshot(shards, wanted, config.header_lines)
     own = detector is None
-    detector = detector or CachedDetector(batch_size=int(conf["batch_size"]))
+    detector = detector or CachedDetector(batch_size=config.batch_size)
     try:
         governance = detect_repo_licenses(surveys, detector)
         texts = sorted({s for s in statements.values() if s})
@@ -117,18 +118,19 @@ def audit(dataset: str | Path, snapshot_dir: Path, params: dict[str, Any], regis
             "violations": violations}
 
 
-def run_audit(dataset: str | Path, snapshot_dir: Path, params: dict[str, Any], out: Path | None = None, *,
-              registry_path: Path | None = None) -> dict[str, Any]:
+def run_audit(dataset: str | Path, snapshot_dir: Path, params: Params, out: Path | None = None, *,
+              registry_path: Path | None = None) -> JsonDict:
     """Audit with the project's opt-out registry (params ``optout.registry`` unless given) and
     write the report to ``out`` (audit.json); returns it."""
-    report = audit(dataset, snapshot_dir, params, load_registry(registry_path or registry_path_from(params)))
+    report = audit(dataset, snapshot_dir, params.licenses,
+                   load_registry(registry_path or registry_path_from(params)))
     if out is not None:
         Path(out).parent.mkdir(parents=True, exist_ok=True)
         write_json(out, report)
     return report
 
 
-def summary(report: dict[str, Any]) -> str:
+def summary(report: JsonDict) -> str:
     """One line: passed, or the violations by kind."""
     if report["passed"]:
         return f"audit passed: {report['documents']} documents, no violation"

@@ -21,6 +21,8 @@ from typing import Any
 
 import torch
 
+from quarry.records import JsonDict, Record
+
 LN2 = math.log(2.0)
 DEFAULT_SUBSET = "default"
 # float64 log-softmax is done this many logits at a time, so a large vocabulary never needs a
@@ -77,7 +79,7 @@ class SubsetScore:
         self.tokens += other.tokens
         self.nll_nats += other.nll_nats
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonDict:
         return {"docs": self.docs, "bytes": self.bytes, "tokens": self.tokens, "bits": self.bits,
                 "bpb": self.bpb, "bits_per_token": self.bits / self.tokens if self.tokens else float("nan")}
 
@@ -101,13 +103,13 @@ class BpbResult:
         for name, score in other.subsets.items():
             self.subsets.setdefault(name, SubsetScore()).add(score)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonDict:
         return {"context_len": self.context_len, "stride": self.stride,
                 "subsets": {name: self.subsets[name].to_dict() for name in sorted(self.subsets)},
                 "aggregate": self.aggregate.to_dict()}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> BpbResult:
+    def from_dict(cls, data: JsonDict) -> BpbResult:
         subsets = {name: SubsetScore(docs=s["docs"], bytes=s["bytes"], tokens=s["tokens"],
                                      nll_nats=s["bits"] * LN2)
                    for name, s in data.get("subsets", {}).items()}
@@ -245,14 +247,14 @@ def score_documents(model: Callable, tokenizer: Any, documents: Iterable[tuple[s
     return result
 
 
-def records_as_documents(records: Iterable[dict[str, Any]]) -> Iterator[tuple[str, str]]:
+def records_as_documents(records: Iterable[Record]) -> Iterator[tuple[str, str]]:
     """(pile_set_name, text) of each record; records without a subset go to 'default'."""
     for record in records:
         meta = record.get("meta") or {}
         yield meta.get("pile_set_name") or DEFAULT_SUBSET, record["text"]
 
 
-def score_records(model: Callable, tokenizer: Any, records: Iterable[dict[str, Any]], **options: Any) -> BpbResult:
+def score_records(model: Callable, tokenizer: Any, records: Iterable[Record], **options: Any) -> BpbResult:
     """BPB per ``meta.pile_set_name`` of Quarry records (see ``score_documents`` for options)."""
     return score_documents(model, tokenizer, records_as_documents(records), **options)
 

@@ -9,9 +9,19 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
-from quarry.records import RecordWriter
+from quarry.records import Record, RecordWriter
+
+
+class LedgerDict(TypedDict):
+    """A ledger as ledger.json holds it (a stage's finish may add keys of its own beside these)."""
+
+    stage: str
+    input: int
+    kept: int
+    dropped: dict[str, int]    # reason -> documents
+    changed: dict[str, int]    # what changed -> documents
 
 
 @dataclass
@@ -32,7 +42,7 @@ class Ledger:
     def change(self, reason: str, n: int = 1) -> None:
         self.changed[reason] += n
 
-    def drop(self, record: dict[str, Any], reason: str, **detail: Any) -> None:
+    def drop(self, record: Record, reason: str, **detail: Any) -> None:
         self.dropped[reason] += 1
         if self.rejects is not None:
             meta = record.get("meta", {})
@@ -54,12 +64,12 @@ class Ledger:
         self.changed.update(other.changed)
         return self
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> LedgerDict:
         return {"stage": self.stage, "input": self.input, "kept": self.kept,
                 "dropped": dict(sorted(self.dropped.items())), "changed": dict(sorted(self.changed.items()))}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Ledger:
+    def from_dict(cls, data: LedgerDict) -> Ledger:
         return cls(stage=data["stage"], input=data.get("input", 0), kept=data.get("kept", 0),
                    dropped=Counter(data.get("dropped", {})), changed=Counter(data.get("changed", {})))
 

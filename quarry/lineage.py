@@ -24,11 +24,12 @@ from typing import Any
 
 from quarry.config.params import project_layout
 from quarry.config.pipeline import FINAL
+from quarry.datasets.manifest import Manifest
 from quarry.datasets.versions import DROPPED, locate, read_dropped
 from quarry.errors import QuarryError
 from quarry.hashing import file_hash, value_hash
 from quarry.paths import project_root
-from quarry.records import read_json, read_records, shard_paths
+from quarry.records import JsonDict, Record, read_json, read_records, shard_paths
 
 SCHEMA = "quarry.lineage/1"
 STEP_DIR = re.compile(r"^step-(\d+)$")  # an intermediate checkpoint of a training run
@@ -67,7 +68,7 @@ def checkpoint_hash(folder: Path) -> str:
     return value_hash(files)
 
 
-def read_checkpoint_lineage(checkpoint: str | os.PathLike) -> tuple[Path, dict[str, Any]]:
+def read_checkpoint_lineage(checkpoint: str | os.PathLike) -> tuple[Path, JsonDict]:
     folder = Path(checkpoint)
     path = folder / CHECKPOINT_LINEAGE
     if not path.is_file():
@@ -75,13 +76,13 @@ def read_checkpoint_lineage(checkpoint: str | os.PathLike) -> tuple[Path, dict[s
     return folder, read_json(path)
 
 
-def dataset_manifest(dataset_dir: Path | None) -> dict[str, Any] | None:
+def dataset_manifest(dataset_dir: Path | None) -> JsonDict | None:
     if dataset_dir is None or not (dataset_dir / "manifest.json").is_file():
         return None
     return read_json(dataset_dir / "manifest.json")
 
 
-def snapshot_manifest_path(manifest: dict[str, Any] | None, dataset_dir: Path | None) -> Path | None:
+def snapshot_manifest_path(manifest: Manifest | None, dataset_dir: Path | None) -> Path | None:
     """Where the dataset's snapshot manifest is: recorded in the manifest, else the default place."""
     recorded = None
     if manifest:
@@ -104,7 +105,7 @@ def snapshot_manifest_path(manifest: dict[str, Any] | None, dataset_dir: Path | 
     return None
 
 
-def origins_of(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
+def origins_of(snapshot: JsonDict) -> list[JsonDict]:
     """[{"origin", "revision", ...}] from a snapshot manifest (a list, or a mapping by origin)."""
     raw = snapshot.get("origins") or []
     if isinstance(raw, dict):
@@ -125,12 +126,12 @@ def origins_of(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
 # The chain
 
 
-def lineage_chain(checkpoint: str | os.PathLike) -> dict[str, Any]:
+def lineage_chain(checkpoint: str | os.PathLike) -> JsonDict:
     """The resolved chain of a checkpoint folder (a JSON-able dict, stable for the same inputs)."""
     folder, record = read_checkpoint_lineage(checkpoint)
     dataset_info = record.get("dataset") or {}
     tokenizer_info = record.get("tokenizer") or {}
-    chain: dict[str, Any] = {"schema": SCHEMA}
+    chain: JsonDict = {"schema": SCHEMA}
     chain["checkpoint"] = {"path": str(folder), "hash": checkpoint_hash(folder),
                            "code_version": record.get("code_version"), "mlflow_run_id": record.get("mlflow_run_id"),
                            "base_model": record.get("base_model")}
@@ -177,7 +178,7 @@ def lineage_chain(checkpoint: str | os.PathLike) -> dict[str, Any]:
     return chain
 
 
-def run_checkpoints(folder: Path) -> list[dict[str, Any]]:
+def run_checkpoints(folder: Path) -> list[JsonDict]:
     """Every checkpoint of the training run ``folder`` belongs to (its step-N folders, then final),
     with its step and hash."""
     run = folder.parent if folder.name == FINAL or STEP_DIR.match(folder.name) else folder
@@ -191,11 +192,11 @@ def run_checkpoints(folder: Path) -> list[dict[str, Any]]:
     return sorted(found, key=lambda c: (c["final"], c["step"] or 0))
 
 
-def _tokenizer_link(info: dict[str, Any], folder: Path) -> dict[str, Any]:
+def _tokenizer_link(info: JsonDict, folder: Path) -> JsonDict:
     """The tokenizer as recorded, checked against the tokenizer.json saved with the weights, and
     the dataset version it was trained on (from its tokenizer_lineage.json)."""
     path = _resolve(info.get("path"), folder)
-    link: dict[str, Any] = {"path": str(path) if path else None, "hash": info.get("hash")}
+    link: JsonDict = {"path": str(path) if path else None, "hash": info.get("hash")}
     local = folder / "tokenizer.json"
     if local.is_file():
         link["file_hash"] = file_hash(local)
@@ -209,7 +210,7 @@ def _tokenizer_link(info: dict[str, Any], folder: Path) -> dict[str, Any]:
     return link
 
 
-def _stage_links(manifest: dict[str, Any] | None) -> list[dict[str, Any]]:
+def _stage_links(manifest: Manifest | None) -> list[JsonDict]:
     """Each curation stage's ledger in the manifest, in pipeline order: documents in, kept,
     dropped by reason."""
     ledgers = (manifest or {}).get("ledger") or (manifest or {}).get("ledgers") or {}
@@ -222,7 +223,7 @@ def _stage_links(manifest: dict[str, Any] | None) -> list[dict[str, Any]]:
     return links
 
 
-def lineage_summary(chain: dict[str, Any]) -> dict[str, Any]:
+def lineage_summary(chain: JsonDict) -> JsonDict:
     """The few fields MLflow tags carry (the full chain goes in as lineage.json)."""
     return {"checkpoint_hash": chain["checkpoint"]["hash"], "recipe": chain["recipe"]["name"],
             "config_hash": chain["recipe"]["config_hash"], "tokenizer_hash": chain["tokenizer"].get("hash"),
@@ -235,8 +236,8 @@ def lineage_summary(chain: dict[str, Any]) -> dict[str, Any]:
 # OpenLineage
 
 
-def _dataset(name: str, version: str | None = None, **facets: Any) -> dict[str, Any]:
-    node: dict[str, Any] = {"namespace": NAMESPACE, "name": name, "facets": {}}
+def _dataset(name: str, version: str | None = None, **facets: Any) -> JsonDict:
+    node: JsonDict = {"namespace": NAMESPACE, "name": name, "facets": {}}
     if version:
         node["facets"]["version"] = {"_producer": PRODUCER, "_schemaURL":
                                      "https://openlineage.io/spec/facets/1-0-1/DatasetVersionDatasetFacet.json",
@@ -246,7 +247,7 @@ def _dataset(name: str, version: str | None = None, **facets: Any) -> dict[str, 
     return node
 
 
-def openlineage_events(chain: dict[str, Any], event_time: str | None = None) -> list[dict[str, Any]]:
+def openlineage_events(chain: JsonDict, event_time: str | None = None) -> list[JsonDict]:
     """COMPLETE RunEvents for the jobs of the chain, oldest first. Run ids are UUIDs derived from
     the job's output hash, so the same chain always gives the same events."""
     when = event_time or _event_time(chain)
@@ -281,7 +282,7 @@ def openlineage_events(chain: dict[str, Any], event_time: str | None = None) -> 
     return events
 
 
-def _event_time(chain: dict[str, Any]) -> str:
+def _event_time(chain: JsonDict) -> str:
     lineage_file = Path(chain["checkpoint"]["path"]) / CHECKPOINT_LINEAGE
     stamp = lineage_file.stat().st_mtime if lineage_file.exists() else 0.0
     return dt.datetime.fromtimestamp(stamp, tz=dt.timezone.utc).isoformat().replace("+00:00", "Z")
@@ -291,7 +292,7 @@ def _event_time(chain: dict[str, Any]) -> str:
 # Trace: from a file to the checkpoints that saw it
 
 
-def split_shards(dataset_dir: Path, split: str, manifest: dict[str, Any] | None = None) -> list[Path]:
+def split_shards(dataset_dir: Path, split: str, manifest: Manifest | None = None) -> list[Path]:
     """The shards of one split of a dataset folder (from its manifest when it has one)."""
     manifest = manifest if manifest is not None else dataset_manifest(dataset_dir)
     if manifest and split in (manifest.get("splits") or {}):
@@ -299,7 +300,7 @@ def split_shards(dataset_dir: Path, split: str, manifest: dict[str, Any] | None 
     return shard_paths(dataset_dir / split) if (dataset_dir / split).is_dir() else []
 
 
-def _matches(record: dict[str, Any], ref: str) -> bool:
+def _matches(record: Record, ref: str) -> bool:
     meta = record.get("meta") or {}
     if ref.startswith("swh:"):
         return meta.get("id") == ref
@@ -309,14 +310,14 @@ def _matches(record: dict[str, Any], ref: str) -> bool:
                                                                     and ref.startswith(origin))
 
 
-def _found(record: dict[str, Any], split: str) -> dict[str, Any]:
+def _found(record: Record, split: str) -> JsonDict:
     meta = record.get("meta") or {}
     return {"id": meta.get("id"), "path": meta.get("path"), "origin": meta.get("origin"),
             "revision": meta.get("revision"), "license": meta.get("license"), "split": split,
             "subset": meta.get("pile_set_name")}
 
 
-def trace(checkpoint: str | os.PathLike, ref: str) -> dict[str, Any]:
+def trace(checkpoint: str | os.PathLike, ref: str) -> JsonDict:
     """Did the file ``ref`` (a SWHID, a path, or origin/path) go into the checkpoint's training data?
 
     Returns {"in_training": bool, "answer": one line, and where it was found: split, id, path,
@@ -329,7 +330,7 @@ def trace(checkpoint: str | os.PathLike, ref: str) -> dict[str, Any]:
     if dataset_dir is None or not dataset_dir.exists():
         raise QuarryError(f"{folder}: its dataset ({dataset_dir}) is not on this machine; `dvc pull` it first")
     version = (record.get("dataset") or {}).get("version") or (manifest or {}).get("version")
-    result: dict[str, Any] = {"checkpoint": str(folder), "query": ref, "dataset_version": version,
+    result: JsonDict = {"checkpoint": str(folder), "query": ref, "dataset_version": version,
                               "in_training": False}
     splits = list((manifest or {}).get("splits") or {}) or sorted(p.name for p in dataset_dir.iterdir() if p.is_dir())
     for split in ["train", *[s for s in splits if s != "train"]]:
@@ -355,7 +356,7 @@ def trace(checkpoint: str | os.PathLike, ref: str) -> dict[str, Any]:
     return result
 
 
-def _snapshot_file(ref: str, manifest: dict[str, Any] | None, dataset_dir: Path) -> dict[str, Any] | None:
+def _snapshot_file(ref: str, manifest: Manifest | None, dataset_dir: Path) -> JsonDict | None:
     """The file ``ref`` as the dataset's snapshot manifest lists it: id, path, origin, revision."""
     path = snapshot_manifest_path(manifest, dataset_dir)
     if path is None:
@@ -370,7 +371,7 @@ def _snapshot_file(ref: str, manifest: dict[str, Any] | None, dataset_dir: Path)
     return None
 
 
-def _answer(found: dict[str, Any]) -> str:
+def _answer(found: JsonDict) -> str:
     license_info = found.get("license") or {}
     spdx = license_info.get("spdx") if isinstance(license_info, dict) else license_info
     if found["in_training"]:
@@ -378,7 +379,7 @@ def _answer(found: dict[str, Any]) -> str:
     return f"no: held out in the {found['split']} split (license {spdx or 'unknown'})"
 
 
-def _dropped_reason(ref: str, manifest: dict[str, Any] | None, dataset_dir: Path) -> dict[str, Any] | None:
+def _dropped_reason(ref: str, manifest: Manifest | None, dataset_dir: Path) -> JsonDict | None:
     """The stage and reason a document was dropped: from the rejects beside the dataset and below
     the project's curated folder (they name paths), else from the registered release's list of
     dropped ids."""
@@ -419,7 +420,7 @@ def checkpoint_folders(models_root: str | os.PathLike) -> Iterator[Path]:
         yield path.parent
 
 
-def checkpoints_with_origin(origin: str, models_root: str | os.PathLike) -> list[dict[str, Any]]:
+def checkpoints_with_origin(origin: str, models_root: str | os.PathLike) -> list[JsonDict]:
     """Every checkpoint below ``models_root`` whose training split holds a document of ``origin``:
     [{"checkpoint", "dataset_version", "documents"}] (for `quarry whois`)."""
     wanted = _normalise_origin(origin)
@@ -442,6 +443,6 @@ def checkpoints_with_origin(origin: str, models_root: str | os.PathLike) -> list
     return found
 
 
-def _records(shards: Iterable[Path]) -> Iterator[dict[str, Any]]:
+def _records(shards: Iterable[Path]) -> Iterator[Record]:
     for shard in shards:
         yield from read_records(shard)

@@ -33,16 +33,16 @@ from quarry.config import Layout
 from quarry.config.curation import OptOutParams
 from quarry.curate.base import Filter
 from quarry.datasets import derive_version
-from quarry.datasets.manifest import read_manifest
+from quarry.datasets.manifest import Manifest, read_manifest
 from quarry.datasets.versions import read_index, releases
 from quarry.errors import ConfigError, QuarryError
 from quarry.hashing import value_hash
 from quarry.lineage import checkpoints_with_origin
 from quarry.ledger import Ledger
 from quarry.parallel import input_shards
-from quarry.params import load_params
+from quarry.params import Params, load_params
 from quarry.paths import project_root
-from quarry.records import atomic_write_bytes, read_json, read_records
+from quarry.records import JsonDict, Record, atomic_write_bytes, read_json, read_records
 from quarry.stage import run_step_on_shard
 
 STAGE = "optout"  # one spelling of the stage: params, folder, module, ledger
@@ -160,9 +160,9 @@ class Registry:
 # The registry file
 
 
-def registry_path_from(params: dict[str, Any] | None) -> Path:
-    """params ``optout.registry``, relative to the project."""
-    return project_root() / OptOutParams.of(params).registry
+def registry_path_from(params: Params | None) -> Path:
+    """params ``optout.registry`` (the default's without params), relative to the project."""
+    return project_root() / (params.optout if params is not None else OptOutParams()).registry
 
 
 def default_registry_path() -> Path:
@@ -239,7 +239,7 @@ class OptOutFilter(Filter):
     def __init__(self, registry: Registry):
         self.registry = registry
 
-    def filter(self, doc: dict[str, Any]) -> bool | tuple[bool, str]:
+    def filter(self, doc: Record) -> bool | tuple[bool, str]:
         return (False, REASON) if self.registry.covers((doc.get("meta") or {}).get("origin")) else True
 
 
@@ -265,7 +265,7 @@ def folder_origins(folder: PathLike) -> Counter:
     return Counter((r.get("meta") or {}).get("origin") or "" for r in records)
 
 
-def latest_data(params: dict[str, Any] | None = None, releases_root: PathLike | None = None) -> list[dict[str, Any]]:
+def latest_data(params: Params | None = None, releases_root: PathLike | None = None) -> list[JsonDict]:
     """The data an opt-out is checked against: the project's snapshot folder and its latest dataset
     version (the newest registered release, else the dataset folder), each as {"where", "origins"}."""
     root = project_root()
@@ -286,14 +286,14 @@ def latest_data(params: dict[str, Any] | None = None, releases_root: PathLike | 
     return found
 
 
-def entry_matches(entry: OptOut, places: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def entry_matches(entry: OptOut, places: list[JsonDict]) -> list[JsonDict]:
     """Per place ({"where", "origins"}, see latest_data): the documents and origins ``entry`` matches."""
     probe = Registry([entry])
     return [{"where": place["where"], "documents": sum(covered.values()), "origins": covered}
             for place in places for covered in [covered_documents(probe, place["origins"])]]
 
 
-def nearest_origins(value: str, places: list[dict[str, Any]], limit: int = 3) -> list[str]:
+def nearest_origins(value: str, places: list[JsonDict], limit: int = 3) -> list[str]:
     """Origins of the data spelled most like ``value``: suggestions when an entry matches nothing."""
     import difflib
 
@@ -310,7 +310,7 @@ def nearest_origins(value: str, places: list[dict[str, Any]], limit: int = 3) ->
 
 
 def reapply_optout(dataset_dir: str | os.PathLike, registry_path: str | os.PathLike | None, out_dir: str | os.PathLike,
-                   *, force: bool = False, **options: Any) -> dict[str, Any]:
+                   *, force: bool = False, **options: Any) -> JsonDict:
     """A new dataset version: the parent's documents minus those the registry now covers. Nothing
     else is recomputed. Returns {"manifest", "changelog"}: the changelog lists, per opt-out entry,
     the origins and documents removed. When the registry covers no document of the parent, no
@@ -322,7 +322,7 @@ def reapply_optout(dataset_dir: str | os.PathLike, registry_path: str | os.PathL
     for origin, n in covered.items():
         removed.setdefault(registry.match(origin), Counter())[origin] += n
 
-    def keep(record: dict[str, Any]) -> bool | str:
+    def keep(record: Record) -> bool | str:
         return REASON if registry.covers((record.get("meta") or {}).get("origin")) else True
 
     manifest = derive_version(dataset_dir, out_dir, keep, REASON, optout_registry_hash=registry.hash, **options) \
@@ -341,7 +341,7 @@ def reapply_optout(dataset_dir: str | os.PathLike, registry_path: str | os.PathL
 
 
 def whois(origin: str, *, registry_path: PathLike | None = None, releases_root: PathLike | None = None,
-          datasets_root: PathLike | None = None, models_root: PathLike | None = None) -> dict[str, Any]:
+          datasets_root: PathLike | None = None, models_root: PathLike | None = None) -> JsonDict:
     """Every dataset version (registered releases, and version folders under data/datasets) and
     every checkpoint holding documents of ``origin``, and the opt-out entry covering it now.
     ``origin`` matches as an opt-out entry would (``pypi:graphene`` finds every version of it);
@@ -352,7 +352,7 @@ def whois(origin: str, *, registry_path: PathLike | None = None, releases_root: 
     datasets = []
     seen = set()
 
-    def add(manifest: dict[str, Any], path, origins) -> None:
+    def add(manifest: Manifest, path, origins) -> None:
         seen.add(manifest.get("version"))
         if covered := covered_documents(probe, Counter(origins)):
             spellings.update(covered)
@@ -381,13 +381,13 @@ def whois(origin: str, *, registry_path: PathLike | None = None, releases_root: 
                                                      "reason": entry.reason}}
 
 
-def _dataset_row(manifest: dict[str, Any], path, origins: dict[str, int]) -> dict[str, Any]:
+def _dataset_row(manifest: Manifest, path, origins: dict[str, int]) -> JsonDict:
     return {"name": manifest.get("name"), "version": manifest.get("version"), "label": manifest.get("label"),
             "documents": sum(origins.values()), "origins": origins, "path": str(path),
             "optout_registry_hash": manifest.get("optout_registry_hash")}
 
 
-def _read_manifest(path: Path) -> dict[str, Any] | None:
+def _read_manifest(path: Path) -> JsonDict | None:
     """A dataset version's manifest; None for other manifests (a snapshot's) or unreadable ones."""
     try:
         manifest = read_json(path)
@@ -396,12 +396,12 @@ def _read_manifest(path: Path) -> dict[str, Any] | None:
     return manifest if isinstance(manifest, dict) and "splits" in manifest and "version" in manifest else None
 
 
-def _has_shards(folder: Path, manifest: dict[str, Any]) -> bool:
+def _has_shards(folder: Path, manifest: Manifest) -> bool:
     return any((folder / entry["path"]).is_file()
                for info in manifest.get("splits", {}).values() for entry in info.get("files", []))
 
 
-def _dataset_records(folder: Path, manifest: dict[str, Any]):
+def _dataset_records(folder: Path, manifest: Manifest):
     """The records of the shards a manifest lists (none when they are not checked out here)."""
     for info in manifest.get("splits", {}).values():
         for entry in info.get("files", []):
@@ -409,5 +409,5 @@ def _dataset_records(folder: Path, manifest: dict[str, Any]):
                 yield from read_records(folder / entry["path"])
 
 
-def _checkpoints_with(origin: str, models_root: str | os.PathLike | None) -> list[dict[str, Any]]:
+def _checkpoints_with(origin: str, models_root: str | os.PathLike | None) -> list[JsonDict]:
     return checkpoints_with_origin(origin, Path(models_root) if models_root else project_root() / "models")

@@ -16,13 +16,20 @@ import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TypeAlias
 
 import orjson
 import zstandard
 
 from quarry.atomic import temp_beside
 from quarry.errors import RecordError
+
+# A record: one JSON line of a shard, {"text": ..., "meta": {...}}; every stage may add meta keys,
+# so the mapping stays open.
+Record: TypeAlias = dict[str, Any]
+# A JSON document read or written whole whose keys its producer decides (a ledger, a report, a
+# manifest section, a stage's result): an open mapping of plain values.
+JsonDict: TypeAlias = dict[str, Any]
 
 READ_CHUNK = 1 << 20
 ZSTD_SUFFIXES = (".zst", ".zstd")
@@ -103,7 +110,7 @@ def iter_lines(path: str | os.PathLike) -> Iterator[tuple[int, int, bytes]]:
         yield line_no, offset, buf
 
 
-def _parse(line: bytes, require_text: bool = True) -> dict[str, Any]:
+def _parse(line: bytes, require_text: bool = True) -> JsonDict:
     try:
         line.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -139,7 +146,7 @@ class RecordReader:
         self.stats = ReadStats()
         self._rejects: RecordWriter | None = self._shared_rejects
 
-    def __iter__(self) -> Iterator[dict[str, Any]]:
+    def __iter__(self) -> Iterator[Record]:
         if not self.path.exists():
             raise RecordError(self.path, None, None, "no such file")
         try:
@@ -179,7 +186,7 @@ class RecordReader:
 
 
 def read_records(path: str | os.PathLike, *, strict: bool = True, rejects: str | os.PathLike | None = None,
-                 require_text: bool = True) -> Iterator[dict[str, Any]]:
+                 require_text: bool = True) -> Iterator[Record]:
     """Stream the records of one file (see RecordReader)."""
     return iter(RecordReader(path, strict=strict, rejects=rejects, require_text=require_text))
 
@@ -193,7 +200,7 @@ def shard_paths(folder: str | os.PathLike, pattern: str = "*.jsonl*") -> list[Pa
                   if p.is_file() and not p.name.startswith(".") and p.suffix in (".jsonl", ".zst", ".zstd"))
 
 
-def read_folder(folder: str | os.PathLike, *, strict: bool = True) -> Iterator[dict[str, Any]]:
+def read_folder(folder: str | os.PathLike, *, strict: bool = True) -> Iterator[Record]:
     """Stream every record of every shard below a folder, shards in sorted order."""
     for path in shard_paths(folder):
         yield from read_records(path, strict=strict)
@@ -211,7 +218,7 @@ class WriteStats:
     extra: dict = field(default_factory=dict)
 
 
-def dumps(record: dict[str, Any]) -> bytes:
+def dumps(record: Record) -> bytes:
     return orjson.dumps(record) + b"\n"
 
 
@@ -240,7 +247,7 @@ class RecordWriter:
         else:
             self._out = self._fh
 
-    def write(self, record: dict[str, Any]) -> None:
+    def write(self, record: Record) -> None:
         if self.validate and not isinstance(record.get("text"), str):
             raise ValueError(f'{self.path}: record without a string "text" field')
         data = dumps(record)
@@ -248,7 +255,7 @@ class RecordWriter:
         self.stats.records += 1
         self.stats.bytes += len(data)
 
-    def write_all(self, records: Iterable[dict[str, Any]]) -> WriteStats:
+    def write_all(self, records: Iterable[Record]) -> WriteStats:
         for record in records:
             self.write(record)
         return self.stats
@@ -305,7 +312,7 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def write_records(path: str | os.PathLike, records: Iterable[dict[str, Any]], *, level: int = 3,
+def write_records(path: str | os.PathLike, records: Iterable[Record], *, level: int = 3,
                   threads: int = 1, validate: bool = True) -> WriteStats:
     """Write records atomically to one file; returns counts of records and uncompressed bytes."""
     with RecordWriter(path, level=level, threads=threads, validate=validate) as writer:

@@ -11,10 +11,10 @@ import contextlib
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from quarry.ledger import Ledger
-from quarry.records import RecordWriter, read_records
+from quarry.records import JsonDict, Record, RecordWriter, read_records
 
 
 @dataclass(frozen=True)
@@ -24,13 +24,13 @@ class Drop:
 
 
 # A step returns the (possibly changed) record, or Drop(reason).
-StepResult = "dict[str, Any] | Drop"
+StepResult = "JsonDict | Drop"
 
 
 class Step(Protocol):
     name: str
 
-    def apply(self, record: dict[str, Any]) -> dict[str, Any] | Drop: ...
+    def apply(self, record: Record) -> JsonDict | Drop: ...
 
 
 @contextlib.contextmanager

@@ -11,12 +11,11 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
 
 from quarry.config.training import SpecialTokens, TokenizerParams
 from quarry.errors import QuarryError
 from quarry.hashing import bytes_hash, tree_hash
-from quarry.records import atomic_write_bytes, read_folder, read_json, write_json
+from quarry.records import JsonDict, atomic_write_bytes, read_folder, read_json, write_json
 
 TOKENIZER_JSON = "tokenizer.json"
 TOKENIZER_CONFIG = "tokenizer_config.json"
@@ -124,7 +123,7 @@ class Tokenizer:
 
 def _special_tokens(folder: Path) -> dict[str, str | None]:
     """bos / eos / pad strings from tokenizer_config.json or special_tokens_map.json."""
-    found: dict[str, Any] = {}
+    found: JsonDict = {}
     for name in (SPECIAL_MAP, TOKENIZER_CONFIG):  # the later file wins
         if (folder / name).is_file():
             config = read_json(folder / name)
@@ -184,9 +183,8 @@ def dataset_hash(dataset_dir: str | os.PathLike) -> str:
     return tree_hash(dataset_dir)
 
 
-def train_from_dataset(dataset_dir: str | os.PathLike, params: dict[str, Any] | None = None) -> Tokenizer:
+def train_from_dataset(dataset_dir: str | os.PathLike, section: TokenizerParams = TokenizerParams()) -> Tokenizer:
     """Train with the ``tokenizer:`` section of params.yaml on a dataset version's train split."""
-    section = TokenizerParams.of(params)
     if not Path(dataset_dir).is_dir():
         raise QuarryError(f"{dataset_dir}: no such dataset folder")
     return train_tokenizer(dataset_texts(dataset_dir), vocab_size=section.vocab_size,

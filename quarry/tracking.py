@@ -19,6 +19,7 @@ from typing import Any
 
 from quarry.errors import QuarryError
 from quarry.paths import project_root
+from quarry.records import JsonDict, Record
 
 DEFAULT_EXPERIMENT = "quarry"
 
@@ -119,7 +120,7 @@ def _flat(prefix: str, value: Any) -> dict[str, str]:
     return {prefix: str(value)[:5000]}
 
 
-def eval_metrics(result: dict[str, Any], prefix: str = "bpb") -> dict[str, float]:
+def eval_metrics(result: JsonDict, prefix: str = "bpb") -> dict[str, float]:
     """MLflow metrics of a BpbResult dict: bpb/<subset>, bpb (aggregate), and their counts."""
     metrics = {prefix: float(result["aggregate"]["bpb"])}
     for name, score in result["subsets"].items():
@@ -143,11 +144,11 @@ def run_exists(run_id: str | None, root: Path | None = None) -> bool:
     return True
 
 
-def log_evaluation(result: dict[str, Any], *, training_run_id: str | None = None,
+def log_evaluation(result: JsonDict, *, training_run_id: str | None = None,
                    run_name: str | None = None, experiment: str = DEFAULT_EXPERIMENT,
-                   artifacts: list[Path] | None = None, lineage: dict[str, Any] | None = None,
-                   lineage_summary: dict[str, Any] | None = None, dataset_hash: str | None = None,
-                   dataset_path: str | os.PathLike | None = None, settings: dict[str, Any] | None = None,
+                   artifacts: list[Path] | None = None, lineage: JsonDict | None = None,
+                   lineage_summary: JsonDict | None = None, dataset_hash: str | None = None,
+                   dataset_path: str | os.PathLike | None = None, settings: JsonDict | None = None,
                    step: int | None = None, root: Path | None = None) -> str:
     """Log BPB metrics, plots and the lineage record (``lineage`` as lineage.json, its
     ``lineage_summary`` as quarry.lineage.* tags) to the training run when it is in this
@@ -222,7 +223,7 @@ def metric_history(run_id: str, key: str, root: Path | None = None) -> list[tupl
 
 
 def register_checkpoint(checkpoint: Path, name: str, *, run_id: str,
-                        lineage: dict[str, Any] | None = None, root: Path | None = None) -> Any:
+                        lineage: JsonDict | None = None, root: Path | None = None) -> Any:
     """Upload the checkpoint folder to ``run_id``'s artifacts and register it as a new version
     of model ``name``, tagged with its lineage; returns the ModelVersion."""
     mlflow = configure(root)

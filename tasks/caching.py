@@ -29,6 +29,7 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE, TASK_SOURCE, CachePolicy
 
 from quarry.hashing import code_version, tree_hash, value_hash
+from quarry.records import JsonDict
 
 
 def fingerprint(value: Any) -> Any:
@@ -55,7 +56,7 @@ class ContentInputs(CachePolicy):
 
     exclude: list[str] = field(default_factory=list)
 
-    def compute_key(self, task_ctx, inputs: dict[str, Any], flow_parameters: dict[str, Any], **kwargs) -> str:
+    def compute_key(self, task_ctx, inputs: JsonDict, flow_parameters: JsonDict, **kwargs) -> str:
         kept = {name: fingerprint(value) for name, value in sorted((inputs or {}).items())
                 if name not in self.exclude}
         return value_hash({"inputs": kept, "library": code_version()})
@@ -79,7 +80,7 @@ def _retry_transient(task_obj, task_run, state) -> bool:
 
 # What a task writes: names of its parameters that are paths it writes (files or folders), or a
 # function of its bound arguments returning those paths (outputs named by a rule, not one argument).
-Outputs = Sequence[str] | Callable[[dict[str, Any]], Iterable[Any]]
+Outputs = Sequence[str] | Callable[[JsonDict], Iterable[Any]]
 
 
 def cached_task(fn=None, /, *, outputs: Outputs | None = None, **options):
@@ -102,7 +103,7 @@ def cached_task(fn=None, /, *, outputs: Outputs | None = None, **options):
     return task(fn, **defaults)
 
 
-def declared_outputs(fn, arguments: dict[str, Any]) -> list[str]:
+def declared_outputs(fn, arguments: JsonDict) -> list[str]:
     """The paths a task function declares it writes, for these bound arguments."""
     spec = getattr(fn, "declared_outputs", ())
     paths = spec(arguments) if callable(spec) else (arguments.get(name) for name in spec)
@@ -132,7 +133,7 @@ def outputs_intact(result: dict) -> bool:
                for path, digest in result["outputs"].items())
 
 
-def run_verified(task_obj, calls: Sequence[dict[str, Any]]) -> list[Any]:
+def run_verified(task_obj, calls: Sequence[JsonDict]) -> list[Any]:
     """Submit ``task_obj(**kwargs)`` for every call (in parallel on the flow's task runner) and
     return the results in order; a cache hit whose output files are missing or changed is run
     again with the cache refreshed. Only tasks that declare outputs are run this way."""

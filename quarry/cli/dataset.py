@@ -71,11 +71,11 @@ def register(app: typer.Typer) -> None:
 
         params = load_params(params_file)
         if parent == "latest":  # the newest registered version of this dataset; none for a first build
-            name = params["assemble"]["name"]
+            name = params.assemble.name
             parent = f"{name}@latest" if releases(name) else None
         manifest = assemble(src, dst, params, snapshot_manifest=snapshot, ledgers=ledger,
                             optout_registry_hash=optout_hash, tokenizer=_tokenizer(tokenizer),
-                            parent=parent, workers=workers or params["pipeline"]["workers"],
+                            parent=parent, workers=workers or params.pipeline.workers,
                             register=not no_register)
         total = manifest["composition"]["total"]
         out.print(f"{manifest['name']} {manifest['label']} [bold]{manifest['version']}[/bold]: "

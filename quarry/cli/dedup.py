@@ -5,15 +5,16 @@ from __future__ import annotations
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
+from quarry.config import with_overrides
 from quarry.curate.decontaminate import REPORT
 from quarry.engine import run_local
-from quarry.params import load_params
+from quarry.params import Params, load_params
+from quarry.records import JsonDict
 from quarry.stages.decontaminate import decontaminate_with
 from quarry.stages.dedup import DEDUP, write_clusters_file
 from quarry.stages.filters import FILTERS
@@ -24,16 +25,16 @@ SRC = typer.Argument(..., exists=True, help="Folder of input shards (a previous 
 DST = typer.Argument(..., help="Output folder: shards with the same names, ledger.json, rejects/.")
 
 
-def _params(params_file: Path | None) -> dict[str, Any]:
+def _params(params_file: Path | None) -> Params:
     return load_params(params_file)  # outside a project: every default
 
 
-def _workers(params: dict[str, Any], workers: int | None) -> int:
-    return workers if workers is not None else params["pipeline"]["workers"]
+def _workers(params: Params, workers: int | None) -> int:
+    return workers if workers is not None else params.pipeline.workers
 
 
-def _dedup(src: Path, dst: Path, params: dict[str, Any], workers: int, index_dir: Path | None,
-           clusters: Path | None) -> dict[str, Any]:
+def _dedup(src: Path, dst: Path, params: Params, workers: int, index_dir: Path | None,
+           clusters: Path | None) -> JsonDict:
     """The dedup stage; its per-shard index (signatures, band keys, decisions) stays in
     ``index_dir`` when given, and every document's cluster goes to ``clusters`` when given."""
     work = Path(index_dir or tempfile.mkdtemp(prefix=".dedup-index-", dir=Path(dst).parent))
@@ -47,7 +48,7 @@ def _dedup(src: Path, dst: Path, params: dict[str, Any], workers: int, index_dir
     return ledger
 
 
-def _show(ledger: dict[str, Any], extra: dict[str, Any] | None = None) -> None:
+def _show(ledger: JsonDict, extra: JsonDict | None = None) -> None:
     table = Table("", "documents")
     table.add_row("input", str(ledger["input"]))
     table.add_row("kept", str(ledger["kept"]))
@@ -84,8 +85,9 @@ def register(app: typer.Typer) -> None:
                       ) -> None:
         """Repository, exact then MinHash near deduplication across all subsets (params: dedup)."""
         params = _params(params_file)
-        given = {key: value for key, value in (("threshold", threshold), ("ngram", ngram)) if value is not None}
-        params = {**params, "dedup": {**(params.get("dedup") or {}), **given}}
+        given = {f"dedup.{key}": value for key, value in (("threshold", threshold), ("ngram", ngram))
+                 if value is not None}
+        params = with_overrides(params, given, source="options")
         ledger = _dedup(src, dst, params, _workers(params, workers), index_dir, clusters)
         _show(ledger, ledger["clusters"])
         for cluster in ledger["clusters"]["largest_clusters"][:5]:

@@ -6,26 +6,22 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 from rich.tree import Tree
 
+from quarry.records import JsonDict
+
+if TYPE_CHECKING:
+    from quarry.config.training import EvaluateParams
+
 out = Console()
 
 
-def _params(path: Path | None) -> dict[str, Any]:
-    from quarry.params import load_params
-    from quarry.paths import project_root
-
-    if path is None and not (project_root() / "params.yaml").is_file():
-        return {}
-    return load_params(path)
-
-
-def _print_report(report: dict[str, Any]) -> None:
+def _print_report(report: JsonDict) -> None:
     table = Table("subset", "docs", "bytes", "tokens", "bits/byte", title=f"BPB of {report['checkpoint']['path']}")
     for name, score in report["subsets"].items():
         table.add_row(name, f"{score['docs']:,}", f"{score['bytes']:,}", f"{score['tokens']:,}", f"{score['bpb']:.4f}")
@@ -38,13 +34,13 @@ def _print_report(report: dict[str, Any]) -> None:
         out.print(f"logged to MLflow run {report['mlflow_run_id']}")
 
 
-def _cross_check(tool: str, checkpoint: Path, data: Path, params: dict[str, Any], as_json: bool) -> None:
+def _cross_check(tool: str, checkpoint: Path, data: Path, cfg: EvaluateParams, as_json: bool) -> None:
     from quarry.errors import ConfigError
     from quarry.eval.lm_eval_check import cross_check
 
     if tool != "lm-eval":
         raise ConfigError(f"--cross-check {tool}: the only cross-check is lm-eval")
-    report = cross_check(checkpoint, data, params)
+    report = cross_check(checkpoint, data, cfg)
     if as_json:
         print(json.dumps(report, indent=2, sort_keys=True))
         return
@@ -81,16 +77,18 @@ def register(app: typer.Typer) -> None:
                                             "lm-evaluation-harness too (non-overlapping windows) and compare."),
             ) -> None:
         """Bits per byte per subset and byte-weighted overall, by rolling windows."""
+        from quarry.config import with_overrides
+        from quarry.params import load_params
         from quarry.stages.evaluate import run_evaluate, score_checkpoint
 
-        params = _params(params_file)
+        params = load_params(params_file)  # outside a project: every default
         overrides = {"split": split, "subsets": subset or None, "context_len": context_len, "stride": stride,
                      "batch_size": batch_size, "device": device, "dtype": dtype, "max_docs": max_docs,
                      "mlflow": mlflow, "register_model": register_model}
-        section = {**(params.get("evaluate") or {}), **{k: v for k, v in overrides.items() if v is not None}}
-        params = {**params, "evaluate": section}
+        params = with_overrides(params, {f"evaluate.{k}": v for k, v in overrides.items() if v is not None},
+                                source="options")
         if cross_check is not None:
-            _cross_check(cross_check, checkpoint, data, params, as_json)
+            _cross_check(cross_check, checkpoint, data, params.evaluate, as_json)
             return
         if out_dir is None:
             report = score_checkpoint(checkpoint, data, params)
@@ -201,9 +199,9 @@ def _short(value: Any, n: int = 12) -> str:
     return str(value)[:n] if value else "?"
 
 
-def lineage_tree(chain: dict[str, Any]) -> Tree:
+def lineage_tree(chain: JsonDict) -> Tree:
     """The chain as a rich tree, newest first, one node per link with its hash and code version."""
-    def flag(link: dict[str, Any]) -> str:
+    def flag(link: JsonDict) -> str:
         return "" if link.get("resolved", True) else f" [red](unresolved: {link.get('problem')})"
 
     ckpt, recipe, tok, data, snap = (chain["checkpoint"], chain["recipe"], chain["tokenizer"], chain["dataset"],

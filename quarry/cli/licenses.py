@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from quarry.audit import run_audit, summary
-from quarry.config import Layout
+from quarry.config import Layout, with_overrides
 from quarry.datasets.versions import locate
 from quarry.engine import run_local
 from quarry.errors import QuarryError
@@ -17,7 +17,7 @@ from quarry.licenses.report import folder_governance, license_counts, subtree_ro
 from quarry.licenses.stage import stage_shards
 from quarry.optout import (add_entry, entry_matches, folder_origins, latest_data, load_registry, nearest_origins,
                            reapply_optout, remove_entry, whois)
-from quarry.params import load_params
+from quarry.params import Params, load_params
 from quarry.stages.licenses import LICENSES
 from quarry.stages.optout import OPTOUT
 
@@ -28,7 +28,7 @@ PARAMS = typer.Option(None, "--params", help="params.yaml to read (default: the 
 REGISTRY = typer.Option(None, "--registry", help="Opt-out registry file (default: data/optout/registry.tsv).")
 
 
-def _params(path: Path | None) -> dict:
+def _params(path: Path | None) -> Params:
     return load_params(path)
 
 
@@ -57,19 +57,19 @@ def register(app: typer.Typer) -> None:
             _print_folder_governance(path, params)
             return
         if out_dir is not None:
-            ledger = run_local(LICENSES, path, out_dir, params, workers=workers or params["pipeline"]["workers"])
+            ledger = run_local(LICENSES, path, out_dir, params, workers=workers or params.pipeline.workers)
             out.print(f"licenses: {ledger['kept']}/{ledger['input']} kept; dropped {ledger['dropped'] or 'none'}")
             path = out_dir
-        counts = license_counts(path, params)
+        counts = license_counts(path, params.licenses)
         table = Table("expression", "category", "records", title=f"licenses of {path}")
         for (spdx, category), n in sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0]))):
             table.add_row(spdx or "—", category, str(n))
         out.print(table)
 
-    def _print_folder_governance(folder: Path, params: dict) -> None:
+    def _print_folder_governance(folder: Path, params: Params) -> None:
         table = Table("subtree", "expression", "category", "evidence", "level", "files",
                       title=f"governing licenses of {folder}")
-        for row in subtree_rows(folder_governance(folder, params)):
+        for row in subtree_rows(folder_governance(folder, params.licenses)):
             table.add_row(row["subtree"], row["spdx"] or "—", row["category"], row["evidence"] or "—",
                           row["level"] or "—", str(row["files"]))
         out.print(table)
@@ -125,7 +125,7 @@ def register(app: typer.Typer) -> None:
         """Run the opt-out stage over a folder of shards."""
         params = _params(params_file)
         if registry is not None:  # instead of params optout.registry, which is relative to the project
-            params["optout"] = {**params["optout"], "registry": str(registry.resolve())}
+            params = with_overrides(params, {"optout.registry": str(registry.resolve())})
         ledger = run_local(OPTOUT, src, dst, params, workers=workers)
         out.print(f"opt-out: {ledger['kept']}/{ledger['input']} kept, {ledger['dropped'].get('opt-out', 0)} removed "
                   f"(registry {ledger['registry_hash'][:12]})")

@@ -10,6 +10,8 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from quarry.config import with_overrides
+from quarry.config.compute import torch_dtype
 from quarry.errors import QuarryError
 from quarry.params import load_params
 from quarry.records import atomic_write_bytes
@@ -18,18 +20,15 @@ from quarry.tokenizer import Tokenizer, train_from_dataset
 out = Console()
 err = Console(stderr=True)
 
-DTYPES = {"float32": "float32", "fp32": "float32", "bfloat16": "bfloat16", "bf16": "bfloat16",
-          "float16": "float16", "fp16": "float16"}
-
-
 def _device_and_dtype(device: str | None, dtype: str | None):
     import torch
 
     device = device or ("cuda" if torch.cuda.is_available() else "cpu")
     name = dtype or ("bfloat16" if device.startswith("cuda") else "float32")
-    if name not in DTYPES:
-        raise QuarryError(f"--dtype {name!r}: choose one of {', '.join(sorted(set(DTYPES.values())))}")
-    return torch.device(device), getattr(torch, DTYPES[name])
+    try:
+        return torch.device(device), torch_dtype(name)
+    except ValueError as exc:
+        raise QuarryError(f"--dtype {exc}") from None
 
 
 def _read_prompts(path: Path) -> list[str]:
@@ -150,9 +149,9 @@ def register(app: typer.Typer) -> None:
         """Train a tokenizer with params.yaml's tokenizer section; it records the dataset hash."""
         settings = load_params(params)
         if vocab_size:
-            settings = {**settings, "tokenizer": {**(settings.get("tokenizer") or {}), "vocab_size": vocab_size}}
+            settings = with_overrides(settings, {"tokenizer.vocab_size": vocab_size}, source="--vocab-size")
         with err.status(f"training tokenizer on {dataset}"):
-            tokenizer = train_from_dataset(dataset, settings)
+            tokenizer = train_from_dataset(dataset, settings.tokenizer)
         tokenizer.save(out_dir)
         out.print(json.dumps({"folder": str(out_dir), "vocab_size": tokenizer.vocab_size,
                               "tokenizer_hash": tokenizer.hash, "dataset_hash": tokenizer.dataset_hash}))
@@ -171,7 +170,7 @@ def register(app: typer.Typer) -> None:
         from quarry.stages.tokenize import TOKENIZE, TokenizeArgs
 
         settings = load_params(params)
-        manifest = run_local(TOKENIZE, dataset, out_dir, settings, workers=workers or settings["pipeline"]["workers"],
+        manifest = run_local(TOKENIZE, dataset, out_dir, settings, workers=workers or settings.pipeline.workers,
                              args=TokenizeArgs(tokenizer_dir))
         counts = {split: {k: info[k] for k in ("documents", "tokens")} for split, info in manifest["splits"].items()}
         out.print(json.dumps({"folder": str(out_dir), "key": manifest["key"], "splits": counts}))

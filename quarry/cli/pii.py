@@ -8,6 +8,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from quarry.config import with_overrides
 from quarry.engine import run_local
 from quarry.params import load_params
 from quarry.pii.engine import PiiConfig
@@ -21,10 +22,9 @@ out = Console()
 
 def _config(params_file: Path | None, sensitivity: str | None):
     params = load_params(params_file)  # outside a project: every default
-    section = dict(params["pii"])
     if sensitivity:
-        section["sensitivity"] = sensitivity
-    return params, section, PiiConfig.from_params({"pii": section})
+        params = with_overrides(params, {"pii.sensitivity": sensitivity})
+    return params, PiiConfig.from_params(params)
 
 
 def register(app: typer.Typer) -> None:
@@ -42,7 +42,7 @@ def register(app: typer.Typer) -> None:
         """Report what the redact stage would replace, by type and detector; changes nothing."""
         from collections import Counter
 
-        _, _, config = _config(params_file, sensitivity)
+        _, config = _config(params_file, sensitivity)
         by_type: Counter = Counter()
         by_kind: Counter = Counter()
         writer = RecordWriter(findings, validate=False) if findings else None
@@ -75,7 +75,7 @@ def register(app: typer.Typer) -> None:
                params_file: Path = typer.Option(None, "--params", help="params.yaml to read the pii section from."),
                ) -> None:
         """Redact every record or file (typed placeholders, fake IPs); shards count findings in meta.pii."""
-        params, section, config = _config(params_file, sensitivity)
+        params, config = _config(params_file, sensitivity)
         if not holds_shards(src):
             report = redact_files(src, dst, config)
             table = Table("files", "text files", "changed: type", "files changed", title=f"pii -> {dst}")
@@ -85,8 +85,7 @@ def register(app: typer.Typer) -> None:
                               type_, str(n))
             out.print(table)
             return
-        workers = workers or params["pipeline"]["workers"]
-        ledger = run_local(PII, src, dst, {"pii": section}, workers=workers)
+        ledger = run_local(PII, src, dst, params, workers=workers or params.pipeline.workers)
         table = Table("records", "changed: type", "records changed", title=f"pii -> {dst}")
         changed = ledger["changed"] or {"-": 0}
         for i, (type_, n) in enumerate(changed.items()):

@@ -91,7 +91,7 @@ def register(app: typer.Typer) -> None:
 
             manifest = snapshot(str(out_dir), str(params_file) if params_file else None, sources=sources)
         else:
-            manifest = run_snapshot(sources, out_dir, params, workers=workers or params["pipeline"]["workers"])
+            manifest = run_snapshot(sources, out_dir, params, workers=workers or params.pipeline.workers)
         counts = manifest["counts"]
         out.print(f"snapshot {manifest['snapshot_id'][:16]}: {counts['origins']} origins, {counts['files']:,} files, "
                   f"{counts['bytes'] / 1e6:.2f} MB in {len(manifest['shards'])} shards → {out_dir}")

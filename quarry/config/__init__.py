@@ -2,7 +2,7 @@
 DAG's folders (``Layout``). Defaults live in these models only."""
 
 from quarry.config.base import Section
-from quarry.config.params import Params, load, with_overrides
+from quarry.config.params import Params, as_params, load, with_overrides
 from quarry.config.pipeline import Layout
 
-__all__ = ["Layout", "Params", "Section", "load", "with_overrides"]
+__all__ = ["Layout", "Params", "Section", "as_params", "load", "with_overrides"]

@@ -1,9 +1,8 @@
 """The base of every params section: frozen, unknown keys refused, errors that name the key.
 
-A section is a pydantic model; its defaults are the only defaults of that section anywhere.
-``Section.of(params)`` reads a section from the whole params mapping (or takes the section
-itself), so a stage called from a test with a partial dict gets the same checks and defaults as
-one called from the DAG with the whole file.
+A section is a pydantic model; its defaults are the only defaults of that section anywhere. Code
+reads a section as an attribute of the one typed ``Params`` (``params.dedup``); a test or bench
+holding a partial dict builds that ``Params`` with ``quarry.config.as_params``.
 """
 
 from __future__ import annotations
@@ -24,19 +23,10 @@ class Section(BaseModel):
     key: ClassVar[str] = ""   # where the section lives in params.yaml (dotted)
 
     @classmethod
-    def of(cls, params: Any = None, *, source: str = "params"):
-        """The section of ``params``: the whole params mapping (the section under ``cls.key``, absent
-        meaning every default), the section mapping itself, or an instance (returned as is)."""
-        if isinstance(params, cls):
-            return params
-        if isinstance(params, BaseModel):  # the whole typed Params
-            return _at(params, cls.key)
-        data = params or {}
-        if not isinstance(data, dict):
-            raise ConfigError(f"{source}: {cls.key} must be a mapping, got {type(data).__name__}")
-        if _is_whole(data):
-            data = _dotted_get(data, cls.key)
-        return parse(cls, data if data is not None else {}, source=source, prefix=cls.key)
+    def from_section(cls, section: Section):
+        """This class (a section with behaviour, such as quarry.dedup.config.DedupConfig) holding
+        the values of the plain ``section`` it extends, already checked."""
+        return section if isinstance(section, cls) else cls(**dict(section))
 
     def as_dict(self) -> dict[str, Any]:
         """Plain JSON-like values (lists, str, numbers), as params.yaml would write them."""
@@ -105,25 +95,3 @@ def _inner(annotation: Any) -> Any:
         else:
             return annotation
 
-
-SECTIONS: set[str] = set()  # top-level keys of params.yaml (filled by quarry.config.params)
-
-
-def _is_whole(data: dict) -> bool:
-    return bool(data) and set(data) <= SECTIONS
-
-
-def _dotted_get(data: dict, dotted: str) -> Any:
-    node: Any = data
-    for part in dotted.split("."):
-        if not isinstance(node, dict):
-            return None
-        node = node.get(part)
-    return node
-
-
-def _at(model: BaseModel, dotted: str) -> Any:
-    node: Any = model
-    for part in dotted.split("."):
-        node = getattr(node, part)
-    return node

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from quarry.config import base
 from quarry.config.base import Section, parse
 from quarry.config.curation import (DecontaminateParams, DedupParams, FiltersParams, LicensesParams, OptOutParams,
                                     PiiParams)
@@ -41,7 +41,15 @@ class Params(Section):
     evaluate: EvaluateParams = EvaluateParams()
 
 
-base.SECTIONS.update(Params.model_fields)
+def as_params(params: Params | Mapping[str, Any] | None = None, *, source: str = "params") -> Params:
+    """The typed ``Params`` of ``params``: itself, or a mapping shaped like params.yaml (absent
+    sections and keys take their defaults) checked like the file. The one way code that holds a
+    partial dict (a test, a bench) hands params to a stage."""
+    if isinstance(params, Params):
+        return params
+    if params is not None and not isinstance(params, Mapping):
+        raise ConfigError(f"{source}: expected a mapping of params.yaml sections, got {type(params).__name__}")
+    return parse(Params, {k: ({} if v is None else v) for k, v in (params or {}).items()}, source=source)
 
 
 def params_path(path: str | os.PathLike | None = None) -> Path:
@@ -69,7 +77,7 @@ def load(path: str | os.PathLike | None = None) -> Params:
     if path is None and not params_path().is_file():
         return Params()
     path = params_path(path)
-    return parse(Params, {k: ({} if v is None else v) for k, v in read_yaml(path).items()}, source=str(path))
+    return as_params(read_yaml(path), source=str(path))
 
 
 def project_layout() -> Layout:

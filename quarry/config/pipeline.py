@@ -46,7 +46,8 @@ class Layout:
 
     @classmethod
     def of(cls, params=None, root: Path | None = None) -> Layout:
-        return cls(PathsParams.of(params), root)
+        """The layout of the typed ``params`` (quarry.config.Params; None: the default folders)."""
+        return cls(params.pipeline.paths if params is not None else None, root)
 
     def _at(self, value: str) -> Path:
         return self.root / value if self.root else Path(value)

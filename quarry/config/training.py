@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import Field, PositiveInt, model_validator
 
 from quarry.config.base import Section
+from quarry.config.compute import Device, Dtype
 
 
 class SpecialTokens(Section):
@@ -71,8 +72,8 @@ class EvaluateParams(Section):
     context_len: PositiveInt | None = None    # null: the model's max_seq_len
     stride: PositiveInt | None = None         # null: half the context
     batch_size: PositiveInt = 8
-    device: str = "auto"                # auto | cpu | cuda[:N] | mps
-    dtype: Literal["float32", "bfloat16", "float16"] = "float32"
+    device: Device = "auto"             # auto | cpu | cuda[:N] | mps
+    dtype: Dtype = "float32"            # float32 | bfloat16 | float16 (or fp32, bf16, fp16)
     mlflow: bool = True
     experiment: str = "quarry"
     register_model: str | None = None

@@ -7,18 +7,17 @@ iterates the shard, counts input / kept / dropped by reason and writes the rejec
 
 from __future__ import annotations
 
-from typing import Any
-
+from quarry.records import JsonDict, Record
 from quarry.stage import Drop
 
 
 class Filter:
     name = "filter"
 
-    def filter(self, doc: dict[str, Any]) -> bool | tuple[bool, str]:
+    def filter(self, doc: Record) -> bool | tuple[bool, str]:
         raise NotImplementedError
 
-    def apply(self, doc: dict[str, Any]) -> dict[str, Any] | Drop:
+    def apply(self, doc: Record) -> JsonDict | Drop:
         verdict = self.filter(doc)
         keep, reason = verdict if isinstance(verdict, tuple) else (verdict, self.name)
         return doc if keep else Drop(reason)
@@ -27,10 +26,10 @@ class Filter:
 class Mapper:
     name = "mapper"
 
-    def map(self, doc: dict[str, Any]) -> dict[str, Any]:
+    def map(self, doc: Record) -> JsonDict:
         raise NotImplementedError
 
-    def apply(self, doc: dict[str, Any]) -> dict[str, Any] | Drop:
+    def apply(self, doc: Record) -> JsonDict | Drop:
         return self.map(doc)
 
 
@@ -41,7 +40,7 @@ class Chain:
         self.name = name
         self.steps = steps
 
-    def apply(self, doc: dict[str, Any]) -> dict[str, Any] | Drop:
+    def apply(self, doc: Record) -> JsonDict | Drop:
         for step in self.steps:
             doc = step.apply(doc)
             if isinstance(doc, Drop):

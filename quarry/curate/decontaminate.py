@@ -27,19 +27,20 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 import numpy as np
 import orjson
 
+from quarry.config import Params, as_params
 from quarry.config.curation import DecontaminateParams
-from quarry.config.datasets import AssembleParams
 from quarry.curate.eval_sources import eval_items
 from quarry.curate.overlap_text import code_only, normalize, notice_words
 from quarry.dedup.shingles import ngram_hashes, sorted_unique, word_hashes, words
 from quarry.errors import ConfigError
 from quarry.ledger import Ledger
-from quarry.records import read_records
+from quarry.records import JsonDict, Record, read_records
 from quarry.stage import shard_output
 from quarry.splits import DEFAULT_FRACTIONS, split_of
 
@@ -55,10 +56,11 @@ class DecontaminationConfig(DecontaminateParams):
     fractions: dict[str, float] = DEFAULT_FRACTIONS
 
     @classmethod
-    def from_params(cls, params: Any = None) -> DecontaminationConfig:
-        params = params or {}
-        fractions = AssembleParams.of(params).splits if "assemble" in params else DEFAULT_FRACTIONS
-        return cls(**dict(DecontaminateParams.of(params)), fractions=dict(fractions)).checked()
+    def from_params(cls, params: Params | Mapping[str, Any] | None = None) -> DecontaminationConfig:
+        """From the ``decontaminate`` section and ``assemble.splits`` of the typed params (or of a
+        mapping shaped like params.yaml)."""
+        params = as_params(params)
+        return cls(**dict(params.decontaminate), fractions=dict(params.assemble.splits)).checked()
 
     def checked(self) -> DecontaminationConfig:
         if self.test_split is not None and self.test_split not in self.fractions:
@@ -75,7 +77,7 @@ class DecontaminationConfig(DecontaminateParams):
             given["eval_files"] = self.eval_files + tuple(str(p) for p in given["eval_files"])
         return self.model_validate({**self.model_dump(), **given}).checked()
 
-    def is_eval(self, record: dict[str, Any]) -> bool:
+    def is_eval(self, record: Record) -> bool:
         meta = record.get("meta")
         doc_id = meta.get("id") if isinstance(meta, dict) else None
         return self.test_split is not None and doc_id is not None \
@@ -332,7 +334,7 @@ def apply_shard(src: Path, dst: Path, decisions: dict[int, dict], config: Decont
 
 
 def contamination_report(config: DecontaminationConfig, index: EvalIndex, train_common: int,
-                         matches: list[dict]) -> dict[str, Any]:
+                         matches: list[dict]) -> JsonDict:
     return {"ngram": config.ngram, "action": config.action, "test_split": config.test_split,
             "eval_files": list(config.eval_files), "eval_items": len(index.labels),
             "test_split_items": index.sources.get(TEST_SOURCE, 0), "items_by_source": index.sources,

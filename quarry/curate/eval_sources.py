@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from quarry.errors import ConfigError
 from quarry.paths import project_root
-from quarry.records import read_records
+from quarry.records import Record, read_records
 
 TEXT_KEYS = ("text", "content", "code")
 PROMPT_KEYS = ("prompt", "question")
@@ -32,7 +31,7 @@ def _is_records(path: Path) -> bool:
     return path.name.endswith((".jsonl", ".jsonl.zst", ".json.zst", ".ndjson"))
 
 
-def item_text(record: dict[str, Any], where: str) -> str:
+def item_text(record: Record, where: str) -> str:
     for key in TEXT_KEYS:
         if isinstance(record.get(key), str):
             return record[key]
@@ -44,7 +43,7 @@ def item_text(record: dict[str, Any], where: str) -> str:
                       f"{', '.join(TEXT_KEYS + PROMPT_KEYS)})")
 
 
-def item_id(record: dict[str, Any], line: int) -> str:
+def item_id(record: Record, line: int) -> str:
     for key in ID_KEYS:
         if record.get(key) not in (None, ""):
             return str(record[key])

@@ -14,11 +14,12 @@ import shutil
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from quarry.config import Params
 from quarry.config.datasets import AssembleParams
 from quarry.datasets import changelog, datacard, versions
 from quarry.datasets.composition import Composition
+from quarry.datasets.manifest import Manifest
 from quarry.datasets.manifest import (MANIFEST, SCHEMA, ledger_paths, normalise_ledgers, params_hash, read_manifest,
                                       seal, shard_entries, write_sums)
 from quarry.datasets.mixture import Mixture, subset_of, uses_weights
@@ -27,14 +28,9 @@ from quarry.datasets.shards import STAGE
 from quarry.errors import QuarryError
 from quarry.hashing import value_hash
 from quarry.ledger import Ledger, merge_ledgers
-from quarry.records import RecordWriter, read_json, read_records, write_json
+from quarry.records import JsonDict, RecordWriter, read_json, read_records, write_json
 
 DERIVE_STAGE = "derive"
-
-
-def _settings(section: AssembleParams) -> dict[str, Any]:
-    return {"name": section.name, "shard_bytes": section.shard_bytes, "level": section.zstd_level,
-            "threads": section.zstd_threads, "shuffle": section.shuffle, "shuffle_buckets": section.shuffle_buckets}
 
 
 @dataclass
@@ -43,41 +39,42 @@ class Plan:
 
     sources: list[Path]
     mixture: Mixture
-    settings: dict[str, Any]
+    section: AssembleParams
 
-    def split_options(self, tokenizer=None) -> dict[str, Any]:
-        keys = ("shard_bytes", "level", "threads", "shuffle", "shuffle_buckets")
-        return {**{key: self.settings[key] for key in keys}, "tokenizer": tokenizer}
+    def split_options(self, tokenizer=None) -> JsonDict:
+        """The keyword arguments of shards.write_split."""
+        s = self.section
+        return {"shard_bytes": s.shard_bytes, "level": s.zstd_level, "threads": s.zstd_threads, "shuffle": s.shuffle,
+                "shuffle_buckets": s.shuffle_buckets, "tokenizer": tokenizer}
 
 
-def plan(src_dir: str | os.PathLike, params: dict[str, Any]) -> Plan:
+def plan(src_dir: str | os.PathLike, section: AssembleParams) -> Plan:
     src_dir = Path(src_dir)
-    typed = AssembleParams.of(params)
-    section = typed.as_dict()
     sources = data_shards(src_dir) if src_dir.exists() else []
     if not sources:
         raise QuarryError(f"{src_dir}: no jsonl / jsonl.zst shards to assemble")
-    mixture = Mixture.from_params(section, subset_bytes(sources) if uses_weights(section) else None)
-    return Plan(sources, mixture, _settings(typed))
+    given = section.as_dict()
+    mixture = Mixture.from_params(given, subset_bytes(sources) if uses_weights(given) else None)
+    return Plan(sources, mixture, section)
 
 
-def publish(staging: Path, out_dir: Path, params: dict[str, Any], build: Plan, results: list[dict[str, Any]], *,
+def publish(staging: Path, out_dir: Path, params: Params, build: Plan, results: list[JsonDict], *,
             snapshot_manifest=None, ledgers: Iterable = (), optout_registry_hash: str | None = None,
             tokenizer=None, parent: tuple[dict | None, list | None] = (None, None),
-            registry: str | os.PathLike | None = None, register: bool = True) -> dict[str, Any]:
+            registry: str | os.PathLike | None = None, register: bool = True) -> JsonDict:
     """Turn a staging folder holding every split's shards into the released version at out_dir."""
     ledgers = list(ledgers)
-    section = AssembleParams.of(params).as_dict()
+    section = params.assemble
     parent_manifest, parent_index = parent
     composition = Composition(with_tokens=tokenizer is not None)
     for result in results:
         composition.merge(result["composition"])
     own_ledger = merge_ledgers(STAGE, [r["ledger"] for r in results]).to_dict()
     write_json(staging / "ledger.json", own_ledger)
-    explicit_label = section.get("label")
+    explicit_label = section.label
     manifest = seal({
         "schema": SCHEMA,
-        "name": build.settings["name"],
+        "name": section.name,
         "label": str(explicit_label or versions.bump(parent_manifest and parent_manifest["label"], "minor")),
         "parent": parent_manifest["version"] if parent_manifest else None,
         "snapshot_id": _snapshot_id(snapshot_manifest),
@@ -85,14 +82,14 @@ def publish(staging: Path, out_dir: Path, params: dict[str, Any], build: Plan, r
         "optout_registry_hash": optout_registry_hash,
         "code_version": _code_version(),
         "tokenizer": tokenizer_id(tokenizer),
-        "format": {"codec": "zstd", "level": build.settings["level"], "shard_bytes": build.settings["shard_bytes"],
-                   "order": "shuffled" if build.settings["shuffle"] else "source"},
+        "format": {"codec": "zstd", "level": section.zstd_level, "shard_bytes": section.shard_bytes,
+                   "order": "shuffled" if section.shuffle else "source"},
         "mixture": build.mixture.to_dict(),
         "splits": {r["split"]: {"fraction": build.mixture.fractions[r["split"]],
                                 "files": shard_entries(staging, r["files"])} for r in results},
         "composition": composition.to_dict(),
         "ledger": {**normalise_ledgers(ledgers), STAGE: own_ledger},
-        "citation": dict(section.get("citation") or {}),
+        "citation": section.citation.as_dict(),
     })
     if register:
         manifest["label"] = versions.assign_label(manifest["name"], manifest["label"], version=manifest["version"],
@@ -104,9 +101,9 @@ def publish(staging: Path, out_dir: Path, params: dict[str, Any], build: Plan, r
 
 
 def derive_version(parent_dir: str | os.PathLike, out_dir: str | os.PathLike,
-                   keep: Callable[[dict[str, Any]], bool | str], reason: str, *, tokenizer=None,
+                   keep: Callable[[JsonDict], bool | str], reason: str, *, tokenizer=None,
                    optout_registry_hash: str | None = None, label: str | None = None, threads: int = 1,
-                   registry: str | os.PathLike | None = None, register: bool = True) -> dict[str, Any]:
+                   registry: str | os.PathLike | None = None, register: bool = True) -> JsonDict:
     """A new version holding the parent's documents for which ``keep`` is True; a document for
     which it returns False is removed for ``reason``, one for which it returns a string for that
     string. Shards keep their names; nothing is re-curated."""
@@ -155,7 +152,7 @@ def derive_version(parent_dir: str | os.PathLike, out_dir: str | os.PathLike,
 
 
 def _filter_files(parent_dir: Path, staging: Path, files: list[dict], keep, reason: str, ledger: Ledger,
-                  composition: Composition, *, tokenizer, level: int, threads: int) -> list[dict[str, Any]]:
+                  composition: Composition, *, tokenizer, level: int, threads: int) -> list[JsonDict]:
     """Copy the kept records of each shard to the same name in staging; a shard left empty goes."""
     kept = []
     for entry in files:
@@ -217,7 +214,7 @@ def staging_dir(out_dir: Path) -> Path:
     return staging
 
 
-def _finish(staging: Path, out_dir: Path, manifest: dict[str, Any]) -> None:
+def _finish(staging: Path, out_dir: Path, manifest: Manifest) -> None:
     """Manifest, datacard, plot and SHA256SUMS into the staging folder, then swap it in."""
     write_json(staging / MANIFEST, manifest)
     datacard.plot(manifest, staging / "composition.png")

@@ -11,24 +11,23 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
 
 from quarry.datasets.reader import open_dataset
 from quarry.datasets.versions import locate, read_dropped, read_index
-from quarry.records import read_records, shard_paths
+from quarry.records import JsonDict, Record, read_records, shard_paths
 
 SOURCE_CHANGE = "source change"
 
 
-def document_key(meta: dict[str, Any]) -> str:
+def document_key(meta: JsonDict) -> str:
     if meta.get("origin") and meta.get("path"):
         return f"{meta['origin']}::{meta['path']}"
     return str(meta.get("id"))
 
 
-def index_of(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+def index_of(records: Iterable[Record]) -> list[JsonDict]:
     """One row per distinct document (repeats counted), sorted by id."""
-    rows: dict[str, dict[str, Any]] = {}
+    rows: dict[str, JsonDict] = {}
     for record in records:
         meta = record.get("meta") or {}
         doc_id = str(meta.get("id"))
@@ -41,7 +40,7 @@ def index_of(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return [rows[k] for k in sorted(rows)]
 
 
-def rejects_of(folders: Iterable[Path]) -> Iterator[dict[str, Any]]:
+def rejects_of(folders: Iterable[Path]) -> Iterator[Record]:
     """(id, reason) of every document written to a rejects/ folder below the given folders."""
     for folder in folders:
         rejects = folder / "rejects"
@@ -55,7 +54,7 @@ def rejects_of(folders: Iterable[Path]) -> Iterator[dict[str, Any]]:
                     yield {"id": meta["id"], "key": document_key(meta), "reason": reason}
 
 
-def diff(old: Iterable[dict], new: Iterable[dict], new_dropped: Iterable[dict] = ()) -> dict[str, Any]:
+def diff(old: Iterable[dict], new: Iterable[dict], new_dropped: Iterable[dict] = ()) -> JsonDict:
     """The changelog from the ``old`` index to the ``new`` one (rows as written by index_of)."""
     old_rows = {r["id"]: r for r in old}
     new_rows = {r["id"]: r for r in new}
@@ -96,7 +95,7 @@ def origin_of(key: str) -> str:
     return key.split("::", 1)[0] if "::" in key else "(no origin)"
 
 
-def render(log: dict[str, Any], limit: int = 50) -> str:
+def render(log: JsonDict, limit: int = 50) -> str:
     """The changelog as Markdown: counts by origin, then each section's documents by location
     (origin, path) and id; long lists are cut at ``limit`` with a count of the rest."""
     locations = log.get("locations", {})
@@ -131,7 +130,7 @@ def render(log: dict[str, Any], limit: int = 50) -> str:
     return "\n".join(out)
 
 
-def compare(old_ref, new_ref, registry=None) -> dict[str, Any]:
+def compare(old_ref, new_ref, registry=None) -> JsonDict:
     """The changelog between any two versions (registered references or dataset folders)."""
     sides = []
     for ref in (old_ref, new_ref):

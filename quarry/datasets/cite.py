@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+
+from quarry.datasets.manifest import Manifest
+from quarry.records import JsonDict
 
 
-def _citation(manifest: dict[str, Any]) -> dict[str, Any]:
+def _citation(manifest: Manifest) -> JsonDict:
     return manifest.get("citation") or {}
 
 
-def plain(manifest: dict[str, Any], year: int | None = None) -> str:
+def plain(manifest: Manifest, year: int | None = None) -> str:
     info = _citation(manifest)
     author = f"{info['author']}. " if info.get("author") else ""
     when = f" ({year})" if year else ""
@@ -19,7 +21,7 @@ def plain(manifest: dict[str, Any], year: int | None = None) -> str:
             f"sha256:{manifest['version']}.{url}")
 
 
-def bibtex(manifest: dict[str, Any], year: int | None = None) -> str:
+def bibtex(manifest: Manifest, year: int | None = None) -> str:
     info = _citation(manifest)
     key = re.sub(r"[^A-Za-z0-9]+", "_", f"{manifest['name']}_{manifest['label']}") + f"_{manifest['version'][:8]}"
     fields = {"title": f"{{{manifest['name']}}}: version {manifest['label']}",

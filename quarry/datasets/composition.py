@@ -5,14 +5,14 @@ the shards gives the same numbers."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 from quarry.datasets.mixture import subset_of
+from quarry.records import JsonDict, Record
 
 DIMENSIONS = ("split", "subset", "language", "license_category")
 
 
-def record_keys(record: dict[str, Any]) -> dict[str, str]:
+def record_keys(record: Record) -> dict[str, str]:
     meta = record.get("meta") or {}
     license_info = meta.get("license") or {}
     category = license_info.get("category") if isinstance(license_info, dict) else None
@@ -40,7 +40,7 @@ class Composition:
         for key, value in counts.items():
             cell[key] += value
 
-    def add(self, record: dict[str, Any], tokens: int | None = None) -> None:
+    def add(self, record: Record, tokens: int | None = None) -> None:
         counts = {"documents": 1, "bytes": len(record["text"].encode("utf-8"))}
         if self.with_tokens:
             counts["tokens"] = int(tokens or 0)
@@ -53,7 +53,7 @@ class Composition:
         per_split = self.split_subset.setdefault(keys["split"], {})
         self._bump(per_split.setdefault(keys["subset"], self._zero()), counts)
 
-    def merge(self, other: Composition | dict[str, Any]) -> Composition:
+    def merge(self, other: Composition | JsonDict) -> Composition:
         other = other if isinstance(other, Composition) else Composition.from_dict(other)
         self._bump(self.total, other.total)
         for dim in DIMENSIONS:
@@ -64,8 +64,8 @@ class Composition:
                 self._bump(self.split_subset.setdefault(split, {}).setdefault(subset, self._zero()), counts)
         return self
 
-    def to_dict(self) -> dict[str, Any]:
-        def ordered(table: dict[str, Any]) -> dict[str, Any]:
+    def to_dict(self) -> JsonDict:
+        def ordered(table: JsonDict) -> JsonDict:
             return {key: table[key] for key in sorted(table)}
 
         return {
@@ -75,7 +75,7 @@ class Composition:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Composition:
+    def from_dict(cls, data: JsonDict) -> Composition:
         comp = cls(with_tokens="tokens" in data.get("total", {}))
         comp.total = dict(data["total"])
         comp.by = {dim: {k: dict(v) for k, v in data.get(f"by_{dim}", {}).items()} for dim in DIMENSIONS}
@@ -84,7 +84,7 @@ class Composition:
         return comp
 
 
-def count_records(records: Iterable[dict[str, Any]], tokenizer=None) -> dict[str, Any]:
+def count_records(records: Iterable[Record], tokenizer=None) -> JsonDict:
     """The composition of a stream of records (a recount from shards uses this too)."""
     comp = Composition(with_tokens=tokenizer is not None)
     for record in records:

@@ -4,12 +4,13 @@ generated from the manifest alone, plus a PNG of subset and language shares."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import yaml
 
 from quarry.datasets.cite import bibtex, plain
+from quarry.datasets.manifest import Manifest
 from quarry.plots import horizontal_bars, pyplot, save
+from quarry.records import JsonDict
 
 SIZE_CATEGORIES = [(1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"),
                    (10_000_000, "1M<n<10M"), (100_000_000, "10M<n<100M"), (1_000_000_000, "100M<n<1B")]
@@ -22,7 +23,7 @@ def size_category(n: int) -> str:
     return next((label for bound, label in SIZE_CATEGORIES if n < bound), "n>1B")
 
 
-def front_matter(manifest: dict[str, Any]) -> dict[str, Any]:
+def front_matter(manifest: Manifest) -> JsonDict:
     comp = manifest["composition"]
     splits = [s for s, info in manifest["splits"].items() if info["files"]]
     licenses = sorted(manifest["composition"]["by_license_category"])
@@ -50,7 +51,7 @@ def table(rows: dict[str, dict[str, int]], first: str, total: dict[str, int]) ->
     return out
 
 
-def render(manifest: dict[str, Any]) -> str:
+def render(manifest: Manifest) -> str:
     comp = manifest["composition"]
     total = comp["total"]
     lines = ["---", yaml.safe_dump(front_matter(manifest), sort_keys=False, allow_unicode=True).rstrip(), "---", "",
@@ -96,7 +97,7 @@ def render(manifest: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def plot(manifest: dict[str, Any], path: Path) -> None:
+def plot(manifest: Manifest, path: Path) -> None:
     """Horizontal bars of the byte share of each subset and each language, the share and size
     written on each bar (a log axis keeps small subsets visible)."""
     plt = pyplot()

@@ -11,15 +11,18 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
-from quarry.config.base import parse
 from quarry.config.params import Params
 from quarry.errors import QuarryError
 from quarry.hashing import file_hash, value_hash
 from quarry.params import section_hash
 from quarry.ledger import merge_ledgers
-from quarry.records import atomic_write_bytes, read_json
+from quarry.records import JsonDict, atomic_write_bytes, read_json
+
+# A dataset version's manifest.json (schema quarry.dataset/1: name, version, splits, composition,
+# ledger, ...): open, since a later schema may add keys and readers take what they know.
+Manifest: TypeAlias = dict[str, Any]
 
 SCHEMA = "quarry.dataset/1"
 MANIFEST = "manifest.json"
@@ -32,16 +35,15 @@ SPEED_KEYS = ("zstd_threads", "shuffle_buckets", "workers")
 CURATION_SECTIONS = ("snapshot", "licenses", "optout", "filters", "pii", "dedup", "decontaminate")
 
 
-def params_hash(params: dict[str, Any]) -> str:
-    """Hash of the curation sections and the assemble section minus its speed knobs, each with its
-    defaults filled in (a value spelled out or left to its default hashes the same)."""
-    given = {key: params.get(key) or {} for key in (*CURATION_SECTIONS, "assemble")}
-    values = parse(Params, given).as_dict()
+def params_hash(params: Params) -> str:
+    """Hash of the curation sections and the assemble section minus its speed knobs, as plain values
+    with every default filled in (a value spelled out or left to its default hashes the same)."""
+    values = params.as_dict()
     assemble = {k: v for k, v in values["assemble"].items() if k not in SPEED_KEYS}
     return value_hash({"curation": section_hash(values, *CURATION_SECTIONS), "assemble": assemble})
 
 
-def shard_entries(out_dir: Path, files: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+def shard_entries(out_dir: Path, files: Iterable[JsonDict]) -> list[JsonDict]:
     """Each shard's path, sha256, record count and sizes (uncompressed and on disk)."""
     entries = []
     for entry in files:
@@ -50,18 +52,18 @@ def shard_entries(out_dir: Path, files: Iterable[dict[str, Any]]) -> list[dict[s
     return entries
 
 
-def version_hash(manifest: dict[str, Any]) -> str:
+def version_hash(manifest: Manifest) -> str:
     shards = sorted(f["sha256"] for split in manifest["splits"].values() for f in split["files"])
     body = {k: v for k, v in manifest.items() if k not in UNHASHED}
     return value_hash({"shards": shards, "manifest": body})
 
 
-def seal(manifest: dict[str, Any]) -> dict[str, Any]:
+def seal(manifest: Manifest) -> JsonDict:
     """The manifest with its version id set."""
     return {**manifest, "version": version_hash(manifest)}
 
 
-def normalise_ledgers(ledgers: Iterable[str | os.PathLike | dict]) -> dict[str, dict[str, Any]]:
+def normalise_ledgers(ledgers: Iterable[str | os.PathLike | dict]) -> dict[str, JsonDict]:
     """Stage name -> ledger dict, from ledger.json paths (or their folders) and dicts."""
     by_stage: dict[str, list[dict]] = {}
     for item in ledgers:
@@ -106,5 +108,5 @@ def verify_sums(out_dir: Path) -> list[str]:
     return bad
 
 
-def read_manifest(folder: Path) -> dict[str, Any]:
+def read_manifest(folder: Path) -> JsonDict:
     return read_json(folder / MANIFEST)

@@ -16,13 +16,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from quarry.errors import ConfigError
+from quarry.records import JsonDict, Record
 from quarry.splits import DEFAULT_FRACTIONS, split_of, unit_interval
 
 MIXTURE_SALT = "quarry-mixture-v1"
 UNKNOWN_SUBSET = "unknown"
 
 
-def subset_of(record: dict[str, Any]) -> str:
+def subset_of(record: Record) -> str:
     """The subset a record belongs to: meta.pile_set_name, else its language."""
     meta = record.get("meta") or {}
     return str(meta.get("pile_set_name") or meta.get("language") or UNKNOWN_SUBSET)
@@ -73,7 +74,7 @@ class Mixture:
     def max_copies(self) -> int:
         return max([1, *(math.ceil(e) for e in self.epochs.values())])
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonDict:
         return {"epochs": dict(sorted(self.epochs.items())), "splits": self.fractions}
 
 

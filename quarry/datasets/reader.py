@@ -5,14 +5,13 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from quarry.datasets.versions import locate
 from quarry.errors import QuarryError
-from quarry.records import read_records, shard_paths
+from quarry.records import JsonDict, Record, read_records, shard_paths
 
 
-def load_manifest(version_or_path: str | os.PathLike, *, registry: str | os.PathLike | None = None) -> dict[str, Any]:
+def load_manifest(version_or_path: str | os.PathLike, *, registry: str | os.PathLike | None = None) -> JsonDict:
     """The manifest of a dataset folder, or of a registered version (hash, prefix, label, name)."""
     manifest, data, _ = locate(version_or_path, registry)
     if manifest is None:
@@ -28,7 +27,7 @@ def data_shards(folder: Path) -> list[Path]:
 
 
 def open_dataset(version_or_path: str | os.PathLike, *, split: str | None = None, subset: str | None = None,
-                 registry: str | os.PathLike | None = None) -> Iterator[dict[str, Any]]:
+                 registry: str | os.PathLike | None = None) -> Iterator[Record]:
     """Stream records of a dataset version (folder, hash, prefix, label or name) or of any folder
     of jsonl / jsonl.zst shards, optionally only one split (meta.split) or subset (meta.pile_set_name)."""
     manifest, data, _ = locate(version_or_path, registry)
@@ -45,7 +44,7 @@ def open_dataset(version_or_path: str | os.PathLike, *, split: str | None = None
     return _stream(shards, None if manifest is not None else split, subset)
 
 
-def _stream(shards: list[Path], split: str | None, subset: str | None) -> Iterator[dict[str, Any]]:
+def _stream(shards: list[Path], split: str | None, subset: str | None) -> Iterator[Record]:
     for shard in shards:
         for record in read_records(shard):
             meta = record.get("meta") or {}

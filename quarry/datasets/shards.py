@@ -22,7 +22,7 @@ from quarry.datasets.composition import Composition
 from quarry.datasets.mixture import Mixture, subset_of
 from quarry.errors import RecordError
 from quarry.ledger import Ledger
-from quarry.records import RecordWriter, read_records
+from quarry.records import JsonDict, Record, RecordWriter, read_records
 
 STAGE = "assemble"
 ORDER_SALT = "quarry-order-v1"
@@ -37,10 +37,10 @@ class RollingWriter:
 
     def __init__(self, folder: Path, target_bytes: int, level: int, threads: int):
         self.folder, self.target_bytes, self.level, self.threads = folder, target_bytes, level, threads
-        self.files: list[dict[str, Any]] = []
+        self.files: list[JsonDict] = []
         self._writer: RecordWriter | None = None
 
-    def write(self, record: dict[str, Any]) -> None:
+    def write(self, record: Record) -> None:
         if self._writer is None:
             path = self.folder / shard_name(len(self.files))
             self._writer = RecordWriter(path, level=self.level, threads=self.threads)
@@ -54,7 +54,7 @@ class RollingWriter:
                            "records": stats.records, "bytes": stats.bytes})
         self._writer = None
 
-    def close(self) -> list[dict[str, Any]]:
+    def close(self) -> list[JsonDict]:
         if self._writer is not None:
             self._finish()
         return self.files
@@ -65,7 +65,7 @@ class RollingWriter:
             self._writer = None
 
 
-def prepare(record: dict[str, Any], split: str, subset: str) -> dict[str, Any]:
+def prepare(record: Record, split: str, subset: str) -> JsonDict:
     """The record as released: meta gains its split, subset and UTF-8 byte count."""
     meta = dict(record.get("meta") or {})
     meta["pile_set_name"] = subset
@@ -96,7 +96,7 @@ class ShuffleBuffer:
     def _path(self, bucket: int) -> Path:
         return self.folder / f"{bucket:05d}.jsonl.zst"
 
-    def add(self, record: dict[str, Any], key: int) -> None:
+    def add(self, record: Record, key: int) -> None:
         bucket = key * self.buckets >> 64
         if bucket not in self._files:
             # one compressor per stream: a zstd context cannot interleave two streams
@@ -104,7 +104,7 @@ class ShuffleBuffer:
             self._files[bucket] = compressor.stream_writer(open(self._path(bucket), "wb"))
         self._files[bucket].write(orjson.dumps({"key": key, "record": record}) + b"\n")
 
-    def __iter__(self) -> Iterator[dict[str, Any]]:
+    def __iter__(self) -> Iterator[Record]:
         self._close()
         try:
             for bucket in sorted(self._files):
@@ -127,7 +127,7 @@ class ShuffleBuffer:
 
 
 def _documents(sources: list[Path], split: str, mixture: Mixture, ledger: Ledger | None,
-               on_source: Callable[[Path], None] | None) -> Iterator[tuple[dict[str, Any], int]]:
+               on_source: Callable[[Path], None] | None) -> Iterator[tuple[JsonDict, int]]:
     """(record as released, copies) for every document of ``split``; counted in ``ledger`` if given."""
     for source in sources:
         for record in read_records(source):
@@ -152,7 +152,7 @@ def _documents(sources: list[Path], split: str, mixture: Mixture, ledger: Ledger
 
 def write_split(sources: list[Path], out_dir: Path, split: str, mixture: Mixture, *,
                 shard_bytes: int, level: int = 3, threads: int = 1, tokenizer=None, shuffle: bool = True,
-                shuffle_buckets: int = 64, on_source: Callable[[Path], None] | None = None) -> dict[str, Any]:
+                shuffle_buckets: int = 64, on_source: Callable[[Path], None] | None = None) -> JsonDict:
     """Write ``out_dir/<split>/part-*.jsonl.zst`` from every source shard; returns the split's
     files, composition and ledger (documents of other splits are not counted here).
 
@@ -165,7 +165,7 @@ def write_split(sources: list[Path], out_dir: Path, split: str, mixture: Mixture
     writer = RollingWriter(out_dir / split, shard_bytes, level, threads)
     buffer = ShuffleBuffer(out_dir / f".shuffle-{split}", shuffle_buckets) if shuffle else None
 
-    def emit(record: dict[str, Any]) -> None:
+    def emit(record: Record) -> None:
         writer.write(record)
         composition.add(record, len(tokenizer.encode(record["text"])) if tokenizer is not None else None)
 

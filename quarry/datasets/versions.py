@@ -17,12 +17,11 @@ import re
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
-from quarry.datasets.manifest import MANIFEST, read_manifest
+from quarry.datasets.manifest import MANIFEST, Manifest, read_manifest
 from quarry.errors import QuarryError
 from quarry.paths import project_root
-from quarry.records import read_json, read_records, write_json, write_records
+from quarry.records import JsonDict, read_json, read_records, write_json, write_records
 
 INDEX = "index.jsonl.zst"
 DROPPED = "dropped.jsonl.zst"
@@ -74,8 +73,8 @@ def assign_label(name: str, wanted: str, *, version: str | None = None, explicit
     return label
 
 
-def register(manifest: dict[str, Any], dataset_dir: Path, index: Iterable[dict], dropped: Iterable[dict], *,
-             changelog: dict[str, Any] | None = None, changelog_md: str | None = None,
+def register(manifest: Manifest, dataset_dir: Path, index: Iterable[dict], dropped: Iterable[dict], *,
+             changelog: JsonDict | None = None, changelog_md: str | None = None,
              registry: str | os.PathLike | None = None) -> Path:
     release = registry_root(registry) / manifest["name"] / manifest["version"]
     write_records(release / INDEX, index, validate=False)
@@ -102,7 +101,7 @@ def _portable(folder: Path) -> str:
         return str(folder)
 
 
-def releases(name: str | None = None, registry: str | os.PathLike | None = None) -> list[dict[str, Any]]:
+def releases(name: str | None = None, registry: str | os.PathLike | None = None) -> list[JsonDict]:
     """Registered versions (oldest first): manifest, folder of the release and of its data."""
     root = registry_root(registry)
     found = []
@@ -114,7 +113,7 @@ def releases(name: str | None = None, registry: str | os.PathLike | None = None)
     return sorted(found, key=lambda r: (r["registered_at"], r["manifest"]["version"]))
 
 
-def find(ref: str, registry: str | os.PathLike | None = None) -> dict[str, Any]:
+def find(ref: str, registry: str | os.PathLike | None = None) -> JsonDict:
     """A release by version hash (or a prefix of at least 6), label, name (its latest version),
     or name@label / name@hash."""
     name, _, which = ref.partition("@") if "@" in ref else (None, "", ref)
@@ -160,9 +159,9 @@ def locate(ref: str | os.PathLike, registry: str | os.PathLike | None = None) ->
     return found["manifest"], data, found["release"]
 
 
-def read_index(release: Path) -> list[dict[str, Any]]:
+def read_index(release: Path) -> list[JsonDict]:
     return list(read_records(release / INDEX, require_text=False))
 
 
-def read_dropped(release: Path) -> list[dict[str, Any]]:
+def read_dropped(release: Path) -> list[JsonDict]:
     return list(read_records(release / DROPPED, require_text=False))

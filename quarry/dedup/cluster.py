@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import orjson
@@ -27,7 +26,7 @@ from quarry.dedup.index import index_files, save_scratch
 from quarry.dedup.minhash import estimated_jaccard
 from quarry.dedup.repository import repository_duplicates
 from quarry.dedup.unionfind import UnionFind
-from quarry.records import atomic_write_bytes
+from quarry.records import JsonDict, atomic_write_bytes
 
 PAIR_BATCH = 1 << 18
 LARGEST = 10  # clusters listed in the ledger
@@ -179,7 +178,7 @@ def verified(index: ShardIndex, pairs: np.ndarray, config: DedupConfig) -> np.nd
 
 
 def near_clusters(index: ShardIndex, live: np.ndarray, config: DedupConfig,
-                  decisions: dict[int, list]) -> dict[str, Any]:
+                  decisions: dict[int, list]) -> JsonDict:
     bands, _ = config.band_shape()
     pairs = candidate_pairs(index, live, bands)
     merged = verified(index, pairs, config)
@@ -208,11 +207,11 @@ def near_clusters(index: ShardIndex, live: np.ndarray, config: DedupConfig,
             "cluster_sizes": {str(size): count for size, count in sorted(histogram.items())}}
 
 
-def cluster_index(prefixes: list[Path], config: DedupConfig) -> dict[str, Any]:
+def cluster_index(prefixes: list[Path], config: DedupConfig) -> JsonDict:
     """Decide every document's fate; writes ``<prefix>.decisions.json`` per shard."""
     index = ShardIndex(prefixes, with_shingles=config.verify == "exact")
     decisions: dict[int, list] = {}
-    stats: dict[str, Any] = {"documents": index.total}
+    stats: JsonDict = {"documents": index.total}
     removed = np.zeros(index.total, dtype=bool)
     if config.repository.enabled and index.total:
         keys = [index.key(doc) for doc in range(index.total)]
@@ -240,7 +239,7 @@ def cluster_index(prefixes: list[Path], config: DedupConfig) -> dict[str, Any]:
     return stats
 
 
-def largest_clusters(index: ShardIndex, decisions: dict[int, list], top: int = LARGEST) -> list[dict[str, Any]]:
+def largest_clusters(index: ShardIndex, decisions: dict[int, list], top: int = LARGEST) -> list[JsonDict]:
     """The biggest groups of file copies: the kept document's id, origin and path, and how many
     copies (exact or near) it stands for."""
     members: Counter = Counter()

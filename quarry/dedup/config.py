@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from quarry.config import Params, as_params
 from quarry.config.curation import DedupParams
 from quarry.dedup.minhash import MinHasher, choose_bands
 from quarry.errors import ConfigError
+from quarry.records import JsonDict
 
 
 class DedupConfig(DedupParams):
@@ -19,14 +22,15 @@ class DedupConfig(DedupParams):
     so a missed pair is what costs."""
 
     @classmethod
-    def from_params(cls, params: Any = None) -> DedupConfig:
-        section = DedupParams.of(params)
+    def from_params(cls, params: Params | Mapping[str, Any] | None = None) -> DedupConfig:
+        """From the ``dedup`` section of the typed params (or of a mapping shaped like params.yaml)."""
+        section = as_params(params).dedup
         if (section.bands is None) != (section.rows is None):
             raise ConfigError("params: dedup.bands and dedup.rows must be given together")
         if section.bands is not None and section.bands * section.rows > section.num_perm:
             raise ConfigError(f"params: dedup.bands x dedup.rows = {section.bands * section.rows} "
                               f"exceeds dedup.num_perm = {section.num_perm}")
-        return cls(**dict(section))
+        return cls.from_section(section)
 
     @property
     def verify_threshold(self) -> float:
@@ -48,13 +52,13 @@ class DedupConfig(DedupParams):
         return MinHasher(num_perm=self.num_perm, ngram=self.ngram, seed=self.seed,
                          min_shingles=max(1, self.min_tokens - self.ngram + 1))
 
-    def license_rank(self, meta: dict[str, Any]) -> int:
+    def license_rank(self, meta: JsonDict) -> int:
         """0 for a permissive license, 1 otherwise: permissive copies survive deduplication."""
         license_ = meta.get("license") or {}
         category = license_.get("category") if isinstance(license_, dict) else None
         return 0 if category in self.permissive else 1
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> JsonDict:
         bands, rows = self.band_shape()
         return {"ngram": self.ngram, "num_perm": self.num_perm, "threshold": self.threshold, "bands": bands,
                 "rows": rows, "verify": self.verify, "verify_threshold": self.verify_threshold,

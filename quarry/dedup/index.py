@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import orjson
@@ -18,7 +17,7 @@ import orjson
 from quarry.dedup.config import DedupConfig
 from quarry.dedup.minhash import band_keys
 from quarry.dedup.shingles import encode, normalized_content_hash, shingles, sorted_unique
-from quarry.records import read_records
+from quarry.records import JsonDict, read_records
 
 SUFFIXES = ("exact.npy", "sig.npy", "has_sig.npy", "bands.npy", "keys.json")
 SHINGLE_SUFFIXES = ("shingles.npy", "offsets.npy")  # only when pairs are verified exactly
@@ -29,7 +28,7 @@ def index_files(prefix: Path, with_shingles: bool = False) -> dict[str, Path]:
     return {suffix.split(".")[0]: Path(f"{prefix}.{suffix}") for suffix in suffixes}
 
 
-def survival_key(meta: dict[str, Any], config: DedupConfig) -> list:
+def survival_key(meta: JsonDict, config: DedupConfig) -> list:
     """Sort key of a copy: the smallest survives (permissive first, then origin, path, id)."""
     return [config.license_rank(meta), str(meta.get("origin") or ""), str(meta.get("path") or ""),
             str(meta.get("id") or "")]

@@ -24,13 +24,13 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any
 
 import numpy as np
 
 from quarry.config.curation import RepositoryParams
 from quarry.dedup.minhash import band_keys, estimated_jaccard
 from quarry.dedup.unionfind import UnionFind
+from quarry.records import JsonDict
 
 TEMPLATE_PATH = re.compile(
     r"(?:^|/)(?:\.[^/]+"                                                      # dotfiles: .github/, .gitignore
@@ -136,13 +136,13 @@ def _shared_files(a: Repository, b: Repository, keys: list[list], exact: np.ndar
 
 def repository_duplicates(keys: list[list], exact: np.ndarray, has_sig: np.ndarray, shards: SignatureShards,
                           gather: Gather, config: RepositoryParams, seed: int = 1,
-                          ) -> tuple[dict[int, list], dict[str, Any]]:
+                          ) -> tuple[dict[int, list], JsonDict]:
     """Decisions (doc -> ["duplicate_repository", surviving origin, group size]) and statistics.
 
     ``keys``, ``exact`` and ``has_sig``: per document (survival key, content hash, has a
     signature); signatures come shard by shard (``shards``) or for a few documents (``gather``)."""
     repos = repositories(keys)
-    stats: dict[str, Any] = {"repositories": len(repos), "repository_groups": 0, "repositories_removed": 0,
+    stats: JsonDict = {"repositories": len(repos), "repository_groups": 0, "repositories_removed": 0,
                              "repository_files_removed": 0, "repository_pairs": []}
     if not config.enabled or len(repos) < 2:
         return {}, stats

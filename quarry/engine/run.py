@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from quarry.config import Params, as_params
 from quarry.engine import provenance
 from quarry.engine.local import LocalExecutor
 from quarry.engine.output import StagedOutput
@@ -54,13 +55,14 @@ class StageRun:
         return f"{self.stage}: {ledger['input']} in, {ledger['kept']} kept, dropped: {dropped}{changed}; {timing}"
 
 
-def run_stage(stage: Stage, src_dir: Path | None, dst_dir: Path, params: Any, executor: Executor, *,
+def run_stage(stage: Stage, src_dir: Path | None, dst_dir: Path, params: Params | dict | None, executor: Executor, *,
               args: Any = None, work_dir: Path | None = None, keep_work: bool = True) -> StageRun:
     """Every phase of ``stage`` over the shards of ``src_dir`` (or the items its plan names); the
     output replaces ``dst_dir`` whole (shards, rejects/, ledger.json and the stage's reports) once
-    the last phase is done. ``args``: what the stage reads besides params and its input folder."""
+    the last phase is done. ``args``: what the stage reads besides params and its input folder.
+    ``params``: the typed Params, or a mapping shaped like params.yaml (quarry.config.as_params)."""
     started = time.perf_counter()
-    config = stage.config(params)  # a bad section fails before anything is written
+    config = stage.config(as_params(params))  # a bad section fails before anything is written
     src = Path(src_dir) if src_dir is not None else None
     dst = Path(dst_dir)
     shards = input_shards(src) if stage.reads_shards else []
@@ -157,7 +159,7 @@ def _item_jobs(phase: Map, results: dict[str, Any], stage: Stage) -> list[ItemJo
             for i, item in enumerate(items)]
 
 
-def run_local(stage: Stage, src_dir: Path | None, dst_dir: Path, params: Any, *, workers: int = 1,
+def run_local(stage: Stage, src_dir: Path | None, dst_dir: Path, params: Params | dict | None, *, workers: int = 1,
               args: Any = None, work_dir: Path | None = None, echo=None) -> dict[str, Any]:
     """The stage over ``workers`` local processes (the CLI's way); returns its result (the ledger
     of a stage that writes shards). Scratch files go unless ``work_dir`` names where to keep them.

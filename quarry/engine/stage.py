@@ -1,6 +1,6 @@
 """A stage as data: its phases, its typed config, what its output holds.
 
-    FILTERS = Stage("filters", folder="filtered", config=filters_config,
+    FILTERS = Stage("filters", folder="filtered", config=lambda params: params.filters,
                     phases=(Map("filter", filter_phase, writes=True),))
 
 A ``Map`` phase is a pure function ``fn(job, config)`` of one unit of work. By default the units
@@ -43,7 +43,7 @@ class Global:
 class Stage:
     name: str                                  # the ledger's stage name
     folder: str                                # its folder under the curated output ("" outside curation)
-    config: Callable[[Any], Any]               # params -> typed config (raises on a bad section)
+    config: Callable[[Any], Any]               # Params -> its section (or a frozen config derived from it)
     phases: tuple[Map | Global, ...]
     # (job with every phase's result and the output folder, config) -> the stage's result; for a stage
     # that writes shards, extra ledger keys. May write report files into job.dst.

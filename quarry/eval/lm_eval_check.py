@@ -14,12 +14,13 @@ import os
 import re
 import tempfile
 from pathlib import Path
-from typing import Any
 
 from quarry.bpb import DEFAULT_SUBSET, score_records
 from quarry.errors import QuarryError
-from quarry.eval.stage import context_of, evaluation_records, load_for_eval, pick_device, settings
+from quarry.config.training import EvaluateParams
+from quarry.eval.stage import context_of, evaluation_records, load_for_eval, pick_device
 from quarry.models.checkpoint import save_pretrained
+from quarry.records import JsonDict
 
 
 def lm_eval_version() -> str:
@@ -69,22 +70,21 @@ def run_lm_eval(hf_folder: Path, tasks_dir: Path, tasks: list[str], *, context_l
     return {task: float(results["results"][task]["bits_per_byte,none"]) for task in tasks}
 
 
-def cross_check(checkpoint: str | os.PathLike, data: str | os.PathLike, params: dict[str, Any] | None = None,
-                *, work_dir: str | os.PathLike | None = None) -> dict[str, Any]:
+def cross_check(checkpoint: str | os.PathLike, data: str | os.PathLike, cfg: EvaluateParams = EvaluateParams(),
+                *, work_dir: str | os.PathLike | None = None) -> JsonDict:
     """Quarry's BPB and lm-eval's per subset on the same documents, context and windows."""
     version = lm_eval_version()
-    cfg = settings(params)
-    device = pick_device(cfg["device"])
-    model, tokenizer = load_for_eval(checkpoint, device, cfg["dtype"])
+    device = pick_device(cfg.device)
+    model, tokenizer = load_for_eval(checkpoint, device, cfg.dtype)
     if not hasattr(tokenizer, "save"):
         raise QuarryError(f"{checkpoint}: lm-eval needs a Hugging Face tokenizer (tokenizer.json); "
                           f"this checkpoint's is {type(tokenizer).__name__}")
-    context = context_of(model, cfg["context_len"])
-    records = list(evaluation_records(data, cfg["split"], cfg["subsets"], cfg["max_docs"]))
+    context = context_of(model, cfg.context_len)
+    records = list(evaluation_records(data, cfg.split, cfg.subsets, cfg.max_docs))
     if not records:
-        raise QuarryError(f"{data}: no documents in split '{cfg['split']}' to cross-check")
+        raise QuarryError(f"{data}: no documents in split '{cfg.split}' to cross-check")
     ours = score_records(model, tokenizer, records, context_len=context, stride=context,
-                         batch_size=int(cfg["batch_size"]), device=device)
+                         batch_size=cfg.batch_size, device=device)
     documents: dict[str, list[str]] = {}
     for record in records:
         documents.setdefault((record.get("meta") or {}).get("pile_set_name") or DEFAULT_SUBSET, []).append(record["text"])
@@ -94,11 +94,11 @@ def cross_check(checkpoint: str | os.PathLike, data: str | os.PathLike, params: 
         save_pretrained(model.float().cpu(), hf_folder, tokenizer=tokenizer)
         names = write_tasks(documents, tasks_dir)
         theirs = run_lm_eval(hf_folder, tasks_dir, list(names.values()), context_len=context,
-                             batch_size=int(cfg["batch_size"]), device=device, dtype=cfg["dtype"])
+                             batch_size=cfg.batch_size, device=device, dtype=cfg.dtype)
     subsets = {}
     for subset, name in names.items():
         q, l = ours.subsets[subset].bpb, theirs[name]
         subsets[subset] = {"quarry": q, "lm_eval": l, "difference": l - q, "docs": ours.subsets[subset].docs}
-    return {"checkpoint": str(checkpoint), "dataset": str(data), "split": cfg["split"], "context_len": context,
+    return {"checkpoint": str(checkpoint), "dataset": str(data), "split": cfg.split, "context_len": context,
             "stride": context, "lm_eval_version": version, "subsets": subsets,
             "max_abs_difference": max(abs(s["difference"]) for s in subsets.values())}

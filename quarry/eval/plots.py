@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from quarry.plots import ACCENT, COLOR, horizontal_bars, pyplot, save
+from quarry.records import JsonDict
 
 
-def bpb_bar_chart(result: dict[str, Any], path: str | Path, title: str = "bits per byte") -> Path:
+def bpb_bar_chart(result: JsonDict, path: str | Path, title: str = "bits per byte") -> Path:
     """A horizontal bar per subset (document count in the label) and the aggregate on top."""
     plt = pyplot()
     subsets = result["subsets"]

@@ -9,17 +9,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from quarry.config import compute
 from quarry.config.training import EvaluateParams
 from quarry.errors import ConfigError, QuarryError
 from quarry.bpb import BpbResult, score_records
-from quarry.records import read_json, read_records, shard_paths, write_json
+from quarry.records import JsonDict, Record, read_json, read_records, shard_paths, write_json
 
 LOSS_KEYS = ("loss", "train_loss", "train/loss")
-
-
-def settings(params: Any) -> dict[str, Any]:
-    """The ``evaluate`` section, checked, every default filled in (quarry.config.training)."""
-    return EvaluateParams.of(params).as_dict()
 
 
 def pick_device(name: str | None) -> str:
@@ -32,14 +28,13 @@ def pick_device(name: str | None) -> str:
 
 def load_for_eval(checkpoint: str | os.PathLike, device: str = "cpu", dtype: str = "float32"):
     """(model, tokenizer) of a checkpoint folder in Hugging Face Llama layout."""
-    import torch
-
     from quarry.models.checkpoint import load_pretrained
     from quarry.tokenizer import Tokenizer
 
-    torch_dtype = getattr(torch, dtype, None)
-    if not isinstance(torch_dtype, torch.dtype):
-        raise ConfigError(f"params evaluate.dtype: '{dtype}' is not a torch dtype")
+    try:
+        torch_dtype = compute.torch_dtype(dtype)
+    except ValueError as exc:
+        raise ConfigError(f"params evaluate.dtype: {exc}") from None
     folder = Path(checkpoint)
     if (folder / "config.json").is_file():
         model, base = load_pretrained(folder, device=device, dtype=torch_dtype), None
@@ -108,7 +103,7 @@ def evaluation_shards(data: str | os.PathLike, split: str = "test") -> list[Path
 
 
 def shard_records(shard: str | os.PathLike, subsets: list[str] | None = None,
-                  max_docs: int | None = None) -> Iterator[dict[str, Any]]:
+                  max_docs: int | None = None) -> Iterator[Record]:
     """The records of one shard to score: those of ``subsets`` (all when None), at most ``max_docs``."""
     wanted = set(subsets) if subsets else None
     count = 0
@@ -122,7 +117,7 @@ def shard_records(shard: str | os.PathLike, subsets: list[str] | None = None,
 
 
 def evaluation_records(data: str | os.PathLike, split: str = "test", subsets: list[str] | None = None,
-                       max_docs: int | None = None) -> Iterator[dict[str, Any]]:
+                       max_docs: int | None = None) -> Iterator[Record]:
     """The records ``evaluation_shards`` holds, in order (``max_docs`` over all of them)."""
     left = max_docs
     for shard in evaluation_shards(data, split):
@@ -144,22 +139,21 @@ def context_of(model: Any, configured: int | None) -> int:
     raise ConfigError("params evaluate.context_len: the model does not say its context length; set it")
 
 
-def _scoring_setup(checkpoint: str | os.PathLike, cfg: dict[str, Any]):
-    device = pick_device(cfg["device"])
-    model, tokenizer = load_for_eval(checkpoint, device, cfg["dtype"])
-    context = context_of(model, cfg["context_len"])
-    options = {"context_len": context, "stride": int(cfg["stride"] or max(1, context // 2)),
-               "batch_size": int(cfg["batch_size"]), "device": device}
+def _scoring_setup(checkpoint: str | os.PathLike, cfg: EvaluateParams):
+    device = pick_device(cfg.device)
+    model, tokenizer = load_for_eval(checkpoint, device, cfg.dtype)
+    context = context_of(model, cfg.context_len)
+    options = {"context_len": context, "stride": cfg.stride or max(1, context // 2),
+               "batch_size": cfg.batch_size, "device": device}
     return model, tokenizer, options
 
 
-def score_shard(checkpoint: str | os.PathLike, shard: str | os.PathLike, params: Any = None,
-                max_docs: int | None = None) -> dict[str, Any]:
+def score_shard(checkpoint: str | os.PathLike, shard: str | os.PathLike, cfg: EvaluateParams = EvaluateParams(),
+                max_docs: int | None = None) -> JsonDict:
     """BPB totals of one shard (a BpbResult dict): the unit the evaluate stage maps.
     ``merge_shards`` adds the shards of a split back into one result."""
-    cfg = settings(params)
     model, tokenizer, options = _scoring_setup(checkpoint, cfg)
-    return score_records(model, tokenizer, shard_records(shard, cfg["subsets"], max_docs), **options).to_dict()
+    return score_records(model, tokenizer, shard_records(shard, cfg.subsets, max_docs), **options).to_dict()
 
 
 def document_limits(shards: list[Path], subsets: list[str] | None, max_docs: int | None) -> list[int | None]:
@@ -174,7 +168,7 @@ def document_limits(shards: list[Path], subsets: list[str] | None, max_docs: int
     return limits
 
 
-def merge_shards(results: list[dict[str, Any]]) -> BpbResult:
+def merge_shards(results: list[JsonDict]) -> BpbResult:
     """One result from per-shard results, added in the order given."""
     merged = BpbResult(context_len=results[0]["context_len"] if results else 0,
                        stride=results[0]["stride"] if results else 0)
@@ -184,7 +178,7 @@ def merge_shards(results: list[dict[str, Any]]) -> BpbResult:
 
 
 def build_report(result: BpbResult, checkpoint: str | os.PathLike, data: str | os.PathLike,
-                 split: str) -> dict[str, Any]:
+                 split: str) -> JsonDict:
     from quarry.lineage import checkpoint_hash
 
     manifest_path = Path(data) / "manifest.json"
@@ -205,8 +199,8 @@ def checkpoint_label(checkpoint: str | os.PathLike) -> str:
     return path.parent.name if path.name == "final" else path.name
 
 
-def publish_report(report: dict[str, Any], checkpoint: str | os.PathLike, out_dir: str | os.PathLike,
-                   params: dict[str, Any] | None = None, *, track: bool | None = None) -> dict[str, Any]:
+def publish_report(report: JsonDict, checkpoint: str | os.PathLike, out_dir: str | os.PathLike,
+                   cfg: EvaluateParams = EvaluateParams(), *, track: bool | None = None) -> JsonDict:
     """Write the report and its plot into ``out_dir`` and, unless disabled, log them to MLflow."""
     from quarry.eval.plots import bpb_bar_chart
 
@@ -214,18 +208,17 @@ def publish_report(report: dict[str, Any], checkpoint: str | os.PathLike, out_di
         where = report.get("dataset") or {}
         raise QuarryError(f"{where.get('path', checkpoint)}: no documents to score in the "
                           f"{where.get('split', 'selected')} split (is the dataset too small for its split fractions?)")
-    cfg = settings(params)
     out_dir = Path(out_dir)
     write_json(out_dir / "bpb.json", report)
     plots = [bpb_bar_chart(report, out_dir / "bpb.png", title=f"bits per byte: {checkpoint_label(checkpoint)}")]
-    if not (cfg["mlflow"] if track is None else track):
+    if not (cfg.mlflow if track is None else track):
         return report
     run_id = log_report(report, checkpoint, plots, out_dir, cfg)
     return {**report, "mlflow_run_id": run_id}
 
 
-def log_report(report: dict[str, Any], checkpoint: str | os.PathLike, plots: list[Path], out_dir: Path,
-               cfg: dict[str, Any]) -> str:
+def log_report(report: JsonDict, checkpoint: str | os.PathLike, plots: list[Path], out_dir: Path,
+               cfg: EvaluateParams) -> str:
     """Log the report to the checkpoint's training run (or a new run linked to it)."""
     from quarry import tracking
     from quarry.eval.plots import loss_curve
@@ -240,14 +233,14 @@ def log_report(report: dict[str, Any], checkpoint: str | os.PathLike, plots: lis
                 plots.append(loss_curve(history, out_dir / "loss.png",
                                         title=f"training {key}: {checkpoint_label(checkpoint)}"))
                 break
-    settings_logged = {k: cfg[k] for k in ("split", "context_len", "stride", "batch_size", "dtype")}
+    settings_logged = cfg.model_dump(include={"split", "context_len", "stride", "batch_size", "dtype"})
     settings_logged["context_len"] = report["context_len"]
     settings_logged["stride"] = report["stride"]
     run_id = tracking.log_evaluation(report, training_run_id=training_run, run_name=f"eval {checkpoint_label(checkpoint)}",
-                                     experiment=cfg["experiment"], artifacts=[*plots, out_dir / "bpb.json"],
+                                     experiment=cfg.experiment, artifacts=[*plots, out_dir / "bpb.json"],
                                      lineage=chain, lineage_summary=lineage_summary(chain),
                                      dataset_hash=report["dataset"]["version"],
                                      dataset_path=report["dataset"]["path"], settings=settings_logged)
-    if cfg["register_model"]:
-        tracking.register_checkpoint(Path(checkpoint), cfg["register_model"], run_id=run_id, lineage=lineage_summary(chain))
+    if cfg.register_model:
+        tracking.register_checkpoint(Path(checkpoint), cfg.register_model, run_id=run_id, lineage=lineage_summary(chain))
     return run_id

@@ -20,11 +20,10 @@ from collections import Counter, deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import orjson
 
-from quarry.licenses.engine import WORKER_SCRIPT, ScanCodeWorker, scancode_python, scancode_version
+from quarry.licenses.engine import Detection, ScanCodeWorker, WORKER_SCRIPT, scancode_python, scancode_version
 from quarry.licenses.known import KnownLicenses
 from quarry.licenses.normalize import license_part, normal_key, normalize
 from quarry.parallel import available_cores, cores_per_process
@@ -83,7 +82,7 @@ class CachedDetector:
         self._folder: Path | None = None
         self._known: KnownLicenses | None | bool = False  # False: not loaded yet
         self.stats = CacheStats()
-        self._memory: dict[str, dict[str, Any]] = {}
+        self._memory: dict[str, Detection] = {}
         self._workers: list[ScanCodeWorker] = [worker] if worker else []
 
     @property
@@ -100,12 +99,12 @@ class CachedDetector:
     def _path(self, key: str) -> Path:
         return self.folder / key[:2] / f"{key}.json"
 
-    def _remember(self, key: str, result: dict[str, Any]) -> None:
+    def _remember(self, key: str, result: Detection) -> None:
         if len(self._memory) >= self.MEMORY_ENTRIES:
             self._memory.clear()
         self._memory[key] = result
 
-    def _lookup(self, key: str) -> dict[str, Any] | None:
+    def _lookup(self, key: str) -> Detection | None:
         if key in self._memory:
             return self._memory[key]
         try:
@@ -123,13 +122,13 @@ class CachedDetector:
             self._known = KnownLicenses.load(python, self.cache_dir / f"known-{scancode_version(python)}.json")
         return self._known
 
-    def resolve_without_scancode(self, text: str) -> dict[str, Any] | None:
+    def resolve_without_scancode(self, text: str) -> Detection | None:
         """ScanCode's answer for ``text`` when its shipped license data decides it, else None."""
         return self.known.resolve(normalize(text)) if self.known else None
 
-    def detect(self, texts: list[str]) -> list[dict[str, Any]]:
+    def detect(self, texts: list[str]) -> list[Detection]:
         """ScanCode's result for every text (see scancode_worker), in order; misses go in batches."""
-        answers: dict[str, dict[str, Any]] = {}  # by text
+        answers: dict[str, Detection] = {}  # by text
         missing: dict[str, str] = {}  # key -> normal form
         waiting: dict[str, list[str]] = {}  # key -> texts waiting for it
         for text in dict.fromkeys(texts):
@@ -157,7 +156,7 @@ class CachedDetector:
                 answers.update((text, result) for text in waiting[key])
         return [answers[text] for text in texts]
 
-    def _scan(self, items: list[tuple[str, str]]) -> dict[str, dict[str, Any]]:
+    def _scan(self, items: list[tuple[str, str]]) -> dict[str, Detection]:
         """key -> ScanCode result. The longest texts go first and batches shrink so that every
         worker stays busy to the end; batches are pulled from one queue by every worker, so a slow
         text holds up only its own worker. Which worker answers does not change the answer."""
@@ -168,7 +167,7 @@ class CachedDetector:
         workers = self._start_workers(count)
         lock = threading.Lock()
 
-        def drain(worker: ScanCodeWorker) -> dict[str, dict[str, Any]]:
+        def drain(worker: ScanCodeWorker) -> dict[str, Detection]:
             answers = {}
             while True:
                 with lock:
@@ -179,7 +178,7 @@ class CachedDetector:
 
         if len(workers) == 1:
             return drain(workers[0])
-        results: dict[str, dict[str, Any]] = {}
+        results: dict[str, Detection] = {}
         with ThreadPoolExecutor(len(workers)) as pool:
             for answers in pool.map(drain, workers):
                 results.update(answers)

@@ -14,10 +14,14 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 from quarry.errors import QuarryError
 from quarry.paths import project_root
+
+# What ScanCode says of one text (its license detections, matches and scores), cached by the
+# text's hash: ScanCode's own JSON shape, read by quarry.licenses.findings.
+Detection: TypeAlias = dict[str, Any]
 
 WORKER_SCRIPT = Path(__file__).with_name("scancode_worker.py")
 SETUP_HINT = ("create it with: python3.11 -m venv .venv-scancode && "
@@ -82,9 +86,9 @@ class ScanCodeWorker:
         self.version = hello.get("version", "unknown")
         self.index_seconds = float(hello.get("index_seconds", 0.0))
 
-    def detect(self, texts: list[str]) -> list[dict[str, Any]]:
+    def detect(self, texts: list[str]) -> list[Detection]:
         """Raw ScanCode results for ``texts``, in order, sent ``batch_size`` at a time."""
-        results: list[dict[str, Any]] = []
+        results: list[Detection] = []
         for start in range(0, len(texts), self.batch_size):
             batch = texts[start:start + self.batch_size]
             self._send({"op": "detect", "texts": batch})

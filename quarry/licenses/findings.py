@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from license_expression import Licensing, combine_expressions
 
+from quarry.licenses.engine import Detection
 from quarry.licenses.policy import drop_references, expression_category, is_reference, leaf_keys, quarry_category
 
 _licensing = Licensing()
@@ -19,7 +19,7 @@ class LicenseFinding:
     categories: dict[str, str] = field(default_factory=dict, compare=False)
 
     @classmethod
-    def from_result(cls, result: dict[str, Any]) -> LicenseFinding | None:
+    def from_result(cls, result: Detection) -> LicenseFinding | None:
         """None when ScanCode found no license in the text."""
         spdx = drop_references(result.get("spdx"))
         if not spdx:
@@ -47,7 +47,7 @@ def combine(findings: list[LicenseFinding]) -> LicenseFinding:
     return LicenseFinding(spdx=spdx, score=min(f.score for f in findings), categories=categories)
 
 
-def license_meta(finding: LicenseFinding | None, file: str | None, level: str) -> dict[str, Any]:
+def license_meta(finding: LicenseFinding | None, file: str | None, level: str) -> Detection:
     """The ``meta.license`` value of a record (DESIGN.md): spdx, category, evidence."""
     if finding is None:
         return {"spdx": None, "category": "no-license", "evidence": None}

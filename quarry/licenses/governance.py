@@ -19,7 +19,6 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 from license_expression import AND, OR, Licensing
 
@@ -30,6 +29,7 @@ from quarry.licenses.notices import STRONG, WEAK, has_choice, is_documentation, 
 from quarry.licenses.policy import RANK, leaf_keys, parse
 from quarry.licenses.sources import (LICENSE_TIER, MANIFEST_TIER, README_TIER, as_spdx_statement, declared_licenses,
                                      repo_file_tier, spdx_identifier)
+from quarry.records import JsonDict
 
 REUSE_TIER = README_TIER + 1  # LICENSES/<id>.txt: the texts a REUSE repository ships, by file name
 _licensing = Licensing()
@@ -73,12 +73,12 @@ class OriginSurvey:
             if statement not in self.reserved or path < self.reserved[statement]:
                 self.reserved[statement] = path
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonDict:
         return {"files": dict(sorted(self.files.items())), "folders": sorted(self.folders),
                 "reserved": dict(sorted(self.reserved.items()))}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> OriginSurvey:
+    def from_dict(cls, data: JsonDict) -> OriginSurvey:
         return cls(dict(data["files"]), set(data["folders"]), dict(data["reserved"]))
 
 
@@ -343,7 +343,7 @@ def _docs_choice(unit: Unit, findings: dict[str, LicenseFinding | None]) -> Choi
 # The origin's governance (JSON) and one file's license
 
 
-def _entry(choice: Choice, level: str) -> dict[str, Any]:
+def _entry(choice: Choice, level: str) -> JsonDict:
     entry = license_meta(choice.finding, choice.path, level)
     if choice.also:
         path, finding = choice.also
@@ -352,7 +352,7 @@ def _entry(choice: Choice, level: str) -> dict[str, Any]:
     return entry
 
 
-def origin_governance(survey: OriginSurvey, findings: dict[str, LicenseFinding | None]) -> dict[str, Any]:
+def origin_governance(survey: OriginSurvey, findings: dict[str, LicenseFinding | None]) -> JsonDict:
     """Every scope of an origin: directories (nearest first), sidecars, declarations, the file
     that reserves rights when nothing grants any; the root's entry also at the top level."""
     p = plan(survey)
@@ -381,7 +381,7 @@ def origin_governance(survey: OriginSurvey, findings: dict[str, LicenseFinding |
             declarations.append({"base": base, "file": path, "rules": decided})
     reserved = sorted((path, statement) for statement, path in survey.reserved.items()
                       if not _real(found := findings.get(statement)) or found.category in ("unknown", "proprietary"))
-    governance: dict[str, Any] = {"scopes": scopes, "sidecars": sidecars, "declarations": declarations}
+    governance: JsonDict = {"scopes": scopes, "sidecars": sidecars, "declarations": declarations}
     if reserved:  # files reserve rights and nothing grants any: the unmarked files are no freer
         path, statement = reserved[0]
         found = findings.get(statement)
@@ -402,7 +402,7 @@ def _under(path: str, base: str) -> bool:
     return base == "" or path.startswith(base + "/")
 
 
-def _declared(path: str, governance: dict[str, Any], precedence: set[str]) -> dict[str, Any] | None:
+def _declared(path: str, governance: JsonDict, precedence: set[str]) -> JsonDict | None:
     for declaration in governance.get("declarations", []):
         base = declaration["base"]
         if not _under(path, base):
@@ -417,11 +417,11 @@ def _declared(path: str, governance: dict[str, Any], precedence: set[str]) -> di
     return None
 
 
-def _strip(entry: dict[str, Any]) -> dict[str, Any]:
+def _strip(entry: JsonDict) -> JsonDict:
     return {k: entry[k] for k in ("spdx", "category", "evidence", "categories")}
 
 
-def govern(path: str, own: LicenseFinding | None, statement: str | None, governance: dict[str, Any]) -> dict[str, Any]:
+def govern(path: str, own: LicenseFinding | None, statement: str | None, governance: JsonDict) -> JsonDict:
     """meta.license of one file (spdx, category, evidence) plus ``categories`` (each license id's
     category, for the policy), by the precedence in this module's docstring."""
     path = path.strip("/")
@@ -449,7 +449,7 @@ def govern(path: str, own: LicenseFinding | None, statement: str | None, governa
     return {**license_meta(None, None, "repository"), "categories": {}}
 
 
-def _ancestor(path: str, governance: dict[str, Any]) -> dict[str, Any] | None:
+def _ancestor(path: str, governance: JsonDict) -> JsonDict | None:
     """The declaration naming the file, else the nearest folder's license (its documentation
     clause for documentation files)."""
     if hit := _declared(path, governance, {"closest", AGGREGATE}):

@@ -17,11 +17,11 @@ from __future__ import annotations
 import fcntl
 import re
 from pathlib import Path
-from typing import Any
 
 import orjson
 from license_expression import Licensing, combine_expressions
 
+from quarry.licenses.engine import Detection
 from quarry.licenses.normalize import normalize, token_key, tokens
 from quarry.records import atomic_write_bytes
 
@@ -44,11 +44,11 @@ def licenses_folder(python: Path) -> Path | None:
     return None
 
 
-def _front_matter(text: str) -> tuple[dict[str, Any], str]:
+def _front_matter(text: str) -> tuple[Detection, str]:
     """The few front-matter fields used here, and the license text after it."""
     found = _FRONT_MATTER.match(text)
     head, body = (found.group(1), found.group(2)) if found else ("", text)
-    fields: dict[str, Any] = {}
+    fields: Detection = {}
     current = None
     for line in head.splitlines():
         if line.startswith((" ", "\t")):
@@ -63,7 +63,7 @@ def _front_matter(text: str) -> tuple[dict[str, Any], str]:
     return fields, body
 
 
-def build_table(folder: Path) -> dict[str, Any]:
+def build_table(folder: Path) -> Detection:
     """{"licenses": key -> {spdx, category}, "spdx": lower-cased SPDX id -> key (unique ones),
     "texts": token hash -> key} from ScanCode's ``*.LICENSE`` files."""
     licenses: dict[str, dict[str, str]] = {}
@@ -86,7 +86,7 @@ def build_table(folder: Path) -> dict[str, Any]:
     return {"version": TABLE_VERSION, "licenses": licenses, "spdx": unique(spdx_owners), "texts": unique(text_owners)}
 
 
-def _read_table(cache_file: Path) -> dict[str, Any] | None:
+def _read_table(cache_file: Path) -> Detection | None:
     try:
         table = orjson.loads(cache_file.read_bytes())
     except (FileNotFoundError, orjson.JSONDecodeError):
@@ -97,7 +97,7 @@ def _read_table(cache_file: Path) -> dict[str, Any] | None:
 class KnownLicenses:
     """Resolves texts from ScanCode's shipped license data (see the module docstring)."""
 
-    def __init__(self, table: dict[str, Any]):
+    def __init__(self, table: Detection):
         self.licenses = table["licenses"]
         self.spdx = table["spdx"]
         self.texts = table["texts"]
@@ -119,7 +119,7 @@ class KnownLicenses:
                 atomic_write_bytes(cache_file, orjson.dumps(table))
         return cls(table)
 
-    def resolve(self, normal: str) -> dict[str, Any] | None:
+    def resolve(self, normal: str) -> Detection | None:
         """ScanCode's result for a normalised text, when the shipped data alone decides it."""
         if match := _SPDX_STATEMENT.match(normal):
             return self._spdx_line(match.group(1))
@@ -127,7 +127,7 @@ class KnownLicenses:
             return self._result(key, "1-hash", f"{key}.LICENSE", normal.count("\n") + 1)
         return None
 
-    def _spdx_line(self, expression: str) -> dict[str, Any] | None:
+    def _spdx_line(self, expression: str) -> Detection | None:
         parts = []
         for token in _EXPRESSION_TOKEN.findall(expression):
             if token in "()":
@@ -146,7 +146,7 @@ class KnownLicenses:
             return None
         return self._result(str(combined), "1-spdx-id", "spdx-license-identifier", 1)
 
-    def _result(self, expression: str, matcher: str, rule: str, lines: int) -> dict[str, Any]:
+    def _result(self, expression: str, matcher: str, rule: str, lines: int) -> Detection:
         """A result shaped as the worker's (scancode_worker.detect_one)."""
         keys = sorted(set(_licensing.license_keys(expression)))
         spdx = _licensing.parse(expression).render("{symbol.key}")

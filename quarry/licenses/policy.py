@@ -10,11 +10,10 @@ choice across OR, the most restrictive part across AND.
 
 from __future__ import annotations
 
-from typing import Any
-
 from license_expression import AND, OR, ExpressionError, LicenseSymbol, LicenseWithExceptionSymbol, Licensing
 
 from quarry.config.curation import PolicyParams
+from quarry.records import JsonDict
 
 
 CATEGORIES = ("public-domain", "permissive", "weak-copyleft", "strong-copyleft", "proprietary", "unknown",
@@ -113,10 +112,6 @@ class LicensePolicy(PolicyParams):
     """Which licenses may enter a dataset (params.yaml ``licenses.policy``; fields and defaults in
     quarry.config.curation.PolicyParams)."""
 
-    @classmethod
-    def from_params(cls, section: Any = None) -> LicensePolicy:
-        return cls(**dict(PolicyParams.of(section)))
-
     def _leaf_allowed(self, key: str, categories: dict[str, str]) -> bool:
         if key in self.deny_spdx:
             return False
@@ -131,7 +126,7 @@ class LicensePolicy(PolicyParams):
 
         return walk(parse(expression))
 
-    def verdict(self, license_meta: dict[str, Any], categories: dict[str, str]) -> str | None:
+    def verdict(self, license_meta: JsonDict, categories: dict[str, str]) -> str | None:
         """None to keep the record, else the ledger reason for dropping it."""
         expression = license_meta.get("spdx")
         if not expression:

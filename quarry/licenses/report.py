@@ -11,15 +11,15 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
+from quarry.config.curation import LicensesParams
 from quarry.licenses.cache import CachedDetector
 from quarry.licenses.findings import LicenseFinding
 from quarry.licenses.policy import CATEGORIES, LicensePolicy
 from quarry.licenses.governance import govern
 from quarry.licenses.repository import add_record, collect_surveys, detect_repo_licenses
-from quarry.licenses.stage import LicenseAssigner, file_statement, section, stage_shards
-from quarry.records import read_records
+from quarry.licenses.stage import LicenseAssigner, file_statement, stage_shards
+from quarry.records import JsonDict, read_records
 
 KEEP_ALL = LicensePolicy(allow_categories=CATEGORIES, no_license="keep")
 
@@ -32,7 +32,7 @@ def _has_licenses(shards: list[Path]) -> bool:
     return False
 
 
-def license_counts(folder: Path, params: dict[str, Any] | None = None, *,
+def license_counts(folder: Path, config: LicensesParams = LicensesParams(), *,
                    detector: CachedDetector | None = None) -> Counter:
     """(spdx or None, category) -> records. A ``detector`` passed in is reused and left open."""
     shards = stage_shards(Path(folder))
@@ -43,10 +43,9 @@ def license_counts(folder: Path, params: dict[str, Any] | None = None, *,
                 lic = (record.get("meta") or {}).get("license") or {}
                 counts[(lic.get("spdx"), lic.get("category", "no-license"))] += 1
         return counts
-    conf = section(params)
-    lines = int(conf["header_lines"])
+    lines = config.header_lines
     own = detector is None
-    detector = detector or CachedDetector(batch_size=int(conf["batch_size"]))
+    detector = detector or CachedDetector(batch_size=config.batch_size)
     try:
         repos = detect_repo_licenses(collect_surveys(shards), detector)
         for shard in shards:
@@ -78,17 +77,17 @@ def folder_files(folder: Path) -> Iterator[tuple[str, str]]:
         yield rel.as_posix(), data.decode("utf-8", errors="replace")
 
 
-def folder_governance(folder: Path, params: dict[str, Any] | None = None, *,
-                      detector: CachedDetector | None = None) -> dict[str, dict[str, Any]]:
+def folder_governance(folder: Path, config: LicensesParams = LicensesParams(), *,
+                      detector: CachedDetector | None = None) -> dict[str, JsonDict]:
     """path -> meta.license of every text file of a plain folder (a checkout, an unpacked archive)."""
-    lines = int(section(params)["header_lines"])
+    lines = config.header_lines
     files = list(folder_files(Path(folder)))
     statements = {path: file_statement(text, lines) for path, text in files}
     surveys: dict = {}
     for path, text in files:
         add_record(surveys, {"text": text, "meta": {"origin": str(folder), "path": path}}, statements[path])
     own = detector is None
-    detector = detector or CachedDetector(batch_size=int(section(params)["batch_size"]))
+    detector = detector or CachedDetector(batch_size=config.batch_size)
     try:
         governance = detect_repo_licenses(surveys, detector).get(str(folder), {})
         texts = sorted({s for s in statements.values() if s})
@@ -105,7 +104,7 @@ def folder_governance(folder: Path, params: dict[str, Any] | None = None, *,
     return result
 
 
-def subtree_rows(licenses: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+def subtree_rows(licenses: dict[str, JsonDict]) -> list[JsonDict]:
     """One row per governing statement: the subtree (common folder of its files), expression,
     category, evidence file and level, and how many files it governs."""
     groups: dict[tuple, list[str]] = {}

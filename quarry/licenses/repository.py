@@ -10,16 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from quarry.licenses.findings import LicenseFinding
 from quarry.licenses.governance import OriginSurvey, fallback_texts, origin_governance, primary_texts
-from quarry.records import read_records
+from quarry.records import JsonDict, Record, read_records
 
 Surveys = dict[str, OriginSurvey]
 
 
-def add_record(surveys: Surveys, record: dict[str, Any], statement: str | None = None) -> None:
+def add_record(surveys: Surveys, record: Record, statement: str | None = None) -> None:
     """Survey one snapshot record (``statement``: its file-level license statement, if any)."""
     meta = record.get("meta") or {}
     origin, path = meta.get("origin"), (meta.get("path") or "").strip("/")
@@ -36,7 +35,7 @@ def collect_surveys(shards: Iterable[Path], statement=lambda text: None) -> Surv
     return surveys
 
 
-def _as_surveys(files: Surveys | dict[str, dict[str, Any]]) -> Surveys:
+def _as_surveys(files: Surveys | dict[str, JsonDict]) -> Surveys:
     """Surveys, or the plain form origin -> path -> text (or (tier, text)) of root files."""
     surveys = {}
     for origin, value in files.items():
@@ -49,7 +48,7 @@ def _as_surveys(files: Surveys | dict[str, dict[str, Any]]) -> Surveys:
     return surveys
 
 
-def detect_repo_licenses(files: Surveys | dict[str, dict[str, Any]], detector) -> dict[str, dict[str, Any]]:
+def detect_repo_licenses(files: Surveys | dict[str, JsonDict], detector) -> dict[str, JsonDict]:
     """origin -> governance (the root's meta.license fields and categories, plus every scope), for
     the origins with any license-bearing file or reserved-rights marking."""
     surveys = _as_surveys(files)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 from quarry.ledger import Ledger
 from quarry.licenses.cache import CachedDetector
@@ -24,16 +23,10 @@ from quarry.licenses.policy import LicensePolicy
 from quarry.config.curation import LicensesParams
 from quarry.licenses.sources import license_header, spdx_identifier
 from quarry.parallel import input_shards
-from quarry.records import read_records
+from quarry.records import JsonDict, Record, read_records
 from quarry.stage import Drop, run_step_on_shard
 
 STAGE = "licenses"
-
-
-def section(params: Any) -> dict[str, Any]:
-    """The ``licenses`` section of params.yaml (a full params dict or the section itself), checked,
-    every default filled in (quarry.config.curation.LicensesParams)."""
-    return LicensesParams.of(params).as_dict()
 
 
 def stage_shards(folder: Path) -> list[Path]:
@@ -61,7 +54,7 @@ class LicenseAssigner:
         self.header_lines = header_lines
         self.sources: Counter = Counter()
 
-    def apply(self, record: dict[str, Any]) -> dict[str, Any] | Drop:
+    def apply(self, record: Record) -> JsonDict | Drop:
         meta = record.setdefault("meta", {})
         statement = file_statement(record["text"], self.header_lines)
         own = self.statements.get(statement) if statement else None
@@ -79,21 +72,20 @@ def _sorted(value):
     return {k: _sorted(v) for k, v in sorted(value.items())} if isinstance(value, dict) else value
 
 
-def license_shard(src: Path, dst: Path, params: dict[str, Any], repo_licenses: dict[str, dict], *,
+def license_shard(src: Path, dst: Path, config: LicensesParams, repo_licenses: dict[str, dict], *,
                   rejects: Path | None = None, detector: CachedDetector | None = None, level: int = 3) -> Ledger:
     """Assign licenses to one shard and apply the policy; returns the shard's ledger."""
-    conf = section(params)
-    header_lines = int(conf["header_lines"])
+    header_lines = config.header_lines
     statements = sorted({s for r in read_records(src) if (s := file_statement(r["text"], header_lines))})
     own_detector = detector is None
-    detector = detector or CachedDetector(batch_size=int(conf["batch_size"]))
+    detector = detector or CachedDetector(batch_size=config.batch_size)
     try:
         results = detector.detect(statements) if statements else []
     finally:
         if own_detector:
             detector.close()
     findings = {text: LicenseFinding.from_result(result) for text, result in zip(statements, results)}
-    step = LicenseAssigner(repo_licenses, findings, LicensePolicy.from_params(conf.get("policy")), header_lines)
+    step = LicenseAssigner(repo_licenses, findings, LicensePolicy.from_section(config.policy), header_lines)
     ledger = run_step_on_shard(step, src, dst, rejects=rejects, level=level)
     for reason, count in sorted(step.sources.items()):
         ledger.change(reason, count)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
 
 import torch
 from safetensors import safe_open
@@ -20,7 +19,7 @@ from quarry.atomic import current_umask, temp_beside
 from quarry.errors import QuarryError
 from quarry.models.hub import resolve
 from quarry.models.llama import ModelArgs, Transformer
-from quarry.records import read_json, write_json
+from quarry.records import JsonDict, read_json, write_json
 
 CONFIG = "config.json"
 SINGLE = "model.safetensors"
@@ -32,7 +31,7 @@ _DTYPE_NAMES = {torch.float32: "float32", torch.bfloat16: "bfloat16", torch.floa
 
 
 def config_to_hf(args: ModelArgs, *, dtype: torch.dtype = torch.float32, bos_id: int | None = None,
-                 eos_id: int | None = None, pad_id: int | None = None) -> dict[str, Any]:
+                 eos_id: int | None = None, pad_id: int | None = None) -> JsonDict:
     """A transformers LlamaConfig dict. RoPE in the classic rope_theta / rope_scaling keys, which
     transformers 4.x reads as-is and 5.x converts to rope_parameters."""
     return {
@@ -62,7 +61,7 @@ def config_to_hf(args: ModelArgs, *, dtype: torch.dtype = torch.float32, bos_id:
     }
 
 
-def config_from_hf(config: dict[str, Any]) -> ModelArgs:
+def config_from_hf(config: JsonDict) -> ModelArgs:
     """ModelArgs from a transformers Llama config.json (either RoPE key style)."""
     if config.get("attention_bias") or config.get("mlp_bias"):
         raise QuarryError("config.json: Llama variants with attention or MLP biases are not supported")

@@ -6,12 +6,15 @@ empty section means "every detector on, medium sensitivity, typed placeholders".
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from quarry.config import Params, as_params
 from quarry.config.curation import PiiParams
 from quarry.pii.detectors import DETECTORS, Finding
 from quarry.pii.personal import find_ips
 from quarry.pii.fake_ips import FAKE_IP_POOL
+from quarry.records import JsonDict
 
 # Sensitivity level -> the lowest confidence a finding needs to count.
 SENSITIVITY = {"low": 0.8, "medium": 0.5, "high": 0.3}
@@ -26,11 +29,11 @@ class PiiConfig(PiiParams):
         return SENSITIVITY[self.sensitivity]
 
     @classmethod
-    def from_params(cls, params: Any = None) -> PiiConfig:
-        """From the whole params dict (its ``pii`` section) or from the section itself."""
-        return cls(**dict(PiiParams.of(params)))
+    def from_params(cls, params: Params | Mapping[str, Any] | None = None) -> PiiConfig:
+        """From the ``pii`` section of the typed params (or of a mapping shaped like params.yaml)."""
+        return cls.from_section(as_params(params).pii)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonDict:
         return {"sensitivity": self.sensitivity, "types": list(self.types),
                 "ip_replacement": self.ip_replacement, "detectors": list(self.detectors)}
 

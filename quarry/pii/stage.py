@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from quarry.ledger import Ledger
-from quarry.pii.engine import PiiConfig, detect
+from quarry.pii.engine import DEFAULT, PiiConfig, detect
 from quarry.pii.redact import redact
 from quarry.parallel import input_shards
 from quarry.pii.files import holds_shards, iter_documents
-from quarry.records import read_records
+from quarry.records import JsonDict, Record, read_records
 from quarry.stage import run_step_on_shard
 
 STAGE = "pii"
@@ -35,7 +35,7 @@ class PiiRedactor:
         self.config = config
         self.changed_records: Counter = Counter()
 
-    def apply(self, record: dict[str, Any]) -> dict[str, Any]:
+    def apply(self, record: Record) -> JsonDict:
         text = record["text"]
         meta = dict(record.get("meta") or {})
         counts = Counter(meta.get("pii") or {})
@@ -49,10 +49,10 @@ class PiiRedactor:
         return {**record, "text": text, "meta": meta}
 
 
-def redact_shard(src: str | os.PathLike, dst: str | os.PathLike, params: dict[str, Any] | PiiConfig | None = None,
+def redact_shard(src: str | os.PathLike, dst: str | os.PathLike, config: PiiConfig = DEFAULT,
                  *, rejects: str | os.PathLike | None = None, level: int = 3) -> Ledger:
     """Redact one shard into ``dst``; the ledger's ``changed`` counts records per PII type."""
-    step = PiiRedactor(params if isinstance(params, PiiConfig) else PiiConfig.from_params(params))
+    step = PiiRedactor(config)
     ledger = run_step_on_shard(step, src, dst, rejects=rejects, level=level)
     ledger.changed.update(step.changed_records)
     return ledger
@@ -67,13 +67,13 @@ def value_digest(value: str) -> str:
     return hashlib.sha256(value.encode("utf-8")).hexdigest()[:16]
 
 
-def scan_text(text: str, config: PiiConfig, **where: Any) -> Iterator[dict[str, Any]]:
+def scan_text(text: str, config: PiiConfig, **where: Any) -> Iterator[JsonDict]:
     for f in detect(text, config):
         yield {**where, "type": f.type, "kind": f.kind, "start": f.start, "end": f.end,
                "confidence": f.confidence, "sha256": value_digest(text[f.start:f.end])}
 
 
-def scan_path(path: Path, config: PiiConfig) -> Iterator[dict[str, Any]]:
+def scan_path(path: Path, config: PiiConfig) -> Iterator[JsonDict]:
     """Findings of every record of the shards under ``path``; a source file, or a folder without
     shards, is read as files, each one document."""
     path = Path(path)

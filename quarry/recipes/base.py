@@ -20,63 +20,32 @@ from torch import nn
 
 from quarry import tracking
 from quarry.bpb import score_records
+from quarry.config.compute import torch_dtype
+from quarry.config.recipes import RecipeConfig
 from quarry.errors import ConfigError
 from quarry.models.checkpoint import save_pretrained
+from quarry.records import JsonDict
 from quarry.stages.tokenize import cached_tokens
 from quarry.tracking import git_commit
 from quarry.training import checkpointing, distributed
-from quarry.training.config import config_hash, instantiate, merge_defaults, validate
+from quarry.training.config import ConfigNode, config_hash, instantiate, merge_defaults, validate
 from quarry.training.data import EpochSampler, dataset_version, document_mask, open_records
 from quarry.training.losses import CausalLMHead, IGNORE_INDEX
 from quarry.training.metrics import Reporter, Throughput, peak_memory_gib
 from quarry.training.token_data import TokenShards, check_tokens
 from quarry.training.tokens import TokenizeConfig, read_manifest
 
-DTYPES = {"fp32": torch.float32, "float32": torch.float32, "bf16": torch.bfloat16, "bfloat16": torch.bfloat16,
-          "fp16": torch.float16, "float16": torch.float16}
-
-BASE_DEFAULTS: dict[str, Any] = {
-    "output_dir": "models/run",
-    "seed": 0,
-    "device": "auto",
-    "dtype": "fp32",
-    "model": {"_component_": "quarry.models.llama_tiny"},
-    "tokenizer": {"_component_": "quarry.training.data.ByteTokenizer"},
-    # tokens: a token-shard folder (`quarry flow tokenize`) of dataset.path; null: tokenised on the
-    # first run into the project cache (.quarry/tokens). shuffle_block: windows per shuffle block.
-    "dataset": {"path": None, "tokens": None, "split": "train", "subset": None, "seq_len": 128, "shuffle": True,
-                "shuffle_block": 1024, "document_mask": False, "max_docs": None, "name": None},
-    "optimizer": {"_component_": "torch.optim.AdamW", "lr": 3e-4, "weight_decay": 0.0},
-    "lr_scheduler": {"_component_": "quarry.training.schedules.cosine_with_warmup", "warmup_steps": 0},
-    "loss": {"chunk_tokens": 4096},
-    "batch_size": 8,
-    "gradient_accumulation_steps": 1,
-    "epochs": 1,
-    "max_steps": None,
-    "clip_grad_norm": 1.0,
-    "compile": False,
-    "activation_checkpointing": False,
-    "fsdp": {"reshard_after_forward": True, "param_dtype": None, "reduce_dtype": "fp32"},
-    "save_every_n_steps": 0,
-    "keep_last_n_checkpoints": 2,
-    "resume": False,
-    "validation": {"every_n_steps": 0, "split": "validation", "max_docs": 64, "batch_size": 8},
-    "log_every_n_steps": 10,
-    "mlflow": {"enabled": False, "experiment": "quarry-train", "run_name": None},
-    "progress": True,
-}
-
-
 class Recipe:
-    """Subclasses set ``name``, extend ``DEFAULTS`` and override the hooks they need."""
+    """Subclasses set ``name`` and ``SCHEMA`` (a quarry.config.recipes model extending
+    RecipeConfig with their own keys and defaults) and override the hooks they need."""
 
     name = "base"
-    DEFAULTS: dict[str, Any] = BASE_DEFAULTS
+    SCHEMA: type[RecipeConfig] = RecipeConfig
     trainable_only_checkpoints = False  # adapters-only recipes save just the trainable weights
 
-    def __init__(self, cfg: dict[str, Any]):
-        validate(cfg, self.DEFAULTS)
-        self.cfg = merge_defaults(self.DEFAULTS, cfg)
+    def __init__(self, cfg: ConfigNode):
+        validate(cfg, self.SCHEMA)
+        self.cfg = merge_defaults(self.SCHEMA.defaults(), cfg)
         self.config_hash = config_hash(self.cfg)
         self.step = 0
         self.on_step: Callable[[int], None] | None = None  # test hook: called after each optimizer step
@@ -229,7 +198,7 @@ class Recipe:
         return float(norm)
 
     # --- the loop --------------------------------------------------------------------------------
-    def train(self) -> dict[str, Any]:
+    def train(self) -> JsonDict:
         cfg = self.cfg
         mlflow, run_ctx = self._open_mlflow()
         with run_ctx:
@@ -312,7 +281,7 @@ class Recipe:
         return {"val_bpb": agg.bpb, "val_loss": agg.nll_nats / max(agg.tokens, 1)}
 
     # --- checkpoints -----------------------------------------------------------------------------
-    def training_extra(self) -> dict[str, Any]:
+    def training_extra(self) -> JsonDict:
         epoch, in_epoch = divmod(self.step, self.sampler.steps_per_epoch)
         return {"step": self.step, "scheduler": self.lr_scheduler.state_dict(), "scaler": self.scaler.state_dict(),
                 "data_position": {"epoch": epoch, "step_in_epoch": in_epoch}, "config_hash": self.config_hash,
@@ -341,7 +310,7 @@ class Recipe:
 
         return get_model_state_dict(self.model, options=StateDictOptions(full_state_dict=True, cpu_offload=True))
 
-    def lineage(self) -> dict[str, Any]:
+    def lineage(self) -> JsonDict:
         ds = self.cfg["dataset"]
         tok = self.cfg["tokenizer"]
         return {"recipe": self.name, "config": self.cfg, "config_hash": self.config_hash,
@@ -379,7 +348,7 @@ class Recipe:
         if dist.is_initialized():
             dist.destroy_process_group()
 
-    def run(self) -> dict[str, Any]:
+    def run(self) -> JsonDict:
         self.setup()
         try:
             return self.train()
@@ -390,9 +359,10 @@ class Recipe:
 def _dtype(name: str | None, key: str) -> torch.dtype | None:
     if name is None:
         return None
-    if name not in DTYPES:
-        raise ConfigError(f"config: {key}={name!r}; valid: {', '.join(DTYPES)}")
-    return DTYPES[name]
+    try:
+        return torch_dtype(name)
+    except ValueError as exc:
+        raise ConfigError(f"config: {key}: {exc}") from None
 
 
 def _limit(records, n: int | None):
@@ -411,7 +381,7 @@ def _saveable(tokenizer: Any) -> Any:
     return tokenizer if hasattr(tokenizer, "save") else None
 
 
-def _flat(cfg: dict[str, Any], prefix: str = "") -> dict[str, str]:
+def _flat(cfg: ConfigNode, prefix: str = "") -> dict[str, str]:
     out = {}
     for key, value in cfg.items():
         name = f"{prefix}{key}"

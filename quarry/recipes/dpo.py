@@ -8,25 +8,19 @@ which halves the forward passes and the memory.
 from __future__ import annotations
 
 import copy
-from typing import Any
 
 import torch
 from torch import nn
 
 from quarry.errors import ConfigError
-from quarry.training.config import merge_defaults
-from quarry.recipes.full_finetune import FINETUNE_DEFAULTS, FullFinetune
+from quarry.config.recipes import DpoConfig
+from quarry.recipes.full_finetune import FullFinetune
 from quarry.training.data import EpochSampler, PreferencePairs
 from quarry.training.losses import CausalLMHead, dpo_loss
 
-DPO_DEFAULTS: dict[str, Any] = merge_defaults(FINETUNE_DEFAULTS, {
-    "dpo": {"beta": 0.1, "label_smoothing": 0.0, "reference": "model"},
-})
-
-
 class DPO(FullFinetune):
     name = "dpo"
-    DEFAULTS = DPO_DEFAULTS
+    SCHEMA = DpoConfig
 
     def build_model(self) -> nn.Module:
         policy = super().build_model()

@@ -2,25 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
 
 import torch
 from torch import nn
 
 from quarry.errors import ConfigError
 from quarry.models.checkpoint import load_pretrained
-from quarry.training.config import merge_defaults
-from quarry.recipes.base import BASE_DEFAULTS, Recipe
-
-FINETUNE_DEFAULTS: dict[str, Any] = merge_defaults(BASE_DEFAULTS, {
-    "base_model": None,  # a folder save_pretrained wrote (Quarry's or transformers'), or a hub id
-    "model": None,       # unused: the architecture comes from base_model's config.json
-})
+from quarry.config.recipes import FinetuneConfig
+from quarry.recipes.base import Recipe
 
 
 class FullFinetune(Recipe):
     name = "full_finetune"
-    DEFAULTS = FINETUNE_DEFAULTS
+    SCHEMA = FinetuneConfig
 
     def base_model_path(self) -> str | None:
         return self.cfg["base_model"]

@@ -4,27 +4,22 @@ and, when ``lora.merge_on_export``, as a full checkpoint with the adapters merge
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import torch
 from torch import nn
 
+from quarry.config.compute import torch_dtype
 from quarry.models.checkpoint import save_pretrained
 from quarry.records import write_json
-from quarry.training.config import merge_defaults
 from quarry.training.lora import apply_lora, merge_lora, save_adapter
 from quarry.recipes.base import _saveable
-from quarry.recipes.full_finetune import FINETUNE_DEFAULTS, FullFinetune
-
-LORA_DEFAULTS: dict[str, Any] = merge_defaults(FINETUNE_DEFAULTS, {
-    "lora": {"rank": 8, "alpha": 16.0, "dropout": 0.0, "target_modules": ["q_proj", "v_proj"],
-             "merge_on_export": True, "dtype": None},
-})
+from quarry.config.recipes import LoraFinetuneConfig
+from quarry.recipes.full_finetune import FullFinetune
 
 
 class LoRAFinetune(FullFinetune):
     name = "lora_finetune"
-    DEFAULTS = LORA_DEFAULTS
+    SCHEMA = LoraFinetuneConfig
     trainable_only_checkpoints = True
 
     def build_model(self) -> nn.Module:
@@ -34,7 +29,7 @@ class LoRAFinetune(FullFinetune):
 
     def add_adapters(self, model: nn.Module) -> None:
         lora = self.cfg["lora"]
-        dtype = lora["dtype"] and {"bf16": torch.bfloat16, "fp32": torch.float32}[lora["dtype"]]
+        dtype = lora["dtype"] and torch_dtype(lora["dtype"])
         apply_lora(model, rank=lora["rank"], alpha=lora["alpha"], dropout=lora["dropout"],
                    target_modules=lora["target_modules"], dtype=dtype)
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from quarry.recipes.base import BASE_DEFAULTS, Recipe
+from quarry.recipes.base import Recipe
 
 
 class Pretrain(Recipe):
     """A randomly initialised model (``model._component_``) trained on ``dataset.path``."""
 
     name = "pretrain"
-    DEFAULTS = BASE_DEFAULTS

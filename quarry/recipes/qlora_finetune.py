@@ -9,29 +9,22 @@ so it is the model the adapters were meant to correct, at full precision, in eit
 
 from __future__ import annotations
 
-from typing import Any
-
 import torch
 from torch import nn
 
+from quarry.config.compute import torch_dtype
+from quarry.config.recipes import QLoraFinetuneConfig
 from quarry.errors import ConfigError
-from quarry.training.config import merge_defaults
+from quarry.recipes.lora_finetune import LoRAFinetune
+from quarry.training.config import ConfigNode
 from quarry.training.quantize import MODES, quantize_int8, quantize_nf4, quantized_parameters
-from quarry.recipes.lora_finetune import LORA_DEFAULTS, LoRAFinetune
-
-QLORA_DEFAULTS: dict[str, Any] = merge_defaults(LORA_DEFAULTS, {
-    "dtype": "bf16",
-    # nf4: double_quant, blocksize, compute_dtype apply; int8: threshold (LLM.int8 outlier magnitude).
-    "quantize": {"mode": "nf4", "double_quant": True, "blocksize": 64, "compute_dtype": "bf16", "threshold": 6.0,
-                 "target_modules": ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]},
-})
 
 
 class QLoRAFinetune(LoRAFinetune):
     name = "qlora_finetune"
-    DEFAULTS = QLORA_DEFAULTS
+    SCHEMA = QLoraFinetuneConfig
 
-    def __init__(self, cfg: dict[str, Any]):
+    def __init__(self, cfg: ConfigNode):
         super().__init__(cfg)
         mode = self.cfg["quantize"]["mode"]
         if mode not in MODES:
@@ -39,7 +32,7 @@ class QLoRAFinetune(LoRAFinetune):
 
     def build_model(self) -> nn.Module:
         q = self.cfg["quantize"]
-        compute = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}[q["compute_dtype"]]
+        compute = torch_dtype(q["compute_dtype"])
         model = self.load_base(compute)
         if q["mode"] == "int8":
             quantize_int8(model, target_modules=q["target_modules"], threshold=float(q["threshold"]),

@@ -6,6 +6,7 @@ import importlib
 from typing import Any
 
 from quarry.errors import ConfigError
+from quarry.records import JsonDict
 from quarry.training.config import apply_overrides, builtin_configs, load_config, merge_defaults, validate
 
 RECIPES: dict[str, str] = {
@@ -43,9 +44,9 @@ def build_recipe(name: str, config: str, overrides: list[str] | tuple[str, ...] 
     declared = cfg.pop("recipe", name)
     if declared != name:
         raise ConfigError(f"config '{config}' is for recipe '{declared}', not '{name}'")
-    validate(cfg, cls.DEFAULTS)  # the file's own keys first, so the error names the file's typo
-    return cls(apply_overrides(merge_defaults(cls.DEFAULTS, cfg), overrides))
+    validate(cfg, cls.SCHEMA)  # the file's own keys first, so the error names the file's typo
+    return cls(apply_overrides(merge_defaults(cls.SCHEMA.defaults(), cfg), overrides))
 
 
-def run_recipe(name: str, config: str, overrides: list[str] | tuple[str, ...] = ()) -> dict[str, Any]:
+def run_recipe(name: str, config: str, overrides: list[str] | tuple[str, ...] = ()) -> JsonDict:
     return build_recipe(name, config, overrides).run()

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
-from typing import Any
 
+from quarry.config.snapshot import SnapshotParams
 from quarry.ledger import Ledger
 from quarry.paths import state_dir
-from quarry.records import RecordWriter, write_json
+from quarry.records import JsonDict, RecordWriter, write_json
 from quarry.snapshot import manifest as manifest_mod
 from quarry.snapshot.plan import OriginPlan, Refused
 from quarry.snapshot.process import cached_records
@@ -27,14 +27,14 @@ def cache_root() -> Path:
     return state_dir() / "cache" / "snapshot"
 
 
-def apply_caps(sources: list[dict], planned: list[list[OriginPlan]], cfg: dict[str, Any]) -> None:
+def apply_caps(sources: list[dict], planned: list[list[OriginPlan]], cfg: SnapshotParams) -> None:
     """Keep candidates under the per-origin, per-source and total byte caps, in a fixed order
     (sources as listed, origins sorted, license / README / METADATA files first, then by path);
     the rest are refused with the cap that stopped them."""
-    total_left = cfg["max_total_bytes"]
+    total_left = cfg.max_total_bytes
     for source, plans in zip(sources, planned):
         source_left = source.get("max_bytes", float("inf"))
-        origin_cap = source.get("max_origin_bytes", cfg["max_origin_bytes"])
+        origin_cap = source.get("max_origin_bytes", cfg.max_origin_bytes)
         for plan in plans:
             origin_left = origin_cap
             kept = []
@@ -51,18 +51,18 @@ def apply_caps(sources: list[dict], planned: list[list[OriginPlan]], cfg: dict[s
             plan.candidates = sorted(kept, key=lambda c: c.path)
 
 
-def plan_all(sources: list[dict], cfg: dict[str, Any], staging: Path) -> list[OriginPlan]:
+def plan_all(sources: list[dict], cfg: SnapshotParams, staging: Path) -> list[OriginPlan]:
     planned = [plan_source(source, cfg, staging) for source in sources]
     apply_caps(sources, planned, cfg)
     plans = [plan for plans in planned for plan in plans]
     return sorted(plans, key=lambda p: p.sort_key)
 
 
-def finalize(cfg: dict, sources: list[dict], plans: list[OriginPlan], results: list[dict], out_dir: Path,
-             cache_dir: Path) -> dict[str, Any]:
+def finalize(cfg: SnapshotParams, sources: list[dict], plans: list[OriginPlan], results: list[dict], out_dir: Path,
+             cache_dir: Path) -> JsonDict:
     """Merge processed origins (in origin order) into shards, rejects, ledger.json and manifest.json."""
     out_dir = Path(out_dir)
-    shards = _write_shards(plans, results, cache_dir, out_dir / "shards", cfg["shard_bytes"])
+    shards = _write_shards(plans, results, cache_dir, out_dir / "shards", cfg.shard_bytes)
     ledger = _write_rejects(plans, results, out_dir / "rejects" / "rejects.jsonl.zst")
     manifest = manifest_mod.build(sources, cfg, plans, results, shards, ledger)
     write_json(out_dir / "ledger.json", ledger.to_dict())

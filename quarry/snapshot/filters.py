@@ -11,9 +11,10 @@ import fnmatch
 import functools
 import re
 from dataclasses import dataclass
-from typing import Any
 
 import charset_normalizer
+
+from quarry.config.snapshot import SnapshotParams
 
 BINARY_SNIFF = 8000
 LICENSE_NAMES = re.compile(r"^(LICEN[CS]E|COPYING|NOTICE|COPYRIGHT|UNLICENSE)([._-].*)?$", re.I)
@@ -35,14 +36,14 @@ def _glob_regex(patterns: tuple[str, ...]) -> re.Pattern:
     return re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in expanded))
 
 
-def path_refusal(path: str, size: int, cfg: dict[str, Any]) -> str | None:
+def path_refusal(path: str, size: int, cfg: SnapshotParams) -> str | None:
     """Why a file is refused from its path and size alone (None: read it)."""
-    if matches_any(path, cfg["exclude"]):
+    if matches_any(path, cfg.exclude):
         return "excluded_path"
     suffix = path.rsplit("/", 1)[-1].rpartition(".")[2].lower()
-    if "." in path.rsplit("/", 1)[-1] and suffix in cfg["binary_extensions"]:
+    if "." in path.rsplit("/", 1)[-1] and suffix in cfg.binary_extensions:
         return "binary"
-    if size > cfg["max_file_bytes"]:
+    if size > cfg.max_file_bytes:
         return "too_large"
     return None
 
@@ -75,34 +76,34 @@ def decode(data: bytes) -> Decoded:
         return Decoded(None, None, "undecodable")
 
 
-def content_refusal(text: str, cfg: dict[str, Any]) -> str | None:
+def content_refusal(text: str, cfg: SnapshotParams) -> str | None:
     if not text.strip():
         return "empty"
     head = text[:2000]
-    if any(marker in head for marker in cfg["generated_markers"]):
+    if any(marker in head for marker in cfg.generated_markers):
         return "generated"
     lines = text.count("\n") + 1
-    if len(text) > cfg["minified_line_length"] and len(text) / lines > cfg["minified_line_length"]:
+    if len(text) > cfg.minified_line_length and len(text) / lines > cfg.minified_line_length:
         return "minified"
     return None
 
 
-def file_kind(path: str, language: str, cfg: dict[str, Any]) -> str:
+def file_kind(path: str, language: str, cfg: SnapshotParams) -> str:
     """license, prose or code."""
     name = path.rsplit("/", 1)[-1]
     if LICENSE_NAMES.match(name) or "/licenses/" in f"/{path}".lower():
         return "license"
-    if PROSE_NAMES.match(name) or language in cfg["prose_languages"]:
+    if PROSE_NAMES.match(name) or language in cfg.prose_languages:
         return "prose"
     return "code"
 
 
-def subset_of(kind: str, language: str, cfg: dict[str, Any]) -> str:
+def subset_of(kind: str, language: str, cfg: SnapshotParams) -> str:
     """The first rule of `snapshot.subsets` that matches (by kind and/or language)."""
-    for rule in cfg["subsets"]:
-        if "kind" in rule and rule["kind"] != kind:
+    for rule in cfg.subsets:
+        if rule.kind is not None and rule.kind != kind:
             continue
-        if "languages" in rule and language not in rule["languages"]:
+        if rule.languages is not None and language not in rule.languages:
             continue
-        return rule["subset"]
-    return cfg["default_subset"]
+        return rule.subset
+    return cfg.default_subset

@@ -9,6 +9,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+from quarry.config.snapshot import SnapshotParams
 from quarry.errors import QuarryError
 from quarry.hashing import value_hash
 from quarry.paths import state_dir
@@ -99,7 +100,7 @@ def _commit_date(commit) -> str:
     return datetime.fromtimestamp(commit.commit_time, tz).isoformat()
 
 
-def plan_git(source: dict, cfg: dict) -> list[OriginPlan]:
+def plan_git(source: dict, cfg: SnapshotParams) -> list[OriginPlan]:
     from dulwich.object_store import iter_tree_contents
 
     repo, location = open_repository(source)

@@ -5,19 +5,19 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
+from quarry.config.snapshot import SnapshotParams
 from quarry.hashing import value_hash
 from quarry.ledger import Ledger
-from quarry.records import read_json
+from quarry.records import JsonDict, read_json
 from quarry.snapshot.plan import OriginPlan
 from quarry.snapshot.settings import processing_hash
 
 MANIFEST = "manifest.json"
 
 
-def build(sources: list[dict], cfg: dict, plans, results: list[dict], shards: list[dict],
-          ledger: Ledger) -> dict[str, Any]:
+def build(sources: list[dict], cfg: SnapshotParams, plans, results: list[dict], shards: list[dict],
+          ledger: Ledger) -> JsonDict:
     origins = []
     languages: Counter = Counter()
     subsets: Counter = Counter()
@@ -35,7 +35,7 @@ def build(sources: list[dict], cfg: dict, plans, results: list[dict], shards: li
     body = {
         "stage": "snapshot",
         "sources": sources,
-        "params_hash": value_hash({k: v for k, v in cfg.items() if k != "sources"}),
+        "params_hash": value_hash(cfg.model_dump(mode="json", exclude={"sources"})),
         "processing_hash": processing_hash(cfg),
         "origins": origins,
         "counts": {"origins": len(origins), "files": ledger.kept, "bytes": total_bytes,
@@ -47,7 +47,7 @@ def build(sources: list[dict], cfg: dict, plans, results: list[dict], shards: li
     return {"snapshot_id": snapshot_id(body), **body}
 
 
-def plan_summary(plan: OriginPlan) -> dict[str, Any]:
+def plan_summary(plan: OriginPlan) -> JsonDict:
     """What the manifest says about an origin besides its files (JSON-able)."""
     hostile = [{"member": r.path, "reason": r.reason, **r.detail} for r in plan.refused
                if r.reason.startswith("archive_")]
@@ -58,16 +58,16 @@ def plan_summary(plan: OriginPlan) -> dict[str, Any]:
     return summary
 
 
-def snapshot_id(manifest: dict[str, Any]) -> str:
+def snapshot_id(manifest: JsonDict) -> str:
     """sha256 of the manifest's canonical JSON without its own id."""
     return value_hash({k: v for k, v in manifest.items() if k != "snapshot_id"})
 
 
-def load(path: str | Path) -> dict[str, Any]:
+def load(path: str | Path) -> JsonDict:
     """A manifest from a snapshot folder or the manifest file itself."""
     path = Path(path)
     return read_json(path / MANIFEST if path.is_dir() else path)
 
 
-def verify(manifest: dict[str, Any]) -> bool:
+def verify(manifest: JsonDict) -> bool:
     return manifest.get("snapshot_id") == snapshot_id(manifest)

@@ -9,6 +9,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from quarry.config.snapshot import SnapshotParams
 from quarry.snapshot.filters import matches_any, path_refusal
 from quarry.snapshot.swhid import EXEC_MODE, FILE_MODE, LINK_MODE, sha1_git
 
@@ -54,7 +55,7 @@ def candidate(path: str, size: int, mode: int, locator: tuple) -> Candidate:
     return Candidate(path, size, mode, locator, priority)
 
 
-def admit(plan: OriginPlan, path: str, size: int, mode: int, locator: tuple, cfg: dict, exclude=()) -> None:
+def admit(plan: OriginPlan, path: str, size: int, mode: int, locator: tuple, cfg: SnapshotParams, exclude=()) -> None:
     reason = "excluded_path" if exclude and matches_any(path, list(exclude)) else path_refusal(path, size, cfg)
     if reason:
         plan.refused.append(Refused(path, reason, {"bytes": size}))
@@ -67,9 +68,9 @@ def printable_path(path: str) -> str:
     return path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
-def plan_tree(plan: OriginPlan, root: Path, cfg: dict, exclude=()) -> OriginPlan:
+def plan_tree(plan: OriginPlan, root: Path, cfg: SnapshotParams, exclude=()) -> OriginPlan:
     """Every entry below root, links not followed; an excluded folder is refused once, whole."""
-    patterns = [*exclude, *cfg["exclude"]]
+    patterns = [*exclude, *cfg.exclude]
     root = os.fspath(root)
     for folder, dirs, files in os.walk(root):
         rel_folder = os.path.relpath(folder, root).replace(os.sep, "/")

@@ -11,13 +11,13 @@ from __future__ import annotations
 import functools
 import os
 from pathlib import Path
-from typing import Any
 
 import orjson
 import zstandard
 
+from quarry.config.snapshot import SnapshotParams
 from quarry.hashing import bytes_hash, value_hash
-from quarry.records import dumps, read_records
+from quarry.records import JsonDict, dumps, read_records
 from quarry.snapshot import filters, language
 from quarry.snapshot.settings import processing_hash
 from quarry.snapshot.plan import OriginPlan
@@ -60,7 +60,7 @@ def code_fingerprint() -> str:
                                                                    "charset-normalizer", "swh.model")}})
 
 
-def cache_key(plan: OriginPlan, swhids: list[str], cfg: dict[str, Any]) -> str:
+def cache_key(plan: OriginPlan, swhids: list[str], cfg: SnapshotParams) -> str:
     files = [(c.path, c.mode, hex_of(s), c.locator[2] if c.locator[0] == "text" else None)
              for c, s in zip(plan.candidates, swhids)]
     return value_hash({"code": code_fingerprint(), "origin": plan.origin, "revision": plan.revision,
@@ -68,7 +68,7 @@ def cache_key(plan: OriginPlan, swhids: list[str], cfg: dict[str, Any]) -> str:
                        "processing": processing_hash(cfg)})
 
 
-def process_origin(plan: OriginPlan, cfg: dict[str, Any], cache_dir: Path) -> dict[str, Any]:
+def process_origin(plan: OriginPlan, cfg: SnapshotParams, cache_dir: Path) -> JsonDict:
     """Snapshot one origin into ``cache_dir/<key>/``; returns its summary (with the key).
 
     The summary holds the origin's directory SWHID, its file entries (SWHID, path, bytes,
@@ -123,7 +123,7 @@ def cached_records(cache_dir: Path, key: str):
     return read_records(cache_dir / key / RECORDS_FILE)
 
 
-def _process_file(plan: OriginPlan, cand, data: bytes, swhid: str, cfg: dict[str, Any]) -> dict | str:
+def _process_file(plan: OriginPlan, cand, data: bytes, swhid: str, cfg: SnapshotParams) -> dict | str:
     if cand.locator[0] == "text":
         text, encoding = cand.locator[1], "utf-8"
     else:
@@ -143,7 +143,7 @@ def _process_file(plan: OriginPlan, cand, data: bytes, swhid: str, cfg: dict[str
     meta = {"id": swhid, "pile_set_name": subset, "origin": plan.origin, "revision": plan.revision,
             "path": cand.path, "language": lang, "bytes": len(data), "encoding": encoding}
     if kind == "prose":
-        meta["natural_language"] = language.natural_language(text, cfg["natural_languages"])
+        meta["natural_language"] = language.natural_language(text, cfg.natural_languages)
     if cand.locator[0] == "text":
         meta.update({k: v for k, v in cand.locator[2].items() if k != "subset" and v is not None})
     return {"text": text, "meta": meta}

@@ -26,6 +26,7 @@ from pathlib import Path
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
+from quarry.config.snapshot import SnapshotParams
 from quarry.errors import ConfigError, QuarryError
 from quarry.paths import project_root
 
@@ -33,18 +34,18 @@ from quarry.snapshot.plan import OriginPlan, Refused, admit, plan_tree
 from quarry.snapshot.swhid import EXEC_MODE, FILE_MODE
 
 
-def plan_stdlib(source: dict, cfg: dict) -> list[OriginPlan]:
+def plan_stdlib(source: dict, cfg: SnapshotParams) -> list[OriginPlan]:
     root = Path(sysconfig.get_paths()["stdlib"])
     version = platform.python_version()
     plan = OriginPlan(source["name"], "stdlib", f"python:stdlib@{version}", subset=source.get("subset"),
                       info={"version": version, "implementation": platform.python_implementation()})
-    return [plan_tree(plan, root, cfg, source.get("exclude", cfg["stdlib_exclude"]))]
+    return [plan_tree(plan, root, cfg, source.get("exclude", cfg.stdlib_exclude))]
 
 
-def plan_installed(source: dict, cfg: dict) -> list[OriginPlan]:
+def plan_installed(source: dict, cfg: SnapshotParams) -> list[OriginPlan]:
     """Each pinned distribution (see the module doc) as one origin: its RECORD files and dist-info
     texts (LICENSE / COPYING / NOTICE, METADATA with its long description)."""
-    skip = {_normalize(n) for n in source.get("exclude", cfg["installed_exclude"])}
+    skip = {_normalize(n) for n in source.get("exclude", cfg.installed_exclude)}
     only = {_normalize(n) for n in source.get("include", [])}
     installed = installed_distributions()
     pinned = pinned_versions(source, installed) if source.get("lock", DEFAULT_LOCK) else None

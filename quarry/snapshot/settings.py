@@ -1,8 +1,9 @@
-"""The snapshot stage's tunables (params.yaml `snapshot:`) as the plain mapping its code reads."""
+"""What the snapshot stage derives from its settings (params.yaml `snapshot:`, typed in
+quarry.config.snapshot.SnapshotParams): the hash of those that change a processed origin."""
 
 from __future__ import annotations
 
-from typing import Any, get_args
+from typing import get_args
 
 from quarry.config.snapshot import SnapshotParams, SourceKind
 from quarry.hashing import value_hash
@@ -14,11 +15,6 @@ PROCESSING_KEYS = ("max_file_bytes", "binary_extensions", "generated_markers", "
 SOURCE_KINDS = get_args(SourceKind)
 
 
-def settings(params: Any) -> dict[str, Any]:
-    """The ``snapshot`` section (of the whole params or the section itself), checked, every
-    default filled in (quarry.config.snapshot holds them)."""
-    return SnapshotParams.of(params).as_dict()
-
-
-def processing_hash(cfg: dict[str, Any]) -> str:
-    return value_hash({key: cfg[key] for key in PROCESSING_KEYS})
+def processing_hash(cfg: SnapshotParams) -> str:
+    values = cfg.as_dict()  # the plain values params.yaml writes: same settings, same hash, whatever the code
+    return value_hash({key: values[key] for key in PROCESSING_KEYS})

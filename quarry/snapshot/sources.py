@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from quarry.config.snapshot import SnapshotParams
 from quarry.errors import QuarryError
 from quarry.hashing import file_hash
 from quarry.records import read_records, shard_paths
@@ -20,7 +21,7 @@ from quarry.snapshot.pyenv import plan_installed, plan_stdlib
 from quarry.snapshot.swhid import FILE_MODE, LINK_MODE
 
 
-def plan_dir(source: dict, cfg: dict) -> list[OriginPlan]:
+def plan_dir(source: dict, cfg: SnapshotParams) -> list[OriginPlan]:
     root = Path(source["path"]).expanduser()
     if not root.is_dir():
         raise QuarryError(f"snapshot source {source.get('name')!r}: {root} is not a directory")
@@ -33,7 +34,7 @@ def plan_dir(source: dict, cfg: dict) -> list[OriginPlan]:
 # Archives
 
 
-def plan_archive(source: dict, cfg: dict, staging: Path) -> list[OriginPlan]:
+def plan_archive(source: dict, cfg: SnapshotParams, staging: Path) -> list[OriginPlan]:
     if "://" in str(source["path"]):
         raise QuarryError(f"snapshot source {source.get('name')!r}: {source['path']} is a URL; an archive source "
                           "takes a local file (snapshots never download): fetch it first, then give its path")
@@ -42,12 +43,12 @@ def plan_archive(source: dict, cfg: dict, staging: Path) -> list[OriginPlan]:
         raise QuarryError(f"snapshot source {source.get('name')!r}: {archive} is not a file")
     digest = file_hash(archive)
     dest = staging / digest[:16]
-    limits = cfg["archive"]
-    result = archives.extract(archive, dest, max_members=limits["max_members"], max_bytes=limits["max_bytes"],
-                              max_ratio=limits["max_ratio"])
+    limits = cfg.archive
+    result = archives.extract(archive, dest, max_members=limits.max_members, max_bytes=limits.max_bytes,
+                              max_ratio=limits.max_ratio)
     root = dest
     entries = list(dest.iterdir())
-    if (limits.get("strip_root", True) and len(entries) == 1 and entries[0].is_dir()
+    if (limits.strip_root and len(entries) == 1 and entries[0].is_dir()
             and all(link.startswith(entries[0].name + "/") for link in result.links)):
         root = entries[0]  # the usual `project-1.0/` folder of a release archive
     origin = source.get("origin") or source["path"]
@@ -70,7 +71,7 @@ def plan_archive(source: dict, cfg: dict, staging: Path) -> list[OriginPlan]:
 # Existing corpora (Pile-style jsonl / jsonl.zst)
 
 
-def plan_corpus(source: dict, cfg: dict) -> list[OriginPlan]:
+def plan_corpus(source: dict, cfg: SnapshotParams) -> list[OriginPlan]:
     location = Path(source["path"]).expanduser()
     shards = shard_paths(location)
     if not shards:
@@ -89,7 +90,7 @@ def plan_corpus(source: dict, cfg: dict) -> list[OriginPlan]:
             path = meta.get("path") or f"{line:08d}"
             size = len(text.encode("utf-8"))
             upstream = {"subset": subset, "upstream_id": meta.get("id"), "upstream_origin": meta.get("origin")}
-            if size > cfg["max_file_bytes"]:
+            if size > cfg.max_file_bytes:
                 plan.refused.append(Refused(path, "too_large", {"bytes": size}))
                 continue
             plan.candidates.append(Candidate(path, size, FILE_MODE, ("text", text, upstream)))
@@ -101,7 +102,7 @@ PLANNERS = {"dir": plan_dir, "stdlib": plan_stdlib, "installed": plan_installed,
             "corpus": plan_corpus}
 
 
-def plan_source(source: dict, cfg: dict, staging: Path) -> list[OriginPlan]:
+def plan_source(source: dict, cfg: SnapshotParams, staging: Path) -> list[OriginPlan]:
     source = {"name": source.get("name") or source["kind"], **source}
     if source["kind"] == "archive":
         plans = plan_archive(source, cfg, staging)

@@ -10,10 +10,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from quarry.config import Params
 from quarry.datasets.build import load_parent, plan, publish, staging_dir, tokenizer_id
 from quarry.datasets.mixture import Mixture
 from quarry.datasets.shards import STAGE, write_split
 from quarry.engine import Global, GlobalJob, ItemJob, Keyed, Map, Stage, WorkItem, run_local
+from quarry.records import JsonDict
 
 
 @dataclass(frozen=True)
@@ -27,13 +29,13 @@ class AssembleArgs:
     register: bool = True
 
 
-def assemble_config(params: Any) -> Any:
-    return params  # plan() and publish() check the assemble section themselves (AssembleParams)
+def assemble_config(params: Params) -> Params:
+    return params  # the whole params: the manifest's params hash covers every curation section
 
 
-def plan_phase(job: GlobalJob, params: Any) -> dict:
+def plan_phase(job: GlobalJob, params: Params) -> dict:
     args: AssembleArgs = job.args or AssembleArgs()
-    build = plan(Path(job.src), params)
+    build = plan(Path(job.src), params.assemble)
     options = {k: v for k, v in build.split_options().items() if k != "tokenizer"}
     mixture = {"epochs": build.mixture.epochs, "fractions": build.mixture.fractions}
     tokenizer = Keyed(tokenizer_id(args.tokenizer), args.tokenizer)
@@ -44,7 +46,7 @@ def plan_phase(job: GlobalJob, params: Any) -> dict:
     return {"build": build, "items": items}
 
 
-def split_phase(job: ItemJob, params: Any) -> dict:
+def split_phase(job: ItemJob, params: Params) -> dict:
     """Write one split's shards (and its rejects) under its work folder; returns files, composition, ledger."""
     item = job.item
     shutil.rmtree(item["work"], ignore_errors=True)
@@ -52,7 +54,7 @@ def split_phase(job: ItemJob, params: Any) -> dict:
                        **item["options"], tokenizer=item["tokenizer"].value)
 
 
-def publish_finish(job: GlobalJob, params: Any) -> dict:
+def publish_finish(job: GlobalJob, params: Params) -> dict:
     """Link every split's shards into a staging folder and publish it as the dataset version."""
     args: AssembleArgs = job.args or AssembleArgs()
     out_dir = Path(job.dst)
@@ -79,8 +81,8 @@ ASSEMBLE = Stage(STAGE, folder="", config=assemble_config, finish=publish_finish
                  ))
 
 
-def assemble(src_dir: str | os.PathLike, out_dir: str | os.PathLike, params: Any, *, workers: int = 1,
-             **args: Any) -> dict[str, Any]:
+def assemble(src_dir: str | os.PathLike, out_dir: str | os.PathLike, params: Params | dict | None, *, workers: int = 1,
+             **args: Any) -> JsonDict:
     """Assemble the curated shards of ``src_dir`` into a dataset version at ``out_dir`` on local
     processes (``args``: the fields of AssembleArgs); returns its manifest."""
     if "ledgers" in args:

@@ -9,6 +9,7 @@ import pickle
 from pathlib import Path
 from typing import Any
 
+from quarry.config import Params
 from quarry.curate.decontaminate import (
     REPORT,
     STAGE,
@@ -92,7 +93,7 @@ DECONTAMINATE = Stage(STAGE, folder="decontaminated", config=DecontaminationConf
 def decontaminate_with(**overrides: Any) -> Stage:
     """The stage with command-line values for config keys (``test_split``, ``eval_files`` added to
     those of params, ``action``...); None means not given."""
-    def config(params: dict[str, Any]) -> DecontaminationConfig:
+    def config(params: Params) -> DecontaminationConfig:
         return DecontaminationConfig.from_params(params).with_overrides(**overrides)
 
     return dataclasses.replace(DECONTAMINATE, config=config)

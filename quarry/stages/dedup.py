@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
-from typing import Any
 
 import orjson
 
+from quarry.config import Params
 from quarry.dedup.cluster import cluster_index, decisions_file, write_clusters
 from quarry.dedup.config import DedupConfig
 from quarry.dedup.index import index_shard
@@ -17,7 +17,7 @@ from quarry.engine import Global, GlobalJob, Map, ShardJob, Stage
 from quarry.parallel import input_shards, relative_name
 
 
-def dedup_config(params: dict[str, Any]) -> DedupConfig:
+def dedup_config(params: Params) -> DedupConfig:
     return DedupConfig.from_params(params).resolved()
 
 

@@ -14,7 +14,7 @@ from quarry.config.training import EvaluateParams
 from quarry.engine import Global, GlobalJob, ItemJob, Map, Stage, WorkItem, run_local
 from quarry.eval.stage import (build_report, checkpoint_label, document_limits, evaluation_shards, merge_shards,
                                publish_report, score_shard)
-from quarry.records import write_json
+from quarry.records import JsonDict, write_json
 
 STAGE = "evaluate"
 
@@ -58,14 +58,14 @@ def report_finish(job: GlobalJob, cfg: EvaluateParams) -> dict:
     return reports
 
 
-def _metrics(report: dict[str, Any]) -> dict[str, Any]:
+def _metrics(report: JsonDict) -> JsonDict:
     """The numbers DVC shows in `dvc metrics show`: aggregate and per-subset BPB."""
     return {"bpb": report.get("bpb"), "subsets": {k: v.get("bpb") for k, v in (report.get("subsets") or {}).items()}}
 
 
 # The plan lists the split's shards (uncached, cheap); nothing is staged: each report folder is
 # written whole by publish_report.
-EVALUATE = Stage(STAGE, folder="", config=EvaluateParams.of, finish=report_finish, reads_shards=False,
+EVALUATE = Stage(STAGE, folder="", config=lambda params: params.evaluate, finish=report_finish, reads_shards=False,
                  staged=False, keeps_work=False, phases=(
                      Global("plan", plan_phase, cached=False),
                      Map("score", score_phase, over="plan"),
@@ -73,7 +73,7 @@ EVALUATE = Stage(STAGE, folder="", config=EvaluateParams.of, finish=report_finis
 
 
 def score_checkpoint(checkpoint: str | os.PathLike, data: str | os.PathLike, params: Any = None, *,
-                     workers: int = 1) -> dict[str, Any]:
+                     workers: int = 1) -> JsonDict:
     """The BPB report of a checkpoint on a dataset (per subset, aggregate, what was scored), on
     local processes; nothing is kept."""
     with tempfile.TemporaryDirectory(prefix="quarry-eval-") as scratch:
@@ -83,7 +83,7 @@ def score_checkpoint(checkpoint: str | os.PathLike, data: str | os.PathLike, par
 
 
 def run_evaluate(checkpoint: str | os.PathLike, data: str | os.PathLike, out_dir: str | os.PathLike,
-                 params: Any = None, *, track: bool | None = None, workers: int = 1) -> dict[str, Any]:
+                 params: Any = None, *, track: bool | None = None, workers: int = 1) -> JsonDict:
     """Score, write ``out_dir/bpb.json`` and ``bpb.png`` (and ``loss.png`` when the training run
     logged a loss), then log everything to MLflow; returns the report (plus ``mlflow_run_id``)."""
     args = EvaluateArgs((os.fspath(checkpoint),), (os.fspath(out_dir),), track=track)

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from quarry.curate.filters import STAGE, build_filters, settings
+from quarry.config.curation import FiltersParams
+from quarry.curate.filters import STAGE, build_filters
 from quarry.engine import Map, ShardJob, Stage, per_process
 from quarry.hashing import value_hash
 from quarry.stage import run_step_on_shard
 
 
-def filter_shard_phase(job: ShardJob, config: dict[str, Any]) -> dict:
-    chain = per_process(("filters", value_hash(config)), lambda: build_filters({STAGE: config}))
+def filter_shard_phase(job: ShardJob, config: FiltersParams) -> dict:
+    chain = per_process(("filters", value_hash(config.as_dict())), lambda: build_filters(config))
     return {"ledger": run_step_on_shard(chain, job.src, job.dst, rejects=job.rejects).to_dict()}
 
 
-FILTERS = Stage(STAGE, folder="filtered", config=settings, phases=(Map("filter", filter_shard_phase, writes=True),))
+FILTERS = Stage(STAGE, folder="filtered", config=lambda params: params.filters,
+                phases=(Map("filter", filter_shard_phase, writes=True),))

@@ -13,36 +13,32 @@ from __future__ import annotations
 import atexit
 import shutil
 from pathlib import Path
-from typing import Any
 
+from quarry.config.curation import LicensesParams
 from quarry.engine import Global, GlobalJob, Map, ShardJob, Stage, per_process
 from quarry.engine.state import provide
 from quarry.hashing import file_hash
 from quarry.licenses.cache import CachedDetector, default_cache_dir
 from quarry.licenses.governance import OriginSurvey
 from quarry.licenses.repository import Surveys, add_record, detect_repo_licenses
-from quarry.licenses.stage import STAGE, file_statement, license_shard, section
+from quarry.licenses.stage import STAGE, file_statement, license_shard
 from quarry.records import read_json, read_records, write_json
 
 REPO_LICENSES = "repo_licenses.json"
-
-
-def licenses_config(params: dict[str, Any]) -> dict[str, Any]:
-    return section({STAGE: (params or {}).get(STAGE) or {}})
 
 
 def _detector_key(batch_size: int) -> tuple:
     return ("scancode", str(default_cache_dir()), int(batch_size))
 
 
-def detector(config: dict[str, Any]) -> CachedDetector:
+def detector(config: LicensesParams) -> CachedDetector:
     """This process's detector: one ScanCode worker (and index) per process, started on a miss."""
     def build() -> CachedDetector:
-        opened = CachedDetector(default_cache_dir(), batch_size=int(config["batch_size"]))
+        opened = CachedDetector(default_cache_dir(), batch_size=config.batch_size)
         atexit.register(opened.close)
         return opened
 
-    return per_process(_detector_key(config["batch_size"]), build)
+    return per_process(_detector_key(config.batch_size), build)
 
 
 def use_detector(found: CachedDetector, batch_size: int) -> None:
@@ -50,7 +46,7 @@ def use_detector(found: CachedDetector, batch_size: int) -> None:
     provide(_detector_key(batch_size), found)
 
 
-def survey_shard_phase(job: ShardJob, config: dict[str, Any]) -> Path:
+def survey_shard_phase(job: ShardJob, config: LicensesParams) -> Path:
     """One shard's part of every origin's survey (license-bearing files at any depth, folders,
     reserved-rights markings). ScanCode reads its texts here, in parallel across shards: the
     file-level statements, and the license files, manifests and notices of the shard's part of each
@@ -60,7 +56,7 @@ def survey_shard_phase(job: ShardJob, config: dict[str, Any]) -> Path:
     surveys: Surveys = {}
     statements: set[str] = set()
     for record in read_records(job.src):
-        statement = file_statement(record["text"], int(config["header_lines"]))
+        statement = file_statement(record["text"], config.header_lines)
         add_record(surveys, record, statement)
         if statement:
             statements.add(statement)
@@ -72,7 +68,7 @@ def survey_shard_phase(job: ShardJob, config: dict[str, Any]) -> Path:
     return target
 
 
-def decide_phase(job: GlobalJob, config: dict[str, Any]) -> dict:
+def decide_phase(job: GlobalJob, config: LicensesParams) -> dict:
     surveys: Surveys = {}
     for shard_survey in job.results["survey"]:  # in shard order: one origin may span shards
         for origin, data in read_json(shard_survey).items():
@@ -86,19 +82,19 @@ def decide_phase(job: GlobalJob, config: dict[str, Any]) -> dict:
     return {"repo_licenses": target}
 
 
-def assign_shard_phase(job: ShardJob, config: dict[str, Any]) -> dict:
+def assign_shard_phase(job: ShardJob, config: LicensesParams) -> dict:
     path = job.inputs["decide"]["repo_licenses"]
     repo_licenses = per_process(("repo-licenses", str(path), file_hash(path)), lambda: read_json(path))
     return {"ledger": license_shard(job.src, Path(job.dst), config, repo_licenses, rejects=Path(job.rejects),
                                     detector=detector(config)).to_dict()}
 
 
-def licenses_finish(job: GlobalJob, config: dict[str, Any]) -> dict:
+def licenses_finish(job: GlobalJob, config: LicensesParams) -> dict:
     shutil.copyfile(job.results["decide"]["repo_licenses"], Path(job.dst) / REPO_LICENSES)
     return {}
 
 
-LICENSES = Stage(STAGE, folder="licensed", config=licenses_config, finish=licenses_finish, phases=(
+LICENSES = Stage(STAGE, folder="licensed", config=lambda params: params.licenses, finish=licenses_finish, phases=(
     Map("survey", survey_shard_phase),
     Global("decide", decide_phase),
     Map("assign", assign_shard_phase, writes=True),

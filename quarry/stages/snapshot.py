@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
+from quarry.config import Params
+from quarry.config.snapshot import SnapshotParams
 from quarry.engine import Global, GlobalJob, ItemJob, Map, Stage, WorkItem, run_local
+from quarry.records import JsonDict
 from quarry.snapshot.driver import STAGE, cache_root, finalize, plan_all
 from quarry.snapshot.process import process_origin
-from quarry.snapshot.settings import settings
 
 
 @dataclass(frozen=True)
@@ -23,10 +24,12 @@ def named_sources(listed: list[dict]) -> list[dict]:
     return [{"name": source.get("name") or source["kind"], **source} for source in listed]
 
 
-def plan_phase(job: GlobalJob, cfg: dict[str, Any]) -> dict:
+def plan_phase(job: GlobalJob, cfg: SnapshotParams) -> dict:
     """Every origin's capped plan; archives extract into this phase's work folder."""
     args: SnapshotArgs = job.args or SnapshotArgs()
-    sources = named_sources(list(args.sources) if args.sources is not None else cfg["sources"])
+    # the sources as params.yaml gives them: an absent key and `lock: null` differ to a source
+    given = list(args.sources) if args.sources is not None else cfg.as_dict()["sources"]
+    sources = named_sources(given)
     work = Path(job.work)
     work.mkdir(parents=True, exist_ok=True)
     plans = plan_all(sources, cfg, work)
@@ -36,11 +39,11 @@ def plan_phase(job: GlobalJob, cfg: dict[str, Any]) -> dict:
     return {"sources": sources, "plans": plans, "cache_dir": cache_dir, "items": items}
 
 
-def origin_phase(job: ItemJob, cfg: dict[str, Any]) -> dict:
+def origin_phase(job: ItemJob, cfg: SnapshotParams) -> dict:
     return process_origin(job.item["plan"], cfg, Path(job.item["cache_dir"]))
 
 
-def snapshot_finish(job: GlobalJob, cfg: dict[str, Any]) -> dict:
+def snapshot_finish(job: GlobalJob, cfg: SnapshotParams) -> dict:
     plan = job.results["plan"]
     return finalize(cfg, plan["sources"], plan["plans"], job.results["origins"], Path(job.dst),
                     Path(plan["cache_dir"]))
@@ -48,15 +51,15 @@ def snapshot_finish(job: GlobalJob, cfg: dict[str, Any]) -> dict:
 
 # Uncached phases: a plan names files by path, and an origin's reuse is process_origin's own
 # cache, keyed on the content of every selected file.
-SNAPSHOT = Stage(STAGE, folder="", config=settings, finish=snapshot_finish, reads_shards=False, keeps_work=False,
+SNAPSHOT = Stage(STAGE, folder="", config=lambda params: params.snapshot, finish=snapshot_finish, reads_shards=False, keeps_work=False,
                  phases=(
                      Global("plan", plan_phase, cached=False),
                      Map("origins", origin_phase, over="plan", cached=False),
                  ))
 
 
-def run_snapshot(sources: list[dict] | None, out_dir: Path, params: Any = None, *, workers: int = 1,
-                 cache_dir: Path | None = None) -> dict[str, Any]:
+def run_snapshot(sources: list[dict] | None, out_dir: Path, params: Params | dict | None = None, *, workers: int = 1,
+                 cache_dir: Path | None = None) -> JsonDict:
     """Snapshot ``sources`` (default: params `snapshot.sources`) into ``out_dir`` on local processes;
     returns the manifest.
 

@@ -6,10 +6,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from quarry.config import Params
 from quarry.engine import Global, GlobalJob, ItemJob, Map, Stage, WorkItem, run_local
 from quarry.paths import state_dir
+from quarry.records import JsonDict
 from quarry.training.data import dataset_version
 from quarry.training.tokens import (MANIFEST, TokenizeConfig, cache_key, load_tokenizer, plan, read_manifest,
                                     shard_files, tokenize_shard, tokenizer_spec, write_manifest)
@@ -49,16 +50,17 @@ TOKENIZE = Stage(STAGE, folder="", config=TokenizeConfig.from_params, finish=man
                  ))
 
 
-def tokenize_dataset(dataset: str | os.PathLike, tokenizer: dict[str, Any] | str | os.PathLike,
+def tokenize_dataset(dataset: str | os.PathLike, tokenizer: JsonDict | str | os.PathLike,
                      out_dir: str | os.PathLike, config: TokenizeConfig = TokenizeConfig(), *,
-                     workers: int = 1) -> dict[str, Any]:
+                     workers: int = 1) -> JsonDict:
     """Token shards of ``dataset`` in ``out_dir`` on local processes; returns the manifest.
     ``tokenizer``: a tokenizer folder, or a config node naming a tokenizer component."""
     tokenizer = tokenizer if isinstance(tokenizer, dict) else Path(tokenizer)
-    return run_local(TOKENIZE, Path(dataset), Path(out_dir), config, workers=workers, args=TokenizeArgs(tokenizer))
+    return run_local(TOKENIZE, Path(dataset), Path(out_dir), Params(tokenize=config), workers=workers,
+                     args=TokenizeArgs(tokenizer))
 
 
-def cached_tokens(dataset: str | os.PathLike, tokenizer_cfg: dict[str, Any], config: TokenizeConfig,
+def cached_tokens(dataset: str | os.PathLike, tokenizer_cfg: JsonDict, config: TokenizeConfig,
                   cache_root: str | os.PathLike | None = None) -> Path:
     """Token shards of ``dataset`` in the project cache (.quarry/tokens/<key>), tokenised on the
     first call; the folder appears complete or not at all (the stage's output is swapped in whole)."""

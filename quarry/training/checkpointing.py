@@ -14,27 +14,26 @@ import random
 import re
 import shutil
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import torch
 from torch import nn
 
-from quarry.records import write_json
+from quarry.records import JsonDict, write_json
 from quarry.training.distributed import DistInfo, barrier
 
 STEP_DIR = re.compile(r"^step-(\d+)$")
 COMPLETE = "meta.json"
 
 
-def rng_state() -> dict[str, Any]:
+def rng_state() -> JsonDict:
     state = {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()}
     if torch.cuda.is_available():
         state["cuda"] = torch.cuda.get_rng_state_all()
     return state
 
 
-def set_rng_state(state: dict[str, Any]) -> None:
+def set_rng_state(state: JsonDict) -> None:
     random.setstate(state["python"])
     np.random.set_state(state["numpy"])
     torch.set_rng_state(state["torch"])
@@ -53,8 +52,8 @@ def trainable_names(model: nn.Module) -> set[str]:
 
 
 def save_training_state(output_dir: Path, step: int, model: nn.Module, optimizer: torch.optim.Optimizer,
-                        extra: dict[str, Any], dist_info: DistInfo, *, trainable_only: bool = False,
-                        keep_last: int | None = None, lineage: dict[str, Any] | None = None) -> Path:
+                        extra: JsonDict, dist_info: DistInfo, *, trainable_only: bool = False,
+                        keep_last: int | None = None, lineage: JsonDict | None = None) -> Path:
     """Collective: every rank calls it; rank 0 writes the consolidated state, and ``lineage`` as
     lineage.json (so `quarry lineage` and `quarry whois` see intermediate checkpoints too)."""
     from torch.distributed.checkpoint.state_dict import get_state_dict
@@ -103,7 +102,7 @@ def latest_checkpoint(output_dir: Path) -> Path | None:
 
 
 def load_training_state(folder: Path, model: nn.Module, optimizer: torch.optim.Optimizer,
-                        dist_info: DistInfo) -> dict[str, Any]:
+                        dist_info: DistInfo) -> JsonDict:
     """Restore weights, optimizer and this rank's RNG; returns the rest (scheduler, data position...)."""
     from torch.distributed.checkpoint.state_dict import set_state_dict
 

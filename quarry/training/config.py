@@ -1,9 +1,10 @@
 """Recipe configs: YAML files naming what to build with `_component_`, overridden by `key=value`.
 
 A config is plain nested dicts. `_component_` holds a dotted import path; its sibling keys are
-the keyword arguments. Validation checks every key against the recipe's schema (its defaults)
-and every component's keyword arguments against the callable's signature, so a typo fails
-before any model is built, naming the key and listing the valid ones.
+the keyword arguments. Validation checks every key against the recipe's schema (a pydantic model
+of quarry.config.recipes, which holds the defaults) and every component's keyword arguments
+against the callable's signature, so a typo fails before any model is built, naming the key and
+listing the valid ones.
 """
 
 from __future__ import annotations
@@ -13,13 +14,20 @@ import difflib
 import importlib
 import inspect
 import os
+import typing
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, TypeAlias
 
 import yaml
+from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
+from quarry.config.base import valid_keys
 from quarry.errors import ConfigError
 from quarry.hashing import value_hash
+
+# A recipe config or a node of it: plain YAML values, `_component_` nodes among them.
+ConfigNode: TypeAlias = dict[str, Any]
 
 COMPONENT = "_component_"
 BUILTIN_DIR = Path(__file__).resolve().parents[1] / "configs"  # package data: shipped in the wheel
@@ -46,7 +54,7 @@ def config_path(name_or_path: str | os.PathLike) -> Path:
     return found
 
 
-def load_config(name_or_path: str | os.PathLike, overrides: list[str] | tuple[str, ...] = ()) -> dict[str, Any]:
+def load_config(name_or_path: str | os.PathLike, overrides: list[str] | tuple[str, ...] = ()) -> ConfigNode:
     """Read a config (file or built-in name) and apply ``key=value`` overrides."""
     path = config_path(name_or_path)
     try:
@@ -58,7 +66,7 @@ def load_config(name_or_path: str | os.PathLike, overrides: list[str] | tuple[st
     return apply_overrides(cfg, overrides)
 
 
-def apply_overrides(cfg: dict[str, Any], overrides: list[str] | tuple[str, ...]) -> dict[str, Any]:
+def apply_overrides(cfg: ConfigNode, overrides: list[str] | tuple[str, ...]) -> ConfigNode:
     """``a.b=v`` sets an existing key, ``+a.b=v`` adds a new one, ``~a.b`` deletes one.
 
     Values are parsed as YAML (``lr=3e-4`` is a float, ``x=null`` is None). Setting a key that
@@ -99,7 +107,7 @@ def _parse_value(raw: str) -> Any:
     return value
 
 
-def _walk(cfg: dict[str, Any], dotted: str, *, create: bool) -> tuple[dict[str, Any], str, bool]:
+def _walk(cfg: ConfigNode, dotted: str, *, create: bool) -> tuple[ConfigNode, str, bool]:
     """The parent mapping of ``dotted``, its last part, and whether that parent is free-form."""
     parts = dotted.split(".")
     node = cfg
@@ -115,9 +123,11 @@ def _walk(cfg: dict[str, Any], dotted: str, *, create: bool) -> tuple[dict[str, 
     return node, parts[-1], free or COMPONENT in node
 
 
-def _unknown(dotted: str, leaf: str, parent: dict[str, Any]) -> ConfigError:
+def _unknown(dotted: str, leaf: str, parent: ConfigNode) -> ConfigError:
     valid = ", ".join(sorted(parent)) or "(none)"
-    return ConfigError(f"config: unknown key '{dotted}'; valid keys here: {valid}")
+    near = difflib.get_close_matches(leaf, list(parent), n=1)
+    hint = f"did you mean '{dotted.rsplit('.', 1)[0] + '.' if '.' in dotted else ''}{near[0]}'? " if near else ""
+    return ConfigError(f"config: unknown key '{dotted}'; {hint}valid keys here: {valid}")
 
 
 def resolve_component(path: str) -> Callable[..., Any]:
@@ -137,7 +147,7 @@ def resolve_component(path: str) -> Callable[..., Any]:
     raise ConfigError(f"config: cannot import component '{path}'")
 
 
-def instantiate(node: dict[str, Any] | None, *args: Any, **kwargs: Any) -> Any:
+def instantiate(node: ConfigNode | None, *args: Any, **kwargs: Any) -> Any:
     """Call ``node['_component_']`` with the node's other keys, updated by ``kwargs``."""
     if node is None:
         return None
@@ -149,60 +159,64 @@ def instantiate(node: dict[str, Any] | None, *args: Any, **kwargs: Any) -> Any:
     return fn(*args, **params)
 
 
-# The type of keys whose default does not say it: a null default, or a key taking two shapes.
-KEY_TYPES: dict[str, type | tuple[type, ...]] = {
-    "lora.target_modules": (list, str),  # module names, or "all-linear"
-    "max_steps": int, "dataset.path": str, "dataset.tokens": str, "dataset.subset": str, "dataset.max_docs": int,
-    "dataset.name": str, "fsdp.param_dtype": str, "mlflow.run_name": str, "base_model": str, "lora.dtype": str,
-}
+def validate(cfg: ConfigNode, schema: type[BaseModel]) -> None:
+    """``cfg`` checked against the recipe's schema (quarry.config.recipes): an unknown key or a
+    value of the wrong type is a ConfigError naming its key path (and the nearest valid key);
+    every ``_component_`` node's keys are checked against the callable's signature."""
+    try:
+        schema.model_validate(cfg)
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc.errors()[0], schema)) from None
+    _check_components(cfg, "")
 
 
-def validate(cfg: dict[str, Any], schema: dict[str, Any], where: str = "") -> None:
-    """Every key of ``cfg`` must exist in ``schema`` with a value of the default's type (an int
-    where the default is an int, a number where it is a float, ...); components must accept their
-    keys.
-
-    A schema value of ``None`` accepts anything there unless KEY_TYPES names the key's type;
-    a component node's keys are checked against the component's signature rather than the schema's.
-    """
-    for key, value in cfg.items():
-        dotted = f"{where}.{key}" if where else key
-        if key not in schema:
-            valid = ", ".join(sorted(schema)) or "(none)"
-            near = difflib.get_close_matches(str(key), list(schema), n=1)
-            hint = f"did you mean '{near[0]}'? " if near else ""
-            raise ConfigError(f"config: unknown key '{dotted}'; {hint}valid keys here: {valid}")
-        expected = schema[key]
-        if isinstance(value, dict) and COMPONENT in value:
-            _check_component(value, dotted)
-        elif isinstance(value, dict) and isinstance(expected, dict) and COMPONENT not in expected:
-            validate(value, expected, dotted)
-        elif not (isinstance(expected, dict) and COMPONENT in expected):
-            _check_type(dotted, value, expected)
+_KINDS = {"bool": "true or false", "int": "an integer", "float": "a number", "string": "a string", "list": "a list",
+          "dict": "a mapping", "model": "a mapping"}
 
 
-def _check_type(dotted: str, value: Any, default: Any) -> None:
-    if value is None:
-        return
-    wanted = KEY_TYPES.get(dotted) or (None if default is None else type(default))
-    if wanted is None:
-        return
-    if isinstance(wanted, tuple):
-        if not isinstance(value, wanted):
-            raise ConfigError(f"config: {dotted} must be one of {', '.join(t.__name__ for t in wanted)}, got {value!r}")
-        return
-    ok = {bool: lambda v: isinstance(v, bool),
-          int: lambda v: isinstance(v, int) and not isinstance(v, bool),
-          float: lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
-          list: lambda v: isinstance(v, (list, tuple)),
-          dict: lambda v: isinstance(v, dict)}.get(wanted, lambda v: isinstance(v, wanted))
-    if not ok(value):
-        name = {bool: "true or false", int: "an integer", float: "a number", str: "a string", list: "a list",
-                dict: "a mapping"}.get(wanted, getattr(wanted, "__name__", str(wanted)))
-        raise ConfigError(f"config: {dotted} must be {name}, got {value!r}")
+def _describe(error: ErrorDetails, schema: type[BaseModel]) -> str:
+    loc = [str(part) for part in error["loc"] if not isinstance(part, int)]
+    unknown = error["type"] == "extra_forbidden"
+    # a union (str | None, list[str] | str) names its member in the location: not a key
+    names = _keys_below(schema)
+    keys = [part for part in (loc[:-1] if unknown else loc) if part in names] + (loc[-1:] if unknown else [])
+    dotted = ".".join(keys)
+    if unknown:
+        valid = sorted(valid_keys(schema, tuple(keys[:-1])))
+        near = difflib.get_close_matches(keys[-1], valid, n=1)
+        hint = f"did you mean '{'.'.join([*keys[:-1], near[0]])}'? " if near else ""
+        return f"config: unknown key '{dotted}'; {hint}valid keys here: {', '.join(valid) or '(none)'}"
+    kind = next((name for prefix, name in _KINDS.items() if error["type"].startswith(prefix)), None)
+    if kind is not None:
+        return f"config: {dotted} must be {kind}, got {error['input']!r}"
+    return f"config: {dotted}: {error['msg'].removeprefix('Value error, ')}"
 
 
-def _check_component(node: dict[str, Any], where: str) -> None:
+def _keys_below(schema: type[BaseModel]) -> set[str]:
+    """Every field name of the models nested below ``schema``: the key parts of an error's location."""
+    names: set[str] = set()
+    todo: list[Any] = [schema]
+    while todo:
+        model = todo.pop()
+        names.update(model.model_fields)
+        for field in model.model_fields.values():
+            for arg in (field.annotation, *typing.get_args(field.annotation)):
+                if isinstance(arg, type) and issubclass(arg, BaseModel) and arg is not model:
+                    todo.append(arg)
+    return names
+
+
+def _check_components(node: ConfigNode, where: str) -> None:
+    for key, value in node.items():
+        if isinstance(value, dict):
+            dotted = f"{where}.{key}" if where else key
+            if COMPONENT in value:
+                _check_component(value, dotted)
+            else:
+                _check_components(value, dotted)
+
+
+def _check_component(node: ConfigNode, where: str) -> None:
     fn = resolve_component(node[COMPONENT])
     try:
         sig = inspect.signature(fn)
@@ -218,7 +232,7 @@ def _check_component(node: dict[str, Any], where: str) -> None:
                               f"valid keys: {', '.join(accepted) or '(none)'}")
 
 
-def merge_defaults(defaults: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]:
+def merge_defaults(defaults: ConfigNode, cfg: ConfigNode) -> ConfigNode:
     """``defaults`` deep-updated by ``cfg``: the resolved config a run records."""
     out = copy.deepcopy(defaults)
     for key, value in cfg.items():
@@ -229,9 +243,9 @@ def merge_defaults(defaults: dict[str, Any], cfg: dict[str, Any]) -> dict[str, A
     return out
 
 
-def config_hash(cfg: dict[str, Any]) -> str:
+def config_hash(cfg: ConfigNode) -> str:
     return value_hash(cfg)
 
 
-def dump_config(cfg: dict[str, Any]) -> str:
+def dump_config(cfg: ConfigNode) -> str:
     return yaml.safe_dump(cfg, sort_keys=False)

@@ -22,6 +22,7 @@ import torch
 from quarry import datasets
 from quarry.errors import ConfigError
 from quarry.hashing import tree_hash
+from quarry.records import JsonDict
 from quarry.training.losses import IGNORE_INDEX
 
 
@@ -43,7 +44,7 @@ class ByteTokenizer:
         return "bytes-utf8-v1"
 
 
-def open_records(source: str | Path, split: str | None = None, subset: str | None = None) -> Iterator[dict[str, Any]]:
+def open_records(source: str | Path, split: str | None = None, subset: str | None = None) -> Iterator[JsonDict]:
     """Records of a dataset version (or any folder of shards), optionally one split and one subset."""
     yield from datasets.open(str(source), split=split, subset=subset)
 
@@ -191,7 +192,7 @@ class EpochSampler:
 class PreferencePairs:
     """{prompt, chosen, rejected} rows tokenised as prompt+answer with the prompt masked out."""
 
-    rows: list[dict[str, Any]]
+    rows: list[JsonDict]
     max_len: int
     tokenizer: Any
 
@@ -220,7 +221,7 @@ class PreferencePairs:
         labels = ([IGNORE_INDEX] * len(p) + a)[: self.max_len + 1]
         return ids[:-1], labels[1:]
 
-    def __getitem__(self, index: int) -> dict[str, Any]:
+    def __getitem__(self, index: int) -> JsonDict:
         row = self.rows[index]
         item = {"chosen": self._encode(row["prompt"], row["chosen"]),
                 "rejected": self._encode(row["prompt"], row["rejected"])}
@@ -228,7 +229,7 @@ class PreferencePairs:
             item["ref"] = (float(row["ref_chosen_logp"]), float(row["ref_rejected_logp"]))
         return item
 
-    def collate(self, items: list[dict[str, Any]]) -> dict[str, torch.Tensor]:
+    def collate(self, items: list[JsonDict]) -> dict[str, torch.Tensor]:
         """Chosen then rejected sequences in one right-padded batch [2B, S]."""
         seqs = [it["chosen"] for it in items] + [it["rejected"] for it in items]
         width = max(len(ids) for ids, _ in seqs)

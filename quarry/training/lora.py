@@ -11,12 +11,12 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Iterable
 
 import torch
 from torch import nn
 
-from quarry.records import atomic_write_bytes
+from quarry.records import JsonDict, atomic_write_bytes
 
 ALL_LINEAR = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 
@@ -112,7 +112,7 @@ def peft_key(name: str, model: nn.Module) -> str:
 
 
 def save_adapter(model: nn.Module, folder: str | Path, *, base_model: str | None = None,
-                 extra_config: dict[str, Any] | None = None) -> Path:
+                 extra_config: JsonDict | None = None) -> Path:
     """Write adapter_config.json + adapter_model.safetensors (Hugging Face PEFT layout)."""
     from safetensors.torch import save
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,8 +27,9 @@ import numpy as np
 
 from quarry.errors import ConfigError
 from quarry.hashing import value_hash
+from quarry.config import Params, as_params
 from quarry.config.training import TokenizeParams
-from quarry.records import read_json, read_records, write_json
+from quarry.records import JsonDict, read_json, read_records, write_json
 
 FORMAT = "quarry.tokens/1"
 MANIFEST = "manifest.json"
@@ -40,10 +42,11 @@ class TokenizeConfig(TokenizeParams):
     so it stays out of the cache key."""
 
     @classmethod
-    def from_params(cls, section: Any = None) -> TokenizeConfig:
-        return cls(**dict(TokenizeParams.of(section)))
+    def from_params(cls, params: Params | Mapping[str, Any] | None = None) -> TokenizeConfig:
+        """From the ``tokenize`` section of the typed params (or of a mapping shaped like params.yaml)."""
+        return cls.from_section(as_params(params).tokenize)
 
-    def keyed(self) -> dict[str, Any]:
+    def keyed(self) -> JsonDict:
         return {"splits": list(self.splits), "subset": self.subset}
 
 
@@ -58,7 +61,7 @@ class TokenShard:
 
 
 # --- tokenizers, built once per worker process --------------------------------------------------
-def tokenizer_spec(tokenizer_cfg: dict[str, Any] | str | os.PathLike) -> str:
+def tokenizer_spec(tokenizer_cfg: JsonDict | str | os.PathLike) -> str:
     """A picklable, hashable description of a tokenizer: a config node, or a tokenizer folder."""
     if isinstance(tokenizer_cfg, dict):
         return json.dumps(tokenizer_cfg, sort_keys=True)
@@ -76,7 +79,7 @@ def token_dtype(vocab_size: int) -> np.dtype:
     return np.dtype("<u2") if vocab_size <= 2 ** 16 else np.dtype("<u4")
 
 
-def tokenizer_info(tokenizer: Any) -> dict[str, Any]:
+def tokenizer_info(tokenizer: Any) -> JsonDict:
     vocab = int(tokenizer.vocab_size)
     return {"hash": str(tokenizer.hash), "vocab_size": vocab, "dtype": token_dtype(vocab).name,
             "bos_id": tokenizer.bos_id, "eos_id": tokenizer.eos_id, "pad_id": getattr(tokenizer, "pad_id", None)}
@@ -129,7 +132,7 @@ def shard_files(out_dir: str | os.PathLike, job: TokenShard) -> list[Path]:
     return [Path(out_dir) / job.split / f"{job.name}{suffix}" for suffix in SUFFIXES]
 
 
-def tokenize_shard(job: TokenShard, spec: str, out_dir: str | os.PathLike, config: TokenizeConfig) -> dict[str, Any]:
+def tokenize_shard(job: TokenShard, spec: str, out_dir: str | os.PathLike, config: TokenizeConfig) -> JsonDict:
     """Write the token shard of one record shard; returns its manifest entry."""
     tokenizer = load_tokenizer(spec)
     dtype = token_dtype(tokenizer.vocab_size)
@@ -182,14 +185,14 @@ def _batches(items, size: int):
 
 # --- the manifest --------------------------------------------------------------------------------
 def write_manifest(out_dir: str | os.PathLike, dataset: str | os.PathLike, spec: str, config: TokenizeConfig,
-                   jobs: list[TokenShard], entries: list[dict[str, Any]]) -> dict[str, Any]:
+                   jobs: list[TokenShard], entries: list[JsonDict]) -> JsonDict:
     """Write manifest.json (last, atomically) and remove files no entry names (an earlier plan's)."""
     from quarry.training.data import dataset_version
 
     out = Path(out_dir)
     info = tokenizer_info(load_tokenizer(spec))
     version = dataset_version(dataset)
-    splits: dict[str, Any] = {}
+    splits: JsonDict = {}
     for job, entry in zip(jobs, entries):
         split = splits.setdefault(job.split, {"documents": 0, "tokens": 0, "bytes": 0, "shards": []})
         split["shards"].append(entry)
@@ -206,7 +209,7 @@ def write_manifest(out_dir: str | os.PathLike, dataset: str | os.PathLike, spec:
     return manifest
 
 
-def read_manifest(folder: str | os.PathLike) -> dict[str, Any]:
+def read_manifest(folder: str | os.PathLike) -> JsonDict:
     path = Path(folder) / MANIFEST
     if not path.is_file():
         raise ConfigError(f"{folder}: not a token-shard folder (no {MANIFEST}); `quarry flow tokenize` writes one")

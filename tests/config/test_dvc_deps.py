@@ -36,11 +36,11 @@ def _components(config_name: str) -> set[Path]:
 
 @pytest.mark.parametrize("stage", list(STAGES))
 def test_a_stage_depends_on_every_file_its_flow_runs(stage):
-    params = Params().as_dict()
+    params = Params()
     flow_obj, _ = stage_calls(params, None)[stage]
     code = flow_code(flow_obj)
     if stage in ("train", "finetune"):
-        code |= _components(params[stage]["config"])
+        code |= _components(getattr(params, stage).config)
     deps = _dep_paths(stage)
     for dep in deps:
         assert (ROOT / dep).exists(), f"dvc.yaml {stage}: dependency {dep} does not exist"

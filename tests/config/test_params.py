@@ -11,7 +11,7 @@ import yaml
 from pydantic import BaseModel
 
 from quarry.cli import main
-from quarry.config import Layout, Params
+from quarry.config import Layout, Params, as_params
 from quarry.config.params import effective_file, load, with_overrides
 from quarry.errors import ConfigError
 from quarry.params import load_params
@@ -98,11 +98,12 @@ def test_validate_checks_recipe_value_types(capsys):
 
 def test_defaults_live_in_the_models_and_every_stage_reads_them():
     from quarry.curate.decontaminate import DecontaminationConfig
-    from quarry.curate.filters import settings as filter_settings
     from quarry.dedup.config import DedupConfig
-    from quarry.licenses.stage import section as license_settings
     from quarry.pii.engine import PiiConfig
-    from quarry.snapshot.settings import settings as snapshot_settings
+    from quarry.stages.evaluate import EVALUATE
+    from quarry.stages.filters import FILTERS
+    from quarry.stages.licenses import LICENSES
+    from quarry.stages.snapshot import SNAPSHOT
     from quarry.training.tokens import TokenizeConfig
 
     defaults = Params()
@@ -111,8 +112,8 @@ def test_defaults_live_in_the_models_and_every_stage_reads_them():
     assert PiiConfig.from_params({}).model_dump() == defaults.pii.model_dump()
     assert TokenizeConfig.from_params({}).model_dump() == defaults.tokenize.model_dump()
     assert DecontaminationConfig.from_params({}).ngram == defaults.decontaminate.ngram
-    assert filter_settings({}) == empty["filters"] and license_settings({}) == empty["licenses"]
-    assert snapshot_settings({}) == empty["snapshot"]
+    for stage in (FILTERS, LICENSES, SNAPSHOT, EVALUATE):
+        assert stage.config(as_params({})).as_dict() == empty[stage.name]
     # a partial section keeps the other defaults and is checked like the file
     assert DedupConfig.from_params({"dedup": {"threshold": 0.8}}).ngram == defaults.dedup.ngram
     with pytest.raises(ConfigError, match="dedup.ngram"):
@@ -122,7 +123,7 @@ def test_defaults_live_in_the_models_and_every_stage_reads_them():
 def test_an_empty_params_file_means_every_default(tmp_path):
     path = tmp_path / "params.yaml"
     path.write_text("")
-    assert load_params(path) == Params().as_dict()
+    assert load_params(path) == Params()
 
 
 def test_the_literal_choices_match_the_code_they_configure():
@@ -159,12 +160,12 @@ def test_the_layout_comes_from_pipeline_paths_everywhere(tmp_path):
     from flows.stages import stage_calls
 
     params = with_overrides(Params(), {"pipeline.paths.dataset": "elsewhere/ds",
-                                       "pipeline.paths.pretrain": "ckpt/pre"}).as_dict()
+                                       "pipeline.paths.pretrain": "ckpt/pre"})
     calls = stage_calls(params, None)
     assert calls["assemble"][1][2] == "elsewhere/ds"
     assert calls["evaluate"][1][1] == [str(Path("ckpt/pre/final")), str(Layout.of(params).finetuned)]
     assert recipe_paths("finetune", params)["base_model"] == str(Path("ckpt/pre/final"))
-    assert recipe_paths("train", params)["model.vocab_size"] == params["tokenizer"]["vocab_size"]
+    assert recipe_paths("train", params)["model.vocab_size"] == params.tokenizer.vocab_size
 
 
 def test_every_flow_shows_typed_sections_to_the_prefect_ui():
@@ -173,7 +174,7 @@ def test_every_flow_shows_typed_sections_to_the_prefect_ui():
     from flows.pipeline import pipeline
     from flows.stages import stage_calls
 
-    flows = [pipeline, *(flow_obj for flow_obj, _ in stage_calls(Params().as_dict(), None).values())]
+    flows = [pipeline, *(flow_obj for flow_obj, _ in stage_calls(Params(), None).values())]
     for flow_obj in flows:
         schema = parameter_schema(flow_obj.fn).model_dump()
         assert "params" in schema["properties"], flow_obj.name
@@ -182,4 +183,4 @@ def test_every_flow_shows_typed_sections_to_the_prefect_ui():
 
 def test_typed_params_given_to_a_flow_replace_the_file(tmp_path):
     given = with_overrides(Params(), {"assemble.name": "from-the-ui"})
-    assert load_params(tmp_path / "absent.yaml", given)["assemble"]["name"] == "from-the-ui"
+    assert load_params(tmp_path / "absent.yaml", given).assemble.name == "from-the-ui"

@@ -104,6 +104,7 @@ def build_project(root):
     from quarry.records import read_json, shard_paths, write_json
     from quarry.stages.snapshot import run_snapshot
     from quarry.stage import run_step_on_shard
+    from quarry.config.training import TokenizerParams
     from quarry.tokenizer import train_from_dataset
     from quarry.recipes.registry import build_recipe
 
@@ -120,7 +121,7 @@ def build_project(root):
     dataset = root / "data" / "dataset"
     manifest = assemble(curated, dataset, params, snapshot_manifest=snapshot_dir / "manifest.json",
                         ledgers=[snapshot_dir, curated], registry=root / "data" / "releases")
-    tokenizer = train_from_dataset(dataset, {"tokenizer": {"vocab_size": 300}})
+    tokenizer = train_from_dataset(dataset, TokenizerParams(vocab_size=300))
     tokenizer.save(root / "models" / "tokenizer")
     output = root / "models" / "tiny"
     overrides = [f"dataset.path={dataset}", f"output_dir={output}", "dataset.seq_len=32", "batch_size=4",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from quarry.config.curation import LicensesParams
 from quarry.audit import audit
 from quarry.engine import run_local
 from quarry.licenses.stage import stage_shards
@@ -36,7 +37,7 @@ def built(tmp_path_factory, detector):
 
 
 def _audit(snapshot, folder, detector, registry=Registry([])):
-    return audit(folder, snapshot, {"licenses": {}}, registry, detector=detector)
+    return audit(folder, snapshot, LicensesParams(), registry, detector=detector)
 
 
 def test_a_folder_the_stage_licensed_passes(built, detector):

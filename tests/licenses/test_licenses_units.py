@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from quarry.config import as_params
 from quarry.errors import ConfigError
 from quarry.licenses.engine import ScanCodeError, ScanCodeWorker, scancode_python
 from quarry.licenses.policy import LicensePolicy, drop_references, expression_category
@@ -30,8 +31,9 @@ def test_expressions_are_judged_as_formulas(expression, category, allowed):
 
 
 def test_policy_options():
-    strict = LicensePolicy.from_params({"allow_categories": ["permissive"], "allow_spdx": ["LGPL-2.1-only"],
-                                        "deny_spdx": ["MIT"], "no_license": "drop", "min_score": 80})
+    strict = LicensePolicy.from_section(as_params({"licenses": {"policy": {
+        "allow_categories": ["permissive"], "allow_spdx": ["LGPL-2.1-only"], "deny_spdx": ["MIT"], "no_license": "drop",
+        "min_score": 80}}}).licenses.policy)
     assert strict.allows("LGPL-2.1-only", CATS) and not strict.allows("MIT", CATS)
     assert strict.allows("MIT OR Apache-2.0", CATS)
     no_license = {"spdx": None, "category": "no-license", "evidence": None}
@@ -40,7 +42,7 @@ def test_policy_options():
     weak = {"spdx": "Apache-2.0", "category": "permissive", "evidence": {"file": "a", "score": 50.0}}
     assert strict.verdict(weak, CATS) == "license:low-score"
     with pytest.raises(ConfigError, match="allow_categories"):
-        LicensePolicy.from_params({"allow_categories": ["permisive"]})
+        as_params({"licenses": {"policy": {"allow_categories": ["permisive"]}}})
 
 
 def test_references_beside_a_license_are_dropped():

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from models_helpers import CORPUS
 from transformers import AutoTokenizer
 
+from quarry.config.training import TokenizerParams
 from quarry.errors import QuarryError
 from quarry.records import write_records
 from quarry.tokenizer import Tokenizer, train_from_dataset, train_tokenizer
@@ -73,7 +74,7 @@ def test_trains_from_a_dataset_version_and_records_its_hash(tmp_path):
     write_records(dataset / "train" / "part-00001.jsonl.zst", records[100:])
     write_records(dataset / "validation" / "part-00000.jsonl.zst", [{"text": "held out " * 50, "meta": {}}])
     (dataset / "manifest.json").write_text(json.dumps({"version": "v" * 64}))
-    params = {"tokenizer": {"vocab_size": 380, "special_tokens": {"bos": "<s>", "eos": "</s>"}}}
+    params = TokenizerParams(vocab_size=380, special_tokens={"bos": "<s>", "eos": "</s>"})
     trained = train_from_dataset(dataset, params)
     assert trained.dataset_hash == "v" * 64
     assert trained.vocab_size == 380 and trained.bos_id == 0 and trained.pad_id == trained.eos_id == 1

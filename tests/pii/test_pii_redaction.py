@@ -61,7 +61,7 @@ def _shard(tmp_path, name="part-00000.jsonl.zst", n=6):
 
 def test_redact_shard_counts_types_and_never_drops(tmp_path):
     src = _shard(tmp_path)
-    ledger = redact_shard(src, tmp_path / "out" / src.name, {"pii": {}})
+    ledger = redact_shard(src, tmp_path / "out" / src.name, PiiConfig())
     assert (ledger.input, ledger.kept, ledger.dropped_total) == (6, 6, 0)
     assert dict(ledger.changed) == {t: 3 for t in ("CARD", "EMAIL", "IP_ADDRESS", "KEY", "PASSWORD", "PHONE")}
     records = list(read_records(tmp_path / "out" / src.name))
@@ -69,7 +69,7 @@ def test_redact_shard_counts_types_and_never_drops(tmp_path):
     assert records[1]["meta"]["pii"] == {} and records[1]["text"] == "plain text 1 with nothing to hide\n"
     assert records[0]["meta"]["bytes"] == len(records[0]["text"].encode())
     # a second pass over the output is a no-op: same text, same counts
-    again = redact_shard(tmp_path / "out" / src.name, tmp_path / "again" / src.name, {})
+    again = redact_shard(tmp_path / "out" / src.name, tmp_path / "again" / src.name, PiiConfig())
     assert not again.changed
     assert list(read_records(tmp_path / "again" / src.name)) == records
 

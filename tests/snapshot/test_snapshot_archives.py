@@ -220,9 +220,9 @@ def test_tar_bomb_stops_streaming_at_the_ratio_cap(tmp_path, monkeypatch):
 
 def test_archive_url_is_refused_with_a_clear_message(tmp_path):
     from quarry.errors import QuarryError
-    from quarry.snapshot.settings import settings
+    from quarry.config.snapshot import SnapshotParams
     from quarry.snapshot.sources import plan_archive
 
     with pytest.raises(QuarryError, match=r"https://example.org/x.tar.gz is a URL; an archive source takes a local"):
-        plan_archive({"name": "x", "kind": "archive", "path": "https://example.org/x.tar.gz"}, settings({}),
+        plan_archive({"name": "x", "kind": "archive", "path": "https://example.org/x.tar.gz"}, SnapshotParams(),
                      tmp_path)

@@ -13,7 +13,7 @@ from quarry.records import read_folder, read_json, read_records, write_records
 from quarry.snapshot import load_manifest, process_origin, verify
 from quarry.stages.snapshot import run_snapshot
 from quarry.snapshot.driver import plan_all
-from quarry.snapshot.settings import settings
+from quarry.config.snapshot import SnapshotParams
 from quarry.snapshot.pyenv import plan_installed
 
 from snapshot_gitrepos import write
@@ -134,7 +134,7 @@ def test_caps_are_deterministic_and_keep_licenses_first(tmp_path):
     write(root, {f"m{i:02d}.py": f"X = {i}\n" + "#" * 100 + "\n" for i in range(20)})
     write(root, {"LICENSE": "MIT\n" * 30, "zz/README.md": "# Readme\n"})
     sources = [{"kind": "dir", "path": str(root), "max_origin_bytes": 700}]
-    cfg = settings({})
+    cfg = SnapshotParams()
     plan, = plan_all(sources, cfg, tmp_path / "staging")
     kept = [c.path for c in plan.candidates]
     assert kept[:1] == ["LICENSE"] and "zz/README.md" in kept
@@ -143,14 +143,14 @@ def test_caps_are_deterministic_and_keep_licenses_first(tmp_path):
     assert len(capped) + len(kept) == 22
     again, = plan_all(sources, cfg, tmp_path / "staging")
     assert [c.path for c in again.candidates] == kept
-    total, = plan_all([{"kind": "dir", "path": str(root)}], settings({"max_total_bytes": 500}), tmp_path / "s")
+    total, = plan_all([{"kind": "dir", "path": str(root)}], SnapshotParams(max_total_bytes=500), tmp_path / "s")
     assert {r.reason for r in total.refused} == {"cap_total"}
 
 
 def test_resnapshot_reuses_cache_until_content_changes(tmp_path):
     root = tmp_path / "tree"
     write(root, {"a.py": "A = 1\n", "b.py": "B = 2\n"})
-    cfg = settings({})
+    cfg = SnapshotParams()
     cache = tmp_path / "cache"
     plan, = plan_all([{"kind": "dir", "path": str(root)}], cfg, tmp_path / "s")
     first = process_origin(plan, cfg, cache)
@@ -162,7 +162,7 @@ def test_resnapshot_reuses_cache_until_content_changes(tmp_path):
     assert not changed["cached"] and changed["key"] != first["key"]
     assert changed["directory"] != first["directory"]
     # A processing param (subset rules) is part of the key too.
-    other = settings({"default_subset": "misc"})
+    other = SnapshotParams(default_subset="misc")
     assert not process_origin(plan_all([{"kind": "dir", "path": str(root)}], other, tmp_path / "s")[0],
                               other, cache)["cached"]
 
@@ -192,7 +192,7 @@ def test_installed_leaves_out_editable_working_copies(tmp_path, monkeypatch):
     a working copy changes under the snapshot, so it is not an installed release."""
     monkeypatch.chdir(REPO)
     monkeypatch.setenv("QUARRY_HOME", str(REPO))  # the lock: the project's own requirements.lock
-    names = {plan.origin.split("@")[0] for plan in plan_installed({"name": "i", "kind": "installed"}, settings({}))}
+    names = {plan.origin.split("@")[0] for plan in plan_installed({"name": "i", "kind": "installed"}, SnapshotParams())}
     assert "pypi:quarry" not in names and {"pypi:pyyaml", "pypi:dulwich", "pypi:swh-model"} <= names
 
 

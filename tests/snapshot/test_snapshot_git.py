@@ -11,7 +11,7 @@ from quarry.errors import QuarryError
 from quarry.records import read_folder
 from quarry.stages.snapshot import run_snapshot
 from quarry.snapshot.git import plan_git
-from quarry.snapshot.settings import settings
+from quarry.config.snapshot import SnapshotParams
 
 from snapshot_gitrepos import commit, git
 
@@ -44,12 +44,12 @@ def test_swhids_equal_git_hashes(tmp_path, history):
 
 @pytest.mark.parametrize("ref,expected", [("main", "c3"), ("feature", "feature"), ("v1", "c2")])
 def test_refs_select_the_named_commit(tmp_path, history, ref, expected):
-    plan, = plan_git({"name": "g", "kind": "git", "path": str(history["repo"]), "ref": ref}, settings({}))
+    plan, = plan_git({"name": "g", "kind": "git", "path": str(history["repo"]), "ref": ref}, SnapshotParams())
     assert plan.revision == history[expected]
 
 
 def test_short_and_full_commit_ids(tmp_path, history):
-    cfg = settings({})
+    cfg = SnapshotParams()
     for ref in (history["c1"], history["c1"][:8]):
         plan, = plan_git({"name": "g", "kind": "git", "path": str(history["repo"]), "ref": ref}, cfg)
         assert plan.revision == history["c1"]
@@ -65,9 +65,9 @@ def test_point_in_time_matches_git_rev_list(tmp_path, history, before):
         source = {"name": "g", "kind": "git", "path": str(repo), "ref": ref, "before": before}
         if not expected:
             with pytest.raises(QuarryError, match="no commit at or before"):
-                plan_git(source, settings({}))
+                plan_git(source, SnapshotParams())
             continue
-        plan, = plan_git(source, settings({}))
+        plan, = plan_git(source, SnapshotParams())
         assert plan.revision == expected
 
 
@@ -82,7 +82,7 @@ def test_point_in_time_content(tmp_path, history):
 
 def test_unknown_ref_is_a_clear_error(tmp_path, history):
     with pytest.raises(QuarryError, match="'nope' is not a branch, tag or commit"):
-        plan_git({"name": "g", "kind": "git", "path": str(history["repo"]), "ref": "nope"}, settings({}))
+        plan_git({"name": "g", "kind": "git", "path": str(history["repo"]), "ref": "nope"}, SnapshotParams())
 
 
 def test_clone_by_url(tmp_path, history, monkeypatch):
@@ -111,7 +111,7 @@ def test_submodules_odd_names_and_excluded_paths_keep_the_tree_exact(tmp_path, h
     git(repo, "add", "-A")
     git(repo, "update-index", "--add", "--cacheinfo", f"160000,{history['c1']},vendor-sub")
     git(repo, "commit", "-q", "-m", "odd entries", date="2023-08-01T00:00:00+00:00")
-    plan, = plan_git({"name": "g", "kind": "git", "path": str(repo)}, settings({}))
+    plan, = plan_git({"name": "g", "kind": "git", "path": str(repo)}, SnapshotParams())
     reasons = {r.path: r.reason for r in plan.refused}
     assert reasons["vendor-sub"] == "submodule"
     assert reasons["node_modules/dep/index.js"] == "excluded_path"

@@ -10,7 +10,7 @@ import pytest
 
 from quarry.errors import ConfigError, QuarryError
 from quarry.snapshot.pyenv import plan_installed
-from quarry.snapshot.settings import settings
+from quarry.config.snapshot import SnapshotParams
 
 PYYAML = importlib.metadata.version("pyyaml")
 TYPER = importlib.metadata.version("typer")
@@ -27,7 +27,7 @@ def project(tmp_path, dependencies: list[str], lock: dict[str, str], extras: dic
 
 
 def origins(source: dict) -> dict[str, dict]:
-    return {plan.origin: plan.info for plan in plan_installed(source, settings({}))}
+    return {plan.origin: plan.info for plan in plan_installed(source, SnapshotParams())}
 
 
 def test_only_the_projects_requirements_whatever_else_is_installed(tmp_path):

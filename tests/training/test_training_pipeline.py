@@ -12,9 +12,10 @@ from quarry.recipes.registry import build_recipe
 
 @pytest.mark.slow
 def test_pretrain_then_lora_with_a_trained_tokenizer(dataset_dir, tmp_path):
+    from quarry.config.training import TokenizerParams
     from quarry.tokenizer import Tokenizer, train_from_dataset
 
-    tokenizer = train_from_dataset(dataset_dir, {"tokenizer": {"vocab_size": 320, "min_frequency": 2}})
+    tokenizer = train_from_dataset(dataset_dir, TokenizerParams(vocab_size=320, min_frequency=2))
     tokenizer.save(tmp_path / "tokenizer")
     paths = {"tokenizer._component_": "quarry.tokenizer.Tokenizer.load", "tokenizer.path": tmp_path / "tokenizer",
              "model.vocab_size": 320}

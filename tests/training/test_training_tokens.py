@@ -40,10 +40,11 @@ def sharded_dataset(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def bpe_dir(sharded_dataset, tmp_path_factory) -> Path:
+    from quarry.config.training import TokenizerParams
     from quarry.tokenizer import train_from_dataset
 
     folder = tmp_path_factory.mktemp("bpe")
-    train_from_dataset(sharded_dataset, {"tokenizer": {"vocab_size": 400}}).save(folder)
+    train_from_dataset(sharded_dataset, TokenizerParams(vocab_size=400)).save(folder)
     return folder
 
 
