@@ -13,7 +13,6 @@ The corpus is the installed packages' own source files (site-packages), read in 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import sysconfig
 import tempfile
