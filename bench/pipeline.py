@@ -79,9 +79,10 @@ def small_params(snapshot_mb: float, train_steps: int) -> dict:
 def project_copy(root: Path, params: dict) -> Path:
     root.mkdir(parents=True)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for folder in ("quarry", "data/optout"):
+    for folder in ("quarry", "tasks", "flows", "data/optout"):  # what dvc.yaml runs and depends on
         shutil.copytree(REPO / folder, root / folder, ignore=ignore)
-    shutil.copyfile(REPO / "dvc.yaml", root / "dvc.yaml")
+    for name in ("dvc.yaml", "pyproject.toml", "requirements.lock"):
+        shutil.copyfile(REPO / name, root / name)
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     return root
 
