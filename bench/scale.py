@@ -14,6 +14,8 @@ the same in all three.
 
     python bench/scale.py                 # 250 MB
     python bench/scale.py --mb 20         # a quick look
+
+Floor (bench/floors.py): the three runs curate the same output (one hash).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from floors import Floors
 from memory import TreePeak
 
 REPO = Path(__file__).resolve().parents[1]
@@ -262,9 +265,11 @@ def main() -> None:
     for result in results.values():
         result["speedup"] = round(base / result["wall_s"], 2)
     projection = project(raw["local-1"], mb, corpus["documents"], workers=1)
-    print(json.dumps({"corpus": {**corpus, "mb": round(mb, 1)}, "cpus": os.cpu_count(), "runs": results,
-                      "same_hash": len({r["hash"] for r in results.values()}) == 1, "projection": projection},
-                     indent=2))
+    floors = Floors()
+    same_hash = len({r["hash"] for r in results.values()}) == 1
+    floors.equals("same_hash", same_hash, True)
+    floors.emit({"corpus": {**corpus, "mb": round(mb, 1)}, "cpus": os.cpu_count(), "runs": results,
+                 "same_hash": same_hash, "projection": projection})
 
 
 if __name__ == "__main__":
