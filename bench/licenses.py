@@ -49,7 +49,8 @@ def corpus_params(corpus_mb: float) -> dict:
     params = load_params(REPO / "params.yaml")
     snap = params["snapshot"]
     snap["sources"] = [{"name": "stdlib", "kind": "stdlib", "max_bytes": 60_000_000, "max_origin_bytes": 60_000_000},
-                       {"name": "installed", "kind": "installed", "max_origin_bytes": 40_000_000}]
+                       {"name": "installed", "kind": "installed", "max_origin_bytes": 40_000_000,
+                        "lock": str(REPO / "requirements.lock")}]  # this checkout's, whatever QUARRY_HOME says
     snap["max_total_bytes"] = int(corpus_mb * 1e6)
     snap["shard_bytes"] = 16_000_000
     return params

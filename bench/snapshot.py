@@ -94,7 +94,11 @@ def main() -> None:
     parser.add_argument("--peer-files", type=int, default=3000, help="files for the SWHID / language peers")
     args = parser.parse_args()
 
-    params = load_params(Path(__file__).resolve().parents[1] / "params.yaml")
+    repo = Path(__file__).resolve().parents[1]
+    params = load_params(repo / "params.yaml")
+    for source in params["snapshot"]["sources"]:  # this checkout's lock, whatever QUARRY_HOME names
+        if source.get("lock"):
+            source["lock"] = str(repo / source["lock"])
     if args.max_total_mb is not None:
         params["snapshot"]["max_total_bytes"] = int(args.max_total_mb * 1e6)
     result = {"python": sys.version.split()[0], "snapshot": {}}

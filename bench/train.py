@@ -35,7 +35,7 @@ def run_one(plan: str, args, work: Path) -> dict:
            "--plan", plan, "--run-timeout", str(args.run_timeout)]
     env = {**os.environ, "TRANSFORMERS_VERBOSITY": "error"}
     done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=args.run_timeout + 120)
-    rows = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    rows = [json.loads(line) for line in done.stdout.splitlines() if line.startswith('{"')]  # not the floors
     found = [r for r in rows if r.get("run") == plan]
     if not found:
         return {"error": (done.stderr or done.stdout)[-500:]}
