@@ -96,7 +96,7 @@ from pathlib import Path
 from quarry.hashing import tree_hash
 from quarry.stages.curation import CURATION, curate
 kind, workers, address, shards, out = sys.argv[1], int(sys.argv[2]), sys.argv[3], Path(sys.argv[4]), Path(sys.argv[5])
-registry = Path("registry.tsv")
+registry = Path(sys.argv[6])  # one file for the three runs: the stages' provenance (and hash) names it
 registry.write_text("origin\\thttps://example.org/opted-out\\t2026-01-01\\tbench\\n")
 params = {"optout": {"registry": str(registry.resolve())}, "decontaminate": {"test_split": "test"}}
 if kind == "dask":
@@ -172,7 +172,7 @@ def run(kind: str, workers: int, shards: Path, scratch: Path) -> dict:
         cores = sorted(os.sched_getaffinity(0))[:workers]  # a local run of N workers gets N cores, its
         pin = (lambda: os.sched_setaffinity(0, cores)) if kind == "local" else None  # ScanCode workers too
         process = subprocess.Popen([sys.executable, "-c", RUN, kind, str(workers), address, str(shards),
-                                    str(home / "curated")], cwd=home, env=environment(home), preexec_fn=pin,
+                                    str(home / "curated"), str(scratch / "registry.tsv")], cwd=home, env=environment(home), preexec_fn=pin,
                                    stdout=subprocess.PIPE, stderr=open(home / "run.log", "w"), text=True)
         peaks = [TreePeak(process.pid), *(TreePeak(p.pid) for p in cluster)]
         output, _ = process.communicate()
