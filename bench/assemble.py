@@ -1,6 +1,7 @@
 """Shard writing speed and compression: jsonl.zst at zstd levels 3, 10 and 19 against gzip -6,
 on the same records, in one run; plus an end-to-end `assemble` and a check that multi-threaded
-zstd writes the same bytes as one thread.
+zstd writes the same bytes as one thread. Floors (bench/floors.py): those bytes are the same, and
+the assembled splits hold every input record exactly once.
 
 Records are real source code: the .py files of this Python's standard library, in sorted order
 (or any folder of shards with --src).
@@ -14,7 +15,6 @@ from __future__ import annotations
 import argparse
 import gzip
 import hashlib
-import json
 import sysconfig
 import tempfile
 import time
@@ -22,7 +22,8 @@ from pathlib import Path
 
 from quarry.stages.assemble import assemble
 from quarry.hashing import file_hash
-from quarry.records import RecordWriter, dumps, read_folder, write_records
+from quarry.records import RecordWriter, dumps, read_folder, read_records, write_records
+from floors import Floors
 from peers import peer_versions
 
 
@@ -105,8 +106,14 @@ def main() -> None:
         results["assemble_zstd10"] = {"mb_per_s": round(mb / seconds, 2), "seconds": round(seconds, 2),
                                       "shards": sum(len(s["files"]) for s in manifest["splits"].values()),
                                       "version": manifest["version"][:12]}
+        assembled = sorted(r["meta"]["id"] for split in manifest["splits"].values() for entry in split["files"]
+                           for r in read_records(tmp / "dataset" / entry["path"]))
+        results["assemble_zstd10"]["every_record_once"] = assembled == sorted(r["meta"]["id"] for r in records)
     results["versions"] = peer_versions("zstandard")
-    print(json.dumps(results, indent=2))
+    floors = Floors()
+    floors.equals("same_bytes_for_1_and_n_threads", results["same_bytes_for_1_and_n_threads"], True)
+    floors.equals("assemble_zstd10.every_record_once", results["assemble_zstd10"]["every_record_once"], True)
+    floors.emit(results)
 
 
 if __name__ == "__main__":

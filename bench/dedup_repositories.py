@@ -6,7 +6,8 @@ template (distinct projects from one template). Half of them get a fork under an
 (a few files edited, one deleted, one added); some distinct repositories vendor another one
 inside a subfolder. The dedup stage runs on all of it; the report gives the recall of forks
 (each fork and its original end as one repository), the distinct repositories merged (must be
-none), the files removed as duplicate repositories and the time.
+none), the files removed as duplicate repositories and the time. Floors: fork recall >= 0.95 and no
+distinct repository merged (bench/floors.py).
 
     python bench/dedup_repositories.py                 # 80 repositories
     python bench/dedup_repositories.py --repos 200
@@ -16,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import random
 import shutil
 import site
@@ -25,6 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from floors import Floors
 from peers import peer_versions
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -153,7 +154,10 @@ def main() -> None:
                   "dropped": ledger["dropped"],
                   "clusters": {k: v for k, v in ledger["clusters"].items() if k != "repository_pairs"},
                   "versions": peer_versions("numpy")}
-        print(json.dumps(result, indent=2))
+        floors = Floors()  # measured: every fork found, no distinct repository merged (20 and 80 repositories)
+        floors.at_least("fork_recall", result["fork_recall"], 0.95)
+        floors.equals("distinct_repositories_merged", result["distinct_repositories_merged"], 0)
+        floors.emit(result)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

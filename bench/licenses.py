@@ -11,6 +11,9 @@ against plain ScanCode too. Prints one JSON document.
 
     python bench/licenses.py --corpus-mb 20 --plain-sample 60      # a few minutes
     python bench/licenses.py --corpus-mb 290 --workers 2            # the full measurement
+
+Floors (bench/floors.py): at most 1% of the sampled answers differ from plain ScanCode's, and no
+answer resolved without ScanCode does (measured at 20 MB: 0 of 60, 0 of 7).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from floors import Floors  # noqa: E402
 from peers import peer_versions  # noqa: E402
 
 from quarry.licenses.cache import CachedDetector  # noqa: E402
@@ -45,7 +49,8 @@ def corpus_params(corpus_mb: float) -> Params:
     params = load_params(REPO / "params.yaml").as_dict()
     snap = params["snapshot"]
     snap["sources"] = [{"name": "stdlib", "kind": "stdlib", "max_bytes": 60_000_000, "max_origin_bytes": 60_000_000},
-                       {"name": "installed", "kind": "installed", "max_origin_bytes": 40_000_000}]
+                       {"name": "installed", "kind": "installed", "max_origin_bytes": 40_000_000,
+                        "lock": str(REPO / "requirements.lock")}]  # this checkout's, whatever QUARRY_HOME says
     snap["max_total_bytes"] = int(corpus_mb * 1e6)
     snap["shard_bytes"] = 16_000_000
     return as_params(params)
@@ -194,8 +199,10 @@ def main(argv: list[str] | None = None) -> int:
             **comparison,
             "kept": ledger.get("kept"), "input": ledger.get("input"),
         }
-    json.dump(report, sys.stdout, indent=2)
-    print()
+    floors = Floors()
+    floors.at_most("answers_differ.share", report["answers_differ"]["share"], 0.01)
+    floors.equals("resolved_without_scancode.differ", report["resolved_without_scancode"]["differ"], 0)
+    floors.emit(report)
     return 0
 
 

@@ -6,12 +6,14 @@ with 1 and 2 worker processes (fresh Prefect caches, so every shard is computed)
 
     python bench/pipeline.py                       # small: 1 MB snapshot, 10 training steps
     python bench/pipeline.py --snapshot-mb 0 --train-steps 0   # the full embedded default
+
+Floors (bench/floors.py): the warm repro runs no stage, and the training-param change re-runs
+train but no stage upstream of it.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import subprocess
@@ -22,6 +24,7 @@ from pathlib import Path
 
 import yaml
 from memory import TreePeak
+from floors import Floors
 from peers import peer_versions
 
 REPO = Path(__file__).resolve().parents[1]
@@ -51,6 +54,16 @@ def measure(root: Path, *command: str) -> dict:
     return result
 
 
+UPSTREAM_OF_TRAIN = ("snapshot", "curate", "assemble", "audit", "tokenizer", "tokenize")
+
+
+def stages_run(root: Path) -> list[str]:
+    """The stages the last command in the project's log ran."""
+    log = (root / "bench.log").read_text()
+    last = log[log.rindex("$ "):]
+    return [line.split("'")[1] for line in last.splitlines() if line.startswith("Running stage '")]
+
+
 def small_params(snapshot_mb: float, train_steps: int) -> dict:
     params = yaml.safe_load((REPO / "params.yaml").read_text())
     if snapshot_mb:
@@ -66,9 +79,10 @@ def small_params(snapshot_mb: float, train_steps: int) -> dict:
 def project_copy(root: Path, params: dict) -> Path:
     root.mkdir(parents=True)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for folder in ("quarry", "data/optout"):
+    for folder in ("quarry", "tasks", "flows", "data/optout"):  # what dvc.yaml runs and depends on
         shutil.copytree(REPO / folder, root / folder, ignore=ignore)
-    shutil.copyfile(REPO / "dvc.yaml", root / "dvc.yaml")
+    for name in ("dvc.yaml", "pyproject.toml", "requirements.lock"):
+        shutil.copyfile(REPO / name, root / name)
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     return root
 
@@ -111,18 +125,21 @@ def main() -> None:
                         "load_avg_1m": round(os.getloadavg()[0], 1)}
         report["cold"] = measure(root, dvc, "repro")
         report["warm_noop"] = measure(root, dvc, "repro")
+        report["warm_noop"]["stages_run"] = stages_run(root)
         steps = params["train"]["overrides"]["max_steps"] + 1
         changed = {**params, "train": {**params["train"], "overrides": {**params["train"]["overrides"],
                                                                          "max_steps": steps}}}
         (root / "params.yaml").write_text(yaml.safe_dump(changed, sort_keys=False))
         report["train_param_change"] = measure(root, dvc, "repro")
-        log = (root / "bench.log").read_text()
-        last = log[log.rindex("$ "):]
-        report["train_param_change"]["stages_run"] = [line.split("'")[1] for line in last.splitlines()
-                                                      if line.startswith("Running stage '")]
+        report["train_param_change"]["stages_run"] = stages_run(root)
         report["curation"] = curation_rates(work, root, params, args.workers)
         report["versions"] = peer_versions("prefect", "dvc", "dask", "mlflow")
-        print(json.dumps(report, indent=2))
+        rerun = report["train_param_change"]["stages_run"]
+        floors = Floors()
+        floors.equals("warm_noop.stages_run", report["warm_noop"]["stages_run"], [])
+        floors.equals("train_param_change.runs_train", "train" in rerun, True)
+        floors.equals("train_param_change.upstream_rerun", [s for s in rerun if s in UPSTREAM_OF_TRAIN], [])
+        floors.emit(report)
     finally:
         if args.keep is None:
             shutil.rmtree(work, ignore_errors=True)

@@ -3,7 +3,8 @@ Hugging Face `datasets.load_dataset("json")`, on the same generated corpus, in o
 
     python bench/records.py --mb 200 --shards 4
 
-Prints JSON; MB/s are of uncompressed JSONL bytes.
+Prints JSON; MB/s are of uncompressed JSONL bytes. Floors (bench/floors.py): every reader reads
+back as many records as were written, and Quarry's read gives back the very records written.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 import zstandard
 
 from quarry.records import read_records, write_records
+from floors import Floors
 from peers import peer_versions
 
 WORDS = ("def return import self class for while if else None True False value result data "
@@ -95,16 +97,19 @@ def main() -> None:
 
         results = {"corpus_mb_uncompressed": round(raw_mb, 1), "records": len(records), "shards": args.shards,
                    "zstd_level": args.level}
+        floors = Floors()
         for name, fn in [("quarry_write", quarry_write), ("baseline_json_zstd_write", baseline_write),
                          ("quarry_read", quarry_read), ("baseline_json_zstd_read", baseline_read),
                          ("hf_datasets_load_and_iterate", hf_read)]:
             value, seconds = timed(fn)
             if name.endswith("read") or name.startswith("hf"):
-                assert value == len(records), (name, value)
+                floors.equals(f"{name}.records", value, len(records))
             results[name] = {"seconds": round(seconds, 2), "mb_per_s": round(raw_mb / seconds, 1)}
+        read_back = [r for p in sorted((work / "quarry").iterdir()) for r in read_records(p)]
+        floors.equals("quarry_round_trip_identical", read_back == records, True)
         results["compressed_mb"] = round(sum(p.stat().st_size for p in (work / "quarry").iterdir()) / 1e6, 1)
         results["versions"] = peer_versions("datasets", "zstandard", "orjson")
-        print(json.dumps(results, indent=2))
+        floors.emit(results)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

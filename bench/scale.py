@@ -14,6 +14,8 @@ the same in all three.
 
     python bench/scale.py                 # 250 MB
     python bench/scale.py --mb 20         # a quick look
+
+Floor (bench/floors.py): the three runs curate the same output (one hash).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from floors import Floors
 from memory import TreePeak
 
 REPO = Path(__file__).resolve().parents[1]
@@ -93,7 +96,7 @@ from pathlib import Path
 from quarry.hashing import tree_hash
 from quarry.stages.curation import CURATION, curate
 kind, workers, address, shards, out = sys.argv[1], int(sys.argv[2]), sys.argv[3], Path(sys.argv[4]), Path(sys.argv[5])
-registry = Path("registry.tsv")
+registry = Path(sys.argv[6])  # one file for the three runs: the stages' provenance (and hash) names it
 registry.write_text("origin\\thttps://example.org/opted-out\\t2026-01-01\\tbench\\n")
 params = {"optout": {"registry": str(registry.resolve())}, "decontaminate": {"test_split": "test"}}
 if kind == "dask":
@@ -169,7 +172,7 @@ def run(kind: str, workers: int, shards: Path, scratch: Path) -> dict:
         cores = sorted(os.sched_getaffinity(0))[:workers]  # a local run of N workers gets N cores, its
         pin = (lambda: os.sched_setaffinity(0, cores)) if kind == "local" else None  # ScanCode workers too
         process = subprocess.Popen([sys.executable, "-c", RUN, kind, str(workers), address, str(shards),
-                                    str(home / "curated")], cwd=home, env=environment(home), preexec_fn=pin,
+                                    str(home / "curated"), str(scratch / "registry.tsv")], cwd=home, env=environment(home), preexec_fn=pin,
                                    stdout=subprocess.PIPE, stderr=open(home / "run.log", "w"), text=True)
         peaks = [TreePeak(process.pid), *(TreePeak(p.pid) for p in cluster)]
         output, _ = process.communicate()
@@ -262,9 +265,11 @@ def main() -> None:
     for result in results.values():
         result["speedup"] = round(base / result["wall_s"], 2)
     projection = project(raw["local-1"], mb, corpus["documents"], workers=1)
-    print(json.dumps({"corpus": {**corpus, "mb": round(mb, 1)}, "cpus": os.cpu_count(), "runs": results,
-                      "same_hash": len({r["hash"] for r in results.values()}) == 1, "projection": projection},
-                     indent=2))
+    floors = Floors()
+    same_hash = len({r["hash"] for r in results.values()}) == 1
+    floors.equals("same_hash", same_hash, True)
+    floors.emit({"corpus": {**corpus, "mb": round(mb, 1)}, "cpus": os.cpu_count(), "runs": results,
+                 "same_hash": same_hash, "projection": projection})
 
 
 if __name__ == "__main__":

@@ -11,7 +11,9 @@ byte-level BPE tokenizer trained on a sample of it:
 - peak RSS of the same short training run (`quarry run pretrain` on the token shards) for a
   small and a ten times larger dataset: flat when memory does not depend on the dataset size.
 
-Each measurement runs in its own process. Prints JSON.
+Each measurement runs in its own process. Prints JSON. Floors (bench/floors.py): Quarry's tokens
+are the peer's (plus BOS and EOS), and the larger run's peak RSS is at most 1.25 times the
+smaller's (measured 0.99 at the smoke sizes); a measurement that failed fails its floor.
 
     python bench/tokens.py                              # 25 MB vs 250 MB
     python bench/tokens.py --small-mb 10 --large-mb 100 # a busy 2-core machine
@@ -219,7 +221,11 @@ def main(argv: list[str] | None = None) -> int:
                 runs["large"]["train_run"]["peak_rss_mb"] / runs["small"]["train_run"]["peak_rss_mb"], 3)
         report["loader_one_core"] = child(LOADER.format(tokens=str(work / "tokens-large"), seq=1024, batch=8,
                                                         steps=args.loader_steps), 3600)
-    print(json.dumps(report, indent=2))
+    floors = bench_module("floors").Floors()
+    floors.equals("tokenize_one_core.same_tokens", speed.get("same_tokens"), True)
+    floors.at_most("training_peak_rss.large_over_small", report["training_peak_rss"].get("large_over_small"), 1.25)
+    floors.equals("loader_one_core.error", report["loader_one_core"].get("error"), None)
+    floors.emit(report)
     return 0
 
 

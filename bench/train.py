@@ -8,6 +8,9 @@ speed relative to the peer for each method.
     python bench/train.py                                   # tiny model, batch 8 x 128
     python bench/train.py --shape llama_125m --seq 512      # larger
 The GPU version (Llama-3.2-1B shape, batch 4 x 2048) is bench/gpu/train_gpu.py.
+
+No quality floor (bench/floors.py): speed and memory only, and the two sides train on different
+batches (token shards, random ids), so no loss compares. It checks that every run was measured.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from floors import Floors
 from peers import peer_versions
 
 HERE = Path(__file__).resolve().parent
@@ -31,7 +35,7 @@ def run_one(plan: str, args, work: Path) -> dict:
            "--plan", plan, "--run-timeout", str(args.run_timeout)]
     env = {**os.environ, "TRANSFORMERS_VERBOSITY": "error"}
     done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=args.run_timeout + 120)
-    rows = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    rows = [json.loads(line) for line in done.stdout.splitlines() if line.startswith('{"')]  # not the floors
     found = [r for r in rows if r.get("run") == plan]
     if not found:
         return {"error": (done.stderr or done.stdout)[-500:]}
@@ -51,6 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--run-timeout", type=int, default=300)
     args = parser.parse_args(argv)
     results: dict[str, dict] = {}
+    failed: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         # The first run builds the random checkpoint and the data; the rest reuse them.
@@ -60,6 +65,8 @@ def main(argv: list[str] | None = None) -> int:
                     key = f"{side}/{method}/eager"
                     row = run_one(key, args, work)
                     print(json.dumps({"run": key, "repeat": repeat, **row}, sort_keys=True), flush=True)
+                    if "error" in row:
+                        failed.append(key)
                     best = results.get(key)
                     if "best_tokens_per_s" in row and (best is None or row["best_tokens_per_s"] >
                                                        best.get("best_tokens_per_s", 0)):
@@ -73,8 +80,9 @@ def main(argv: list[str] | None = None) -> int:
                                "peer_tokens_per_s": peer["best_tokens_per_s"],
                                "speedup": round(ours["best_tokens_per_s"] / peer["best_tokens_per_s"], 3),
                                "quarry_peak_gib": ours["peak_gib"], "peer_peak_gib": peer["peak_gib"]}
-    print(json.dumps({"config": vars(args), "summary": summary, "versions": peer_versions("transformers", "peft")},
-                     sort_keys=True, indent=1))
+    floors = Floors(none="speed and memory only: the sides train on different batches, no loss compares")
+    floors.equals("runs_failed", failed, [])
+    floors.emit({"config": vars(args), "summary": summary, "versions": peer_versions("transformers", "peft")})
     return 0
 
 

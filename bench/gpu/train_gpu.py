@@ -10,6 +10,9 @@ then a JSON summary with the ratios to the eager peer.
 
     python bench/gpu/train_gpu.py                        # the full comparison (H200)
     python bench/gpu/train_gpu.py --dry-run              # tiny shape on CPU: checks it runs
+
+No quality floor (bench/floors.py): speed and memory only, and the sides train on different
+batches (token shards, random ids), so no loss compares. It checks that every run was measured.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+sys.path.append(str(ROOT / "bench"))  # floors.py, last so bench/'s scripts shadow no module
 
 import torch  # noqa: E402
 
@@ -267,6 +271,11 @@ def main(argv: list[str] | None = None) -> int:
                                 "memory_vs_peer_eager": round(row["peak_gib"] / eager["peak_gib"], 3)
                                 if eager["peak_gib"] == eager["peak_gib"] else None}
     emit({"summary": summary or results}, args.out)
+    from floors import Floors
+
+    floors = Floors(none="speed and memory only: the sides train on different batches, no loss compares")
+    floors.equals("runs_failed", sorted(key for key, row in results.items() if "error" in row), [])
+    floors.emit({})
     return 0
 
 
