@@ -4,7 +4,7 @@ same stage on the local executor, on the project's own Prefect server.
 
 Prints JSON: wall seconds of both, the orchestration overhead per task run ((Prefect wall - local
 wall) / task runs), the Prefect server's peak RSS and CPU seconds, and whether both wrote the same
-bytes (the bench's parity floor: it exits non-zero when they differ).
+bytes (its floor, bench/floors.py: it exits non-zero when they differ).
 
     python bench/orchestration.py                 # 2,000 task runs
     python bench/orchestration.py --tasks 200     # a quick look
@@ -20,6 +20,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from floors import Floors
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -106,20 +108,16 @@ def main(argv: list[str] | None = None) -> int:
         same = all(tree_hash(project / "local" / name) == tree_hash(project / "prefect" / name)
                    for name in ("rejects", *(p.name for p in (project / "local").glob("part-*"))))
     overhead = (runs["prefect"]["seconds"] - runs["local"]["seconds"]) / args.tasks
-    report = {"task_runs": args.tasks, "shards": args.tasks,
-              "local": {k: round(v, 1) for k, v in runs["local"].items()},
-              "prefect": {k: round(v, 1) for k, v in runs["prefect"].items()},
-              "overhead_per_task_run_s": round(overhead, 3),
-              "flow_cpu_per_task_run_s": round((runs["prefect"]["cpu_seconds"] - runs["local"]["cpu_seconds"])
-                                               / args.tasks, 3),
-              "prefect_server": usage,
-              "floors": {"same_bytes": True}, "same_bytes": same}
-    print(json.dumps(report, indent=2))
-    if not same:
-        print("orchestration: the Prefect run wrote other bytes than the local one (floor: same_bytes)", file=sys.stderr)
-        return 1
+    floors = Floors()
+    floors.equals("same_bytes", same, True)
+    floors.emit({"task_runs": args.tasks, "shards": args.tasks,
+                 "local": {k: round(v, 1) for k, v in runs["local"].items()},
+                 "prefect": {k: round(v, 1) for k, v in runs["prefect"].items()},
+                 "overhead_per_task_run_s": round(overhead, 3),
+                 "flow_cpu_per_task_run_s": round((runs["prefect"]["cpu_seconds"] - runs["local"]["cpu_seconds"])
+                                                  / args.tasks, 3),
+                 "prefect_server": usage})
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -96,9 +96,11 @@ def main() -> None:
 
     repo = Path(__file__).resolve().parents[1]
     params = load_params(repo / "params.yaml")
-    for source in params["snapshot"]["sources"]:  # this checkout's lock, whatever QUARRY_HOME names
+    sources = params.snapshot.as_dict()["sources"]
+    for source in sources:  # this checkout's lock, whatever QUARRY_HOME names
         if source.get("lock"):
             source["lock"] = str(repo / source["lock"])
+    params = with_overrides(params, {"snapshot.sources": sources})
     if args.max_total_mb is not None:
         params = with_overrides(params, {"snapshot.max_total_bytes": int(args.max_total_mb * 1e6)})
     result = {"python": sys.version.split()[0], "snapshot": {}}

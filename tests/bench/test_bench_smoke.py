@@ -151,3 +151,9 @@ def test_a_figure_below_its_floor_exits_nonzero_naming_it():
     assert "recall = 0.5 (floor >= 0.95)" in done.stderr and "false_merges" not in done.stderr
     report = json.loads(done.stdout)
     assert list(report) == ["floors", "seconds"] and report["floors"]["met"] is False
+
+
+@needs("psutil")
+def test_orchestration():
+    floors = run_bench("orchestration.py", "--tasks", "20")
+    assert_guards(floors, "same_bytes")
