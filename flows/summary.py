@@ -27,6 +27,8 @@ def print_stage_summary(stage: str, result: Any, console: Console) -> None:
         console.print(f"[green]{stage}[/green]: {summary(result)}")
     elif isinstance(result, dict) and "snapshot_id" in result:
         console.print(f"[green]{stage}[/green]: snapshot [bold]{result['snapshot_id']}[/bold]", soft_wrap=True)
+        if result.get("notice"):  # what the byte caps left out
+            console.print(f"[yellow]{stage}[/yellow]: {result['notice']}", soft_wrap=True)
     else:
         console.print(f"[green]{stage}[/green]: done")
 

@@ -8,6 +8,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from quarry.cli.project_code import load_project_code
+from quarry.errors import ConfigError
+from quarry.params import load_params
+
 out = Console()
 
 KIND_HELP = ("A source as KIND:LOCATION, e.g. git:PATH_OR_URL@REF, archive:x.tar.gz, dir:src, corpus:x.jsonl.zst, "
@@ -16,8 +20,7 @@ KIND_HELP = ("A source as KIND:LOCATION, e.g. git:PATH_OR_URL@REF, archive:x.tar
 
 def parse_source(spec: str, before: str | None = None) -> dict:
     """`git:/path/repo@v1.0`, `archive:x.tar.gz`, `dir:src`, `corpus:pile.jsonl.zst`, `stdlib`, `installed`."""
-    from quarry.errors import ConfigError
-    from quarry.snapshot.settings import SOURCE_KINDS
+    from quarry.snapshot.settings import SOURCE_KINDS  # swh.model (the quarry.snapshot package): ~60 ms that `quarry --help` skips
 
     kind, _, location = spec.partition(":")
     if kind not in SOURCE_KINDS:
@@ -36,7 +39,7 @@ def parse_source(spec: str, before: str | None = None) -> dict:
 
 
 def show(path: Path) -> None:
-    from quarry.snapshot.manifest import load, verify
+    from quarry.snapshot.manifest import load, verify  # swh.model (the quarry.snapshot package): ~60 ms that `quarry --help` skips
 
     manifest = load(path)
     counts = manifest["counts"]
@@ -78,16 +81,13 @@ def register(app: typer.Typer) -> None:
         if show_dir is not None:
             show(show_dir)
             return
-        from quarry.params import load_params
-        from quarry.stages.snapshot import run_snapshot
+        from quarry.stages.snapshot import run_snapshot  # swh.model (the quarry.snapshot package): ~60 ms that `quarry --help` skips
 
         params = load_params(params_file)
         sources = [parse_source(spec, before) for spec in source] or None
         if as_flow:
-            from quarry.cli.project_code import load_project_code
-
             load_project_code()
-            from flows.snapshot import snapshot  # the project's code (quarry.cli.project_code)
+            from flows.snapshot import snapshot  # the project's code, loaded by load_project_code
 
             manifest = snapshot(str(out_dir), str(params_file) if params_file else None, sources=sources)
         else:
@@ -95,3 +95,8 @@ def register(app: typer.Typer) -> None:
         counts = manifest["counts"]
         out.print(f"snapshot {manifest['snapshot_id'][:16]}: {counts['origins']} origins, {counts['files']:,} files, "
                   f"{counts['bytes'] / 1e6:.2f} MB in {len(manifest['shards'])} shards → {out_dir}")
+        from quarry.records import read_json
+        from quarry.snapshot.driver import describe_caps
+
+        if notice := describe_caps(read_json(Path(out_dir) / "ledger.json")["caps"]):
+            out.print(f"snapshot: {notice}", soft_wrap=True)

@@ -48,7 +48,8 @@ class StageRun:
             timing = f"{mb:.1f} MB of shards {timing} ({mb / self.seconds if self.seconds > 0 else 0.0:.2f} MB/s)"
         ledger = self.result
         if not {"input", "kept", "dropped"} <= set(ledger):
-            return f"{self.stage}: done, {timing}"
+            notice = f"; {ledger['notice']}" if ledger.get("notice") else ""  # the stage's own words
+            return f"{self.stage}: done, {timing}{notice}"
         dropped = ", ".join(f"{reason} {n}" for reason, n in ledger["dropped"].items()) or "none"
         changed = ", ".join(f"{reason} {n}" for reason, n in (ledger.get("changed") or {}).items())
         changed = f", changed: {changed}" if changed else ""  # PII's redactions by type

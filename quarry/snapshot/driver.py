@@ -12,6 +12,7 @@ import shutil
 from pathlib import Path
 
 from quarry.config.snapshot import SnapshotParams
+from quarry.hashing import file_hash
 from quarry.ledger import Ledger
 from quarry.paths import state_dir
 from quarry.records import JsonDict, RecordWriter, write_json
@@ -34,7 +35,9 @@ def apply_caps(sources: list[dict], planned: list[list[OriginPlan]], cfg: Snapsh
     total_left = cfg.max_total_bytes
     for source, plans in zip(sources, planned):
         source_left = source.get("max_bytes", float("inf"))
-        origin_cap = source.get("max_origin_bytes", cfg.max_origin_bytes)
+        # a corpus's shards are its origins: its own max_bytes caps it whole, no per-shard cap
+        whole = float("inf") if source["kind"] == "corpus" else cfg.max_origin_bytes
+        origin_cap = source.get("max_origin_bytes", whole)
         for plan in plans:
             origin_left = origin_cap
             kept = []
@@ -65,9 +68,28 @@ def finalize(cfg: SnapshotParams, sources: list[dict], plans: list[OriginPlan], 
     shards = _write_shards(plans, results, cache_dir, out_dir / "shards", cfg.shard_bytes)
     ledger = _write_rejects(plans, results, out_dir / "rejects" / "rejects.jsonl.zst")
     manifest = manifest_mod.build(sources, cfg, plans, results, shards, ledger)
-    write_json(out_dir / "ledger.json", ledger.to_dict())
+    write_json(out_dir / "ledger.json", {**ledger.to_dict(), "caps": cap_report(plans)})
     write_json(out_dir / "manifest.json", manifest)
     return manifest
+
+
+def cap_report(plans: list[OriginPlan]) -> dict[str, dict[str, dict[str, int]]]:
+    """Source -> cap -> files and bytes it left out: every cap that refused anything."""
+    report: dict[str, dict[str, dict[str, int]]] = {}
+    for plan in plans:
+        for refused in plan.refused:
+            if refused.reason.startswith("cap_"):
+                entry = report.setdefault(plan.source, {}).setdefault(refused.reason, {"files": 0, "bytes": 0})
+                entry["files"] += 1
+                entry["bytes"] += int(refused.detail.get("bytes", 0))
+    return {source: dict(sorted(caps.items())) for source, caps in sorted(report.items())}
+
+
+def describe_caps(caps: dict[str, dict[str, dict[str, int]]]) -> str:
+    """One line for the run's summary: nothing is capped without a word."""
+    parts = [f"{source}: {cap} left out {n['files']:,} files ({n['bytes'] / 1e6:.2f} MB)"
+             for source, by_cap in caps.items() for cap, n in by_cap.items()]
+    return "left out by the byte caps: " + "; ".join(parts) if parts else ""
 
 
 def _write_shards(plans, results, cache_dir: Path, shard_dir: Path, shard_bytes: int) -> list[dict]:
@@ -98,8 +120,6 @@ def _write_shards(plans, results, cache_dir: Path, shard_dir: Path, shard_bytes:
     for stale in shard_dir.glob("part-*.jsonl*"):  # from an earlier, larger snapshot
         if stale.name not in names:
             stale.unlink()
-    from quarry.hashing import file_hash
-
     for shard in shards:
         shard["sha256"] = file_hash(shard_dir / shard["name"])
     return shards

@@ -10,7 +10,7 @@ from quarry.config import Params
 from quarry.config.snapshot import SnapshotParams
 from quarry.engine import Global, GlobalJob, ItemJob, Map, Stage, WorkItem, run_local
 from quarry.records import JsonDict
-from quarry.snapshot.driver import STAGE, cache_root, finalize, plan_all
+from quarry.snapshot.driver import STAGE, cache_root, cap_report, describe_caps, finalize, plan_all
 from quarry.snapshot.process import process_origin
 
 
@@ -45,8 +45,10 @@ def origin_phase(job: ItemJob, cfg: SnapshotParams) -> dict:
 
 def snapshot_finish(job: GlobalJob, cfg: SnapshotParams) -> dict:
     plan = job.results["plan"]
-    return finalize(cfg, plan["sources"], plan["plans"], job.results["origins"], Path(job.dst),
-                    Path(plan["cache_dir"]))
+    manifest = finalize(cfg, plan["sources"], plan["plans"], job.results["origins"], Path(job.dst),
+                        Path(plan["cache_dir"]))
+    # the run's summary (and the flow's result) says what the caps left out; the manifest stays as sealed
+    return {**manifest, "notice": describe_caps(cap_report(plan["plans"]))}
 
 
 # Uncached phases: a plan names files by path, and an origin's reuse is process_origin's own
@@ -68,4 +70,5 @@ def run_snapshot(sources: list[dict] | None, out_dir: Path, params: Params | dic
     ``out_dir/rejects/rejects.jsonl.zst`` (every refused file with its origin, path and reason).
     """
     args = SnapshotArgs(tuple(sources) if sources is not None else None, str(cache_dir) if cache_dir else None)
-    return run_local(SNAPSHOT, None, out_dir, params, workers=workers, args=args)
+    result = run_local(SNAPSHOT, None, out_dir, params, workers=workers, args=args)
+    return {key: value for key, value in result.items() if key != "notice"}

@@ -86,8 +86,9 @@ def test_filters_record_reasons(tmp_path):
                        "empty/__init__.py": "empty", "caf\ufffd.txt": "bad_path"}
     assert manifest["counts"]["refused"] == {"bad_path": 1, "binary": 2, "empty": 1, "excluded_path": 3, "generated": 1,
                                              "minified": 1, "too_large": 1}
-    assert read_json(out / "ledger.json") == Ledger("snapshot", input=16, kept=6,
-                                                    dropped=manifest["counts"]["refused"]).to_dict()
+    assert read_json(out / "ledger.json") == {**Ledger("snapshot", input=16, kept=6,
+                                                       dropped=manifest["counts"]["refused"]).to_dict(),
+                                                "caps": {}}  # no byte cap left anything out
     legacy = records["legacy.txt"]
     assert legacy["meta"]["encoding"] != "utf-8" and legacy["text"] == FRENCH
     assert legacy["meta"]["bytes"] == (root / "legacy.txt").stat().st_size
@@ -127,6 +128,35 @@ def test_corpus_mapped_into_subsets(tmp_path):
     assert first["meta"]["upstream_id"] == "u1" and first["meta"]["language"] == "Python"
     assert first["meta"]["id"].startswith("swh:1:cnt:")
     assert manifest["counts"]["files"] == 3
+
+
+def test_a_corpus_is_kept_whole_and_every_cap_is_reported(tmp_path):
+    """A corpus shard is one origin: the per-origin cap does not cut it; the source's own
+    max_bytes does, and what it left out is in the ledger and the run's summary."""
+    corpus = tmp_path / "pile"
+    for shard in range(2):
+        write_records(corpus / f"part-{shard}.jsonl.zst",
+                      [{"text": f"Prose of record {shard}-{i}. " * 20, "meta": {"pile_set_name": "Prose"}}
+                       for i in range(10)])
+    params = {"snapshot": {"max_origin_bytes": 1000}}  # far less than one shard's 10 records
+    whole = run_snapshot([{"kind": "corpus", "path": str(corpus)}], tmp_path / "whole", params,
+                         cache_dir=tmp_path / "cache")
+    assert whole["counts"]["files"] == 20
+    assert read_json(tmp_path / "whole" / "ledger.json")["caps"] == {}
+    capped = run_snapshot([{"kind": "corpus", "name": "pile", "path": str(corpus), "max_bytes": 5000}],
+                          tmp_path / "capped", params, cache_dir=tmp_path / "cache")
+    left_out = read_json(tmp_path / "capped" / "ledger.json")["caps"]
+    assert set(left_out) == {"pile"} and set(left_out["pile"]) == {"cap_source"}
+    assert capped["counts"]["files"] + left_out["pile"]["cap_source"]["files"] == 20
+    assert left_out["pile"]["cap_source"]["bytes"] > 0
+    from quarry.snapshot.driver import describe_caps
+
+    assert describe_caps(left_out).startswith("left out by the byte caps: pile: cap_source left out ")
+    write(tmp_path / "tree", {f"notes_{i}.md": f"Notes {i}. " * 40 + "\n" for i in range(5)})
+    dirs = run_snapshot([{"kind": "dir", "name": "tree", "path": str(tmp_path / "tree")}], tmp_path / "dir", params,
+                        cache_dir=tmp_path / "cache")  # any other source keeps its per-origin cap
+    assert read_json(tmp_path / "dir" / "ledger.json")["caps"]["tree"]["cap_origin"]["files"] >= 1
+    assert dirs["counts"]["files"] < 5
 
 
 def test_caps_are_deterministic_and_keep_licenses_first(tmp_path):
