@@ -12,8 +12,10 @@ from pathlib import Path
 from prefect import flow
 
 from flows.artifacts import publish_datacard, publish_ledgers
+from quarry.audit import run_audit, summary
 from quarry.config import Params
 from quarry.engine import run_stage
+from quarry.errors import QuarryError
 from quarry.params import load_params
 from quarry.records import JsonDict, read_json, write_json
 from quarry.stages.curation import CURATION, curated_output
@@ -69,9 +71,6 @@ def audit(dataset_dir: str, snapshot_dir: str, out: str, params_file: str | None
           params: Params | None = None) -> JsonDict:
     """Audit the assembled version against the snapshot (quarry.audit); fails on any violation, so
     the DAG stops before anything is built on a dataset that breaks its own policy."""
-    from quarry.audit import run_audit, summary
-    from quarry.errors import QuarryError
-
     report = run_audit(Path(dataset_dir), Path(snapshot_dir), load_params(params_file, params), Path(out))
     if not report["passed"]:
         raise QuarryError(f"{summary(report)}; the violations are listed in {out}")

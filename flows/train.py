@@ -13,20 +13,19 @@ from prefect import flow
 from flows.paths import recipe_paths
 from quarry.config import Params
 from quarry.engine import run_stage
-from quarry.config.training import RecipeRun
+from quarry.config.training import RecipeRun, TokenizerParams
 from quarry.errors import ConfigError
 from quarry.params import load_params
+from quarry.recipes.registry import run_recipe
 from quarry.records import JsonDict
 from quarry.stages.tokenize import TOKENIZE, TokenizeArgs
+from quarry.tokenizer import train_from_dataset
 from tasks.caching import cached_task, run_verified
 from tasks.executor import PrefectExecutor
 
 
 @cached_task(outputs=("out_dir",), task_run_name="tokenizer {out_dir}")
 def train_tokenizer_task(dataset: Path, out_dir: str, tokenizer_params: dict) -> dict:
-    from quarry.config.training import TokenizerParams
-    from quarry.tokenizer import train_from_dataset
-
     tokenizer = train_from_dataset(dataset, TokenizerParams.model_validate(tokenizer_params))
     tokenizer.save(out_dir)
     return {"hash": tokenizer.hash, "vocab_size": tokenizer.vocab_size, "dataset_hash": tokenizer.dataset_hash}
@@ -35,8 +34,6 @@ def train_tokenizer_task(dataset: Path, out_dir: str, tokenizer_params: dict) ->
 @cached_task(outputs=("output_dir",), task_run_name="{recipe} -> {output_dir}", retries=0)
 def recipe_task(recipe: str, config: str, overrides: list[str], output_dir: str, inputs: list[Path]) -> dict:
     """Run one recipe; ``inputs`` (dataset, tokenizer, base model) only key the cache."""
-    from quarry.recipes.registry import run_recipe
-
     result = run_recipe(recipe, config, [*overrides, f"output_dir={output_dir}"])
     return {k: (str(v) if isinstance(v, Path) else v) for k, v in result.items()}
 

@@ -76,7 +76,7 @@ def tree_hash(root: str | os.PathLike) -> str:
 @functools.lru_cache(maxsize=1)
 def code_version() -> str:
     """Hash of the quarry package's Python sources (the code every stage runs)."""
-    import quarry
+    import quarry  # the package itself: at the top it would point back up at quarry/__init__
 
     package = Path(quarry.__file__).parent
     digest = hashlib.sha256()

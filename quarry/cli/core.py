@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from quarry.cli.project_code import load_project_code
+from quarry.engine.provenance import verify as verify_chain
 from quarry.errors import QuarryError
 from quarry.records import RecordReader, RecordWriter, shard_paths
 
@@ -60,8 +61,6 @@ def register(app: typer.Typer) -> None:
     def verify(folder: Path = typer.Argument(..., help="A stage's output folder, e.g. data/datasets/default.")) -> None:
         """Re-hash a stage output and every output it was made from, back to the snapshot; fails
         naming the first link that breaks (a file changed by hand, an input changed since it was read)."""
-        from quarry.engine.provenance import verify as verify_chain
-
         for link in verify_chain(folder):
             out.print(f"[green]ok[/green] {link}", soft_wrap=True)
 

@@ -14,7 +14,9 @@ from quarry.datasets.changelog import compare, render
 from quarry.datasets.manifest import verify_sums, version_hash
 from quarry.datasets.versions import locate
 from quarry.errors import QuarryError
+from quarry.params import load_params
 from quarry.records import read_json, read_records
+from quarry.stages.assemble import assemble
 from quarry.tokenizer import Tokenizer
 
 out = Console()
@@ -65,10 +67,6 @@ def register(app: typer.Typer) -> None:
         no_register: bool = typer.Option(False, "--no-register", help="Do not record it in the release registry."),
     ) -> None:
         """Assemble curated shards into a versioned dataset: shards, manifest, datacard, SHA256SUMS."""
-        from quarry.datasets import releases
-        from quarry.params import load_params
-        from quarry.stages.assemble import assemble
-
         params = load_params(params_file)
         if parent == "latest":  # the newest registered version of this dataset; none for a first build
             name = params.assemble.name

@@ -6,17 +6,21 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 from rich.tree import Tree
 
-from quarry.records import JsonDict
-
-if TYPE_CHECKING:
-    from quarry.config.training import EvaluateParams
+from quarry.config import with_overrides
+from quarry.config.training import EvaluateParams
+from quarry.errors import ConfigError
+from quarry.lineage import lineage_chain, openlineage_events
+from quarry.lineage import trace as trace_document
+from quarry.params import load_params
+from quarry.records import JsonDict, atomic_write_bytes
+from quarry.tracking import compare_runs, tracking_uri
 
 out = Console()
 
@@ -35,8 +39,7 @@ def _print_report(report: JsonDict) -> None:
 
 
 def _cross_check(tool: str, checkpoint: Path, data: Path, cfg: EvaluateParams, as_json: bool) -> None:
-    from quarry.errors import ConfigError
-    from quarry.eval.lm_eval_check import cross_check
+    from quarry.eval.lm_eval_check import cross_check  # torch, lm-eval: only the cross-check loads them
 
     if tool != "lm-eval":
         raise ConfigError(f"--cross-check {tool}: the only cross-check is lm-eval")
@@ -77,9 +80,7 @@ def register(app: typer.Typer) -> None:
                                             "lm-evaluation-harness too (non-overlapping windows) and compare."),
             ) -> None:
         """Bits per byte per subset and byte-weighted overall, by rolling windows."""
-        from quarry.config import with_overrides
-        from quarry.params import load_params
-        from quarry.stages.evaluate import run_evaluate, score_checkpoint
+        from quarry.stages.evaluate import run_evaluate, score_checkpoint  # torch: only scoring loads it
 
         params = load_params(params_file)  # outside a project: every default
         overrides = {"split": split, "subsets": subset or None, "context_len": context_len, "stride": stride,
@@ -116,8 +117,6 @@ def register(app: typer.Typer) -> None:
                 as_json: bool = typer.Option(False, "--json", help="Print the table as JSON."),
                 ) -> None:
         """Side by side: lineage hashes, params and BPB per subset of MLflow runs."""
-        from quarry.tracking import compare_runs, tracking_uri
-
         headers, rows = compare_runs(runs)
         if diff_only:
             rows = [(label, values) for label, values in rows if label == "run id" or len(set(values)) > 1]
@@ -138,16 +137,12 @@ def register(app: typer.Typer) -> None:
                                                  help="Write OpenLineage RunEvents here (JSON lines; '-' prints them)."),
                 ) -> None:
         """The chain checkpoint <- recipe <- tokenizer <- dataset <- ledgers <- snapshot <- origins."""
-        from quarry.lineage import lineage_chain, openlineage_events
-
         chain = lineage_chain(checkpoint)
         if openlineage is not None:
             lines = "".join(json.dumps(event, sort_keys=True) + "\n" for event in openlineage_events(chain))
             if str(openlineage) == "-":
                 print(lines, end="")
                 return
-            from quarry.records import atomic_write_bytes
-
             atomic_write_bytes(openlineage, lines.encode())
             out.print(f"wrote {lines.count(chr(10))} OpenLineage events to {openlineage}")
         if as_json:
@@ -161,8 +156,6 @@ def register(app: typer.Typer) -> None:
               as_json: bool = typer.Option(False, "--json", help="Print the answer as JSON."),
               ) -> None:
         """Did this file go into the checkpoint's training data, and under which license?"""
-        from quarry.lineage import trace as trace_document
-
         answer = trace_document(checkpoint, document)
         if as_json:
             print(json.dumps(answer, indent=2, sort_keys=True))

@@ -28,7 +28,7 @@ def register(app: typer.Typer) -> None:
         """Run one stage of the DAG (or the whole pipeline) as a Prefect flow."""
         load_project_code()
         from flows.server import ensure_api  # the project's code (quarry.cli.project_code)
-        from flows.summary import print_stage_summary
+        from flows.summary import print_stage_summary  # the project's code, loaded by load_project_code
 
         with project_lock(f"quarry flow {stage}", wait=not no_wait):  # one writer per project
             ensure_api()  # one API for every stage of the run, before Prefect reads its settings

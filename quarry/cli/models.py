@@ -12,6 +12,7 @@ from rich.console import Console
 
 from quarry.config import with_overrides
 from quarry.config.compute import torch_dtype
+from quarry.engine import run_local
 from quarry.errors import QuarryError
 from quarry.params import load_params
 from quarry.records import atomic_write_bytes
@@ -84,10 +85,9 @@ def register(app: typer.Typer) -> None:
         dtype: str = typer.Option(None, help="float32 / bfloat16 / float16 (default: bf16 on cuda)."),
     ) -> None:
         """Generate text from a checkpoint for a prompt or a file of prompts."""
-        # torch: only the commands that run a model load it, so `quarry --help` stays fast
-        from quarry.generate import generate
-        from quarry.models.checkpoint import load_pretrained
-        from quarry.models.hub import resolve
+        from quarry.generate import generate  # torch: only the commands that run a model load it
+        from quarry.models.checkpoint import load_pretrained  # torch: as above
+        from quarry.models.hub import resolve  # torch (quarry.models): as above
 
         if (prompt is None) == (prompts_file is None):
             raise QuarryError("give exactly one of --prompt or --prompts-file")
@@ -165,9 +165,7 @@ def register(app: typer.Typer) -> None:
         workers: int = typer.Option(None, help="Processes (default params pipeline.workers); same bytes for any."),
     ) -> None:
         """Token shards of a dataset version (the DAG's tokenize stage on local processes)."""
-        from quarry.engine import run_local
-        from quarry.params import load_params
-        from quarry.stages.tokenize import TOKENIZE, TokenizeArgs
+        from quarry.stages.tokenize import TOKENIZE, TokenizeArgs  # torch: only tokenizing loads it
 
         settings = load_params(params)
         manifest = run_local(TOKENIZE, dataset, out_dir, settings, workers=workers or settings.pipeline.workers,

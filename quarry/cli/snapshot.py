@@ -11,6 +11,7 @@ from rich.table import Table
 from quarry.cli.project_code import load_project_code
 from quarry.errors import ConfigError
 from quarry.params import load_params
+from quarry.records import read_json
 
 out = Console()
 
@@ -95,8 +96,7 @@ def register(app: typer.Typer) -> None:
         counts = manifest["counts"]
         out.print(f"snapshot {manifest['snapshot_id'][:16]}: {counts['origins']} origins, {counts['files']:,} files, "
                   f"{counts['bytes'] / 1e6:.2f} MB in {len(manifest['shards'])} shards → {out_dir}")
-        from quarry.records import read_json
-        from quarry.snapshot.driver import describe_caps
+        from quarry.snapshot.driver import describe_caps  # swh.model (the quarry.snapshot package): as above
 
         if notice := describe_caps(read_json(Path(out_dir) / "ledger.json")["caps"]):
             out.print(f"snapshot: {notice}", soft_wrap=True)

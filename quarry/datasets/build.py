@@ -29,6 +29,7 @@ from quarry.errors import QuarryError
 from quarry.hashing import value_hash
 from quarry.ledger import Ledger, merge_ledgers
 from quarry.records import JsonDict, RecordWriter, read_json, read_records, write_json
+from quarry.tracking import git_commit
 
 DERIVE_STAGE = "derive"
 
@@ -249,6 +250,4 @@ def tokenizer_id(tokenizer) -> str | None:
 
 
 def _code_version() -> str:
-    from quarry.tracking import git_commit
-
     return git_commit()

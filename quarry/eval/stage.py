@@ -9,11 +9,19 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from quarry import tracking
+from quarry.bpb import BpbResult, score_records
 from quarry.config import compute
 from quarry.config.training import EvaluateParams
 from quarry.errors import ConfigError, QuarryError
-from quarry.bpb import BpbResult, score_records
+from quarry.eval.plots import bpb_bar_chart, loss_curve
+from quarry.lineage import checkpoint_hash, lineage_chain, lineage_summary, split_shards
+from quarry.models.checkpoint import load_pretrained
+from quarry.models.hub import resolve
 from quarry.records import JsonDict, Record, read_json, read_records, shard_paths, write_json
+from quarry.tokenizer import Tokenizer
+from quarry.training.config import instantiate
+from quarry.training.lora import apply_lora, load_adapter, merge_lora
 
 LOSS_KEYS = ("loss", "train_loss", "train/loss")
 
@@ -28,9 +36,6 @@ def pick_device(name: str | None) -> str:
 
 def load_for_eval(checkpoint: str | os.PathLike, device: str = "cpu", dtype: str = "float32"):
     """(model, tokenizer) of a checkpoint folder in Hugging Face Llama layout."""
-    from quarry.models.checkpoint import load_pretrained
-    from quarry.tokenizer import Tokenizer
-
     try:
         torch_dtype = compute.torch_dtype(dtype)
     except ValueError as exc:
@@ -50,11 +55,6 @@ def load_for_eval(checkpoint: str | os.PathLike, device: str = "cpu", dtype: str
 def load_adapter_checkpoint(folder: Path, device: str, dtype):
     """(model with the adapter merged in, base model folder) of a LoRA checkpoint exported without
     merging: ``folder/adapter`` (PEFT layout) over the base model its lineage names."""
-    from quarry.models.checkpoint import load_pretrained
-    from quarry.models.hub import resolve
-    from quarry.records import read_json
-    from quarry.training.lora import apply_lora, load_adapter, merge_lora
-
     adapter = folder / "adapter"
     if not (adapter / "adapter_config.json").is_file():
         raise QuarryError(f"{folder}: not a checkpoint (no config.json, no adapter/adapter_config.json)")
@@ -74,9 +74,6 @@ def load_adapter_checkpoint(folder: Path, device: str, dtype):
 def recipe_tokenizer(checkpoint: str | os.PathLike):
     """The tokenizer a checkpoint without tokenizer.json was trained with: the component its
     recipe config names (a byte tokenizer needs no file)."""
-    from quarry.records import read_json
-    from quarry.training.config import instantiate
-
     lineage_path = Path(checkpoint) / "lineage.json"
     node = ((read_json(lineage_path) if lineage_path.is_file() else {}).get("config") or {}).get("tokenizer")
     if not node:
@@ -87,8 +84,6 @@ def recipe_tokenizer(checkpoint: str | os.PathLike):
 def evaluation_shards(data: str | os.PathLike, split: str = "test") -> list[Path]:
     """The shards to score, in order: one split of a dataset version (a folder with manifest.json,
     or with a ``<split>/`` folder), or every shard of any other jsonl / jsonl.zst file or folder."""
-    from quarry.lineage import split_shards
-
     data = Path(data)
     if not data.exists():
         raise QuarryError(f"{data}: no such file or folder to evaluate on")
@@ -179,13 +174,9 @@ def merge_shards(results: list[JsonDict]) -> BpbResult:
 
 def build_report(result: BpbResult, checkpoint: str | os.PathLike, data: str | os.PathLike,
                  split: str) -> JsonDict:
-    from quarry.lineage import checkpoint_hash
-
     manifest_path = Path(data) / "manifest.json"
     version = None
     if manifest_path.is_file():
-        from quarry.records import read_json
-
         version = read_json(manifest_path).get("version")
     body = result.to_dict()
     return {"checkpoint": {"path": str(checkpoint), "hash": checkpoint_hash(Path(checkpoint))},
@@ -202,8 +193,6 @@ def checkpoint_label(checkpoint: str | os.PathLike) -> str:
 def publish_report(report: JsonDict, checkpoint: str | os.PathLike, out_dir: str | os.PathLike,
                    cfg: EvaluateParams = EvaluateParams(), *, track: bool | None = None) -> JsonDict:
     """Write the report and its plot into ``out_dir`` and, unless disabled, log them to MLflow."""
-    from quarry.eval.plots import bpb_bar_chart
-
     if not report["aggregate"]["docs"]:
         where = report.get("dataset") or {}
         raise QuarryError(f"{where.get('path', checkpoint)}: no documents to score in the "
@@ -220,10 +209,6 @@ def publish_report(report: JsonDict, checkpoint: str | os.PathLike, out_dir: str
 def log_report(report: JsonDict, checkpoint: str | os.PathLike, plots: list[Path], out_dir: Path,
                cfg: EvaluateParams) -> str:
     """Log the report to the checkpoint's training run (or a new run linked to it)."""
-    from quarry import tracking
-    from quarry.eval.plots import loss_curve
-    from quarry.lineage import lineage_chain, lineage_summary
-
     chain = lineage_chain(checkpoint)
     training_run = chain["checkpoint"].get("mlflow_run_id")
     if tracking.run_exists(training_run):

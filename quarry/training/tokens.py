@@ -29,7 +29,10 @@ from quarry.errors import ConfigError
 from quarry.hashing import value_hash
 from quarry.config import Params, as_params
 from quarry.config.training import TokenizeParams
+from quarry.datasets.reader import data_shards
+from quarry.datasets.versions import locate
 from quarry.records import JsonDict, read_json, read_records, write_json
+from quarry.training.config import instantiate
 
 FORMAT = "quarry.tokens/1"
 MANIFEST = "manifest.json"
@@ -70,8 +73,6 @@ def tokenizer_spec(tokenizer_cfg: JsonDict | str | os.PathLike) -> str:
 
 @functools.lru_cache(maxsize=4)
 def load_tokenizer(spec: str) -> Any:
-    from quarry.training.config import instantiate
-
     return instantiate(json.loads(spec))
 
 
@@ -95,9 +96,6 @@ def encode_documents(tokenizer: Any, texts: list[str]) -> list[list[int]]:
 # --- the plan: which record shards become which token shards -----------------------------------
 def plan(dataset: str | os.PathLike, config: TokenizeConfig) -> list[TokenShard]:
     """One job per record shard of every split the config names, in manifest order."""
-    from quarry.datasets.reader import data_shards
-    from quarry.datasets.versions import locate
-
     manifest, data, _ = locate(str(dataset))
     if data is None or not Path(data).exists():
         raise ConfigError(f"{dataset}: no such dataset folder")
@@ -187,7 +185,7 @@ def _batches(items, size: int):
 def write_manifest(out_dir: str | os.PathLike, dataset: str | os.PathLike, spec: str, config: TokenizeConfig,
                    jobs: list[TokenShard], entries: list[JsonDict]) -> JsonDict:
     """Write manifest.json (last, atomically) and remove files no entry names (an earlier plan's)."""
-    from quarry.training.data import dataset_version
+    from quarry.training.data import dataset_version  # torch (quarry.training.data): tokenizing needs no torch until here
 
     out = Path(out_dir)
     info = tokenizer_info(load_tokenizer(spec))
