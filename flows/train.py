@@ -17,6 +17,7 @@ from quarry.config.training import RecipeRun, TokenizerParams
 from quarry.errors import ConfigError
 from quarry.params import load_params
 from quarry.recipes.registry import run_recipe
+from quarry.recipes.subsets import recipe_subset
 from quarry.records import JsonDict
 from quarry.stages.tokenize import TOKENIZE, TokenizeArgs
 from quarry.tokenizer import train_from_dataset
@@ -74,6 +75,7 @@ def run_section(section: str, params_file: str | None = None, params: Params | N
         raise ConfigError(f"params: '{section}' is not a recipe section (train, finetune)")
     # The pipeline's folders win over the section's own: they are the outs dvc.yaml tracks.
     overrides = {**spec.overrides, **recipe_paths(section, settings)}
+    overrides.update(recipe_subset(section, spec, overrides))  # checked before anything trains
     output_dir = str(overrides.pop("output_dir"))
     inputs = [Path(str(overrides[key])) for key in ("dataset.path", "dataset.tokens", "tokenizer.path", "base_model")
               if key in overrides]

@@ -9,6 +9,7 @@ from rich.console import Console
 
 from quarry.config.params import load, params_path
 from quarry.config.show import effective_yaml
+from quarry.recipes.subsets import check_subsets
 
 out = Console()
 
@@ -24,7 +25,9 @@ def register(app: typer.Typer) -> None:
         """Check every section (unknown keys, types, ranges); exit 1 naming the first bad key."""
         params = load(params_file)
         sections = sum(1 for name in type(params).model_fields if name in params.model_fields_set)
-        out.print(f"{params_path(params_file)}: ok ({sections} sections set, the rest default)")
+        checked = check_subsets(params)  # against the dataset version, once one is built
+        against = f"; subsets as the dataset version has them ({', '.join(checked)})" if checked else ""
+        out.print(f"{params_path(params_file)}: ok ({sections} sections set, the rest default){against}")
 
     @group.command("show")
     def show(params_file: Path = PARAMS,

@@ -22,6 +22,7 @@ from quarry import tracking
 from quarry.bpb import score_records
 from quarry.config.compute import torch_dtype
 from quarry.config.recipes import RecipeConfig
+from quarry.datasets.subsets import LARGEST, resolve_subset, version_subsets
 from quarry.errors import ConfigError
 from quarry.models.checkpoint import save_pretrained
 from quarry.records import JsonDict
@@ -46,6 +47,7 @@ class Recipe:
     def __init__(self, cfg: ConfigNode):
         validate(cfg, self.SCHEMA)
         self.cfg = merge_defaults(self.SCHEMA.defaults(), cfg)
+        _resolve_largest(self.cfg.get("dataset") or {})
         self.config_hash = config_hash(self.cfg)
         self.step = 0
         self.on_step: Callable[[int], None] | None = None  # test hook: called after each optimizer step
@@ -390,3 +392,15 @@ def _flat(cfg: ConfigNode, prefix: str = "") -> dict[str, str]:
         else:
             out[name] = str(value)[:500]
     return out
+
+
+def _resolve_largest(dataset: ConfigNode) -> None:
+    """``dataset.subset: largest`` becomes the subset it names, before the config is hashed (the
+    lineage records the subset trained on, the same as when the DAG passes it resolved)."""
+    if dataset.get("subset") != LARGEST:
+        return
+    subsets = version_subsets(dataset.get("path") or "")
+    if subsets is None:
+        raise ConfigError(f"dataset.subset: '{LARGEST}' needs a dataset version at dataset.path "
+                          f"({dataset.get('path')}), which has no manifest.json")
+    dataset["subset"] = resolve_subset("dataset.subset", LARGEST, subsets)

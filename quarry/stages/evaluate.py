@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from quarry.config.training import EvaluateParams
+from quarry.datasets.subsets import resolve_subset, version_subsets
 from quarry.engine import Global, GlobalJob, ItemJob, Map, Stage, WorkItem, run_local
 from quarry.eval.stage import (build_report, checkpoint_label, document_limits, evaluation_shards, merge_shards,
                                publish_report, score_shard)
@@ -29,6 +30,9 @@ class EvaluateArgs:
 
 def plan_phase(job: GlobalJob, cfg: EvaluateParams) -> dict:
     args: EvaluateArgs = job.args
+    if (subsets := version_subsets(job.src)) is not None:  # a subset the version lacks: say so before scoring
+        for subset in cfg.subsets or ():
+            resolve_subset("params evaluate.subsets", subset, subsets)
     shards = evaluation_shards(job.src, cfg.split)
     limits = document_limits(shards, cfg.subsets, cfg.max_docs)
     items = [WorkItem(f"{checkpoint_label(checkpoint)} {shard.name}",
