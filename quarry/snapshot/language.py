@@ -1,11 +1,13 @@
 """Language of a file from its name, shebang and modeline (Pygments' lexer registry, 500+ languages),
-and natural language of prose (lingua, which ships its own models).
+else from its content (Magika's model, shipped in its wheel), and natural language of prose
+(lingua, which ships its own models).
 
 Order of evidence, most specific first: a modeline (`vim: ft=...`, `-*- mode: ... -*-`), an exact
 file name (Makefile, Dockerfile), a shebang, then the extension or another file-name glob. When
 several lexers claim the same name (`*.h`, `*.m`, `*.pl`) the tie is broken deterministically: the
 lexers' own content analysis score, then whether the pattern is the lexer's first one, then its
-priority, then its name.
+priority, then its name. Only a file whose name says nothing (a corpus record without a path, a
+script without extension or shebang) is read by the content model.
 """
 
 from __future__ import annotations
@@ -136,9 +138,46 @@ def detect(path: str, head: bytes, text: str | None = None) -> str:
         return language
     claims = _claims(filename)
     if not claims:
-        return UNKNOWN
+        return from_content(text.encode("utf-8") if text is not None else head) or UNKNOWN
     names = {claim.name for claim in claims}
     return claims[0].name if len(names) == 1 else _tie_break(claims, sample)
+
+
+# ---------------------------------------------------------------------------------------------
+# Language from content
+
+CONTENT_BYTES = 64 * 1024      # Magika reads the beginning, middle and end of this much
+MIN_CONTENT_SCORE = 0.5        # below it the model's guess is not taken
+CONTENT_NAMES = {"txt": "Text only", "csv": "Text only", "troff": "Groff", "shell": "Bash", "batch": "Batchfile",
+                 "latex": "TeX", "asm": "GAS", "vba": "VB.net"}   # Magika labels that are no Pygments alias
+
+
+@functools.cache
+def _magika():
+    from magika import Magika  # onnxruntime: loaded by the first file whose name says nothing
+
+    return Magika()
+
+
+# man pages: blank lines and roff comments, then a title, include or macro request (or a comment first)
+ROFF = re.compile(rb"\A\s*(?:(?:\.\\\"|'\\\")[^\n]*\n\s*)*\.(?:TH|Dd|Dt|so|de)\b|\A\s*\.\\\"")
+
+
+def from_content(data: bytes) -> str | None:
+    """The language Magika reads in ``data`` (a Pygments name), or None when it is not sure.
+    Roff, which the model has no class for, by its own first request or comment line; text the
+    model calls plain is plain at any score (a record that is not code is read as prose)."""
+    if not data.strip():
+        return None
+    if ROFF.match(data):
+        return "Groff"
+    result = _magika().identify_bytes(data[:CONTENT_BYTES])
+    label = result.output.label
+    if label == "txt":
+        return "Text only"
+    if result.score < MIN_CONTENT_SCORE or label in ("unknown", "empty", "undefined"):
+        return None
+    return CONTENT_NAMES.get(label) or by_alias(label)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -57,7 +57,7 @@ def code_fingerprint() -> str:
     sources = {name: bytes_hash((here / name).read_bytes()) for name in CODE_FILES}
     return value_hash({"format": FORMAT_VERSION, "code": sources,
                        "libraries": {lib: version(lib) for lib in ("pygments", "lingua-language-detector",
-                                                                   "charset-normalizer", "swh.model")}})
+                                                                   "charset-normalizer", "swh.model", "magika")}})
 
 
 def cache_key(plan: OriginPlan, swhids: list[str], cfg: SnapshotParams) -> str:

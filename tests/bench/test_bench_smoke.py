@@ -157,3 +157,8 @@ def test_a_figure_below_its_floor_exits_nonzero_naming_it():
 def test_orchestration():
     floors = run_bench("orchestration.py", "--tasks", "20")
     assert_guards(floors, "same_bytes")
+
+
+def test_language():
+    floors = run_bench("language.py", "--per-language", "20")
+    assert_guards(floors, "overall_accuracy", "Python.accuracy", "Perl.accuracy", "C.accuracy", "Groff.accuracy")

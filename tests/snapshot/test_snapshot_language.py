@@ -32,7 +32,7 @@ def test_registry_covers_500_languages():
     ("script", b"# vim: set filetype=ruby :\nputs 1\n", "Ruby"),
     ("setup", b"# -*- mode: python -*-\nx = 1\n", "Python"),
     ("tool.sh", b"# vim: ft=python\nprint(1)\n", "Python"),   # a modeline beats the extension
-    ("LICENSE", b"MIT License\n", "unknown"),
+    ("LICENSE", b"MIT License\n", "Text only"),    # a name that says nothing: read from the content
 ])
 def test_detect(path, head, expected):
     assert language.detect(path, head) == expected
@@ -49,6 +49,19 @@ def test_ambiguous_extensions_use_content_then_a_fixed_order(path, text, expecte
     first = language.detect(path, text.encode()[:512], text)
     assert first == expected
     assert all(language.detect(path, text.encode()[:512], text) == first for _ in range(3))
+
+
+PERL = "package Quarry::Example;\nuse strict;\nuse warnings;\n\nsub new {\n    my ($class, %args) = @_;\n" \
+       "    my $self = { name => $args{name} // 'x' };\n    return bless $self, $class;\n}\n\n1;\n"
+C = "#include <stdio.h>\n\nstatic int add(int a, int b) {\n    return a + b;\n}\n\nint main(void) {\n" \
+    "    printf(\"%d\\n\", add(1, 2));\n    return 0;\n}\n"
+ROFF = '.\\" generated\n.TH QUARRY 1 "2026" "quarry"\n.SH NAME\nquarry \\- lineage\n.SH SYNOPSIS\n.B quarry\n'
+
+
+@pytest.mark.parametrize("text,expected", [(PERL, "Perl"), (C, "C"), (ROFF, "Groff"),
+                                           ("The river runs to the sea, and the sea is never full.\n" * 5, "Text only")])
+def test_a_record_without_a_name_is_read_from_its_content(text, expected):
+    assert language.detect("00000007", text.encode()[:512], text) == expected  # a corpus record's line number
 
 
 def test_natural_language_of_prose():
