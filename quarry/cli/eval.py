@@ -33,6 +33,8 @@ def _print_report(report: JsonDict) -> None:
     table.add_row("[bold]all (byte-weighted)", f"{total['docs']:,}", f"{total['bytes']:,}", f"{total['tokens']:,}",
                   f"[bold]{total['bpb']:.4f}")
     out.print(table)
+    for name, why in (report.get("unscored") or {}).items():
+        out.print(f"[yellow]not scored[/yellow]: {name}: {why}")
     out.print(f"context {report['context_len']} tokens, stride {report['stride']}")
     if report.get("mlflow_run_id"):
         out.print(f"logged to MLflow run {report['mlflow_run_id']}")

@@ -173,15 +173,29 @@ def merge_shards(results: list[JsonDict]) -> BpbResult:
 
 
 def build_report(result: BpbResult, checkpoint: str | os.PathLike, data: str | os.PathLike,
-                 split: str) -> JsonDict:
+                 split: str, subsets: list[str] | None = None) -> JsonDict:
     manifest_path = Path(data) / "manifest.json"
-    version = None
-    if manifest_path.is_file():
-        version = read_json(manifest_path).get("version")
+    manifest = read_json(manifest_path) if manifest_path.is_file() else {}
     body = result.to_dict()
-    return {"checkpoint": {"path": str(checkpoint), "hash": checkpoint_hash(Path(checkpoint))},
-            "dataset": {"path": str(data), "version": version, "split": split},
-            "bpb": body["aggregate"]["bpb"], **body}  # bpb: the headline number (byte-weighted aggregate)
+    report = {"checkpoint": {"path": str(checkpoint), "hash": checkpoint_hash(Path(checkpoint))},
+              "dataset": {"path": str(data), "version": manifest.get("version"), "split": split},
+              "bpb": body["aggregate"]["bpb"], **body}  # bpb: the headline number (byte-weighted aggregate)
+    if unscored := unscored_subsets(manifest, split, body["subsets"], subsets):
+        report["unscored"] = unscored
+    return report
+
+
+def unscored_subsets(manifest: JsonDict, split: str, scored: JsonDict, wanted: list[str] | None) -> dict[str, str]:
+    """Subsets of the dataset version the report has no BPB for, and why (the Pile reports every one)."""
+    composition = manifest.get("composition") or {}
+    in_split = (composition.get("by_split_and_subset") or {}).get(split) or {}
+    missing = {}
+    for subset in sorted(composition.get("by_subset") or {}):
+        if subset in scored or (wanted and subset not in wanted):
+            continue
+        missing[subset] = (f"no document in the {split} split" if not in_split.get(subset, {}).get("documents")
+                           else "not reached within evaluate.max_docs")
+    return missing
 
 
 def checkpoint_label(checkpoint: str | os.PathLike) -> str:

@@ -53,7 +53,7 @@ def report_finish(job: GlobalJob, cfg: EvaluateParams) -> dict:
     reports = {}
     for i, (checkpoint, folder) in enumerate(zip(args.checkpoints, args.report_dirs, strict=True)):
         result = merge_shards(scores[i * per_checkpoint:(i + 1) * per_checkpoint])
-        report = build_report(result, checkpoint, job.src, cfg.split)
+        report = build_report(result, checkpoint, job.src, cfg.split, list(cfg.subsets or ()) or None)
         if folder is not None:
             report = publish_report(report, checkpoint, folder, cfg, track=args.track)
         reports[checkpoint_label(checkpoint)] = report

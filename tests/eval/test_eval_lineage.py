@@ -166,3 +166,20 @@ def test_an_unmerged_lora_checkpoint_is_scored_as_base_plus_adapter(project, tmp
     base = score_checkpoint(project["final"], project["dataset"], params)
     assert adapter["aggregate"]["bpb"] == pytest.approx(merged["aggregate"]["bpb"], abs=1e-5)
     assert adapter["aggregate"]["bpb"] != pytest.approx(base["aggregate"]["bpb"], abs=1e-6)
+
+
+def test_every_subset_of_the_version_is_scored_or_said_why_not(project):
+    from quarry.records import read_json
+
+    report = score_checkpoint(project["final"], project["dataset"], NO_MLFLOW)
+    composition = read_json(project["dataset"] / "manifest.json")["composition"]
+    in_test = composition["by_split_and_subset"].get("test", {})
+    for subset in composition["by_subset"]:
+        if subset in report["subsets"]:
+            assert in_test[subset]["documents"] >= 1
+        else:
+            assert report["unscored"][subset] == "no document in the test split"
+    limited = score_checkpoint(project["final"], project["dataset"], {"evaluate": {"mlflow": False, "max_docs": 1}})
+    assert set(limited["subsets"]) | set(limited["unscored"]) == set(composition["by_subset"])
+    assert any(why == "not reached within evaluate.max_docs" for why in limited["unscored"].values()) == \
+        (sum(1 for row in in_test.values() if row["documents"]) > 1)
