@@ -104,6 +104,9 @@ class Recipe:
         ds = self.cfg["dataset"]
         if not ds["path"]:
             raise ConfigError("config: dataset.path is required (a dataset version or a folder of shards)")
+        if ds["subset"] == LARGEST:
+            raise ConfigError(f"dataset.subset: '{LARGEST}' needs a dataset version at dataset.path "
+                              f"({ds['path']}), which has no manifest.json")
         self.tokens_dir = self.token_folder()
         self.data = TokenShards(self.tokens_dir, ds["split"], ds["seq_len"], max_docs=ds["max_docs"],
                                 pad_id=_pad_id(self.tokenizer))
@@ -396,11 +399,9 @@ def _flat(cfg: ConfigNode, prefix: str = "") -> dict[str, str]:
 
 def _resolve_largest(dataset: ConfigNode) -> None:
     """``dataset.subset: largest`` becomes the subset it names, before the config is hashed (the
-    lineage records the subset trained on, the same as when the DAG passes it resolved)."""
-    if dataset.get("subset") != LARGEST:
-        return
-    subsets = version_subsets(dataset.get("path") or "")
-    if subsets is None:
-        raise ConfigError(f"dataset.subset: '{LARGEST}' needs a dataset version at dataset.path "
-                          f"({dataset.get('path')}), which has no manifest.json")
-    dataset["subset"] = resolve_subset("dataset.subset", LARGEST, subsets)
+    lineage records the subset trained on, the same as when the DAG passes it resolved). Before
+    the version is built it stays as written: a config is valid without its data; setup_data
+    refuses to train on it."""
+    subsets = version_subsets(dataset.get("path") or "") if dataset.get("subset") == LARGEST else None
+    if subsets is not None:
+        dataset["subset"] = resolve_subset("dataset.subset", LARGEST, subsets)
