@@ -4,6 +4,7 @@ same shards as the local driver."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -78,6 +79,9 @@ def test_dvc_repro_runs_tokenize_then_skips_it(tmp_path, request):
     assert flow_files == sorted(p.relative_to(tmp_path / "local") for p in (tmp_path / "local").rglob("*")
                                 if p.is_file())
     for name in flow_files:
-        if name.name != "manifest.json":
+        if name.name not in ("manifest.json", "provenance.json"):  # both name the dataset by the path given
             assert (tokens / name).read_bytes() == (tmp_path / "local" / name).read_bytes(), name
+    made = [json.loads((folder / "provenance.json").read_text()) for folder in (tokens, tmp_path / "local")]
+    shards = [{k: v for k, v in m["output"]["files"].items() if k != "manifest.json"} for m in made]
+    assert shards[0] == shards[1] and made[0]["input"]["hash"] == made[1]["input"]["hash"]
     assert yaml.safe_load((tokens / "manifest.json").read_text())["key"] == local["key"]
