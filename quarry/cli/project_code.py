@@ -6,6 +6,7 @@ from the checkout the library was installed from (an editable install)."""
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 from pathlib import Path
 
@@ -22,6 +23,8 @@ def load_project_code() -> None:
     for folder in places:
         if (folder / "flows" / "__init__.py").is_file() and (folder / "tasks" / "__init__.py").is_file():
             sys.path.insert(0, str(folder))
+            # and for the processes the flows start (a deployment's runs, Dask workers, ScanCode's)
+            os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(folder), os.environ.get("PYTHONPATH")]))
             return
     raise QuarryError(f"no flows/ and tasks/ in {places[0]} (nor in {places[1]}): run this command in a Quarry "
                       "project, the folder with its dvc.yaml, flows/ and tasks/")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from local_servers import free_port, wait_healthy
-from pipeline_project import BIN, project_env, quarry
+from pipeline_project import BIN, REPO, project_env, quarry
 
 pytestmark = pytest.mark.slow
 
@@ -116,7 +116,8 @@ def test_scheduled_deployment_run_completes(project, prefect_server, tmp_path):
     script = tmp_path / "serve.py"
     script.write_text(SERVE)
     log = open(tmp_path / "serve.log", "w")
-    env = project_env(project, PREFECT_API_URL=prefect_server, PREFECT_RUNNER_POLL_FREQUENCY="2")
+    # the project's flows/, as `quarry serve` puts them on the path of the runs it starts
+    env = project_env(project, PREFECT_API_URL=prefect_server, PREFECT_RUNNER_POLL_FREQUENCY="2", PYTHONPATH=str(REPO))
     server = subprocess.Popen([sys.executable, str(script), str(project / "params.yaml")], cwd=project, env=env,
                               stdout=log, stderr=subprocess.STDOUT)
     try:
