@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field, NonNegativeFloat, PositiveInt, field_serializer, field_validator, model_validator
+from pydantic import Field, NonNegativeFloat, NonNegativeInt, PositiveInt, field_serializer, field_validator, model_validator
 
 from quarry.config.base import Section
 
@@ -27,6 +27,13 @@ class SubsetMix(Section):
         return self
 
 
+class StratifyParams(Section):
+    """Held-out documents for every subset of at least ``min_docs`` documents (0: hash alone)."""
+
+    min_docs: NonNegativeInt = 20   # smaller subsets keep the hash's split
+    per_split: PositiveInt = 1      # documents each held-out split gets from every such subset
+
+
 class Citation(Section):
     author: str | None = None
     url: str | None = None
@@ -36,6 +43,7 @@ class AssembleParams(Section):
     key = "assemble"
 
     splits: dict[str, NonNegativeFloat] = {"train": 0.96, "validation": 0.02, "test": 0.02}
+    stratify: StratifyParams = StratifyParams()
     name: str = Field(default="quarry-code", pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
     label: str | None = None            # semantic version; null: 0.1.0, or the parent's next minor
     subsets: dict[str, SubsetMix] = {}  # pile_set_name -> {epochs: 2.0} or {weight: 0.3}

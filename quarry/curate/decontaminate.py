@@ -1,8 +1,8 @@
 """Decontamination: drop or flag training documents that share long word n-grams with an
 evaluation item (13 words by default, as GPT-3 did).
 
-Evaluation items are the dataset's own held-out test split (membership by
-``quarry.splits.split_of(meta.id, assemble.splits)``), when asked for, plus named benchmark files.
+Evaluation items are the dataset's own held-out test split (membership by a hash of meta.id,
+stratified by subset: quarry.splits), when asked for, plus named benchmark files.
 Text is normalised first (quarry.curate.overlap_text: JSON escapes, code fences, HTML entities),
 then compared as lower-cased, punctuation-free words, so re-indenting, re-quoting or pasting an
 item into markdown or a JSON dump does not hide it. What says nothing about leakage is found from
@@ -15,8 +15,8 @@ n-grams in many training documents. The evidence needed differs by source:
   n-grams and ``own_min_share`` of its own n-grams: evidence proportional to its size, so common
   snippets of one organisation do not remove half its files.
 
-Phases: per shard, the test-split items (``test_split_items``); once, the index
-(``EvalIndex.build``); per shard, the overlaps (``scan_shard``); once, the decision (``decide``);
+Phases: per shard, the test-split items and the split census (``test_split_items``); once, the
+stratified splits and the index (``EvalIndex.build``); per shard, the overlaps (``scan_shard``); once, the decision (``decide``);
 per shard, drop or flag (``apply_shard``). The stage (quarry.stages.decontaminate) writes the shards, ``ledger.json``, rejects, and ``decontamination.json``: where the items came
 from and every matched document with the items it overlaps, the evidence and one example.
 """
@@ -35,6 +35,7 @@ import orjson
 
 from quarry.config import Params, as_params
 from quarry.config.curation import DecontaminateParams
+from quarry.config.datasets import StratifyParams
 from quarry.curate.eval_sources import eval_items
 from quarry.curate.overlap_text import code_only, normalize, notice_words
 from quarry.dedup.shingles import ngram_hashes, sorted_unique, word_hashes, words
@@ -42,7 +43,7 @@ from quarry.errors import ConfigError
 from quarry.ledger import Ledger
 from quarry.records import JsonDict, Record, read_records
 from quarry.stage import shard_output
-from quarry.splits import DEFAULT_FRACTIONS, split_of
+from quarry.splits import DEFAULT_FRACTIONS, SplitCensus, Splits, moved_where, subset_of
 
 STAGE = "decontaminate"
 REPORT = "decontamination.json"
@@ -50,17 +51,19 @@ TEST_SOURCE = "test split"
 
 
 class DecontaminationConfig(DecontaminateParams):
-    """The ``decontaminate`` section (fields and defaults: quarry.config.curation) plus the split
-    fractions of ``assemble.splits``, which say which documents form the test split."""
+    """The ``decontaminate`` section (fields and defaults: quarry.config.curation) plus
+    ``assemble.splits`` and ``assemble.stratify``, which say which documents form the test split."""
 
     fractions: dict[str, float] = DEFAULT_FRACTIONS
+    stratify: StratifyParams = StratifyParams()
 
     @classmethod
     def from_params(cls, params: Params | Mapping[str, Any] | None = None) -> DecontaminationConfig:
         """From the ``decontaminate`` section and ``assemble.splits`` of the typed params (or of a
         mapping shaped like params.yaml)."""
         params = as_params(params)
-        return cls(**dict(params.decontaminate), fractions=dict(params.assemble.splits)).checked()
+        return cls(**dict(params.decontaminate), fractions=dict(params.assemble.splits),
+                   stratify=params.assemble.stratify).checked()
 
     def checked(self) -> DecontaminationConfig:
         if self.test_split is not None and self.test_split not in self.fractions:
@@ -77,11 +80,14 @@ class DecontaminationConfig(DecontaminateParams):
             given["eval_files"] = self.eval_files + tuple(str(p) for p in given["eval_files"])
         return self.model_validate({**self.model_dump(), **given}).checked()
 
-    def is_eval(self, record: Record) -> bool:
-        meta = record.get("meta")
-        doc_id = meta.get("id") if isinstance(meta, dict) else None
-        return self.test_split is not None and doc_id is not None \
-            and split_of(doc_id, self.fractions) == self.test_split
+    def is_eval(self, record: Record, splits: Splits) -> bool:
+        doc_id = _doc_id(record)
+        return self.test_split is not None and doc_id is not None and splits.of(doc_id) == self.test_split
+
+
+def _doc_id(record: Record) -> str | None:
+    meta = record.get("meta")
+    return meta.get("id") if isinstance(meta, dict) else None
 
 
 class Item(NamedTuple):
@@ -138,9 +144,31 @@ def item_ngrams(label: str, text: str, config: DecontaminationConfig, *, own: bo
 # Evaluation items and their index
 
 
-def test_split_items(src: str, config: DecontaminationConfig) -> list[Item]:
-    return [item_ngrams(f"test:{r['meta']['id']}", r["text"], config, own=True, source=TEST_SOURCE)
-            for r in read_records(src) if config.is_eval(r)]
+def test_split_items(src: str, config: DecontaminationConfig) -> tuple[list[Item], SplitCensus]:
+    """The shard's items of the test split by hash, and its split census (to stratify)."""
+    by_hash = Splits(config.fractions)
+    items, documents = [], []
+    for record in read_records(src):
+        doc_id = _doc_id(record)
+        if doc_id is not None:
+            documents.append((doc_id, subset_of(record)))
+        if config.is_eval(record, by_hash):
+            items.append(_own_item(record, config))
+    return items, SplitCensus.of(documents, config.fractions, config.stratify, where=src)
+
+
+def moved_test_items(census: SplitCensus, splits: Splits, config: DecontaminationConfig) -> list[Item]:
+    """The items of the documents stratification moved into the test split (read from their shards)."""
+    moved = {doc_id: split for doc_id, split in splits.moved.items() if split == config.test_split}
+    items = []
+    for src, ids in sorted(moved_where(census, moved).items()):
+        wanted = set(ids)
+        items.extend(_own_item(r, config) for r in read_records(src) if _doc_id(r) in wanted)
+    return items
+
+
+def _own_item(record: Record, config: DecontaminationConfig) -> Item:
+    return item_ngrams(f"test:{record['meta']['id']}", record["text"], config, own=True, source=TEST_SOURCE)
 
 
 def eval_file_items(name: str | Path, config: DecontaminationConfig) -> list[Item]:
@@ -234,11 +262,11 @@ class ShardHits:
     # would grow with shards x index (gigabytes per shard at 1 TB).
 
 
-def scan_shard(src: Path, index: EvalIndex, config: DecontaminationConfig) -> ShardHits:
+def scan_shard(src: Path, index: EvalIndex, config: DecontaminationConfig, splits: Splits) -> ShardHits:
     rows: dict[int, list[tuple[int, int, int]]] = {}
     documents = 0
     for row, record in enumerate(read_records(src)):
-        if config.is_eval(record):
+        if config.is_eval(record, splits):
             continue
         documents += 1
         if not index.windows:

@@ -9,6 +9,7 @@ release registry with its document index and its changelog from the parent.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 from collections.abc import Callable, Iterable
@@ -22,7 +23,8 @@ from quarry.datasets.composition import Composition
 from quarry.datasets.manifest import Manifest
 from quarry.datasets.manifest import (MANIFEST, SCHEMA, ledger_paths, normalise_ledgers, params_hash, read_manifest,
                                       seal, shard_entries, write_sums)
-from quarry.datasets.mixture import Mixture, subset_of, uses_weights
+from quarry.datasets.mixture import Mixture, uses_weights
+from quarry.splits import SPLITS_FILE, SplitCensus, stratify, subset_of
 from quarry.datasets.reader import data_shards, open_dataset
 from quarry.datasets.shards import STAGE
 from quarry.errors import QuarryError
@@ -32,6 +34,7 @@ from quarry.records import JsonDict, RecordWriter, read_json, read_records, writ
 from quarry.tracking import git_commit
 
 DERIVE_STAGE = "derive"
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -56,7 +59,24 @@ def plan(src_dir: str | os.PathLike, section: AssembleParams) -> Plan:
         raise QuarryError(f"{src_dir}: no jsonl / jsonl.zst shards to assemble")
     given = section.as_dict()
     mixture = Mixture.from_params(given, subset_bytes(sources) if uses_weights(given) else None)
+    mixture.moved = moved_documents(src_dir, sources, section)
     return Plan(sources, mixture, section)
+
+
+def moved_documents(src_dir: Path, sources: list[Path], section: AssembleParams) -> dict[str, str]:
+    """The documents stratification moves into held-out splits: as decontamination recorded them
+    beside its shards (so the test split released is the one it protected), else decided here."""
+    recorded = src_dir / SPLITS_FILE
+    if recorded.exists():
+        splits = read_json(recorded)
+        if splits["fractions"] == [[name, share] for name, share in section.splits.items()] and splits["stratify"] == section.stratify.as_dict():
+            return dict(splits["moved"])
+        log.warning("%s: recorded for other assemble.splits / assemble.stratify; deciding again", recorded)
+    census = SplitCensus.merged(
+        SplitCensus.of(((r["meta"]["id"], subset_of(r)) for r in read_records(source) if (r.get("meta") or {}).get("id")),
+                       section.splits, section.stratify, where=str(source))
+        for source in sources)
+    return stratify(census, section.splits, section.stratify)
 
 
 def publish(staging: Path, out_dir: Path, params: Params, build: Plan, results: list[JsonDict], *,
@@ -85,7 +105,8 @@ def publish(staging: Path, out_dir: Path, params: Params, build: Plan, results: 
         "tokenizer": tokenizer_id(tokenizer),
         "format": {"codec": "zstd", "level": section.zstd_level, "shard_bytes": section.shard_bytes,
                    "order": "shuffled" if section.shuffle else "source"},
-        "mixture": build.mixture.to_dict(),
+        "mixture": {**build.mixture.to_dict(), "stratify": {**section.stratify.as_dict(),
+                                                             "moved": moved_counts(build.mixture.moved)}},
         "splits": {r["split"]: {"fraction": build.mixture.fractions[r["split"]],
                                 "files": shard_entries(staging, r["files"])} for r in results},
         "composition": composition.to_dict(),
@@ -99,6 +120,13 @@ def publish(staging: Path, out_dir: Path, params: Params, build: Plan, results: 
     if register:
         _register(manifest, out_dir, [out_dir, *ledger_paths(ledgers)], parent_manifest, parent_index, registry)
     return manifest
+
+
+def moved_counts(moved: dict[str, str]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for split in moved.values():
+        counts[split] = counts.get(split, 0) + 1
+    return dict(sorted(counts.items()))
 
 
 def derive_version(parent_dir: str | os.PathLike, out_dir: str | os.PathLike,

@@ -76,7 +76,8 @@ def render(manifest: Manifest) -> str:
     lines += ["## Mixture", "", "| subset | epochs |", "|---|---:|",
               *[f"| {s} | {e} |" for s, e in manifest["mixture"]["epochs"].items()],
               "", "Subsets not listed are taken once. Splits by a stable hash of the document id: "
-              + ", ".join(f"{k} {v}" for k, v in manifest["mixture"]["splits"].items()) + ".", "",
+              + ", ".join(f"{k} {v}" for k, v in manifest["mixture"]["splits"].items()) + ". "
+              + _stratified(manifest["mixture"].get("stratify")), "",
               "## Curation ledger", "", "| stage | input | kept | dropped (by reason) |", "|---|---:|---:|---|"]
     for stage, ledger in manifest["ledger"].items():
         dropped = ", ".join(f"{reason}: {n:,}" for reason, n in ledger["dropped"].items()) or "none"
@@ -122,3 +123,11 @@ def _largest(table: dict[str, dict[str, int]], keep: int = PLOT_ROWS) -> list[tu
     if len(rows) > keep:
         rows = [*rows[:keep - 1], (f"other ({len(rows) - keep + 1})", sum(size for _, size in rows[keep - 1:]))]
     return rows
+
+
+def _stratified(stratify: dict | None) -> str:
+    if not stratify or not stratify["min_docs"]:
+        return ""
+    moved = ", ".join(f"{n:,} to {split}" for split, n in stratify["moved"].items()) or "none needed"
+    return (f"Every subset of at least {stratify['min_docs']} documents has at least {stratify['per_split']} "
+            f"in each held-out split (documents moved from training: {moved}).")

@@ -16,23 +16,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from quarry.errors import ConfigError
-from quarry.records import JsonDict, Record
-from quarry.splits import DEFAULT_FRACTIONS, split_of, unit_interval
+from quarry.records import JsonDict
+from quarry.splits import DEFAULT_FRACTIONS, Splits, unit_interval
 
 MIXTURE_SALT = "quarry-mixture-v1"
-UNKNOWN_SUBSET = "unknown"
-
-
-def subset_of(record: Record) -> str:
-    """The subset a record belongs to: meta.pile_set_name, else its language."""
-    meta = record.get("meta") or {}
-    return str(meta.get("pile_set_name") or meta.get("language") or UNKNOWN_SUBSET)
 
 
 @dataclass
 class Mixture:
     epochs: dict[str, float] = field(default_factory=dict)  # subset -> epochs; absent means 1.0
     fractions: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_FRACTIONS))
+    moved: dict[str, str] = field(default_factory=dict)      # doc id -> split, by stratification
 
     @classmethod
     def from_params(cls, section: Mapping[str, Any], subset_bytes: Mapping[str, int] | None = None) -> Mixture:
@@ -60,7 +54,7 @@ class Mixture:
         return self.epochs.get(subset, 1.0)
 
     def split(self, doc_id: str) -> str:
-        return split_of(doc_id, self.fractions)
+        return Splits(self.fractions, self.moved).of(doc_id)
 
     def copies(self, doc_id: str, subset: str, split: str) -> int:
         """How many times the document is written: floor(epochs), plus one for a stable fraction."""

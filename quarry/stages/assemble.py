@@ -37,7 +37,7 @@ def plan_phase(job: GlobalJob, params: Params) -> dict:
     args: AssembleArgs = job.args or AssembleArgs()
     build = plan(Path(job.src), params.assemble)
     options = {k: v for k, v in build.split_options().items() if k != "tokenizer"}
-    mixture = {"epochs": build.mixture.epochs, "fractions": build.mixture.fractions}
+    mixture = {"epochs": build.mixture.epochs, "fractions": build.mixture.fractions, "moved": build.mixture.moved}
     tokenizer = Keyed(tokenizer_id(args.tokenizer), args.tokenizer)
     splits = Path(job.work).parent / "splits"
     items = [WorkItem(split, {"sources": build.sources, "split": split, "mixture": mixture, "options": options,

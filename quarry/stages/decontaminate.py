@@ -1,6 +1,7 @@
-"""The decontamination stage: test-split n-grams per shard -> one evaluation index -> overlaps
-per shard -> one decision over all shards (n-grams common in training are boilerplate) -> drop
-or flag per shard, with a report of every match."""
+"""The decontamination stage: test-split n-grams and a split census per shard -> the stratified
+splits (recorded for assembly) and one evaluation index -> overlaps per shard -> one decision over
+all shards (n-grams common in training are boilerplate) -> drop or flag per shard, with a report
+of every match."""
 
 from __future__ import annotations
 
@@ -19,32 +20,42 @@ from quarry.curate.decontaminate import (
     contamination_report,
     decide,
     eval_file_items,
+    moved_test_items,
     scan_shard,
     test_split_items,
 )
 from quarry.engine import Global, GlobalJob, Map, ShardJob, Stage, per_process
 from quarry.hashing import tree_hash
 from quarry.records import write_json
+from quarry.splits import SPLITS_FILE, SplitCensus, Splits, stratify
 
 
-def eval_items_phase(job: ShardJob, config: DecontaminationConfig) -> Path:
-    """The shard's test-split items (their n-grams), in the shard's work folder: together they are
-    far larger than a task result should be (110 MiB of Dask graph on 250 MB of code)."""
-    items = test_split_items(str(job.src), config) if config.test_split is not None else []
+def eval_items_phase(job: ShardJob, config: DecontaminationConfig) -> dict:
+    """The shard's test-split items (their n-grams) in the shard's work folder - together they are
+    far larger than a task result should be (110 MiB of Dask graph on 250 MB of code) - and its
+    split census (a few ids per subset)."""
+    items, census = test_split_items(str(job.src), config)
     target = Path(job.work) / "eval_items.pickle"
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_bytes(pickle.dumps(items, protocol=5))
-    return target
+    return {"items": target, "census": census.to_dict()}
 
 
 def index_phase(job: GlobalJob, config: DecontaminationConfig) -> dict:
-    items = [item for found in job.results["eval_items"] for item in pickle.loads(Path(found).read_bytes())]
+    """The stratified splits over every shard's census, then the index of the test split's items
+    (those by hash, and those stratification moved in) and of the benchmark files."""
+    found = job.results["eval_items"]
+    census = SplitCensus.merged(SplitCensus.from_dict(shard["census"]) for shard in found)
+    splits = Splits(config.fractions, stratify(census, config.fractions, config.stratify))
+    items = [item for shard in found for item in pickle.loads(Path(shard["items"]).read_bytes())]
+    items.extend(moved_test_items(census, splits, config))
     for name in config.eval_files:
         items.extend(eval_file_items(name, config))
     folder = Path(job.work)
     folder.mkdir(parents=True, exist_ok=True)
     EvalIndex.build(items, config).save(folder)
-    return {"index": folder, "digest": tree_hash(folder)}
+    return {"index": folder, "digest": tree_hash(folder), "moved": dict(splits.moved),
+            "census": census.counts}
 
 
 def _index(built: dict) -> EvalIndex:
@@ -56,7 +67,8 @@ def scan_shard_phase(job: ShardJob, config: DecontaminationConfig) -> Path:
     decision reads every shard's, and results travel through the task runner)."""
     target = Path(job.work) / "hits.pickle"
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(pickle.dumps(scan_shard(job.src, _index(job.inputs["index"]), config), protocol=5))
+    splits = Splits(config.fractions, job.inputs["index"]["moved"])
+    target.write_bytes(pickle.dumps(scan_shard(job.src, _index(job.inputs["index"]), config, splits), protocol=5))
     return target
 
 
@@ -77,7 +89,15 @@ def decontaminate_finish(job: GlobalJob, config: DecontaminationConfig) -> dict:
     report = contamination_report(config, _index(results["index"]), results["decide"]["ignored_common_in_train"],
                                   matches)
     write_json(Path(job.dst) / REPORT, report)
+    write_json(Path(job.dst) / SPLITS_FILE, splits_record(config, results["index"]))
     return {"contamination": {key: value for key, value in report.items() if key != "matches"}}
+
+
+def splits_record(config: DecontaminationConfig, index: dict) -> dict:
+    """What assembly reads to release the test split decontamination protected."""
+    # fractions as pairs: their order decides the hash split, and JSON objects are written sorted
+    return {"fractions": [[name, share] for name, share in config.fractions.items()], "stratify": config.stratify.as_dict(), "moved": index["moved"],
+            "documents_by_hash": {subset: dict(sorted(c.items())) for subset, c in sorted(index["census"].items())}}
 
 
 DECONTAMINATE = Stage(STAGE, folder="decontaminated", config=DecontaminationConfig.from_params,
