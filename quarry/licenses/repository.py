@@ -19,10 +19,11 @@ Surveys = dict[str, OriginSurvey]
 
 
 def add_record(surveys: Surveys, record: Record, statement: str | None = None) -> None:
-    """Survey one snapshot record (``statement``: its file-level license statement, if any)."""
+    """Survey one snapshot record (``statement``: its file-level license statement, if any). A
+    standalone record (a corpus document) governs nothing but itself: it is not surveyed."""
     meta = record.get("meta") or {}
     origin, path = meta.get("origin"), (meta.get("path") or "").strip("/")
-    if origin is None or not path:
+    if origin is None or not path or meta.get("standalone"):
         return
     surveys.setdefault(origin, OriginSurvey()).add(path, record["text"], statement)
 

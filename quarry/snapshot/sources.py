@@ -89,7 +89,10 @@ def plan_corpus(source: dict, cfg: SnapshotParams) -> list[OriginPlan]:
             subset = mapping.get(meta.get("pile_set_name"), source.get("subset") or meta.get("pile_set_name"))
             path = meta.get("path") or f"{line:08d}"
             size = len(text.encode("utf-8"))
-            upstream = {"subset": subset, "upstream_id": meta.get("id"), "upstream_origin": meta.get("origin")}
+            # standalone: a corpus record is a document of its own, not a file of a repository whose
+            # other files' licences could govern it
+            upstream = {"subset": subset, "upstream_id": meta.get("id"), "upstream_origin": meta.get("origin"),
+                        "standalone": True}
             if size > cfg.max_file_bytes:
                 plan.refused.append(Refused(path, "too_large", {"bytes": size}))
                 continue

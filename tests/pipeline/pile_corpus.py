@@ -1,0 +1,70 @@
+"""A Pile-style corpus (one jsonl.zst shard, ``meta.pile_set_name`` per record) of real text the
+running interpreter ships: standard-library modules, C headers (numpy's and the interpreter's own), and the
+package descriptions of the installed distributions (English prose in Markdown or reST). No
+record has a file name, as in the Pile, so languages can only come from the content."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import sysconfig
+from pathlib import Path
+
+import numpy
+
+from quarry.records import write_records
+
+MIN_CHARS, MAX_CHARS = 1_500, 40_000
+
+
+def _sized(texts, limit: int) -> list[str]:
+    kept = []
+    for text in texts:
+        if MIN_CHARS <= len(text) <= MAX_CHARS and text not in kept:
+            kept.append(text)
+        if len(kept) == limit:
+            break
+    return kept
+
+
+def _files(folder: Path, pattern: str):
+    for path in sorted(folder.rglob(pattern)):
+        try:
+            yield path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+
+
+def _files_in(folder: Path, pattern: str):
+    """The folder's own files, not its subfolders' (the standard library without its tests)."""
+    for path in sorted(folder.glob(pattern)):
+        try:
+            yield path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+
+
+def _descriptions():
+    for dist in sorted(importlib.metadata.distributions(), key=lambda d: (d.metadata["Name"] or "").lower()):
+        text = dist.metadata.get_payload() or dist.metadata.get("Description") or ""
+        if isinstance(text, str):
+            yield text
+
+
+def subsets(per_subset: int) -> dict[str, list[str]]:
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    headers = Path(numpy.get_include())
+    python_headers = Path(sysconfig.get_paths()["include"])
+    return {"StdlibPython": _sized(_files_in(stdlib, "*.py"), per_subset),
+            "CHeaders": _sized([*_files(headers, "*.h"), *_files(python_headers, "*.h")], per_subset),
+            "PackageDocs": _sized(_descriptions(), per_subset)}
+
+
+def write_pile_corpus(path: Path, per_subset: int = 40) -> dict[str, int]:
+    """Write the corpus; returns its record count per subset."""
+    records = [{"text": text, "meta": {"pile_set_name": name}}
+               for name, texts in subsets(per_subset).items() for text in texts[:per_subset]]
+    write_records(path, records)
+    counts: dict[str, int] = {}
+    for record in records:
+        counts[record["meta"]["pile_set_name"]] = counts.get(record["meta"]["pile_set_name"], 0) + 1
+    return counts
