@@ -16,7 +16,7 @@ from quarry.records import read_json
 out = Console()
 
 KIND_HELP = ("A source as KIND:LOCATION, e.g. git:PATH_OR_URL@REF, archive:x.tar.gz, dir:src, corpus:x.jsonl.zst, "
-             "stdlib, installed; repeatable.")
+             "parquet:shards/ (columns: params), hfdisk:saved/, stdlib, installed; repeatable.")
 
 
 def parse_source(spec: str, before: str | None = None) -> dict:
@@ -32,7 +32,7 @@ def parse_source(spec: str, before: str | None = None) -> dict:
         source.update({"url" if "://" in url else "path": url, **({"ref": ref} if ref else {})})
         if before:
             source["before"] = before
-    elif kind in ("archive", "dir", "corpus"):
+    elif kind in ("archive", "dir", "corpus", "parquet", "hfdisk"):
         if not location:
             raise ConfigError(f"--source {spec!r}: {kind} needs a path, e.g. {kind}:PATH")
         source["path"] = location

@@ -8,7 +8,31 @@ from pydantic import Field, PositiveInt, field_serializer
 
 from quarry.config.base import Section
 
-SourceKind = Literal["git", "archive", "dir", "corpus", "stdlib", "installed"]
+SourceKind = Literal["git", "archive", "dir", "corpus", "parquet", "hfdisk", "stdlib", "installed"]
+
+
+class Columns(Section):
+    """Which columns of a table source (``parquet``, ``hfdisk``) mean what. Every other column is
+    kept as lineage in ``meta.upstream``."""
+
+    text: str | None = "text"           # the content; rows without it come from ``blobs`` by content id
+    content_id: str | None = None       # a Software Heritage content id (sha1_git hex): the SWHID, verified
+    id: str | None = None               # any other upstream document id (lineage)
+    path: str | None = None             # the file's path in its repository
+    repo: str | None = None             # rows of one repository form one origin; none: each row stands alone
+    origin: str = "{repo}"              # the origin recorded for a repository
+    revision: str | None = None
+    subset: str | None = None           # the column giving pile_set_name
+    licenses: list[str] = []            # upstream licence labels, kept beside Quarry's own decision
+
+
+# The Stack v2 (bigcode/the-stack-v2*): blob_id is the SWH content id; the variants without
+# ``content`` expect the bytes from a blob store named by it.
+COLUMN_PRESETS: dict[str, dict[str, Any]] = {
+    "stack-v2": {"text": "content", "content_id": "blob_id", "path": "path", "repo": "repo_name",
+                 "origin": "https://github.com/{repo}", "revision": "revision_id",
+                 "licenses": ["detected_licenses", "license_type", "gha_license_id"]},
+}
 
 
 class SourceSpec(Section):
@@ -30,6 +54,15 @@ class SourceSpec(Section):
     lock: str | None = "requirements.lock"   # installed: the pins (null: every installed one)
     extras: list[str] | None = None     # installed: optional dependency groups of pyproject
     lock_mismatch: Literal["error", "record"] = "error"
+    preset: Literal["stack-v2"] | None = None  # parquet, hfdisk: a column layout
+    columns: Columns | None = None      # parquet, hfdisk: over the preset's columns
+    blobs: str | None = None            # parquet, hfdisk: folder of contents named by content id (.gz/.zst too)
+
+    def column_map(self) -> Columns:
+        """The preset's columns with ``columns`` over them."""
+        given = {**COLUMN_PRESETS.get(self.preset or "", {}),
+                 **(self.columns.model_dump(exclude_unset=True) if self.columns else {})}
+        return Columns.model_validate(given)
 
 
 class ArchiveLimits(Section):

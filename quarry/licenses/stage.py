@@ -19,6 +19,7 @@ from quarry.ledger import Ledger
 from quarry.licenses.cache import CachedDetector
 from quarry.licenses.findings import LicenseFinding
 from quarry.licenses.governance import govern
+from quarry.licenses.upstream import agreement
 from quarry.licenses.policy import LicensePolicy
 from quarry.config.curation import LicensesParams
 from quarry.licenses.sources import license_header, spdx_identifier
@@ -62,6 +63,9 @@ class LicenseAssigner:
         categories = entry.pop("categories")
         meta["license"] = _sorted(entry)  # same bytes whichever way the entry arrived
         self.sources[f"license-from-{entry['evidence']['level']}" if entry["spdx"] else "license-none"] += 1
+        if labels := meta.get("upstream_license"):
+            if said := agreement(labels, meta["license"]):
+                self.sources[f"upstream-license-{said}"] += 1
         reason = self.policy.verdict(meta["license"], categories)
         if reason:
             return Drop(reason, {"spdx": meta["license"]["spdx"]})

@@ -1,5 +1,6 @@
 """Source kinds → origins to snapshot: directories, archives and corpora here; git repositories in
-git.py; the standard library and installed distributions in pyenv.py.
+git.py; Parquet and saved Hugging Face datasets in tables.py; the standard library and installed
+distributions in pyenv.py.
 
 Planning is cheap (listings, sizes, path rules): it names every candidate file of every origin
 and the reason each refused one is refused, so the caps can be applied in one deterministic pass
@@ -19,6 +20,7 @@ from quarry.snapshot.git import plan_git
 from quarry.snapshot.plan import Candidate, OriginPlan, Refused, link_digest, plan_tree
 from quarry.snapshot.pyenv import plan_installed, plan_stdlib
 from quarry.snapshot.swhid import FILE_MODE, LINK_MODE
+from quarry.snapshot.tables import plan_table
 
 
 def plan_dir(source: dict, cfg: SnapshotParams) -> list[OriginPlan]:
@@ -102,7 +104,7 @@ def plan_corpus(source: dict, cfg: SnapshotParams) -> list[OriginPlan]:
 
 
 PLANNERS = {"dir": plan_dir, "stdlib": plan_stdlib, "installed": plan_installed, "git": plan_git,
-            "corpus": plan_corpus}
+            "corpus": plan_corpus, "parquet": plan_table, "hfdisk": plan_table}
 
 
 def plan_source(source: dict, cfg: SnapshotParams, staging: Path) -> list[OriginPlan]:

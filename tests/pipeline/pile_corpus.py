@@ -68,3 +68,36 @@ def write_pile_corpus(path: Path, per_subset: int = 40) -> dict[str, int]:
     for record in records:
         counts[record["meta"]["pile_set_name"]] = counts.get(record["meta"]["pile_set_name"], 0) + 1
     return counts
+
+
+def stack_v2_rows(limit: int = 12) -> list[dict]:
+    """Rows in The Stack v2's layout (a subset of its columns) for standard-library modules of the
+    ``email`` package, over two repositories; upstream says half are permissive."""
+    from quarry.snapshot.swhid import sha1_git
+
+    folder = Path(sysconfig.get_paths()["stdlib"]) / "email"
+    rows = []
+    for i, text in enumerate(_sized(_files_in(folder, "*.py"), limit)):
+        rows.append({"blob_id": sha1_git(text.encode()).hex(), "repo_name": ("acme/mail", "octo/mailer")[i % 2],
+                     "path": f"/mail/module_{i:02d}.py", "revision_id": ("ab", "cd")[i % 2] * 20,
+                     "language": "Python", "detected_licenses": ["MIT"] if i % 2 else [],
+                     "license_type": "permissive" if i % 2 else "no_license", "star_events_count": i,
+                     "content": text})
+    return rows
+
+
+def write_stack_v2(folder: Path, rows: list[dict], *, blobs: Path | None = None) -> None:
+    """One Parquet shard of ``rows``; with ``blobs``, without ``content``, the contents written
+    gzip-compressed to the blob store by content id."""
+    import gzip
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    if blobs is not None:
+        blobs.mkdir(parents=True, exist_ok=True)
+        for row in rows:
+            (blobs / f"{row['blob_id']}.gz").write_bytes(gzip.compress(row["content"].encode()))
+        rows = [{k: v for k, v in row.items() if k != "content"} for row in rows]
+    folder.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.Table.from_pylist(rows), folder / "train-00000.parquet", row_group_size=4)
