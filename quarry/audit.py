@@ -11,6 +11,8 @@ snapshot. Violations, by kind:
     not-in-snapshot   no file of the snapshot has the document's origin and path
     opt-out           the registry now covers the document's origin
     secret            a credential the PII detectors are sure of (confidence >= 0.9)
+    attribution       ATTRIBUTION/ lacks (or altered) a licence or NOTICE file of the snapshot, or a
+                      standard licence text, that an origin's documents need (quarry.datasets.attribution)
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ from typing import Any
 
 from quarry.config.curation import LicensesParams
 from quarry.config.params import Params
+from quarry.datasets import attribution
 from quarry.datasets.reader import open_dataset
+from quarry.datasets.versions import locate
 from quarry.licenses.cache import CachedDetector
 from quarry.licenses.findings import LicenseFinding
 from quarry.licenses.governance import govern
@@ -30,11 +34,11 @@ from quarry.licenses.repository import Surveys, add_record, detect_repo_licenses
 from quarry.licenses.stage import file_statement, stage_shards
 from quarry.optout import Registry, load_registry, registry_path_from
 from quarry.pii.engine import PiiConfig, detect
-from quarry.records import JsonDict, read_records, write_json
+from quarry.records import JsonDict, Record, read_records, write_json
 
 SECRET_CONFIDENCE = 0.9
 _SECRETS = PiiConfig(sensitivity="low", types=("KEY",), detectors=("shapes", "private_keys"))  # shapes, not guesses
-KINDS = ("license", "license-record", "evidence-missing", "not-in-snapshot", "opt-out", "secret")
+KINDS = ("license", "license-record", "evidence-missing", "not-in-snapshot", "opt-out", "secret", "attribution")
 
 
 def _key(meta: JsonDict) -> tuple[str, str]:
@@ -43,10 +47,13 @@ def _key(meta: JsonDict) -> tuple[str, str]:
 
 def read_snapshot(shards: list[Path], wanted: set[tuple[str, str]], header_lines: int):
     """One pass over the snapshot: every origin's survey, the file statement of each wanted
-    (origin, path), and the set of every (origin, path) it holds."""
+    (origin, path), the set of every (origin, path) it holds, and the attribution files of the
+    wanted origins."""
     surveys: Surveys = {}
     statements: dict[tuple[str, str], str | None] = {}
     present: set[tuple[str, str]] = set()
+    origins = {origin for origin, _ in wanted}
+    kept: list[Record] = []
     for shard in shards:
         for record in read_records(shard):
             key = _key(record.get("meta") or {})
@@ -55,7 +62,9 @@ def read_snapshot(shards: list[Path], wanted: set[tuple[str, str]], header_lines
             present.add(key)
             if key in wanted:
                 statements[key] = statement
-    return surveys, statements, present
+            if key[0] in origins and attribution.is_attribution_file(key[1]):
+                kept.append(record)
+    return surveys, statements, present, attribution.snapshot_files(kept, origins)
 
 
 def secrets(text: str) -> list[str]:
@@ -69,7 +78,7 @@ def audit(dataset: str | Path, snapshot_dir: Path, config: LicensesParams, regis
     documents = [(r["meta"], secrets(r["text"])) for r in open_dataset(dataset)]
     wanted = {_key(meta) for meta, _ in documents}
     shards = stage_shards(Path(snapshot_dir) / "shards") or stage_shards(Path(snapshot_dir))
-    surveys, statements, present = read_snapshot(shards, wanted, config.header_lines)
+    surveys, statements, present, notice_files = read_snapshot(shards, wanted, config.header_lines)
     own = detector is None
     detector = detector or CachedDetector(batch_size=config.batch_size)
     try:
@@ -80,6 +89,7 @@ def audit(dataset: str | Path, snapshot_dir: Path, config: LicensesParams, regis
         if own:
             detector.close()
     violations = []
+    needs: dict[str, JsonDict] = {}   # origin -> its (re-derived) licences that ask for attribution
     for meta, shapes in documents:
         origin, path = _key(meta)
 
@@ -99,6 +109,9 @@ def audit(dataset: str | Path, snapshot_dir: Path, config: LicensesParams, regis
                                       "evidence": (expected["evidence"] or {}).get("file")})
             if (recorded.get("spdx"), recorded.get("category")) != (expected["spdx"], expected["category"]):
                 violation("license-record", {"recorded": recorded.get("spdx"), "derived": expected["spdx"]})
+            if attribution.needs_attribution(expected):
+                licenses = needs.setdefault(origin, {"licenses": {}, "copyrights": []})["licenses"]
+                licenses[expected["spdx"]] = licenses.get(expected["spdx"], 0) + 1
         evidence = recorded.get("evidence")
         evidence_file = evidence.get("file") if isinstance(evidence, dict) else evidence
         if evidence_file and (origin, evidence_file) not in present:
@@ -107,6 +120,11 @@ def audit(dataset: str | Path, snapshot_dir: Path, config: LicensesParams, regis
             violation("opt-out", f"{entry.kind} {entry.value}")
         if shapes:
             violation("secret", shapes)
+    release, folder, _ = locate(dataset)
+    if release is not None:  # a released version ships its bundle; a stage's folder has none
+        for gap in attribution.missing(Path(folder) / attribution.FOLDER, needs, notice_files):
+            violations.append({"kind": "attribution", "origin": gap["origin"], "path": gap["path"], "id": None,
+                               "detail": gap["what"]})
     violations.sort(key=lambda v: (KINDS.index(v["kind"]), v["origin"], v["path"]))
     by_kind = Counter(v["kind"] for v in violations)
     by_origin = Counter((v["kind"], v["origin"]) for v in violations)

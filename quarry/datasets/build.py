@@ -18,7 +18,8 @@ from pathlib import Path
 
 from quarry.config import Params
 from quarry.config.datasets import AssembleParams
-from quarry.datasets import changelog, datacard, versions
+from quarry.datasets import attribution, changelog, datacard, versions
+from quarry.datasets.attribution import Credits
 from quarry.datasets.composition import Composition
 from quarry.datasets.manifest import Manifest
 from quarry.datasets.manifest import (MANIFEST, SCHEMA, ledger_paths, normalise_ledgers, params_hash, read_manifest,
@@ -28,7 +29,7 @@ from quarry.splits import SPLITS_FILE, SplitCensus, stratify, subset_of
 from quarry.datasets.reader import data_shards, open_dataset
 from quarry.datasets.shards import STAGE
 from quarry.errors import QuarryError
-from quarry.hashing import value_hash
+from quarry.hashing import tree_hash, value_hash
 from quarry.ledger import Ledger, merge_ledgers
 from quarry.records import JsonDict, RecordWriter, read_json, read_records, write_json
 from quarry.tracking import git_commit
@@ -92,6 +93,7 @@ def publish(staging: Path, out_dir: Path, params: Params, build: Plan, results: 
         composition.merge(result["composition"])
     own_ledger = merge_ledgers(STAGE, [r["ledger"] for r in results]).to_dict()
     write_json(staging / "ledger.json", own_ledger)
+    attribution = bundle_release(staging, [r["credits"] for r in results], snapshot_manifest)
     explicit_label = section.label
     manifest = seal({
         "schema": SCHEMA,
@@ -112,6 +114,7 @@ def publish(staging: Path, out_dir: Path, params: Params, build: Plan, results: 
         "composition": composition.to_dict(),
         "ledger": {**normalise_ledgers(ledgers), STAGE: own_ledger},
         "citation": section.citation.as_dict(),
+        "attribution": attribution,
     })
     if register:
         manifest["label"] = versions.assign_label(manifest["name"], manifest["label"], version=manifest["version"],
@@ -120,6 +123,31 @@ def publish(staging: Path, out_dir: Path, params: Params, build: Plan, results: 
     if register:
         _register(manifest, out_dir, [out_dir, *ledger_paths(ledgers)], parent_manifest, parent_index, registry)
     return manifest
+
+
+def bundle_release(staging: Path, split_credits: list[JsonDict], snapshot_manifest) -> JsonDict:
+    """ATTRIBUTION/ from the splits' credits and the origins' own licence and NOTICE files in the
+    snapshot; returns its summary (with the bundle's tree hash, so it is part of the version)."""
+    credits = Credits()
+    for found in split_credits:
+        credits.merge(found)
+    snapshot_dir = _snapshot_dir(snapshot_manifest)
+    files = attribution.read_snapshot_files(snapshot_dir, set(credits.origins)) if snapshot_dir else {}
+    return _write_bundle(staging, credits, files, lambda ids: attribution.standard_texts(ids))
+
+
+def _write_bundle(staging: Path, credits: Credits, files: dict, texts_of) -> JsonDict:
+    origins = credits.to_dict()
+    needed = {i for ids in attribution.needed_texts(origins, files).values() for i in ids}
+    folder = staging / attribution.FOLDER
+    summary = attribution.write_bundle(folder, origins, files, texts_of(needed))
+    return {**summary, "sha256": tree_hash(folder)}
+
+
+def _snapshot_dir(snapshot: str | os.PathLike | dict | None) -> Path | None:
+    if isinstance(snapshot, (str, os.PathLike)) and (Path(snapshot).parent / "shards").is_dir():
+        return Path(snapshot).parent
+    return None
 
 
 def moved_counts(moved: dict[str, str]) -> dict[str, int]:
@@ -150,10 +178,13 @@ def derive_version(parent_dir: str | os.PathLike, out_dir: str | os.PathLike,
     rejects = staging / "rejects" / f"{DERIVE_STAGE}-{label}.jsonl.zst"  # beside the parent's rejects
     ledger.rejects = RecordWriter(rejects, level=level, validate=False)
     composition = Composition(with_tokens=tokenizer is not None)
+    credits = Credits()
     splits = {split: {"fraction": info["fraction"],
                       "files": _filter_files(parent_dir, staging, info["files"], keep, reason, ledger, composition,
-                                             tokenizer=tokenizer, level=level, threads=threads)}
+                                             credits, tokenizer=tokenizer, level=level, threads=threads)}
               for split, info in parent["splits"].items()}
+    files, texts = attribution.read_bundle(parent_dir / attribution.FOLDER)
+    bundle = _write_bundle(staging, credits, files, lambda ids: {i: t for i, t in texts.items() if i in ids})
     ledger.rejects.close()
     ledger.rejects = None
     for old in sorted((parent_dir / "rejects").glob("*.jsonl*")):
@@ -170,6 +201,7 @@ def derive_version(parent_dir: str | os.PathLike, out_dir: str | os.PathLike,
         "splits": splits,
         "composition": composition.to_dict(),
         "ledger": {**parent["ledger"], DERIVE_STAGE: ledger.to_dict()},
+        "attribution": bundle,
     })
     _finish(staging, out_dir, manifest)
     if register:
@@ -181,7 +213,8 @@ def derive_version(parent_dir: str | os.PathLike, out_dir: str | os.PathLike,
 
 
 def _filter_files(parent_dir: Path, staging: Path, files: list[dict], keep, reason: str, ledger: Ledger,
-                  composition: Composition, *, tokenizer, level: int, threads: int) -> list[JsonDict]:
+                  composition: Composition, credits: Credits, *, tokenizer, level: int,
+                  threads: int) -> list[JsonDict]:
     """Copy the kept records of each shard to the same name in staging; a shard left empty goes."""
     kept = []
     for entry in files:
@@ -194,6 +227,7 @@ def _filter_files(parent_dir: Path, staging: Path, files: list[dict], keep, reas
                     continue
                 ledger.keep()
                 out.write(record)
+                credits.add(record)
                 composition.add(record, len(tokenizer.encode(record["text"])) if tokenizer is not None else None)
         if out.stats.records:
             kept.append({"path": entry["path"], "records": out.stats.records, "bytes": out.stats.bytes})

@@ -82,6 +82,11 @@ def render(manifest: Manifest) -> str:
     for stage, ledger in manifest["ledger"].items():
         dropped = ", ".join(f"{reason}: {n:,}" for reason, n in ledger["dropped"].items()) or "none"
         lines.append(f"| {stage} | {ledger['input']:,} | {ledger['kept']:,} | {dropped} |")
+    if bundle := manifest.get("attribution"):
+        lines += ["", "## Attribution", "",
+                  f"[ATTRIBUTION/NOTICE.md](ATTRIBUTION/NOTICE.md): the copyright lines, licence and NOTICE files of "
+                  f"the {bundle['origins']:,} origins whose licences ask copies to keep them ({bundle['files']:,} files; "
+                  f"standard texts: {', '.join(bundle['licenses']) or 'none needed'}). Keep the folder with every copy."]
     lines += ["", "## Getting the data", "",
               f"The folder `data/datasets/{manifest['name']}` is the output of the `assemble` stage of `dvc.yaml`; "
               "its shards live in the DVC cache and remote, this card and the manifest in git.", "",

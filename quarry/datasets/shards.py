@@ -19,6 +19,7 @@ import orjson
 import zstandard
 
 from quarry.datasets.composition import Composition
+from quarry.datasets.attribution import Credits
 from quarry.datasets.mixture import Mixture
 from quarry.splits import subset_of
 from quarry.errors import RecordError
@@ -163,6 +164,7 @@ def write_split(sources: list[Path], out_dir: Path, split: str, mixture: Mixture
     ledger = Ledger(STAGE)
     ledger.rejects = RecordWriter(out_dir / "rejects" / f"{split}.jsonl.zst", level=level, validate=False)
     composition = Composition(with_tokens=tokenizer is not None)
+    credits = Credits()
     writer = RollingWriter(out_dir / split, shard_bytes, level, threads)
     buffer = ShuffleBuffer(out_dir / f".shuffle-{split}", shuffle_buckets) if shuffle else None
 
@@ -172,6 +174,7 @@ def write_split(sources: list[Path], out_dir: Path, split: str, mixture: Mixture
 
     try:
         for record, copies in _documents(sources, split, mixture, ledger, on_source):
+            credits.add(record)
             if buffer is not None:
                 for copy in range(copies):
                     buffer.add(record, order_key(record["meta"]["id"], copy))
@@ -194,4 +197,5 @@ def write_split(sources: list[Path], out_dir: Path, split: str, mixture: Mixture
         raise
     ledger.rejects.close()
     ledger.rejects = None
-    return {"split": split, "files": files, "composition": composition.to_dict(), "ledger": ledger.to_dict()}
+    return {"split": split, "files": files, "composition": composition.to_dict(), "ledger": ledger.to_dict(),
+            "credits": credits.to_dict()}

@@ -63,6 +63,11 @@ def _front_matter(text: str) -> tuple[Detection, str]:
     return fields, body
 
 
+def license_body(text: str) -> str:
+    """A ``.LICENSE`` file's licence text, its front matter left out."""
+    return _front_matter(text)[1]
+
+
 def build_table(folder: Path) -> Detection:
     """{"licenses": key -> {spdx, category}, "spdx": lower-cased SPDX id -> key (unique ones),
     "texts": token hash -> key} from ScanCode's ``*.LICENSE`` files."""

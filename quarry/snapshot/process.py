@@ -136,6 +136,8 @@ def _process_file(plan: OriginPlan, cand, data: bytes, swhid: str, cfg: Snapshot
         return refusal
     lang = language.detect(cand.path, data[:512], text)
     kind = filters.file_kind(cand.path, lang, cfg)
+    if kind == "code" and lang == "Text only" and cand.locator[0] == "text" and cand.locator[2].get("standalone"):
+        kind = "prose"  # a document of a corpus that is plain text is prose (a repository's may be data)
     if cand.locator[0] == "text" and cand.locator[2].get("subset"):
         subset = cand.locator[2]["subset"]
     else:

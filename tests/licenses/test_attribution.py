@@ -1,0 +1,93 @@
+"""The attribution bundle of a dataset version, built from a real snapshot, the real licences stage
+and assembly: the origins' licence and NOTICE files verbatim, their copyright lines, standard
+texts for licences named only by headers; `quarry audit` fails when a required file is gone."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from quarry.audit import audit
+from quarry.config.curation import LicensesParams
+from quarry.datasets.attribution import FOLDER, origin_folder
+from quarry.datasets.build import derive_version
+from quarry.engine import run_local
+from quarry.optout import Registry
+from quarry.records import read_json
+from quarry.stages.assemble import assemble
+from quarry.stages.licenses import LICENSES
+from quarry.stages.snapshot import run_snapshot
+from licenses_helpers import license_text, make_repo, needs_scancode
+
+pytestmark = needs_scancode
+
+BODY = "def area(width, height):\n    return width * height\n\n\ndef perimeter(width, height):\n    return 2 * (width + height)\n"
+NOTICE = "Shapes\nCopyright 2021 The Shapes Authors\n\nThis product includes software developed at Example Labs.\n"
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory, detector):
+    root = tmp_path_factory.mktemp("attribution")
+    repos = {
+        "mit": {"LICENSE": "MIT License\n\nCopyright (c) 2019 Jane Roe\n\n" + license_text("mit"),
+                "src/shapes.py": "# Copyright (c) 2019 Jane Roe\n" + BODY},
+        "apache": {"LICENSE": license_text("apache-2.0"), "NOTICE": NOTICE,
+                   "lib/area.py": "# Copyright 2021 The Shapes Authors\n" + BODY.replace("area", "surface")},
+        "header": {"tool.py": "# SPDX-License-Identifier: BSD-3-Clause\n# Copyright 2020 Max Muster\n"
+                              + BODY.replace("width", "w")},
+        "cc0": {"LICENSE": license_text("cc0-1.0"), "free.py": BODY.replace("height", "h")},
+    }
+    sources = [{"name": name, "kind": "dir", "path": str(make_repo(root / "repos" / name, files)),
+                "origin": f"https://example.org/{name}"} for name, files in repos.items()]
+    run_snapshot(sources, root / "snapshot")
+    run_local(LICENSES, root / "snapshot" / "shards", root / "licensed", {"licenses": {}})
+    params = {"assemble": {"name": "attrib", "splits": {"train": 1.0}, "zstd_level": 3, "zstd_threads": 1}}
+    manifest = assemble(root / "licensed", root / "ds", params, snapshot_manifest=str(root / "snapshot" / "manifest.json"),
+                        registry=root / "releases")
+    return root, manifest
+
+
+def bundle_file(root, origin: str, path: str):
+    return root / "ds" / FOLDER / "files" / origin_folder(f"https://example.org/{origin}") / path
+
+
+def test_the_bundle_carries_files_copyright_lines_and_standard_texts(release):
+    root, manifest = release
+    index = read_json(root / "ds" / FOLDER / "origins.json")
+    assert set(index) == {f"https://example.org/{o}" for o in ("mit", "apache", "header")}   # CC0 asks nothing
+    assert bundle_file(root, "apache", "NOTICE").read_text() == NOTICE
+    assert "2019 Jane Roe" in bundle_file(root, "mit", "LICENSE").read_text()
+    assert index["https://example.org/mit"]["copyrights"] == ["Copyright (c) 2019 Jane Roe"]
+    header = index["https://example.org/header"]
+    assert header["licenses"] == {"BSD-3-Clause": 1} and header["texts"] == ["BSD-3-Clause"]
+    assert "Redistribution and use" in (root / "ds" / FOLDER / "licenses" / "BSD-3-Clause.txt").read_text()
+    assert manifest["attribution"]["origins"] == 3 and manifest["attribution"]["licenses"] == ["BSD-3-Clause"]
+    notice = (root / "ds" / FOLDER / "NOTICE.md").read_text()
+    assert "This product includes software developed at Example Labs." not in notice  # linked, not pasted
+    assert "Copyright 2020 Max Muster" in notice
+    assert "ATTRIBUTION/NOTICE.md" in (root / "ds" / "datacard.md").read_text()
+
+
+def test_audit_fails_when_a_required_notice_is_removed(release, detector, tmp_path):
+    root, _ = release
+    assert audit(root / "ds", root / "snapshot", LicensesParams(), Registry([]), detector=detector)["passed"]
+    copy = tmp_path / "ds"
+    shutil.copytree(root / "ds", copy)
+    (copy / FOLDER / "files" / origin_folder("https://example.org/apache") / "NOTICE").unlink()
+    (copy / FOLDER / "licenses" / "BSD-3-Clause.txt").unlink()
+    report = audit(copy, root / "snapshot", LicensesParams(), Registry([]), detector=detector)
+    found = {(v["origin"], v["path"]) for v in report["violations"] if v["kind"] == "attribution"}
+    assert found == {("https://example.org/apache", "NOTICE"), ("https://example.org/header", "licenses/BSD-3-Clause.txt")}
+    assert not report["passed"]
+
+
+def test_a_derived_version_keeps_only_the_remaining_origins_attribution(release):
+    root, _ = release
+    derived = derive_version(root / "ds", root / "derived", lambda r: "apache" not in r["meta"]["origin"], "opt-out",
+                             registry=root / "releases")
+    index = read_json(root / "derived" / FOLDER / "origins.json")
+    assert set(index) == {"https://example.org/mit", "https://example.org/header"}
+    assert not (root / "derived" / FOLDER / "files" / origin_folder("https://example.org/apache")).exists()
+    assert (root / "derived" / FOLDER / "licenses" / "BSD-3-Clause.txt").is_file()
+    assert derived["attribution"]["origins"] == 2
