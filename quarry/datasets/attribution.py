@@ -8,7 +8,7 @@ For every origin with a released document under such a licence the bundle holds:
 - ``files/<origin>/<path>``: the origin's own licence, copying, copyright and NOTICE files from the
   snapshot, verbatim (whether or not curation released them as documents);
 - ``licenses/<SPDX id>.txt``: the standard text of a licence named only by headers (an origin
-  without a licence file of its own), from the licence data ScanCode ships;
+  without a licence file of its own), from the licence data ScanCode ships (quarry.licenses.texts);
 - ``NOTICE.md``: per origin its licences (documents each), the copyright lines of its documents'
   headers, and links to its files; ``origins.json``: the same for programs.
 
@@ -199,31 +199,6 @@ def missing(bundle: Path, credits: Mapping[str, JsonDict], files: Mapping[str, M
             if not (bundle / "licenses" / f"{spdx}.txt").is_file():
                 gaps.append({"origin": origin, "path": f"licenses/{spdx}.txt", "what": "standard text missing"})
     return gaps
-
-
-def standard_texts(ids: Iterable[str]) -> dict[str, str]:
-    """The standard text of each SPDX id, from the licence data ScanCode ships (ids it lacks, or
-    every id when ScanCode is not installed, are left out: the bundle then lists them as missing)."""
-    from quarry.licenses.cache import CachedDetector  # ScanCode's data and its table: only when a bundle is built
-    from quarry.licenses.engine import ScanCodeError, scancode_python
-    from quarry.licenses.known import licenses_folder, license_body
-
-    ids = sorted(set(ids))
-    if not ids:
-        return {}
-    try:
-        python = scancode_python()
-    except ScanCodeError:
-        return {}
-    known, folder = CachedDetector(python=python).known, licenses_folder(python)
-    if known is None or folder is None:
-        return {}
-    texts = {}
-    for spdx in ids:
-        key = known.spdx.get(spdx.lower())
-        if key and (folder / f"{key}.LICENSE").is_file():
-            texts[spdx] = license_body((folder / f"{key}.LICENSE").read_text(encoding="utf-8")).strip() + "\n"
-    return texts
 
 
 def read_bundle(bundle: Path) -> tuple[dict[str, dict[str, str]], dict[str, str]]:

@@ -83,8 +83,10 @@ def moved_documents(src_dir: Path, sources: list[Path], section: AssembleParams)
 def publish(staging: Path, out_dir: Path, params: Params, build: Plan, results: list[JsonDict], *,
             snapshot_manifest=None, ledgers: Iterable = (), optout_registry_hash: str | None = None,
             tokenizer=None, parent: tuple[dict | None, list | None] = (None, None),
-            registry: str | os.PathLike | None = None, register: bool = True) -> JsonDict:
-    """Turn a staging folder holding every split's shards into the released version at out_dir."""
+            registry: str | os.PathLike | None = None, register: bool = True,
+            license_texts: Callable[[set[str]], dict[str, str]] | None = None) -> JsonDict:
+    """Turn a staging folder holding every split's shards into the released version at out_dir
+    (``license_texts``: SPDX ids -> standard texts, for the attribution bundle)."""
     ledgers = list(ledgers)
     section = params.assemble
     parent_manifest, parent_index = parent
@@ -93,7 +95,7 @@ def publish(staging: Path, out_dir: Path, params: Params, build: Plan, results: 
         composition.merge(result["composition"])
     own_ledger = merge_ledgers(STAGE, [r["ledger"] for r in results]).to_dict()
     write_json(staging / "ledger.json", own_ledger)
-    attribution = bundle_release(staging, [r["credits"] for r in results], snapshot_manifest)
+    bundle = bundle_release(staging, [r["credits"] for r in results], snapshot_manifest, license_texts)
     explicit_label = section.label
     manifest = seal({
         "schema": SCHEMA,
@@ -114,7 +116,7 @@ def publish(staging: Path, out_dir: Path, params: Params, build: Plan, results: 
         "composition": composition.to_dict(),
         "ledger": {**normalise_ledgers(ledgers), STAGE: own_ledger},
         "citation": section.citation.as_dict(),
-        "attribution": attribution,
+        "attribution": bundle,
     })
     if register:
         manifest["label"] = versions.assign_label(manifest["name"], manifest["label"], version=manifest["version"],
@@ -125,15 +127,17 @@ def publish(staging: Path, out_dir: Path, params: Params, build: Plan, results: 
     return manifest
 
 
-def bundle_release(staging: Path, split_credits: list[JsonDict], snapshot_manifest) -> JsonDict:
-    """ATTRIBUTION/ from the splits' credits and the origins' own licence and NOTICE files in the
-    snapshot; returns its summary (with the bundle's tree hash, so it is part of the version)."""
+def bundle_release(staging: Path, split_credits: list[JsonDict], snapshot_manifest,
+                   texts_of: Callable[[set[str]], dict[str, str]] | None) -> JsonDict:
+    """ATTRIBUTION/ from the splits' credits, the origins' own licence and NOTICE files in the
+    snapshot and ``texts_of`` (SPDX ids -> standard texts); returns its summary, with the bundle's
+    tree hash so that it is part of the version."""
     credits = Credits()
     for found in split_credits:
         credits.merge(found)
     snapshot_dir = _snapshot_dir(snapshot_manifest)
     files = attribution.read_snapshot_files(snapshot_dir, set(credits.origins)) if snapshot_dir else {}
-    return _write_bundle(staging, credits, files, lambda ids: attribution.standard_texts(ids))
+    return _write_bundle(staging, credits, files, texts_of or (lambda ids: {}))
 
 
 def _write_bundle(staging: Path, credits: Credits, files: dict, texts_of) -> JsonDict:

@@ -15,6 +15,7 @@ from quarry.datasets.build import load_parent, plan, publish, staging_dir, token
 from quarry.datasets.mixture import Mixture
 from quarry.datasets.shards import STAGE, write_split
 from quarry.engine import Global, GlobalJob, ItemJob, Keyed, Map, Stage, WorkItem, run_local
+from quarry.licenses.texts import standard_texts
 from quarry.records import JsonDict
 
 
@@ -69,7 +70,7 @@ def publish_finish(job: GlobalJob, params: Params) -> dict:
     return publish(staging, out_dir, params, job.results["plan"]["build"], job.results["splits"],
                    snapshot_manifest=args.snapshot_manifest, ledgers=args.ledgers,
                    optout_registry_hash=args.optout_registry_hash, tokenizer=args.tokenizer, parent=parent,
-                   registry=args.registry, register=args.register)
+                   registry=args.registry, register=args.register, license_texts=standard_texts)
 
 
 # The plan reads the curated folder by path (uncached); a split is keyed on the content of its
