@@ -32,7 +32,8 @@ NO_ATTRIBUTION = {"cc0-1.0", "unlicense", "0bsd", "mit-0", "wtfpl", "cc-pddc", "
                   "licenseref-scancode-public-domain-disclaimer"}
 ATTRIBUTED_CATEGORIES = {"permissive", "weak-copyleft", "strong-copyleft"}
 _ATTRIBUTION_NAME = re.compile(r"^(licen[cs]es?|copying|copyright|notice|unlicense)([-._ ].*)?$", re.I)
-_LICENSE_NAME = re.compile(r"^(licen[cs]es?|copying|unlicense)([-._ ].*)?$", re.I)
+_CODE_SUFFIX = re.compile(r"\.(py[iwx]?|pyc|[ch](pp|xx|c)?|hh|java|kt|go|rs|rb|php|pl|pm|sh|js|mjs|ts|lua|r|jl|swift|m)$",
+                          re.I)  # copying.py is code about licences, not a licence
 _COPYRIGHT = re.compile(r"^\W*(copyright\b|\(c\)\s*\d|©)", re.I)
 _COMMENT_LEAD = re.compile(r"^[\s#/*;%!\-\"'<>]+")
 _OPERATORS = {"AND", "OR", "WITH"}
@@ -54,14 +55,12 @@ def needs_attribution(license_: Mapping | None) -> bool:
 def is_attribution_file(path: str) -> bool:
     """A licence, copying, copyright or NOTICE file, or any file of a LICENSES/ folder (REUSE, wheels)."""
     parts = PurePosixPath(path).parts
-    return bool(parts) and (bool(_ATTRIBUTION_NAME.match(parts[-1]))
-                            or (len(parts) > 1 and parts[-2].lower() in ("licenses", "license")))
+    return bool(parts) and not _CODE_SUFFIX.search(parts[-1]) and (
+        bool(_ATTRIBUTION_NAME.match(parts[-1])) or (len(parts) > 1 and parts[-2].lower() in ("licenses", "license")))
 
 
 def is_license_file(path: str) -> bool:
-    parts = PurePosixPath(path).parts
-    return bool(parts) and (bool(_LICENSE_NAME.match(parts[-1]))
-                            or (len(parts) > 1 and parts[-2].lower() in ("licenses", "license")))
+    return is_attribution_file(path) and not PurePosixPath(path).name.lower().startswith(("notice", "copyright"))
 
 
 def copyright_lines(text: str, max_lines: int = HEADER_LINES) -> list[str]:
@@ -148,13 +147,13 @@ def write_bundle(folder: Path, credits: Mapping[str, JsonDict], files: Mapping[s
         for path, text in sorted(own.items()):
             target = folder / base / path
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8")
+            target.write_bytes(text.encode("utf-8"))   # verbatim: no newline translation
         index[origin] = {**entry, "files": {p: f"{base}/{p}" for p in sorted(own)},
                          "texts": [i for i in needed.get(origin, []) if i in texts],
                          "texts_missing": [i for i in needed.get(origin, []) if i not in texts]}
     for spdx in sorted({i for ids in needed.values() for i in ids if i in texts}):
         (folder / "licenses").mkdir(parents=True, exist_ok=True)
-        (folder / "licenses" / f"{spdx}.txt").write_text(texts[spdx], encoding="utf-8")
+        (folder / "licenses" / f"{spdx}.txt").write_bytes(texts[spdx].encode("utf-8"))
     folder.mkdir(parents=True, exist_ok=True)
     write_json(folder / "origins.json", index)
     (folder / "NOTICE.md").write_text(render(index), encoding="utf-8")
@@ -192,7 +191,7 @@ def missing(bundle: Path, credits: Mapping[str, JsonDict], files: Mapping[str, M
             continue
         for path, text in sorted(files.get(origin, {}).items()):
             target = bundle / f"files/{origin_folder(origin)}" / path
-            if not target.is_file() or target.read_text(encoding="utf-8") != text:
+            if not target.is_file() or target.read_bytes() != text.encode("utf-8"):
                 gaps.append({"origin": origin, "path": path, "what": f"{FOLDER}/{target.relative_to(bundle)} "
                              + ("altered" if target.is_file() else "missing")})
         for spdx in needed_texts({origin: credits[origin]}, files).get(origin, []):
@@ -205,7 +204,7 @@ def read_bundle(bundle: Path) -> tuple[dict[str, dict[str, str]], dict[str, str]
     """A bundle's origin files and standard texts (a derived version's bundle starts from its parent's)."""
     if not (bundle / "origins.json").is_file():
         return {}, {}
-    files = {origin: {path: (bundle / target).read_text(encoding="utf-8") for path, target in entry["files"].items()}
+    files = {origin: {path: (bundle / target).read_bytes().decode("utf-8") for path, target in entry["files"].items()}
              for origin, entry in read_json(bundle / "origins.json").items()}
     texts = {p.stem: p.read_text(encoding="utf-8") for p in sorted((bundle / "licenses").glob("*.txt"))}
     return files, texts

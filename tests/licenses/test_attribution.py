@@ -30,7 +30,7 @@ NOTICE = "Shapes\nCopyright 2021 The Shapes Authors\n\nThis product includes sof
 def release(tmp_path_factory, detector):
     root = tmp_path_factory.mktemp("attribution")
     repos = {
-        "mit": {"LICENSE": "MIT License\n\nCopyright (c) 2019 Jane Roe\n\n" + license_text("mit"),
+        "mit": {"LICENSE": ("MIT License\n\nCopyright (c) 2019 Jane Roe\n\n" + license_text("mit")).replace("\n", "\r\n"),
                 "src/shapes.py": "# Copyright (c) 2019 Jane Roe\n" + BODY},
         "apache": {"LICENSE": license_text("apache-2.0"), "NOTICE": NOTICE,
                    "lib/area.py": "# Copyright 2021 The Shapes Authors\n" + BODY.replace("area", "surface")},
@@ -91,3 +91,14 @@ def test_a_derived_version_keeps_only_the_remaining_origins_attribution(release)
     assert not (root / "derived" / FOLDER / "files" / origin_folder("https://example.org/apache")).exists()
     assert (root / "derived" / FOLDER / "licenses" / "BSD-3-Clause.txt").is_file()
     assert derived["attribution"]["origins"] == 2
+
+
+def test_which_files_are_attribution_files():
+    from quarry.datasets.attribution import is_attribution_file, is_license_file
+
+    for path in ("LICENSE", "COPYING.LESSER", "NOTICE.txt", "pkg-1.0.dist-info/licenses/AUTHORS.rst",
+                 "LICENSES/MIT.txt", "docs/license.md", "COPYRIGHT"):
+        assert is_attribution_file(path), path
+    for path in ("graphviz/copying.py", "src/license.c", "licensing_notes/readme.txt", "notices.js"):
+        assert not is_attribution_file(path), path
+    assert is_license_file("LICENSE-MIT") and not is_license_file("NOTICE")
