@@ -35,6 +35,7 @@ _ATTRIBUTION_NAME = re.compile(r"^(licen[cs]es?|copying|copyright|notice|unlicen
 _CODE_SUFFIX = re.compile(r"\.(py[iwx]?|pyc|[ch](pp|xx|c)?|hh|java|kt|go|rs|rb|php|pl|pm|sh|js|mjs|ts|lua|r|jl|swift|m)$",
                           re.I)  # copying.py is code about licences, not a licence
 _COPYRIGHT = re.compile(r"^\W*(copyright\b|\(c\)\s*\d|©)", re.I)
+_DATED = re.compile(r"\b(19|20)\d\d\b|\(c\)|©", re.I)   # a statement, not licence prose about "copyright notices"
 _COMMENT_LEAD = re.compile(r"^[\s#/*;%!\-\"'<>]+")
 _OPERATORS = {"AND", "OR", "WITH"}
 HEADER_LINES = 40
@@ -67,7 +68,7 @@ def copyright_lines(text: str, max_lines: int = HEADER_LINES) -> list[str]:
     """The copyright lines of a text's header, comment markers stripped."""
     found = []
     for line in text.splitlines()[:max_lines]:
-        if _COPYRIGHT.match(line):
+        if _COPYRIGHT.match(line) and _DATED.search(line):
             clean = _COMMENT_LEAD.sub("", line).strip().rstrip("*/#").strip()
             if clean:
                 found.append(clean[:MAX_LINE])

@@ -102,3 +102,11 @@ def test_which_files_are_attribution_files():
     for path in ("graphviz/copying.py", "src/license.c", "licensing_notes/readme.txt", "notices.js"):
         assert not is_attribution_file(path), path
     assert is_license_file("LICENSE-MIT") and not is_license_file("NOTICE")
+
+
+def test_copyright_lines_are_statements_not_licence_prose():
+    from quarry.datasets.attribution import copyright_lines
+
+    text = ("/*\n * Copyright (c) 2019 Jane Roe\n * copyright notice that is included in or attached to the work\n"
+            " # Copyright 2004-2021 The Authors.\n */\nint x;\n")
+    assert copyright_lines(text) == ["Copyright (c) 2019 Jane Roe", "Copyright 2004-2021 The Authors."]
