@@ -32,9 +32,31 @@ _NOT_SECRET_PARTS = frozenset(
 _NAME_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 
 
+# The parts that name a secret; the last part of a name is what it is (EMAIL_HOST_PASSWORD is a
+# password, PASSWORD_FILE a file, token_hash a hash).
+_SECRET_PARTS = frozenset("pass password passwd passphrase pwd pw secret secrets token tokens key keys apikey "
+                          "credential credentials auth".split())
+# Parts that make a name describe something else wherever they stand (public_key, max_tokens,
+# next_page_token).
+_NEGATING_PARTS = frozenset("public publishable max min num page next cursor continuation pagination".split())
+
+
 def describes_something_else(name: str) -> bool:
-    """token_hash, secretName, PASSWORD_FIELD: the name is about a credential, not one."""
-    return any(part.lower() in _NOT_SECRET_PARTS for part in _NAME_PARTS.findall(name))
+    """token_hash, secretName, PASSWORD_FIELD: the name is about a credential, not one. A part
+    naming something else counts after the last secret part only: EMAIL_HOST_PASSWORD is one."""
+    parts = [part.lower() for part in _NAME_PARTS.findall(name)]
+    last_secret = max((i for i, part in enumerate(parts) if part in _SECRET_PARTS), default=-1)
+    return any(part in _NEGATING_PARTS or part in _NOT_SECRET_PARTS and (i > last_secret or last_secret < 0)
+               for i, part in enumerate(parts))
+
+
+# Values that are code in the syntax they stand in: a YAML tag (!vault, !Ref) or alias (*default),
+# an ERB or Jinja expression, a shell substitution.
+_EXPRESSION = re.compile(r"^![A-Za-z]|^\*[A-Za-z_]|<%|\{\{|\$\(|^`.*`$")
+
+
+def is_expression(value: str) -> bool:
+    return _EXPRESSION.search(value) is not None
 
 
 _NUMBER = re.compile(r"[-+]?\d+(?:[.,_]\d+)*(?:[eE][-+]?\d+)?[kKmMgG]?[bB]?")
@@ -49,9 +71,11 @@ _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}")
 _HEX_CHARS = frozenset("0123456789abcdefABCDEF")
 
 
-def plausible_secret(value: str, min_length: int = 6) -> bool:
+def plausible_secret(value: str, min_length: int = 6, literal: bool = False) -> bool:
     """A literal a secret-naming context vouches for: anything typed as a secret, not a
-    placeholder, a plain word, a number, a version, a duration, a reference, a path or a URL."""
+    placeholder, a plain word, a number, a version, a duration, a reference, a path or a URL.
+    ``literal``: the syntax makes the value a string (quoted, a YAML scalar, an INI value), so a
+    dotted name in it (river.falcon42) is not a reference."""
     if len(value) < min_length or any(c.isspace() for c in value):
         return False
     if value[0] in ",;)]}" and value[-1] in ",:([{":
@@ -63,7 +87,7 @@ def plausible_secret(value: str, min_length: int = 6) -> bool:
         return False
     if _NUMBER.fullmatch(value) or _DURATION.fullmatch(lower) or _VERSION.fullmatch(value):
         return False
-    if _IDENTIFIER.fullmatch(value) or _REFERENCE.fullmatch(value):
+    if _IDENTIFIER.fullmatch(value) or not literal and _REFERENCE.fullmatch(value) or is_expression(value):
         return False  # SOME_CONSTANT, some_field, config.secret: a name, not a value (river.falcon.42 is)
     if suppress.is_uuid(value) or suppress.is_integrity_hash(value) or suppress.is_data_blob(value):
         return False
@@ -72,11 +96,14 @@ def plausible_secret(value: str, min_length: int = 6) -> bool:
     return True
 
 
-def typed_secret(value: str) -> bool:
+def typed_secret(value: str, literal: bool = False) -> bool:
     """Mixes letters with digits or symbols (river.falcon.42, dev-secret-2931, Summer2024!): not a
-    word or a name (SSHKey, EventLoopToken)."""
+    word or a name (SSHKey, EventLoopToken). In a literal, one symbol that no name holds is
+    enough (maple&cedar)."""
     if not any(c.isalpha() for c in value):
         return False
+    if literal and any(not c.isalnum() and c not in "-_./:" for c in value):
+        return True
     symbols = sum(not c.isalnum() for c in value)
     mixed_case = any(c.isupper() for c in value) and any(c.islower() for c in value)
     return any(c.isdigit() for c in value) or symbols >= 2 or symbols == 1 and mixed_case
