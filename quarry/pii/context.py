@@ -181,7 +181,7 @@ def _yaml_value(raw: str, start: int) -> tuple[str, int]:
 
 _PROSE = re.compile(
     r"(?i)(password|passphrase|passwd|secret|token|(?:api|access|master|license|secret|private|signing)[ _-]?key)\b"
-    r"(?:[ \t]+(?:for|of|on)[ \t]+[\w-]+(?:[ \t]+(?!is\b|was\b|to\b)[\w-]+)?)?"
+    r"(?:[ \t]+(?:for|of|on)[ \t]+[\w-]+(?:[ \t]+(?!is\b|was\b|to\b)[\w-]+){0,2})?"
     r"(?P<op>[ \t]+(?:is|was|will be|would be|remains|to|set to|is set to)[ \t]+|[ \t]*[:=][ \t]*|[ \t]+)"
     r"(?P<q>[`'\"]?)(?P<v>[^\s`'\"]{6,200})(?P=q)")
 _PROSE_ROOTS = ("pass", "secret", "token", "key")

@@ -87,8 +87,12 @@ def plausible_secret(value: str, min_length: int = 6, literal: bool = False) -> 
         return False
     if _NUMBER.fullmatch(value) or _DURATION.fullmatch(lower) or _VERSION.fullmatch(value):
         return False
-    if _IDENTIFIER.fullmatch(value) or not literal and _REFERENCE.fullmatch(value) or is_expression(value):
-        return False  # SOME_CONSTANT, some_field, config.secret: a name, not a value (river.falcon.42 is)
+    if _IDENTIFIER.fullmatch(value) or is_expression(value):
+        return False  # SOME_CONSTANT, some_field: a name, not a value
+    if _REFERENCE.fullmatch(value) and (not literal or not any(c.isdigit() for c in value)):
+        return False  # config.secret, DistributionList.NextMarker: a path of names (river.falcon42 in a literal is not)
+    if "." in value and value.rsplit(".", 1)[1].lower() in suppress.FILE_TLDS:
+        return False  # WordPressApp.zip: a file name
     if suppress.is_uuid(value) or suppress.is_integrity_hash(value) or suppress.is_data_blob(value):
         return False
     if value.isalpha() and (value.islower() or value.isupper() or value.istitle()):
