@@ -11,15 +11,17 @@ import re
 from collections.abc import Iterator
 
 from quarry.pii.findings import PASSWORD, Finding, literal_finder
-from quarry.pii.values import DICTIONARY_PLACEHOLDERS, plausible_secret
+from quarry.pii.values import DICTIONARY_PLACEHOLDERS, describes_something_else, plausible_secret
 
 _QUOTED_OR_BARE = r"(?:'(?P<sq>[^'\r\n]{1,256})'|\"(?P<dq>[^\"\r\n]{1,256})\"|(?P<bare>[^\s'\"`;|&]{1,256}))"
 # Client programs whose '-p' glued to a value is the password (mysql -psecret), where '-p' alone prompts.
 _MYSQL_P = re.compile(r"\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dump)\b[^\n|;&]{0,200}?"
                       r"[ \t]-p(?=[^\s-])" + _QUOTED_OR_BARE)
 # Flags that take a password as the next word or after '='.
-_LONG_FLAG = re.compile(r"--(?:password|passwd|pass|db-password|admin-password|api-key|apikey|api-token|token|secret|"
-                        r"client-secret|auth-token)(?:=|[ \t]+)" + _QUOTED_OR_BARE)
+# Any flag whose name ends in a secret's name (--master-user-password, --client-secret); the name
+# is checked as a whole afterwards (--password-file, --next-token name something else).
+_LONG_FLAG = re.compile(r"--(?P<flag>[\w-]{0,40}?(?:password|passwd|pass|api-key|apikey|token|secret))(?:=|[ \t]+)"
+                        + _QUOTED_OR_BARE)
 _SHORT_FLAG = re.compile(r"\b(?:sshpass|redis-cli\b[^\n|;&]{0,200}?|(?:docker|podman|helm registry) login\b[^\n|;&]{0,200}?)"
                          r"[ \t]-[pa][ \t]+" + _QUOTED_OR_BARE)
 _OPENSSL_PASS = re.compile(r"-(?:passout|passin|pass|password)[ \t]+(?:pass|env-no):" + _QUOTED_OR_BARE)
@@ -69,6 +71,8 @@ def find_command_passwords(text: str) -> Iterator[Finding]:
             continue
         for m in pattern.finditer(text):
             found = _value(m)
+            if pattern is _LONG_FLAG and describes_something_else(m.group("flag")):
+                continue
             if found and _password_ok(found[2]) and not _template(found[2]):
                 yield Finding(found[0], found[1], PASSWORD, "command_line", 0.8)
 

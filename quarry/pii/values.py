@@ -38,7 +38,8 @@ _SECRET_PARTS = frozenset("pass password passwd passphrase pwd pw secret secrets
                           "credential credentials auth".split())
 # Parts that make a name describe something else wherever they stand (public_key, max_tokens,
 # next_page_token).
-_NEGATING_PARTS = frozenset("public publishable max min num page next cursor continuation pagination".split())
+_NEGATING_PARTS = frozenset("public publishable max min num page next cursor continuation pagination request "
+                            "idempotency unit".split())
 
 
 def describes_something_else(name: str) -> bool:

@@ -77,3 +77,20 @@ NOT_SECRETS = [
 @pytest.mark.parametrize("text", NOT_SECRETS)
 def test_reference_placeholder_or_expression_is_not_a_secret(text):
     assert [text[f.start:f.end] for f in detect(text) if f.type in ("KEY", "PASSWORD")] == []
+
+
+FLAGS = [("aws rds create-db-cluster --master-user-password secret99 \\", "secret99"),
+         ("aws connect create-user --password Pass@Word1 \\", "Pass@Word1"),
+         ("vault-cli --client-secret=Zq8mLp2vXe9Tr login", "Zq8mLp2vXe9Tr")]
+NOT_FLAG_SECRETS = ["--work-unit-token 'B2fMSdmQXe9umX8Ux8XCo4=' out", "--password-file /run/secrets/pw",
+                    "--client-request-token Ab3dE5gH7jK9mN1pQ3", "--next-token eyJ0b2tlbiI6IDEyfQ=="]
+
+
+@pytest.mark.parametrize("text,value", FLAGS)
+def test_flag_named_for_a_secret_takes_one(text, value):
+    assert value in [text[f.start:f.end] for f in detect(text)]
+
+
+@pytest.mark.parametrize("text", NOT_FLAG_SECRETS)
+def test_flag_naming_something_else_does_not(text):
+    assert detect(text) == []
