@@ -45,7 +45,9 @@ _BASIC = re.compile(r"[Bb](?<!\w[Bb])asic[ \t]+([A-Za-z0-9+/]{8,}={0,2})(?![A-Za
 
 
 _CONFIG_LINE_START = re.compile(r"\s*(?:-\s+)?(?:export\s+|set\s+)?[\"']?[\w.-]*")
-_QUERY_VALUE = re.compile(r"[^&#\s\"'`<>]*")
+# In a list only its separator ends a value: a query string's '&' ('password=ab;cd&ssl=true'), a
+# connection string's ';' ('Password=a,=v*gv;Encrypt=true').
+_LIST_VALUE = {"?": re.compile(r"[^&#\s\"'`<>]*"), "&": re.compile(r"[^&#\s\"'`<>]*"), ";": re.compile(r"[^;\s\"'`<>]*")}
 _DOTENV_LINE_START = re.compile(r"(?:export[ \t]+|set[ \t]+|[ \t]*-[ \t]+)?[\"']?[\w.-]*")
 _NAME_BEFORE = re.compile(r"[\w.-]*$")
 
@@ -95,11 +97,9 @@ def find_assignments(text: str) -> Iterator[Finding]:
         prefix = _NAME_BEFORE.search(line_prefix(text, at)[-48:]).group()
         # url query (?password=...&), key=v;key=v connection strings, --password=... command lines
         in_list = at - len(prefix) > 0 and (text[at - len(prefix) - 1] in "?&;" or prefix.startswith("--"))
-        finding = _judge_assignment(text, m, prefix + keyword + m.group("tail"), value, quoted, in_list)
-        if finding and not quoted and text[at - len(prefix) - 1:at - len(prefix)] in ("?", "&"):
-            # in a query string only '&' ends the value: 'password=ab;cd&ssl=true'
-            finding = Finding(finding.start, _QUERY_VALUE.match(text, finding.start).end(), finding.type,
-                              finding.kind, finding.confidence)
+        separator = text[at - len(prefix) - 1:at - len(prefix)] if in_list else ""
+        finding = _judge_assignment(text, m, prefix + keyword + m.group("tail"), value, quoted, in_list,
+                                    _LIST_VALUE.get(separator))
         if finding:
             seen_values.add(m.start(_value_group(m)))
             yield finding
@@ -138,10 +138,13 @@ def _value_group(m: re.Match) -> str:
 
 
 def _judge_assignment(text: str, m: re.Match, name: str, value: str, quoted: bool,
-                      in_list: bool = False) -> Finding | None:
+                      in_list: bool = False, list_value: re.Pattern | None = None) -> Finding | None:
+    start, end = m.span(_value_group(m))
+    if list_value and not quoted:
+        end = list_value.match(text, start).end()
+        value = text[start:end]
     if suppress.is_placeholder(value) or describes_something_else(name):
         return None
-    start, end = m.span(_value_group(m))
     if _IDENTIFIER_LITERAL.fullmatch(value):
         return None  # "OAUTH_OWNER_PASSWORD", "some_password": a constant's or a field's name
     dotenv = literal = False
@@ -181,7 +184,8 @@ def _judge_assignment(text: str, m: re.Match, name: str, value: str, quoted: boo
             or not suppress.is_lookalike_secret(value)):
         return Finding(start, end, KEY, "high_entropy_assignment", 0.7)
     # A config line (KEY=value, key: value) says more than code does: shorter values count there.
-    min_length = 6 if not quoted and (literal or m.group("op") == ":") else 8
+    # A declaration starting its line (KEY=value, key: value, SECRET = '...') says more than code does.
+    min_length = 6 if literal and _config_line(text, m.start()) or not quoted and m.group("op") == ":" else 8
     if (_STRONG_NAME.search(name) and plausible_secret(value, min_length=min_length, literal=literal)
             and typed_secret(value, literal=literal)):
         return Finding(start, end, KEY, "secret_assignment", 0.7)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from quarry.pii import suppress
 from quarry.pii.findings import PASSWORD, Finding, literal_finder
 from quarry.pii.values import DICTIONARY_PLACEHOLDERS, describes_something_else, plausible_secret
 
@@ -18,10 +19,12 @@ _QUOTED_OR_BARE = r"(?:'(?P<sq>[^'\r\n]{1,256})'|\"(?P<dq>[^\"\r\n]{1,256})\"|(?
 _MYSQL_P = re.compile(r"\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dump)\b[^\n|;&]{0,200}?"
                       r"[ \t]-p(?=[^\s-])" + _QUOTED_OR_BARE)
 # Flags that take a password as the next word or after '='.
-# Any flag whose name ends in a secret's name (--master-user-password, --client-secret); the name
-# is checked as a whole afterwards (--password-file, --next-token name something else).
-_LONG_FLAG = re.compile(r"--(?P<flag>[\w-]{0,40}?(?:password|passwd|pass|api-key|apikey|token|secret))(?:=|[ \t]+)"
-                        + _QUOTED_OR_BARE)
+# Any flag whose name ends in a password's name (--master-user-password), and the flags of
+# credential tokens and secrets (--access-token, --client-secret; --change-token, --starting-token
+# are not); the name is checked as a whole afterwards (--password-file names a file).
+_LONG_FLAG = re.compile(r"--(?P<flag>[\w-]{0,40}?(?:password|passwd|pass)|(?:(?:access|auth|api|session|bearer|refresh|"
+                        r"id|personal|bot|client|shared|app|webhook|signing)-)?(?:token|secret|api-key|apikey))"
+                        r"(?:=|[ \t]+)" + _QUOTED_OR_BARE)
 _SHORT_FLAG = re.compile(r"\b(?:sshpass|redis-cli\b[^\n|;&]{0,200}?|(?:docker|podman|helm registry) login\b[^\n|;&]{0,200}?)"
                          r"[ \t]-[pa][ \t]+" + _QUOTED_OR_BARE)
 _OPENSSL_PASS = re.compile(r"-(?:passout|passin|pass|password)[ \t]+(?:pass|env-no):" + _QUOTED_OR_BARE)
@@ -50,7 +53,13 @@ def _value(m: re.Match) -> tuple[int, int, str] | None:
     return None
 
 
+# A value naming what goes there ('OldPassword', 'kmsPswd', 'my-token') is a placeholder.
+_NAMES_ITSELF = re.compile(r"(?i)passw|pswd|passphrase|secret|token")
+
+
 def _password_ok(value: str) -> bool:
+    if suppress.is_placeholder(value) or _NAMES_ITSELF.search(value) and not any(c.isdigit() for c in value):
+        return False
     return (not value.startswith(("$", "%", "`")) and value.lower() not in DICTIONARY_PLACEHOLDERS
             and plausible_secret(value, min_length=4) or _looks_like_password(value))
 

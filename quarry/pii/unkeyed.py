@@ -40,7 +40,6 @@ def _lines(text: str) -> Iterator[tuple[int, str]]:
 _CODE = re.compile(r"=|[\w)\]]\(|[\"']\s*:|[{};]\s*$|^\s*(?:def|class|return|import|from|function|const|let|var|if|elif)\b")
 _FLAG_BEFORE = re.compile(r"(?:^|\s)--?[\w-]+[ \t=]+[\"']?$")
 _RUN = re.compile(r"[A-Za-z0-9]+")
-_NAME_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _MIN_LENGTH = 12
 
 
@@ -58,8 +57,6 @@ def _credential_token(token: str) -> bool:
     classes = any(c.isdigit() for c in run) + any(c.islower() for c in run) + any(c.isupper() for c in run)
     if len(run) < 12 or not any(c.isdigit() for c in run) or classes < (2 if len(token) >= 16 else 3):
         return False
-    if sum(len(p) for p in _NAME_PART.findall(run) if len(p) >= 3 and p.isalpha()) >= 0.7 * len(run):
-        return False  # CreateOAuth2Token: words run together
     return looks_generated(token) and not suppress.is_lookalike_secret(token)
 
 

@@ -22,7 +22,7 @@ DICTIONARY_PLACEHOLDERS = frozenset(
     "bearer basic oauth oauth2 jwt hs256 rs256 enabled disabled true false yes no on off".split())
 # Name parts that make a credential-like name describe something else (token_hash, secret_name).
 _NOT_SECRET_PARTS = frozenset(
-    "hash hashed digest sha sha1 sha256 sha512 md5 checksum sum commit etag fingerprint integrity id ids uuid "
+    "hash hashed digest sha sha1 sha256 sha512 md5 checksum check sum commit etag fingerprint integrity id ids uuid "
     "type types name names field file path url uri len length size count expiry expires expiration timeout "
     "ttl prefix suffix header param params env var pattern regex format policy endpoint label class limit "
     "index max min kind mode version ref prompt message msg hint help text title error placeholder "
@@ -60,6 +60,7 @@ def is_expression(value: str) -> bool:
     return _EXPRESSION.search(value) is not None
 
 
+_COLOUR = re.compile(r"#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})")
 _NUMBER = re.compile(r"[-+]?\d+(?:[.,_]\d+)*(?:[eE][-+]?\d+)?[kKmMgG]?[bB]?")
 _DURATION = re.compile(r"\d+(?:\.\d+)?(?:ms|s|m|h|d|w|y|mo|min|sec|secs|mins|hours|days)")
 _VERSION = re.compile(r"v?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?")
@@ -86,7 +87,7 @@ def plausible_secret(value: str, min_length: int = 6, literal: bool = False) -> 
             or "://" in value or value.startswith(("/", "./", "../", "~/")) or _EMAIL.fullmatch(value)
             or _HOSTNAME.fullmatch(value) or _RESOURCE_PATH.fullmatch(value)):
         return False
-    if _NUMBER.fullmatch(value) or _DURATION.fullmatch(lower) or _VERSION.fullmatch(value):
+    if _NUMBER.fullmatch(value) or _DURATION.fullmatch(lower) or _VERSION.fullmatch(value) or _COLOUR.fullmatch(value):
         return False
     if _IDENTIFIER.fullmatch(value) or is_expression(value):
         return False  # SOME_CONSTANT, some_field: a name, not a value
@@ -114,6 +115,13 @@ def typed_secret(value: str, literal: bool = False) -> bool:
     return any(c.isdigit() for c in value) or symbols >= 2 or symbols == 1 and mixed_case
 
 
+def words_run_together(value: str) -> bool:
+    """CreateOAuth2Token, CloudFrontOriginAccessIdentityList.NextMarker: most of it is words of
+    three or more letters, as names are and random tokens are not."""
+    alnum = sum(c.isalnum() for c in value)
+    return sum(len(p) for p in _NAME_PARTS.findall(value) if len(p) >= 3 and p.isalpha()) >= 0.7 * max(1, alnum)
+
+
 def looks_generated(value: str) -> bool:
     """Entropy plus a mix of character classes: what random tokens have and words do not."""
     alnum_classes = (any(c.islower() for c in value) + any(c.isupper() for c in value)
@@ -122,6 +130,8 @@ def looks_generated(value: str) -> bool:
         return False
     if set(value) <= _HEX_CHARS:
         return suppress.shannon_entropy(value) >= 3.0
+    if words_run_together(value):
+        return False
     return suppress.shannon_entropy(value) >= 3.5 and (_class_changes(value) >= 0.34 or _few_vowels(value))
 
 

@@ -16,9 +16,9 @@ from quarry.pii.suppress import WELL_KNOWN_IPS
 
 _PLACEHOLDER_IPS = frozenset({"1.2.3.4", "4.3.2.1", "5.6.7.8", "1.2.3.5", "9.8.7.6"})
 _VERSION_CONTEXT = re.compile(
-    r"(?i)(?:\b(?:v|ver|version|versions|release[sd]?|rev|revision|build|tag|tags|section|sec|chapter|rfc|"
+    r"(?i)(?:\b(?:v|ver|version|versions|release[sd]?|rev|revision|build|tag|tags|sections?|sec|chapters?|rfc|"
     r"firmware|fw|kernel|sdk|api level|bump(?:ed|s)?|upgraded?|downgraded?|(?:updated?|upgrades?) to|since|"
-    r"(?:added|changed|fixed|new|deprecated|removed|introduced) in)\.?:?|==|>=|<=|~=|!=|\^|~|\u00a7)\s*['\"(\[]?$"
+    r"(?:added|changed|fixed|new|deprecated|removed|introduced) in)\.?:?|==|>=|<=|~=|!=|\^|~|\u00a7)\s*['\"(\[`]?$"
 )
 # A semantic version on the same line ('upgraded from 2.31.0 to 2.31.0.4', '* 7.1.2.9 - 7.1.3')
 # makes a four-part number a version too; a dotted package name as its key ('"Microsoft.Extensions.Http":
@@ -31,7 +31,7 @@ _PACKAGE_BEFORE = re.compile(r"(?:(?<![/\w])[A-Za-z][\w.-]*/|[\w.-]+:[\w.-]+:|[\
 _PACKAGE_AT = re.compile(r"\b(?:npm|npx|yarn|pnpm|bun|deno|install|add|upgrade)\b[^\n]*[\s\"'][@\w./-]*@$")
 # What only versions have after them: a pre-release, a build or a packaging revision.
 _VERSION_SUFFIX = re.compile(r"(?i)(?:[-~.]?(?:rc|alpha|beta|dev|pre|post|snapshot|final|ga|release|b|a)\d*"
-                             r"|[-~]\d+(?![\d.]))(?![\w])|\+[0-9A-Za-z]")
+                             r"|[-~]\d+(?![\d.]))(?![\w])|\+[0-9A-Za-z]|\.v\d")
 # Words that make a whole line about releases: 'Bump foo from ... to ...', 'Changes in ...'.
 _RELEASE_LINE = re.compile(r"(?i)\b(?:bump(?:ed|s|ing)?|upgrad(?:e|ed|es|ing)|downgrad(?:e|ed|es|ing)|"
                            r"updat(?:e|ed|es|ing)[ \t]+(?:\S+[ \t]+)?(?:to|from)|changelog|changes[ \t]+in|what's[ \t]+new|"
@@ -42,6 +42,11 @@ _DATE = re.compile(r"\b(?:19|20)\d\d[-/.](?:0?[1-9]|1[0-2])[-/.](?:0?[1-9]|[12]\
                    r"(?i:\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?[ \t]+\d{1,2},?[ \t]+(?:19|20)\d\d)")
 _UNDERLINE = re.compile(r"\r?\n[ \t]*(?:-{3,}|={3,}|~{3,})[ \t]*(?:\r?\n|$)")
 # ssh root@..., scp f deploy@...:/srv, rsync -a ./ u@...:, ProxyJump u@...: the host of a login.
+# Words that say the text around is about hosts: 'setServers(['4.4.4.4'])' holds an address,
+# small parts or not.
+_ADDRESS_WORD = re.compile(r"(?i)(?:\b|_)(?:ips?|hosts?|servers?|address(?:es)?|addr|dns|resolvers?|nameservers?|ping|"
+                           r"listen|bind|peers?|gateway|proxy)(?:\b|_)|[a-z](?:Servers?|Hosts?|Address)\b")
+_ADDRESS_NEAR = 240
 _REMOTE_COMMAND = re.compile(r"(?i)\b(?:ssh|scp|sftp|rsync|mosh|ssh-copy-id|sshpass|autossh|proxyjump|sshfs)\b")
 
 
@@ -63,13 +68,22 @@ def looks_like_version(text: str, start: int, end: int) -> bool:
         return True
     if remote_login_host(text, start):
         return False
-    if len(parts) == 4 and all(p.isdigit() and int(p) < 16 for p in parts) and candidate not in WELL_KNOWN_IPS:
-        return True  # 2.1.1.0, 7.9.2.2: versions and section numbers, not hosts
     before = _line_before(text, start)
+    if (len(parts) == 4 and all(p.isdigit() and int(p) < 16 for p in parts) and candidate not in WELL_KNOWN_IPS
+            and not _near_address_word(text, start, end)):
+        return True  # 2.1.1.0, 7.9.2.2: versions and section numbers, not hosts
     if _PACKAGE_BEFORE.search(before[-120:]) or _PACKAGE_AT.search(before[-200:]) or _VERSION_SUFFIX.match(text, end):
         return True
     return (after_version_word(text, start) or _heading(text, start, end)
             or _SEMVER.search(_line_of(text, start)) is not None)
+
+
+def _near_address_word(text: str, start: int, end: int) -> bool:
+    """An address word on the line, or near a quoted literal (a test's ("2.2.2.2", 1) beside sock.ip)."""
+    if _ADDRESS_WORD.search(_line_of(text, start)):
+        return True
+    quoted = text[start - 1:start] in ("'", '"') and text[end:end + 1] == text[start - 1]
+    return quoted and _ADDRESS_WORD.search(text, max(0, start - _ADDRESS_NEAR), end + _ADDRESS_NEAR) is not None
 
 
 def _heading(text: str, start: int, end: int) -> bool:

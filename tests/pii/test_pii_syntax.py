@@ -94,3 +94,12 @@ def test_flag_named_for_a_secret_takes_one(text, value):
 @pytest.mark.parametrize("text", NOT_FLAG_SECRETS)
 def test_flag_naming_something_else_does_not(text):
     assert detect(text) == []
+
+
+@pytest.mark.parametrize("text,value", [
+    ("Server=db;Database=orders;User Id=sa;Password=a,=v*gvNr:j1:-2;Encrypt=true;", "a,=v*gvNr:j1:-2"),
+    ("jdbc:mysql://db/app?user=root&password=ah9E6r;c4yF&ssl=true", "ah9E6r;c4yF"),
+    ("export SESSION_SECRET='c3dar42'\n", "c3dar42"),
+])
+def test_value_runs_to_what_its_syntax_ends_it_with(text, value):
+    assert value in [text[f.start:f.end] for f in detect(text)]

@@ -24,7 +24,8 @@ REMOTE_HOSTS = [
     f"ssh admin@{V} 'uptime'", "rsync -e ssh backup@18.222.1.77:/data ./data",
     "$ sshpass -p \"$PW\" ssh deploy@52.14.3.7",
 ]
-PLAIN_HOSTS = ["HOST = '93.184.216.34'", "connect to 52.14.3.7 now", "server 52.14.3.7:8080", "http://52.14.3.7/api",
+PLAIN_HOSTS = ["resolver.setServers(['4.4.4.4']);", '        [\n            ("2.2.2.2", 1, "success"),\n        ],\n    )\n    assert sock.ip == "2.2.2.2"',
+               "HOST = '93.184.216.34'", "connect to 52.14.3.7 now", "server 52.14.3.7:8080", "http://52.14.3.7/api",
                "- 52.14.3.7\n- 52.14.3.8\n", f"nameserver {V}", "allow from 52.14.3.7 to 52.14.3.9", f"ping {V}"]
 
 
