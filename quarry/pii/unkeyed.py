@@ -26,14 +26,29 @@ _WORD = re.compile(r"[A-Za-z]{2,}")
 _TRAILING = ".,;:!)"
 _MIN_WORDS = 3  # a line of prose: words besides the token
 _NEAR = 80  # characters between the credential word and the token on one line
-_GATE = ("token", "pass", "secret", "key", "credential", "creds", "log", "sign", "auth", "bearer")
+# Literals every credential word holds, lowered, each looked for with str.find (fewer, shorter
+# roots scan faster than many exact ones; a hit is confirmed by the word regex around it).
+_ROOTS = ("token", "pass", "secret", "key", "credential", "creds", "log", "sign", "authent", "bearer")
 
 
-def _lines(text: str) -> Iterator[tuple[int, str]]:
-    start = 0
-    for line in text.split("\n"):
-        yield start, line
-        start += len(line) + 1
+def _line_at(text: str, at: int) -> tuple[int, int]:
+    end = text.find("\n", at)
+    return text.rfind("\n", 0, at) + 1, len(text) if end < 0 else end
+
+
+def _word_lines(text: str, lower: str) -> list[int]:
+    """Starts of the lines holding a credential word, found from each root with str.find (a
+    case-insensitive alternation run over the whole text would stop at every letter)."""
+    starts = set()
+    for root in _ROOTS:
+        at = lower.find(root)
+        while at >= 0:
+            line_start, line_end = _line_at(text, at)
+            if line_start not in starts and _CREDENTIAL_WORD.search(text, max(line_start, at - 8),
+                                                                    min(line_end, at + len(root) + 16)):
+                starts.add(line_start)
+            at = lower.find(root, at + len(root))
+    return sorted(starts)
 
 
 # What code and command lines have and prose does not: assignments, calls, key-value pairs, braces.
@@ -62,23 +77,12 @@ def _credential_token(token: str) -> bool:
 
 def find_unkeyed(text: str) -> Iterator[Finding]:
     lower = text.lower()
-    if not any(word in lower for word in _GATE):
-        return
-    previous = ""
-    for line_start, line in _lines(text):
+    for line_start in _word_lines(text, lower):
+        line_start, line_end = _line_at(text, line_start)
+        line = text[line_start:line_end]
         words = list(_CREDENTIAL_WORD.finditer(line))
-        alone = line.strip()
-        # 'my token below:' / 'the password:' then the token alone on its line
-        if not words and alone and " " not in alone and _CREDENTIAL_WORD.search(previous):
-            token = alone.strip("`'\"").rstrip(_TRAILING)
-            if previous.rstrip().endswith(":") or "below" in previous.lower() or "here" in previous.lower():
-                if _credential_token(token):
-                    start = line_start + line.index(token)
-                    yield Finding(start, start + len(token), _type(_CREDENTIAL_WORD.search(previous)), "unkeyed", 0.65)
-        if alone:
-            previous = line
         if not words:
-            continue
+            continue  # the root's window cut a longer word ('tokenizer')
         for m in _TOKEN.finditer(line):
             token = m.group().rstrip(_TRAILING)
             near = [w for w in words if abs((w.start() if w.start() > m.start() else w.end()) - m.start()) <= _NEAR
@@ -86,6 +90,23 @@ def find_unkeyed(text: str) -> Iterator[Finding]:
             if near and _prose(line, token) and _credential_token(token) and not _FLAG_BEFORE.search(line, 0, m.start()):
                 yield Finding(line_start + m.start(), line_start + m.start() + len(token), _type(near[0]), "unkeyed",
                               0.65)
+        if line.rstrip().endswith(":") or "below" in line.lower() or "here" in line.lower():
+            yield from _token_below(text, line_end, words[0])
+
+
+def _token_below(text: str, after: int, word: re.Match) -> Iterator[Finding]:
+    """'my token below:' / 'the password:' then the token alone on the next line that is not blank."""
+    next_start = after + 1
+    while next_start < len(text) and text[next_start] in "\r\n \t":
+        next_start += 1
+    if next_start >= len(text):
+        return
+    line_start, line_end = _line_at(text, next_start)
+    alone = text[line_start:line_end].strip()
+    token = alone.strip("`'\"").rstrip(_TRAILING)
+    if alone and " " not in alone and not _CREDENTIAL_WORD.search(alone) and _credential_token(token):
+        start = text.index(token, line_start)
+        yield Finding(start, start + len(token), _type(word), "unkeyed", 0.65)
 
 
 def _type(word: re.Match) -> str:
