@@ -8,6 +8,9 @@ as CPU time of this process). Prints JSON. A peer that is not installed is repor
     python bench/pii.py --labeled held_out.jsonl           # score on another labeled set (same format)
 
 The corpus is the installed packages' own source files (site-packages), read in sorted order.
+``generalisation`` scores quarry on what its rules were not written against: the labelled
+generators' development and held-back template halves (tests/pii/template_split.py) and real
+text shipped by installed packages, with hand-checked findings (tests/pii/real_text.py), per class.
 """
 
 from __future__ import annotations
@@ -29,7 +32,9 @@ from peers import peer_versions  # noqa: E402
 from quarry.pii import detect  # noqa: E402
 from quarry.pii.detectors import DETECTORS  # noqa: E402
 from labeled import build_labeled_set  # noqa: E402  (tests/pii: the labelled set the tests score too)
-from pii_scoring import CATEGORY, score, survival  # noqa: E402
+from pii_scoring import CATEGORY, score, summary, survival  # noqa: E402
+from real_text import by_class, load_real_text  # noqa: E402
+from template_split import HALVES  # noqa: E402
 
 SUFFIX = {"Python": ".py", "JavaScript": ".js", "Go": ".go", "Java": ".java", "YAML": ".yaml", "dotenv": ".env",
           "JSON": ".json", "Shell": ".sh", "Markdown": ".md"}
@@ -161,7 +166,25 @@ def stage_mb_per_cpu_second(files) -> float:
         return round(size / (time.process_time() - start), 3)
 
 
-def state_floors(labeled: dict) -> Floors:
+def _row(result: dict) -> dict:
+    """One line of a summary: what a class is judged by."""
+    keys = ("documents", "planted", "leak_rate", "precision", "recall", "hard_negatives", "hard_negatives_intact")
+    return {k: result[k] for k in keys}
+
+
+def generalisation(docs: int, seed: int) -> dict:
+    halves = {}
+    for half in HALVES:
+        result = summary(build_labeled_set(docs, seed, half), quarry_predict)
+        halves[half] = {**_row(result), "by_type": result["by_type"], "survival_by_kind": result["survival_by_kind"],
+                        "intact_by_kind": {k: v for k, v in result["intact_by_kind"].items() if v < 1}}
+    real = load_real_text()
+    return {"template_halves": halves,
+            "real_text": {**_row(summary(real, quarry_predict)),
+                          "by_class": {name: _row(summary(group, quarry_predict)) for name, group in by_class(real).items()}}}
+
+
+def state_floors(labeled: dict, general: dict | None = None) -> Floors:
     """Quarry: precision and recall of every type and the share of planted values redaction leaves
     (measured on the seeded 400-document set: precision 1.0, recall >= 0.998, survival 0.0023).
     The peers' floors guard their adapters (spans read back from each tool), not their quality:
@@ -177,6 +200,14 @@ def state_floors(labeled: dict) -> Floors:
                         labeled["detect_secrets"]["by_type"]["CREDENTIAL"]["recall"], 0.5)
     if isinstance(labeled["datatrove"], dict):
         floors.at_least("datatrove.EMAIL.recall", labeled["datatrove"]["by_type"]["EMAIL"]["recall"], 0.9)
+    for name, row in (general or {}).get("template_halves", {}).items():
+        floors.at_most(f"quarry.{name}.leak_rate", row["leak_rate"], 0.005)
+        floors.at_least(f"quarry.{name}.precision", row["precision"], 0.98)
+        floors.at_least(f"quarry.{name}.hard_negatives_intact", row["hard_negatives_intact"], 0.99)
+    if general:
+        real = general["real_text"]
+        floors.at_least("quarry.real_text.precision", real["precision"], 0.9)
+        floors.at_least("quarry.real_text.hard_negatives_intact", real["hard_negatives_intact"], 0.99)
     return floors
 
 
@@ -202,6 +233,7 @@ def main(argv=None) -> dict:
         "quarry_on_datatrove_types": score(docs, quarry_predict, Datatrove.categories)["by_type"],
     }
 
+    general = generalisation(args.docs, args.seed)
     files = corpus_files(max(args.mb, args.ds_mb))
     small = corpus_files(args.ds_mb) if args.ds_mb < args.mb else files
     quarry_rate, size = mb_per_cpu_second(files, lambda item: detect(item[1]))
@@ -213,6 +245,7 @@ def main(argv=None) -> dict:
     result = {
         "versions": peer_versions("detect-secrets", "datatrove"),
         "labeled_set": labeled,
+        "generalisation": general,
         "throughput_mb_per_core_s": {
             "corpus": f"site-packages source files, sorted ({size} MB; detect-secrets on the first {ds_size} MB)",
             "quarry_all_detectors": quarry_rate, "quarry_by_detector": per_detector,
@@ -220,7 +253,7 @@ def main(argv=None) -> dict:
             "detect_secrets_all_plugins": ds_rate, "datatrove_pii_formatter": dt_rate,
         },
     }
-    state_floors(labeled).emit(result)
+    state_floors(labeled, general).emit(result)
     return result
 
 

@@ -101,7 +101,7 @@ class FiltersParams(Section):
 
 PiiType = Literal["EMAIL", "KEY", "PASSWORD", "IP_ADDRESS", "PHONE", "CARD"]
 PiiDetector = Literal["shapes", "private_keys", "url_passwords", "assignments", "env_defaults", "nested_config",
-                      "commands", "prose", "emails", "ips", "cards", "phones"]
+                      "commands", "prose", "unkeyed", "emails", "ips", "cards", "phones"]
 
 
 class PiiParams(Section):

@@ -10,9 +10,10 @@ import binascii
 import re
 from collections.abc import Iterator
 
-from quarry.pii import suppress
+from quarry.pii import suppress, syntax
 from quarry.pii.findings import KEY, PASSWORD, Finding, line_prefix
-from quarry.pii.values import DICTIONARY_PLACEHOLDERS, describes_something_else, looks_generated, plausible_secret, typed_secret
+from quarry.pii.values import (DICTIONARY_PLACEHOLDERS, describes_something_else, is_expression, looks_generated,
+                               plausible_secret, typed_secret)
 
 # Anchored at each occurrence of a root word (found with str.find on the lowered text, which is
 # much faster than letting a case-insensitive alternation try every position).
@@ -44,7 +45,9 @@ _BASIC = re.compile(r"[Bb](?<!\w[Bb])asic[ \t]+([A-Za-z0-9+/]{8,}={0,2})(?![A-Za
 
 
 _CONFIG_LINE_START = re.compile(r"\s*(?:-\s+)?(?:export\s+|set\s+)?[\"']?[\w.-]*")
-_QUERY_VALUE = re.compile(r"[^&#\s\"'`<>]*")
+# In a list only its separator ends a value: a query string's '&' ('password=ab;cd&ssl=true'), a
+# connection string's ';' ('Password=a,=v*gv;Encrypt=true').
+_LIST_VALUE = {"?": re.compile(r"[^&#\s\"'`<>]*"), "&": re.compile(r"[^&#\s\"'`<>]*"), ";": re.compile(r"[^;\s\"'`<>]*")}
 _DOTENV_LINE_START = re.compile(r"(?:export[ \t]+|set[ \t]+|[ \t]*-[ \t]+)?[\"']?[\w.-]*")
 _NAME_BEFORE = re.compile(r"[\w.-]*$")
 
@@ -94,11 +97,9 @@ def find_assignments(text: str) -> Iterator[Finding]:
         prefix = _NAME_BEFORE.search(line_prefix(text, at)[-48:]).group()
         # url query (?password=...&), key=v;key=v connection strings, --password=... command lines
         in_list = at - len(prefix) > 0 and (text[at - len(prefix) - 1] in "?&;" or prefix.startswith("--"))
-        finding = _judge_assignment(text, m, prefix + keyword + m.group("tail"), value, quoted, in_list)
-        if finding and not quoted and text[at - len(prefix) - 1:at - len(prefix)] in ("?", "&"):
-            # in a query string only '&' ends the value: 'password=ab;cd&ssl=true'
-            finding = Finding(finding.start, _QUERY_VALUE.match(text, finding.start).end(), finding.type,
-                              finding.kind, finding.confidence)
+        separator = text[at - len(prefix) - 1:at - len(prefix)] if in_list else ""
+        finding = _judge_assignment(text, m, prefix + keyword + m.group("tail"), value, quoted, in_list,
+                                    _LIST_VALUE.get(separator))
         if finding:
             seen_values.add(m.start(_value_group(m)))
             yield finding
@@ -137,28 +138,38 @@ def _value_group(m: re.Match) -> str:
 
 
 def _judge_assignment(text: str, m: re.Match, name: str, value: str, quoted: bool,
-                      in_list: bool = False) -> Finding | None:
+                      in_list: bool = False, list_value: re.Pattern | None = None) -> Finding | None:
+    start, end = m.span(_value_group(m))
+    if list_value and not quoted:
+        end = list_value.match(text, start).end()
+        value = text[start:end]
     if suppress.is_placeholder(value) or describes_something_else(name):
         return None
-    start, end = m.span(_value_group(m))
     if _IDENTIFIER_LITERAL.fullmatch(value):
         return None  # "OAUTH_OWNER_PASSWORD", "some_password": a constant's or a field's name
-    dotenv = False
+    dotenv = literal = False
     if not quoted:
-        if not in_list and _whole_line_value(text, m):
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        whole_line = not in_list and _whole_line_value(text, m)
+        ini = not (in_list or whole_line) and _spaced_config_line(text, m) and (
+            syntax.in_ini_section(text, line_start) or syntax.in_properties(text, line_start))
+        if whole_line or ini:
             end = _line_value_end(text, end)
             value = text[start:end]
-            dotenv = m.group("op") == "="
-            if any(c.isspace() for c in value) or suppress.is_placeholder(value):
+            dotenv = m.group("op") == "=" and not ini
+            # What the syntax makes a string: a .env value, a YAML scalar, an INI value.
+            literal = dotenv or ini or m.group("op") == ":" and syntax.in_config_block(text, line_start)
+            if any(c.isspace() for c in value) or suppress.is_placeholder(value) or is_expression(value):
                 return None
         if not (in_list or _END_OF_LINE.match(text, end)) or value.rstrip(":").lower() in _LANGUAGE_WORDS:
             return None  # 'password=lambda: ...', 'token=get_token(),' is code, not a config value
-        if value.startswith("_") or value[:4].lower() in ("pass", "secr", "toke", "cred", "pwd", "key"):
+        if not literal and (value.startswith("_") or value[:4].lower() in ("pass", "secr", "toke", "cred", "pwd", "key")):
             return None
         keyword = text[m.start():m.start("tail")].lower()
-        if not (in_list or dotenv) and _REFERENCE.fullmatch(value) and ("." in value or keyword in value.lower()
+        if not (in_list or literal) and _REFERENCE.fullmatch(value) and ("." in value or keyword in value.lower()
                                             or value.isupper() or not _config_line(text, m.start())):
             return None  # a variable, an attribute or an env var name, not a literal
+    literal = literal or quoted
     if _PASSWORD_WORD.search(text, m.start(), start):
         if len(value) < 6 or value.lower() in _LANGUAGE_WORDS or value.lower() in DICTIONARY_PLACEHOLDERS:
             return None
@@ -173,8 +184,10 @@ def _judge_assignment(text: str, m: re.Match, name: str, value: str, quoted: boo
             or not suppress.is_lookalike_secret(value)):
         return Finding(start, end, KEY, "high_entropy_assignment", 0.7)
     # A config line (KEY=value, key: value) says more than code does: shorter values count there.
-    min_length = 6 if dotenv or m.group("op") == ":" and not quoted else 8
-    if _STRONG_NAME.search(name) and plausible_secret(value, min_length=min_length) and typed_secret(value):
+    # A declaration starting its line (KEY=value, key: value, SECRET = '...') says more than code does.
+    min_length = 6 if literal and _config_line(text, m.start()) or not quoted and m.group("op") == ":" else 8
+    if (_STRONG_NAME.search(name) and plausible_secret(value, min_length=min_length, literal=literal)
+            and typed_secret(value, literal=literal)):
         return Finding(start, end, KEY, "secret_assignment", 0.7)
     return None
 
@@ -194,6 +207,11 @@ def _whole_line_value(text: str, m: re.Match) -> bool:
     line_end = text.find("\n", m.end())
     line = text[m.end():len(text) if line_end < 0 else line_end].rstrip()
     return op in ("=", ":") and _config_line(text, m.start()) and not line.endswith(",")
+
+
+def _spaced_config_line(text: str, m: re.Match) -> bool:
+    """'password = value' (INI, TOML, properties): the name starts its line, nothing else follows."""
+    return _config_line(text, m.start()) and m.group("op") in ("=", ":")
 
 
 def _line_value_end(text: str, end: int) -> int:

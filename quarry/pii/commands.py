@@ -10,16 +10,21 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from quarry.pii import suppress
 from quarry.pii.findings import PASSWORD, Finding, literal_finder
-from quarry.pii.values import DICTIONARY_PLACEHOLDERS, plausible_secret
+from quarry.pii.values import DICTIONARY_PLACEHOLDERS, describes_something_else, plausible_secret
 
 _QUOTED_OR_BARE = r"(?:'(?P<sq>[^'\r\n]{1,256})'|\"(?P<dq>[^\"\r\n]{1,256})\"|(?P<bare>[^\s'\"`;|&]{1,256}))"
 # Client programs whose '-p' glued to a value is the password (mysql -psecret), where '-p' alone prompts.
 _MYSQL_P = re.compile(r"\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dump)\b[^\n|;&]{0,200}?"
                       r"[ \t]-p(?=[^\s-])" + _QUOTED_OR_BARE)
 # Flags that take a password as the next word or after '='.
-_LONG_FLAG = re.compile(r"--(?:password|passwd|pass|db-password|admin-password|api-key|apikey|api-token|token|secret|"
-                        r"client-secret|auth-token)(?:=|[ \t]+)" + _QUOTED_OR_BARE)
+# Any flag whose name ends in a password's name (--master-user-password), and the flags of
+# credential tokens and secrets (--access-token, --client-secret; --change-token, --starting-token
+# are not); the name is checked as a whole afterwards (--password-file names a file).
+_LONG_FLAG = re.compile(r"--(?P<flag>[\w-]{0,40}?(?:password|passwd|pass)|(?:(?:access|auth|api|session|bearer|refresh|"
+                        r"id|personal|bot|client|shared|app|webhook|signing)-)?(?:token|secret|api-key|apikey))"
+                        r"(?:=|[ \t]+)" + _QUOTED_OR_BARE)
 _SHORT_FLAG = re.compile(r"\b(?:sshpass|redis-cli\b[^\n|;&]{0,200}?|(?:docker|podman|helm registry) login\b[^\n|;&]{0,200}?)"
                          r"[ \t]-[pa][ \t]+" + _QUOTED_OR_BARE)
 _OPENSSL_PASS = re.compile(r"-(?:passout|passin|pass|password)[ \t]+(?:pass|env-no):" + _QUOTED_OR_BARE)
@@ -48,7 +53,13 @@ def _value(m: re.Match) -> tuple[int, int, str] | None:
     return None
 
 
+# A value naming what goes there ('OldPassword', 'kmsPswd', 'my-token') is a placeholder.
+_NAMES_ITSELF = re.compile(r"(?i)passw|pswd|passphrase|secret|token")
+
+
 def _password_ok(value: str) -> bool:
+    if suppress.is_placeholder(value) or _NAMES_ITSELF.search(value) and not any(c.isdigit() for c in value):
+        return False
     return (not value.startswith(("$", "%", "`")) and value.lower() not in DICTIONARY_PLACEHOLDERS
             and plausible_secret(value, min_length=4) or _looks_like_password(value))
 
@@ -69,6 +80,8 @@ def find_command_passwords(text: str) -> Iterator[Finding]:
             continue
         for m in pattern.finditer(text):
             found = _value(m)
+            if pattern is _LONG_FLAG and describes_something_else(m.group("flag")):
+                continue
             if found and _password_ok(found[2]) and not _template(found[2]):
                 yield Finding(found[0], found[1], PASSWORD, "command_line", 0.8)
 

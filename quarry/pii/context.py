@@ -28,9 +28,9 @@ def _type_of(name: str) -> str:
 
 def _accept(name: str, value: str) -> bool:
     """A default or a nested value for ``name``: passwords may be plain, other secrets are typed."""
-    if not plausible_secret(value, min_length=6):
+    if not plausible_secret(value, min_length=6, literal=True):  # a quoted string or a YAML scalar
         return False
-    return (_PASSWORD_WORD.search(name) is not None or typed_secret(value) or len(value) >= 16
+    return (_PASSWORD_WORD.search(name) is not None or typed_secret(value, literal=True) or len(value) >= 16
             or looks_generated(value))
 
 
@@ -45,13 +45,13 @@ _TARGET = re.compile(r"([A-Za-z_$][\w$.]*)\s*(?:=|:)\s*(?:await\s+)?[^=]*$")
 # function before it is checked.
 _DEFAULT_ARG = re.compile(r"\(\s*[\"']([A-Za-z_][A-Za-z0-9_.]*)[\"']\s*,\s*(?:default\s*=\s*)?([\"'])([^\"'\r\n]{1,256})\2")
 _ENV_FUNCTION = re.compile(r"(?:getenv|environ\.get|environ\.setdefault|\benv|\bconfig|ENV\.fetch|get_env|env\.str|"
-                           r"\bdefine)$")
+                           r"\bdefine|[sS]etProperty|\.put|[sS]etenv|putenv|SetEnvironmentVariable)$")
 # ${JWT_SECRET:-fallback} in compose files and shell: the default after ':-' or '-'.
 _SHELL_DEFAULT = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?-([^}\s\"'$]{1,256})\}")
 # requests' auth=('user', 'password')
 _AUTH_TUPLE = re.compile(r"auth\s*=\s*\(\s*[\"'][^\"'\r\n]{1,64}[\"']\s*,\s*([\"'])([^\"'\r\n]{1,256})\1\s*\)")
-# .NET appSettings: <add key="SmtpPassword" value="..." />
-_APP_SETTING = re.compile(r"key=\"([\w.:-]{1,64})\"\s+value=\"([^\"\r\n]{1,512})\"")
+# .NET appSettings <add key="SmtpPassword" value="..." />, <property name="password" value="..."/>
+_APP_SETTING = re.compile(r"(?:key|name)=\"([\w.:-]{1,64})\"\s+value=\"([^\"\r\n]{1,512})\"")
 
 
 def find_env_defaults(text: str) -> Iterator[Finding]:
@@ -181,7 +181,7 @@ def _yaml_value(raw: str, start: int) -> tuple[str, int]:
 
 _PROSE = re.compile(
     r"(?i)(password|passphrase|passwd|secret|token|(?:api|access|master|license|secret|private|signing)[ _-]?key)\b"
-    r"(?:[ \t]+(?:for|of|on)[ \t]+[\w-]+(?:[ \t]+(?!is\b|was\b|to\b)[\w-]+)?)?"
+    r"(?:[ \t]+(?:for|of|on)[ \t]+[\w-]+(?:[ \t]+(?!is\b|was\b|to\b)[\w-]+){0,2})?"
     r"(?P<op>[ \t]+(?:is|was|will be|would be|remains|to|set to|is set to)[ \t]+|[ \t]*[:=][ \t]*|[ \t]+)"
     r"(?P<q>[`'\"]?)(?P<v>[^\s`'\"]{6,200})(?P=q)")
 _PROSE_ROOTS = ("pass", "secret", "token", "key")

@@ -13,6 +13,7 @@ from quarry.pii.context import find_env_defaults, find_nested, find_prose
 from quarry.pii.credentials import SHAPES, find_private_keys, find_shapes, find_url_passwords
 from quarry.pii.findings import CARD, EMAIL, IP_ADDRESS, KEY, PASSWORD, PHONE, TYPES, Finding
 from quarry.pii.personal import find_cards, find_emails, find_ips, find_phones, luhn_ok
+from quarry.pii.unkeyed import find_unkeyed
 
 DETECTORS: dict[str, Callable[[str], Iterator[Finding]]] = {
     "shapes": find_shapes,
@@ -23,6 +24,7 @@ DETECTORS: dict[str, Callable[[str], Iterator[Finding]]] = {
     "nested_config": find_nested,
     "commands": find_command_passwords,
     "prose": find_prose,
+    "unkeyed": find_unkeyed,
     "emails": find_emails,
     "ips": find_ips,
     "cards": find_cards,

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 from quarry.pii import suppress
 from quarry.pii.findings import CARD, EMAIL, IP_ADDRESS, PHONE, Finding, word_before
+from quarry.pii.versions import after_version_word, looks_like_version
 
 # ---------------------------------------------------------------------------------------------
 # E-mail addresses: anchored on each '@', the local part is read backwards.
@@ -118,7 +119,7 @@ def find_ips(text: str, fake_pool: frozenset[str] = frozenset()) -> Iterator[Fin
             continue
         if _network_suffix(text, m.end()):
             continue  # 203.0.114.0/24 names a network, not a host
-        if suppress.is_public_ip(address) and not suppress.looks_like_version(text, start, m.end()):
+        if suppress.is_public_ip(address) and not looks_like_version(text, start, m.end()):
             yield Finding(start, m.end(), IP_ADDRESS, "ipv4", 0.85)
     if "::" not in text and text.count(":") < 7:
         return
@@ -212,7 +213,7 @@ def find_phones(text: str) -> Iterator[Finding]:
         confidence = _phone_confidence(text, start, 0.6)
         if m.group(1) == " " and confidence < 0.9:
             continue  # '555 123 4567' is only a phone number where the text says so
-        if not suppress.after_version_word(text, start):
+        if not after_version_word(text, start):
             yield Finding(start, m.end(), PHONE, "phone", confidence)
 
 

@@ -2,7 +2,7 @@
 
 Each predicate answers "is this candidate something that is not personal data or a live
 credential?" for one family of look-alikes: placeholders, hex digests, UUIDs, data blobs,
-documentation addresses, private / reserved networks and version numbers.
+documentation addresses, private / reserved networks (version numbers: quarry.pii.versions).
 """
 
 from __future__ import annotations
@@ -52,16 +52,6 @@ _DOC_NETS = tuple(ipaddress.ip_network(n) for n in (
 _GLOBAL_UNICAST_V6 = ipaddress.ip_network("2000::/3")
 # Public resolvers whose parts are all small, so they are not taken for version numbers.
 WELL_KNOWN_IPS = frozenset({"1.1.1.1", "1.0.0.1", "8.8.8.8", "8.8.4.4", "9.9.9.9", "4.2.2.1", "4.2.2.2"})
-_PLACEHOLDER_IPS = frozenset({"1.2.3.4", "4.3.2.1", "5.6.7.8", "1.2.3.5", "9.8.7.6"})
-_VERSION_CONTEXT = re.compile(
-    r"(?i)(?:\b(?:v|ver|version|versions|release[sd]?|rev|revision|build|tag|tags|section|sec|chapter|rfc|"
-    r"firmware|fw|kernel|sdk|api level)\.?:?|==|>=|<=|~=|!=|\^|~|@|\u00a7)\s*['\"]?$"
-)
-# A semantic version on the same line ('upgraded from 2.31.0 to 2.31.0.4', '* 7.1.2.9 - 7.1.3')
-# makes a four-part number a version too; a dotted package name as its key ('"Microsoft.Extensions.Http":
-# "6.23.26.219"') as well.
-_SEMVER = re.compile(r"(?<![\d.])v?\d{1,4}\.\d{1,4}\.\d{1,4}(?![\d.]|\.\d)")
-_PACKAGE_KEY = re.compile(r"[\"'][A-Za-z@][\w@/-]*(?:\.[A-Za-z][\w-]*)+[\"']\s*[:=]\s*[\"']?$")
 
 
 def shannon_entropy(value: str) -> float:
@@ -136,32 +126,3 @@ def is_public_ip(address: ipaddress.IPv4Address | ipaddress.IPv6Address, global_
         in_range = address in _GLOBAL_UNICAST_V6 or not global_unicast_only
         return in_range and address.is_global and not address.is_multicast
     return address.is_global and not address.is_multicast
-
-
-def looks_like_version(text: str, start: int, end: int) -> bool:
-    """'1.2.3.4' right after v / version / == / ^, with zero-padded parts, with only small parts
-    (section 7.2.3.1) or an OID prefix (1.3.6.1) is a version or a number, not an address."""
-    candidate = text[start:end]
-    parts = candidate.split(".")
-    if any(len(part) > 1 and part[0] == "0" for part in parts) or candidate.startswith(("1.3.", "2.5.", "1.2.840")):
-        return True
-    if candidate in _PLACEHOLDER_IPS:
-        return True
-    if len(parts) == 4 and all(p.isdigit() and int(p) < 16 for p in parts) and candidate not in WELL_KNOWN_IPS:
-        return True  # 2.1.1.0, 7.9.2.2: versions and section numbers, not hosts
-    return after_version_word(text, start) or _SEMVER.search(_line_of(text, start)) is not None
-
-
-def _line_of(text: str, at: int) -> str:
-    end = text.find("\n", at)
-    return text[text.rfind("\n", 0, at) + 1:len(text) if end < 0 else end]
-
-
-def after_version_word(text: str, start: int) -> bool:
-    """Right after 'v', 'version', '==', '^'..., or on a line that talks about a version or
-    after a package name's key."""
-    if _VERSION_CONTEXT.search(text[max(0, start - 16):start]):
-        return True
-    line_start = text.rfind("\n", 0, start) + 1
-    before = text[line_start:start]
-    return "version" in before.lower() or _PACKAGE_KEY.search(before[-120:]) is not None

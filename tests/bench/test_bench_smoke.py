@@ -63,7 +63,8 @@ def test_dedup_repositories():
 def test_pii():
     floors = run_bench("pii.py", "--docs", "400", "--mb", "0.3", "--ds-mb", "0.1")
     assert_guards(floors, "quarry.CREDENTIAL.precision", "quarry.CREDENTIAL.recall", "quarry.EMAIL.recall",
-                  "quarry.survival_rate", *(["detect_secrets.CREDENTIAL.recall"] if installed("detect_secrets") else []),
+                  "quarry.survival_rate", "quarry.held_back.leak_rate", "quarry.held_back.hard_negatives_intact",
+                  "quarry.real_text.precision", *(["detect_secrets.CREDENTIAL.recall"] if installed("detect_secrets") else []),
                   *(["datatrove.EMAIL.recall"] if installed("datatrove") else []))
 
 

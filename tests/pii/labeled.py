@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from quarry.pii.findings import CARD, EMAIL, IP_ADDRESS, KEY, PASSWORD, PHONE
 from labeled_context import NEGATIVE_SNIPPETS, PREFIXED_KINDS, SNIPPETS, Planted, rand_text
+from template_split import line_key, snippet_key, template_half
 from quarry.pii.suppress import is_public_ip
 
 ALNUM = string.ascii_letters + string.digits
@@ -312,25 +313,43 @@ NEGATIVES: dict[str, Callable[[random.Random, Style], list]] = {
 }
 
 
-def build_document(rng: random.Random, index: int) -> dict:
+def build_document(rng: random.Random, index: int, half: str | None = None) -> dict:
+    """One document; with ``half`` ("dev" or "held_back", template_split.py) only templates of
+    that half are used."""
     style = rng.choice(STYLES)
     lines: list[list] = []
-    kinds = rng.sample(sorted(POSITIVES), rng.randrange(1, 5))
-    negatives = rng.sample(sorted(NEGATIVES), rng.randrange(2, 6))
+    positives = [k for k in sorted(POSITIVES) if half is None or template_half(line_key(style.language, k)) == half]
+    negative_kinds = [k for k in sorted(NEGATIVES) if half is None or template_half(line_key(style.language, k)) == half]
+    kinds = rng.sample(positives, min(len(positives), rng.randrange(1, 5)))
+    negatives = rng.sample(negative_kinds, min(len(negative_kinds), rng.randrange(2, 6)))
     for kind in kinds:
         lines.append(_positive_line(rng, style, kind))
     for kind in negatives:
         lines.append(NEGATIVES[kind](rng, style))
-    for kind in rng.sample(sorted(SNIPPETS), rng.randrange(0, 3)):  # secrets found by context
-        lines.append(SNIPPETS[kind](rng))
-    for kind in rng.sample(sorted(NEGATIVE_SNIPPETS), rng.randrange(1, 4)):
-        lines.append(NEGATIVE_SNIPPETS[kind](rng))
+    for pool, counts in ((SNIPPETS, (0, 3)), (NEGATIVE_SNIPPETS, (1, 4))):
+        for kind in rng.sample(sorted(pool), rng.randrange(*counts)):  # secrets found by context, look-alikes
+            snippet = _snippet(rng, kind, pool[kind], half)
+            if snippet:
+                lines.append(snippet)
     for _ in range(rng.randrange(6, 30)):
         lines.append([rng.choice(style.filler)])
     if rng.random() < 0.3:  # multi-byte text before findings exercises character offsets
         lines.append(_comment(style, [rng.choice(["設定ファイル — 本番環境", "Ünïcödé ✓ naïve café", "🚀 deploy notes 🚀"])]))
     rng.shuffle(lines)
     return _render(lines, index, style.language)
+
+
+_SNIPPET_TRIES = 12
+
+
+def _snippet(rng: random.Random, name: str, make: Callable, half: str | None) -> list | None:
+    """A snippet from generator ``make`` whose template lies in ``half`` (None: any), or None
+    where none came up in a few tries."""
+    for _ in range(1 if half is None else _SNIPPET_TRIES):
+        parts = make(rng)
+        if half is None or template_half(snippet_key(name, parts)) == half:
+            return parts
+    return None
 
 
 def _render(lines: list[list], index: int, language: str) -> dict:
@@ -356,6 +375,6 @@ def _render(lines: list[list], index: int, language: str) -> dict:
             "spans": spans, "negatives": negatives}
 
 
-def build_labeled_set(n: int = 400, seed: int = 0) -> list[dict]:
+def build_labeled_set(n: int = 400, seed: int = 0, half: str | None = None) -> list[dict]:
     rng = random.Random(seed)
-    return [build_document(rng, i) for i in range(n)]
+    return [build_document(rng, i, half) for i in range(n)]

@@ -100,3 +100,32 @@ def _covers(spans: list[tuple[int, int]], start: int, end: int) -> bool:
         if cursor >= end:
             return True
     return cursor >= end
+
+
+def intact(documents: Iterable[dict], redact_spans: Callable[[dict], list[tuple[int, int]]]) -> dict:
+    """Share of hard negatives (look-alikes that must stay) that no redacted span touches, overall
+    and per kind."""
+    kept, total = Counter(), Counter()
+    for doc in documents:
+        spans = redact_spans(doc)
+        for negative in doc.get("negatives", []):
+            total[negative["kind"]] += 1
+            kept[negative["kind"]] += not any(_overlaps(s, e, negative["start"], negative["end"]) for s, e in spans)
+    n_all = sum(total.values())
+    return {"hard_negatives": n_all, "intact": sum(kept.values()),
+            "intact_rate": round(sum(kept.values()) / n_all, 4) if n_all else None,
+            "intact_by_kind": {k: round(kept[k] / total[k], 4) for k in sorted(total)}}
+
+
+def summary(documents: list[dict], predict: Callable[[dict], list[Prediction]]) -> dict:
+    """What a labelled set says of a detector in one row: precision and recall per type, the
+    share of planted values redaction leaves, the share of hard negatives it leaves intact."""
+    spans = lambda doc: [(start, end) for start, end, _ in predict(doc)]  # noqa: E731
+    scored, left, kept = score(documents, predict), survival(documents, spans), intact(documents, spans)
+    rows = scored["by_type"].values()
+    tp, fp, fn = (sum(row[k] for row in rows) for k in ("tp", "fp", "fn"))
+    return {"documents": len(documents), "planted": left["planted"], "leak_rate": left["survival_rate"],
+            "precision": round(tp / (tp + fp), 4) if tp + fp else None,
+            "recall": round(tp / (tp + fn), 4) if tp + fn else None, "by_type": scored["by_type"], "survival_by_kind": left["survival_by_kind"],
+            "hard_negatives": kept["hard_negatives"], "hard_negatives_intact": kept["intact_rate"],
+            "intact_by_kind": kept["intact_by_kind"]}

@@ -1,0 +1,105 @@
+"""A value assigned to a secret-named key is a secret in any syntax, whatever its shape (dotted
+words, '&', '#'); a reference, a placeholder or a code expression in the same places is not."""
+
+import pytest
+
+from quarry.pii import detect
+
+VALUES = ["river.falcon42", "ab&cd123", "Cedar&Maple#7", "tundra.ember.9", "x9&k2;p0=q", "Orbit@2291", "maple&cedar",
+          "k7Yp2mQ9wLz3"]
+SYNTAXES = {
+    "yaml": "db:\n  host: db.internal\n  password: {v}\n",
+    "yaml_double_quoted": 'db:\n  password: "{v}"\n',
+    "compose_map": "services:\n  db:\n    environment:\n      POSTGRES_PASSWORD: {v}\n",
+    "compose_list": "services:\n  db:\n    environment:\n      - POSTGRES_PASSWORD={v}\n",
+    "compose_list_quoted": '    environment:\n      - "MYSQL_ROOT_PASSWORD={v}"\n',
+    "kubernetes_secret": "apiVersion: v1\nkind: Secret\nmetadata:\n  name: app\nstringData:\n  db-password: {v}\n",
+    "kubernetes_env": "      env:\n        - name: DB_PASSWORD\n          value: {v}\n",
+    "kubernetes_env_quoted": '      env:\n        - name: API_TOKEN\n          value: "{v}"\n',
+    "helm_values": "postgresql:\n  auth:\n    password: {v}\n",
+    "ansible_vars": "- hosts: all\n  vars:\n    mysql_root_password: {v}\n",
+    "rails_database_yml": "production:\n  adapter: postgresql\n  password: {v}\n",
+    "django_databases": ("DATABASES = {{\n    'default': {{\n        'ENGINE': 'django.db.backends.postgresql',\n"
+                         "        'PASSWORD': '{v}',\n        'HOST': 'db',\n    }}\n}}\n"),
+    "django_email": "EMAIL_HOST_USER = 'app'\nEMAIL_HOST_PASSWORD = '{v}'\n",
+    "django_secret_key": "SECRET_KEY = '{v}'\n",
+    "dotenv": "DB_PASSWORD={v}\n",
+    "dotenv_secret": "JWT_SECRET={v}\n",
+    "shell_export": "export DB_PASSWORD='{v}'\n",
+    "json": '{{\n  "user": "app",\n  "password": "{v}"\n}}\n',
+    "toml": '[database]\nuser = "app"\npassword = "{v}"\n',
+    "ini": "[database]\nuser = app\npassword = {v}\n",
+    "ini_colon": "[client]\nuser: app\npassword: {v}\n",
+    "properties": "spring.datasource.username=app\nspring.datasource.password={v}\n",
+    "properties_spaced": "db.user = app\ndb.password = {v}\n",
+    "xml_attribute": '<dataSource user="app" password="{v}" url="jdbc:x"/>\n',
+    "xml_name_value": '<property name="password" value="{v}"/>\n',
+    "xml_element": "<password>{v}</password>\n",
+    "java_set_property": 'props.setProperty("password", "{v}");\n',
+    "yaml_api_token": "slack:\n  api_token: {v}\n",
+    "yaml_client_secret": "oauth:\n  client_secret: {v}\n",
+    "python_keyword": "conn = connect(host='db', user='app', password='{v}')\n",
+    "go_struct": 'cfg := Config{{\n\tUser: "app",\n\tPassword: "{v}",\n}}\n',
+    "hcl": 'resource "x" "y" {{\n  password = "{v}"\n}}\n',
+}
+
+
+@pytest.mark.parametrize("syntax", sorted(SYNTAXES))
+@pytest.mark.parametrize("value", VALUES)
+def test_value_of_a_secret_named_key_is_found_whole(syntax, value):
+    if syntax.startswith("xml"):
+        value = value.replace("&", "&amp;")
+    text = SYNTAXES[syntax].format(v=value)
+    start = text.index(value)
+    assert any(f.start <= start and start + len(value) <= f.end for f in detect(text)), text
+
+
+NOT_SECRETS = [
+    "password = get_password()\n", "password: ${DB_PASSWORD}\n", "password = os.environ['DB_PASSWORD']\n",
+    "password: <your-password>\n", "password: changeme\n", "password: xxxxxxxx\n",
+    "    password = self.config.password\n", "    'PASSWORD': env('DB_PASSWORD'),\n",
+    "password: {{ .Values.password }}\n", "token = request.headers.token\n",
+    "const opts = {\n  user: 'app',\n  password: config.password\n}\n",
+    "class Settings(BaseSettings):\n    password: SecretStr\n    token: Token\n",
+    "def connect(self):\n    password = self.vault.read_secret\n",
+    "db:\n  password: !vault |\n    $ANSIBLE_VAULT;1.1;AES256\n",
+    "defaults: &defaults\n  password: *default_password\n",
+    "production:\n  password: <%= ENV['DB_PASSWORD'] %>\n",
+    "[database]\npassword = %(db_password)s\n",
+    "[database]\npassword =\n",
+    "db.password = ${DB_PASSWORD}\n",
+    "EMAIL_HOST_PASSWORD_FILE = '/run/secrets/smtp'\n",
+    'next_page_token = "eyJpbmRleCI6IDExfQ=="\n',
+    "self.password = password\nself.token = token\n",
+]
+
+
+@pytest.mark.parametrize("text", NOT_SECRETS)
+def test_reference_placeholder_or_expression_is_not_a_secret(text):
+    assert [text[f.start:f.end] for f in detect(text) if f.type in ("KEY", "PASSWORD")] == []
+
+
+FLAGS = [("aws rds create-db-cluster --master-user-password secret99 \\", "secret99"),
+         ("aws connect create-user --password Pass@Word1 \\", "Pass@Word1"),
+         ("vault-cli --client-secret=Zq8mLp2vXe9Tr login", "Zq8mLp2vXe9Tr")]
+NOT_FLAG_SECRETS = ["--work-unit-token 'B2fMSdmQXe9umX8Ux8XCo4=' out", "--password-file /run/secrets/pw",
+                    "--client-request-token Ab3dE5gH7jK9mN1pQ3", "--next-token eyJ0b2tlbiI6IDEyfQ=="]
+
+
+@pytest.mark.parametrize("text,value", FLAGS)
+def test_flag_named_for_a_secret_takes_one(text, value):
+    assert value in [text[f.start:f.end] for f in detect(text)]
+
+
+@pytest.mark.parametrize("text", NOT_FLAG_SECRETS)
+def test_flag_naming_something_else_does_not(text):
+    assert detect(text) == []
+
+
+@pytest.mark.parametrize("text,value", [
+    ("Server=db;Database=orders;User Id=sa;Password=a,=v*gvNr:j1:-2;Encrypt=true;", "a,=v*gvNr:j1:-2"),
+    ("jdbc:mysql://db/app?user=root&password=ah9E6r;c4yF&ssl=true", "ah9E6r;c4yF"),
+    ("export SESSION_SECRET='c3dar42'\n", "c3dar42"),
+])
+def test_value_runs_to_what_its_syntax_ends_it_with(text, value):
+    assert value in [text[f.start:f.end] for f in detect(text)]
