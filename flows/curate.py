@@ -12,6 +12,7 @@ from pathlib import Path
 from prefect import flow
 
 from flows.artifacts import publish_datacard, publish_ledgers
+from flows.data_runs import track
 from quarry.audit import run_audit, summary
 from quarry.config import Params
 from quarry.engine import run_stage
@@ -40,11 +41,12 @@ def named_after_dataset(stage: str):
 def curate(snapshot_dir: str, out_dir: str, params_file: str | None = None,
            params: Params | None = None) -> JsonDict:
     """Run every curation stage over the snapshot's shards; returns the ledgers by stage."""
-    runs = curate_stages(Path(snapshot_dir) / "shards", Path(out_dir), load_params(params_file, params),
-                         PrefectExecutor())
+    settings = load_params(params_file, params)
+    runs = curate_stages(Path(snapshot_dir) / "shards", Path(out_dir), settings, PrefectExecutor())
     ledgers = {run.stage: run.result for run in runs}
     write_json(Path(out_dir) / "ledgers.json", ledgers)
     publish_ledgers(ledgers)
+    track(f"curate {settings.assemble.name}", runs, settings, [stage.name for stage in CURATION])
     return ledgers
 
 
@@ -60,9 +62,11 @@ def assemble(curated_dir: str, snapshot_dir: str, out_dir: str, params_file: str
     stage_ledgers = [Path(snapshot_dir) / "ledger.json", *(curated / stage.folder / "ledger.json" for stage in CURATION)]
     args = AssembleArgs(snapshot_manifest=str(Path(snapshot_dir) / "manifest.json"), ledgers=tuple(stage_ledgers),
                         optout_registry_hash=registry_hash)
-    manifest = run_stage(ASSEMBLE, curated_output(curated), Path(out_dir), settings, PrefectExecutor(),
-                         args=args).result
+    run = run_stage(ASSEMBLE, curated_output(curated), Path(out_dir), settings, PrefectExecutor(), args=args)
+    manifest = run.result
     publish_datacard(out_dir, manifest)
+    track(f"assemble {settings.assemble.name} {manifest['label']}", [run], settings, ["assemble"],
+          dataset_hash=manifest["version"])
     return manifest
 
 

@@ -1,5 +1,5 @@
-"""The shards of a stage's input folder, their names, and the progress bar of a phase over them
-(quarry.engine.local maps phases over them, in this process or a process pool)."""
+"""The shards of a stage's input folder, their names, and mapping a phase over them with its
+progress shown (quarry.engine.local: in this process or a process pool)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
+from quarry.progress import ShardProgress
 from quarry.records import shard_paths
 
 
@@ -38,12 +36,6 @@ def cores_per_process() -> int:
     return max(1, available_cores() // max(1, int(os.environ.get(PROCESSES_PER_MACHINE) or 1)))
 
 
-def progress_bar() -> Progress:
-    console = Console(stderr=True)
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    console=console, transient=True, disable=not console.is_terminal)
-
-
 def input_shards(src_dir: Path) -> list[Path]:
     """Record shards below ``src_dir``, sorted, leaving out a previous stage's ``rejects/``."""
     src_dir = Path(src_dir)
@@ -58,24 +50,27 @@ def relative_name(shard: Path, src_dir: Path) -> str:
 
 
 def map_shards(fn: Callable[..., Any], jobs: Sequence[tuple], *, workers: int = 1, description: str = "shards",
-               pool: ProcessPoolExecutor | None = None) -> list:
+               pool: ProcessPoolExecutor | None = None, sizes: Sequence[int] | None = None,
+               log: Callable[[str], None] | None = None) -> list:
     """``[fn(*job) for job in jobs]`` in order, in this process or spread over ``workers``
-    processes (``pool``, when the caller keeps one alive across calls)."""
+    processes (``pool``, when the caller keeps one alive across calls). ``sizes``: the bytes each
+    job reads, for the progress shown (quarry.progress); ``log`` gets its plain lines."""
     results: list[Any] = [None] * len(jobs)
-    with progress_bar() as progress:
-        bar = progress.add_task(description, total=len(jobs))
+    sizes = list(sizes) if sizes is not None else [0] * len(jobs)
+    with ShardProgress(description, len(jobs), sum(sizes), log=log) as progress:
         if workers <= 1 or len(jobs) <= 1:
             for i, job in enumerate(jobs):
                 results[i] = fn(*job)
-                progress.advance(bar)
+                progress.advance(1, sizes[i])
             return results
         own = pool is None
         pool = pool or ProcessPoolExecutor(max_workers=min(workers, len(jobs)))
         try:
             futures = {pool.submit(fn, *job): i for i, job in enumerate(jobs)}
             for future in as_completed(futures):
-                results[futures[future]] = future.result()
-                progress.advance(bar)
+                i = futures[future]
+                results[i] = future.result()
+                progress.advance(1, sizes[i])
         finally:
             if own:
                 pool.shutdown()

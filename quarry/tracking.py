@@ -22,6 +22,7 @@ from quarry.paths import project_root
 from quarry.records import JsonDict, Record
 
 DEFAULT_EXPERIMENT = "quarry"
+DATA_EXPERIMENT = "quarry-data"
 
 
 def default_tracking_uri(root: Path | None = None) -> str:
@@ -297,3 +298,41 @@ def _fmt(value: float | None) -> str:
     if value is None:
         return "-"
     return f"{value:.0f}" if float(value).is_integer() and abs(value) >= 10 else f"{value:.4f}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Data runs: what a curation or assembly run cost and kept, comparable like training runs
+
+
+def stage_metrics(stage: str, ledger: JsonDict, seconds: float, cpu_seconds: float, input_bytes: int) -> dict[str, float]:
+    """<stage>.input / .kept / .dropped[.<reason>] counts, .seconds, .cpu_s and .mb_per_s."""
+    name = _metric_name(stage)
+    metrics = {f"{name}.seconds": round(seconds, 3), f"{name}.cpu_s": round(cpu_seconds, 3)}
+    if input_bytes and seconds > 0:
+        metrics[f"{name}.mb_per_s"] = round(input_bytes / 1e6 / seconds, 4)
+    if {"input", "kept", "dropped"} <= set(ledger):
+        metrics.update({f"{name}.input": ledger["input"], f"{name}.kept": ledger["kept"],
+                        f"{name}.dropped": sum(ledger["dropped"].values())})
+        metrics.update({f"{name}.dropped.{_metric_name(r)}": n for r, n in ledger["dropped"].items()})
+    return metrics
+
+
+def _metric_name(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_./ -]", "_", text)
+
+
+def log_data_run(run_name: str, metrics: dict[str, float], params: JsonDict, *, params_hash: str | None = None,
+                 dataset_hash: str | None = None, root: Path | None = None) -> str:
+    """One run in the data experiment: the params sections it read (flattened) and its metrics;
+    returns the run id."""
+    with start_run(run_name, experiment=DATA_EXPERIMENT, params_hash=params_hash, dataset_hash=dataset_hash,
+                   root=root) as run:
+        mlflow = configure(root)
+        flat = _flat("", params)
+        items = sorted(flat.items())
+        for start in range(0, len(items), BATCH_LIMIT):
+            mlflow.log_params(dict(items[start:start + BATCH_LIMIT]))
+        metric_items = sorted(metrics.items())
+        for start in range(0, len(metric_items), BATCH_LIMIT):
+            mlflow.log_metrics(dict(metric_items[start:start + BATCH_LIMIT]))
+        return run.info.run_id

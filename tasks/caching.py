@@ -27,6 +27,7 @@ from typing import Any
 
 from prefect import task
 from prefect.cache_policies import NO_CACHE, TASK_SOURCE, CachePolicy
+from prefect.futures import as_completed
 
 from quarry.hashing import code_version, tree_hash, value_hash
 from quarry.records import JsonDict
@@ -133,14 +134,21 @@ def outputs_intact(result: dict) -> bool:
                for path, digest in result["outputs"].items())
 
 
-def run_verified(task_obj, calls: Sequence[JsonDict]) -> list[Any]:
+def run_verified(task_obj, calls: Sequence[JsonDict], on_done: Callable[[int], None] | None = None) -> list[Any]:
     """Submit ``task_obj(**kwargs)`` for every call (in parallel on the flow's task runner) and
     return the results in order; a cache hit whose output files are missing or changed is run
-    again with the cache refreshed. Only tasks that declare outputs are run this way."""
+    again with the cache refreshed. Only tasks that declare outputs are run this way.
+    ``on_done(i)`` is called as call i finishes (progress)."""
     if not getattr(task_obj.fn, "declared_outputs", None):
         raise TypeError(f"task {task_obj.name}: declares no outputs to verify; call it directly")
     futures = [task_obj.submit(**kwargs) for kwargs in calls]
-    results = [future.result() for future in futures]
+    index = {future.task_run_id: i for i, future in enumerate(futures)}
+    results: list[Any] = [None] * len(futures)
+    for future in as_completed(futures):
+        i = index[future.task_run_id]
+        results[i] = future.result()
+        if on_done is not None:
+            on_done(i)
     stale = [i for i, result in enumerate(results) if not outputs_intact(result)]
     if stale:
         refresh = task_obj.with_options(refresh_cache=True)

@@ -16,9 +16,11 @@ from typing import Any
 from prefect import get_run_logger
 from prefect.cache_policies import NO_CACHE
 
-from quarry.engine.stage import Global, GlobalJob, ItemJob, Map, ShardJob, Stage, phase_ref, resolve_phase
+from quarry.engine.stage import Global, GlobalJob, ItemJob, Map, ShardJob, Stage, job_bytes, phase_ref, resolve_phase
+from quarry.progress import ShardProgress
 from tasks.batching import TASKS_PER_STAGE, TASKS_PER_WORKER, batch_label, batches, runner_workers
 from tasks.caching import cached_task, run_verified
+from tasks.progress import ProgressArtifact
 from tasks.resume import run_resumable
 
 
@@ -42,12 +44,18 @@ class PrefectExecutor:
             return []
         label = stage.name if phase.writes or phase.over else f"{stage.name} {phase.name}"  # read as the stage
         maps = sum(isinstance(p, Map) for p in stage.phases)
+        grouped = batches(jobs, self.tasks_per_stage // maps, runner_workers(), self.tasks_per_worker)
         calls = [{"phase": phase_ref(phase.fn), "config": config, "jobs": batch,
                   "label": f"{label} {batch_label(batch[0].name, len(batch))}",
                   "outputs": [path for job in batch for path in job.outputs()]}
-                 for batch in batches(jobs, self.tasks_per_stage // maps, runner_workers(), self.tasks_per_worker)]
+                 for batch in grouped]
+        sizes = [sum(job_bytes(batch)) for batch in grouped]
+        description = f"{stage.name}: {phase.name}"
+        with ShardProgress(description, len(jobs), sum(sizes), log=self.log,
+                           sink=ProgressArtifact(stage.name, phase.name, description)) as progress:
+            done = run_verified(_task_for(phase), calls, on_done=lambda i: progress.advance(len(grouped[i]), sizes[i]))
         # consecutive batches in order: their answers, flattened, are the jobs' answers in order
-        return [answer for batch in run_verified(_task_for(phase), calls) for answer in batch]
+        return [answer for batch in done for answer in batch]
 
     def run_global(self, stage: Stage, phase: Global, job: GlobalJob, config: Any) -> dict:
         [[result]] = run_verified(_task_for(phase), [{"phase": phase_ref(phase.fn), "jobs": [job], "config": config,

@@ -33,6 +33,7 @@ class PipelineParams(Section):
 
     workers: PositiveInt = 1            # processes for curation; output identical for any value
     dask_address: str | None = None     # run the flows' tasks on this Dask scheduler
+    track_data: bool = True             # each curation and assembly run is an MLflow run (experiment quarry-data)
     paths: PathsParams = PathsParams()
 
 

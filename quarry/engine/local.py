@@ -7,7 +7,7 @@ import logging
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from quarry.engine.stage import Global, GlobalJob, Map, ShardJob, Stage
+from quarry.engine.stage import Global, GlobalJob, Map, ShardJob, Stage, job_bytes
 from quarry.parallel import map_shards, share_machine
 
 log = logging.getLogger("quarry.stage")
@@ -25,7 +25,8 @@ class LocalExecutor:
             self._pool = ProcessPoolExecutor(max_workers=self.workers, initializer=share_machine,
                                              initargs=(self.workers,))
         return map_shards(phase.fn, [(job, config) for job in jobs], workers=self.workers,
-                          description=f"{stage.name}: {phase.name}", pool=self._pool)
+                          description=f"{stage.name}: {phase.name}", pool=self._pool, sizes=job_bytes(jobs),
+                          log=self.log)
 
     def run_global(self, stage: Stage, phase: Global, job: GlobalJob, config: Any) -> dict:
         if self._pool is not None:  # a worker holds the state the maps built (the ScanCode index)

@@ -7,6 +7,7 @@ same bytes.
 
 from __future__ import annotations
 
+import resource
 import shutil
 import time
 from dataclasses import dataclass, field
@@ -40,6 +41,7 @@ class StageRun:
     input_bytes: int                       # bytes of the input shards on disk
     seconds: float
     phases: dict[str, float] = field(default_factory=dict)   # phase -> seconds
+    cpu_seconds: float = 0.0               # this process and its finished children (not remote workers)
 
     def summary(self) -> str:
         timing = f"in {self.seconds:.1f} s"
@@ -62,7 +64,7 @@ def run_stage(stage: Stage, src_dir: Path | None, dst_dir: Path, params: Params 
     output replaces ``dst_dir`` whole (shards, rejects/, ledger.json and the stage's reports) once
     the last phase is done. ``args``: what the stage reads besides params and its input folder.
     ``params``: the typed Params, or a mapping shaped like params.yaml (quarry.config.as_params)."""
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), _cpu_seconds()
     config = stage.config(as_params(params))  # a bad section fails before anything is written
     src = Path(src_dir) if src_dir is not None else None
     dst = Path(dst_dir)
@@ -89,9 +91,15 @@ def run_stage(stage: Stage, src_dir: Path | None, dst_dir: Path, params: Params 
         raise
     if not (keep_work and stage.keeps_work):
         shutil.rmtree(work, ignore_errors=True)
-    run = StageRun(stage.name, result, sum(s.stat().st_size for s in shards), time.perf_counter() - started, timings)
+    run = StageRun(stage.name, result, sum(s.stat().st_size for s in shards), time.perf_counter() - started, timings,
+                   _cpu_seconds() - cpu_started)
     executor.log(run.summary())
     return run
+
+
+def _cpu_seconds() -> float:
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def _run_phases(stage: Stage, config: Any, args: Any, src: Path | None, names: list[str], shards: list[Path],

@@ -136,3 +136,8 @@ def resolve_phase(ref: str) -> Callable:
     for part in name.split("."):
         target = getattr(target, part)
     return target
+
+
+def job_bytes(jobs: list) -> list[int]:
+    """The bytes each job reads: its input shard's size (a job over a plan's item reads none known)."""
+    return [Path(job.src).stat().st_size if isinstance(job, ShardJob) and Path(job.src).is_file() else 0 for job in jobs]

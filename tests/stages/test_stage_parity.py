@@ -74,6 +74,17 @@ def test_dag_flow_writes_the_same_bytes_as_the_cli(corpus, cli_one, tmp_path, mo
     for stage in CURATION:
         assert tree(tmp_path / stage.folder) == tree(cli_one / stage.folder), stage.name
         assert ledgers[stage.name] == read_json(cli_one / stage.folder / "ledger.json")
+    # the run is in MLflow's data experiment, with each stage's counts, cost and params
+    from quarry.tracking import DATA_EXPERIMENT, configure
+
+    mlflow = configure()
+    [run] = mlflow.search_runs(experiment_names=[DATA_EXPERIMENT], output_format="list")
+    metrics, params = run.data.metrics, run.data.params
+    for stage in CURATION:
+        assert metrics[f"{stage.name}.kept"] == ledgers[stage.name]["kept"], stage.name
+        assert metrics[f"{stage.name}.seconds"] > 0 and f"{stage.name}.cpu_s" in metrics
+    assert metrics["licenses.dropped.license_strong-copyleft"] == 1 and metrics["licenses.mb_per_s"] > 0
+    assert "dedup.threshold" in params and run.data.tags["quarry.params_hash"]
 
 
 def test_verify_names_the_curation_stage_whose_output_was_edited(corpus, cli_one, tmp_path, capsys):
