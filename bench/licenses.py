@@ -11,6 +11,7 @@ against plain ScanCode too. Prints one JSON document.
 
     python bench/licenses.py --corpus-mb 20 --plain-sample 60      # a few minutes
     python bench/licenses.py --corpus-mb 290 --workers 2            # the full measurement
+    python bench/licenses.py --diverse --corpus-mb 24 --workers 1   # C headers, Perl, shell scripts
 
 Floors (bench/floors.py): at most 1% of the sampled answers differ from plain ScanCode's, and no
 answer resolved without ScanCode does (measured at 20 MB: 0 of 60, 0 of 7).
@@ -44,21 +45,61 @@ from quarry.stages.licenses import LICENSES, use_detector  # noqa: E402
 from quarry.stages.snapshot import run_snapshot  # noqa: E402
 
 
-def corpus_params(corpus_mb: float) -> Params:
-    """The embedded default's sources with caps raised so the corpus reaches ``corpus_mb``."""
+def corpus_params(corpus_mb: float, sources: list[dict] | None = None) -> Params:
+    """The embedded default's sources (or ``sources``) with caps raised so the corpus reaches ``corpus_mb``."""
     params = load_params(REPO / "params.yaml").as_dict()
     snap = params["snapshot"]
-    snap["sources"] = [{"name": "stdlib", "kind": "stdlib", "max_bytes": 60_000_000, "max_origin_bytes": 60_000_000},
-                       {"name": "installed", "kind": "installed", "max_origin_bytes": 40_000_000,
-                        "lock": str(REPO / "requirements.lock")}]  # this checkout's, whatever QUARRY_HOME says
+    snap["sources"] = sources or [
+        {"name": "stdlib", "kind": "stdlib", "max_bytes": 60_000_000, "max_origin_bytes": 60_000_000},
+        {"name": "installed", "kind": "installed", "max_origin_bytes": 40_000_000,
+         "lock": str(REPO / "requirements.lock")}]  # this checkout's, whatever QUARRY_HOME says
+    snap["max_origin_bytes"] = 40_000_000
     snap["max_total_bytes"] = int(corpus_mb * 1e6)
     snap["shard_bytes"] = 16_000_000
     return as_params(params)
 
 
-def build_corpus(work: Path, corpus_mb: float, workers: int) -> tuple[Path, dict]:
+# The machine's diverse code: C headers, Perl modules and shell scripts, one origin per folder
+# (a library's headers, a Perl distribution's modules, the scripts of one folder).
+DIVERSE_ROOTS = ("/usr/include", "/usr/share/perl", "/usr/lib/x86_64-linux-gnu/perl", "/usr/share/perl5")
+SHELL_ROOTS = ("/usr/bin", "/usr/sbin", "/usr/share", "/usr/lib", "/etc")
+
+
+def diverse_sources(work: Path) -> list[dict]:
+    """dir sources over the machine's C, Perl and shell code, sorted (the same machine gives the
+    same corpus). Shell scripts are scattered, so they are copied into one folder per directory."""
+    folders = set()
+    for root in map(Path, DIVERSE_ROOTS):
+        if root.is_dir():
+            for path in root.rglob("*"):
+                if path.is_file() and path.suffix in (".h", ".hpp", ".pm", ".pl", ".pod"):
+                    folders.add(path.parent)
+    shell = work / "shell-scripts"
+    if not shell.exists():
+        for root in map(Path, SHELL_ROOTS):
+            for path in sorted(root.rglob("*")) if root.is_dir() else []:
+                if path.is_file() and not path.is_symlink() and path.suffix in ("", ".sh") and _is_shell(path):
+                    target = shell / str(path.parent).strip("/").replace("/", "_") / path.name
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_bytes(path.read_bytes())
+    if shell.exists():
+        folders.update(p for p in shell.iterdir() if p.is_dir())
+    return [{"name": "diverse", "kind": "dir", "path": str(folder), "origin": f"file://{folder}",
+             "exclude": ["**/*.so*"]} for folder in sorted(folders)]
+
+
+def _is_shell(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(64)
+    except OSError:
+        return False
+    return head.startswith(b"#!") and (b"sh" in head.split(b"\n", 1)[0]) and path.stat().st_size < 500_000
+
+
+def build_corpus(work: Path, corpus_mb: float, workers: int, diverse: bool = False) -> tuple[Path, dict]:
     """The snapshot folder (reused when ``work`` already holds one of the same parameters)."""
-    params = corpus_params(corpus_mb)
+    params = corpus_params(corpus_mb, diverse_sources(work) if diverse else None)
     key = hashlib.sha256(json.dumps(params.snapshot.as_dict(), sort_keys=True).encode()).hexdigest()[:16]
     folder = work / f"corpus-{key}"
     if not (folder / "manifest.json").is_file():
@@ -161,16 +202,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2, help="stage processes and ScanCode workers")
     parser.add_argument("--plain-sample", type=int, default=300, help="distinct texts for plain ScanCode (0: all)")
     parser.add_argument("--work", type=Path, default=None, help="keep the corpus here between runs")
+    parser.add_argument("--diverse", action="store_true",
+                        help="the machine's C headers, Perl modules and shell scripts instead of Python packages")
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory(prefix="quarry-bench-licenses-") as tmp:
         work = args.work or Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
         start = time.perf_counter()
-        snapshot, manifest = build_corpus(work, args.corpus_mb, args.workers)
+        snapshot, manifest = build_corpus(work, args.corpus_mb, args.workers, args.diverse)
         corpus_s = time.perf_counter() - start
         documents, size = manifest["counts"]["files"], manifest["counts"]["bytes"]
-        params = copy.deepcopy(corpus_params(args.corpus_mb))
+        params = copy.deepcopy(corpus_params(args.corpus_mb, diverse_sources(work) if args.diverse else None))
         home = Path(tempfile.mkdtemp(prefix="home-", dir=work))  # a fresh answer cache: .quarry/cache/licenses
         os.environ["QUARRY_HOME"] = str(home)
         cores = min(args.workers, os.cpu_count() or 1)

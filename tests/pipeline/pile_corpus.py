@@ -26,17 +26,9 @@ def _sized(texts, limit: int) -> list[str]:
     return kept
 
 
-def _files(folder: Path, pattern: str):
-    for path in sorted(folder.rglob(pattern)):
-        try:
-            yield path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue
-
-
-def _files_in(folder: Path, pattern: str):
-    """The folder's own files, not its subfolders' (the standard library without its tests)."""
-    for path in sorted(folder.glob(pattern)):
+def _files(folder: Path, pattern: str, *, below: bool = True):
+    """The texts of the files matching ``pattern`` (``below``: in subfolders too), sorted by path."""
+    for path in sorted(folder.rglob(pattern) if below else folder.glob(pattern)):
         try:
             yield path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
@@ -54,7 +46,7 @@ def subsets(per_subset: int) -> dict[str, list[str]]:
     stdlib = Path(sysconfig.get_paths()["stdlib"])
     headers = Path(numpy.get_include())
     python_headers = Path(sysconfig.get_paths()["include"])
-    return {"StdlibPython": _sized(_files_in(stdlib, "*.py"), per_subset),
+    return {"StdlibPython": _sized(_files(stdlib, "*.py", below=False), per_subset),
             "CHeaders": _sized([*_files(headers, "*.h"), *_files(python_headers, "*.h")], per_subset),
             "PackageDocs": _sized(_descriptions(), per_subset)}
 
@@ -77,7 +69,7 @@ def stack_v2_rows(limit: int = 12) -> list[dict]:
 
     folder = Path(sysconfig.get_paths()["stdlib"]) / "email"
     rows = []
-    for i, text in enumerate(_sized(_files_in(folder, "*.py"), limit)):
+    for i, text in enumerate(_sized(_files(folder, "*.py", below=False), limit)):
         rows.append({"blob_id": sha1_git(text.encode()).hex(), "repo_name": ("acme/mail", "octo/mailer")[i % 2],
                      "path": f"/mail/module_{i:02d}.py", "revision_id": ("ab", "cd")[i % 2] * 20,
                      "language": "Python", "detected_licenses": ["MIT"] if i % 2 else [],
