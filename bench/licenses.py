@@ -173,7 +173,7 @@ def sample(texts: set[str], size: int) -> list[str]:
 
 def compare_with_plain(ours: CachedDetector, texts: list[str], shortcut_texts: list[str]) -> dict:
     """Plain ScanCode on ``texts`` (timed) and on the texts answered without ScanCode (checked)."""
-    with ScanCodeWorker(batch_size=8) as plain:
+    with ScanCodeWorker(batch_size=8, plain=True) as plain:
         start, cpu = time.perf_counter(), process_cpu(plain._proc.pid)
         plain_results = plain.detect(texts)
         seconds, cpu = time.perf_counter() - start, process_cpu(plain._proc.pid) - cpu

@@ -68,9 +68,12 @@ def scancode_version(python: Path | None = None) -> str:
 class ScanCodeWorker:
     """One ScanCode worker process. Use as a context manager, or call ``close()``."""
 
-    def __init__(self, python: Path | None = None, batch_size: int = 64):
+    def __init__(self, python: Path | None = None, batch_size: int = 64, *, plain: bool = False):
+        """``plain``: ScanCode's full matching for every text, without the exact-match shortcut
+        (scancode_worker.settled): what bench/licenses.py compares answers with."""
         self.python = python or scancode_python()
         self.batch_size = max(1, batch_size)
+        self.plain = plain
         self.calls = 0  # texts sent to ScanCode (a cache hit never counts here)
         self._stderr = tempfile.TemporaryFile(mode="w+b")
         try:
@@ -91,7 +94,7 @@ class ScanCodeWorker:
         results: list[Detection] = []
         for start in range(0, len(texts), self.batch_size):
             batch = texts[start:start + self.batch_size]
-            self._send({"op": "detect", "texts": batch})
+            self._send({"op": "detect", "texts": batch, "plain": self.plain})
             reply = self._receive()
             if not reply.get("ok"):
                 raise ScanCodeError(f"ScanCode failed on a batch: {reply.get('error')}")
