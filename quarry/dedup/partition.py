@@ -87,7 +87,7 @@ def bucket_partition(index: ShardIndex, live_file: Path, bands: int, part: int, 
     out.parent.mkdir(parents=True, exist_ok=True)
     save_scratch(files[0], pairs[order])
     save_scratch(files[1], offsets)
-    return {"pairs": files[0], "offsets": files[1], "peak_mb": round((held * BUCKET_BYTES + found_total * PAIR_BYTES) / MB, 1)}
+    return {"pairs": files[0], "offsets": files[1], "peak_mb": round((held * BUCKET_BYTES + found_total * PAIR_BYTES) / MB, 3)}
 
 
 def routed_files(out: Path) -> tuple[Path, Path]:
@@ -107,7 +107,7 @@ def verify_partition(index: ShardIndex, sources: list[tuple[Path, Path]], part: 
     out.parent.mkdir(parents=True, exist_ok=True)
     save_scratch(out, forest(edges))
     return {"forest": out, "candidate_pairs": int(len(pairs)), "verified_pairs": int(len(edges)),
-            "peak_mb": round(len(pairs) * PAIR_BYTES / MB, 1)}
+            "peak_mb": round(len(pairs) * PAIR_BYTES / MB, 3)}
 
 
 def merge_forests(files: list[Path]) -> tuple[np.ndarray, np.ndarray, float]:
@@ -122,4 +122,4 @@ def merge_forests(files: list[Path]) -> tuple[np.ndarray, np.ndarray, float]:
     labels = np.arange(len(docs), dtype=np.int64)
     for file in files:
         hook(labels, np.searchsorted(docs, np.load(file)))
-    return docs, docs[labels], round((len(docs) * LABEL_BYTES + largest * PAIR_BYTES) / MB, 1)
+    return docs, docs[labels], round((len(docs) * LABEL_BYTES + largest * PAIR_BYTES) / MB, 3)
