@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from quarry.dedup.shingles import sorted_unique
+
 
 def compress(labels: np.ndarray) -> np.ndarray:
     """Point every element straight at its root (pointer jumping, in place)."""
@@ -42,7 +44,7 @@ def min_labels(size: int, edges: np.ndarray) -> np.ndarray:
 def forest(edges: np.ndarray) -> np.ndarray:
     """The same components as ``edges`` (document numbers) as at most one edge per document:
     (document, smallest document of its component) for every document that is not that smallest."""
-    docs = np.unique(edges)
+    docs = sorted_unique(edges.ravel())
     labels = min_labels(len(docs), np.searchsorted(docs, edges))
     moved = labels != np.arange(len(docs))
     return np.stack([docs[moved], docs[labels[moved]]], axis=1)

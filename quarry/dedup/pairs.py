@@ -12,6 +12,7 @@ import numpy as np
 from quarry.dedup.config import DedupConfig
 from quarry.dedup.index import ShardIndex
 from quarry.dedup.minhash import estimated_jaccard
+from quarry.dedup.shingles import sorted_unique
 
 PAIR_BATCH = 1 << 18
 ESTIMATE_SLACK = 0.2
@@ -31,7 +32,14 @@ def star_pairs(keys: np.ndarray, docs: np.ndarray) -> np.ndarray:
 
 
 def unique_pairs(found: list[np.ndarray]) -> np.ndarray:
-    return np.unique(np.concatenate(found), axis=0) if found else np.empty((0, 2), dtype=np.int64)
+    """The distinct pairs, sorted: packed into one uint64 each where the numbers fit in 32 bits
+    (np.unique's hash-then-sort path holds several times the input)."""
+    pairs = np.concatenate(found) if found else np.empty((0, 2), dtype=np.int64)
+    if len(pairs) == 0 or pairs.max() >= 1 << 32:
+        return np.unique(pairs, axis=0) if len(pairs) else pairs
+    packed = sorted_unique((pairs[:, 0].astype(np.uint64) << np.uint64(32)) | pairs[:, 1].astype(np.uint64))
+    del pairs
+    return np.stack([packed >> np.uint64(32), packed & np.uint64(0xFFFFFFFF)], axis=1).astype(np.int64)
 
 
 def candidate_pairs(index: ShardIndex, live: np.ndarray, bands: int) -> np.ndarray:

@@ -27,6 +27,7 @@ from quarry.dedup.components import forest, hook
 from quarry.dedup.config import DedupConfig
 from quarry.dedup.index import ShardIndex, save_scratch
 from quarry.dedup.pairs import star_pairs, unique_pairs, verified
+from quarry.dedup.shingles import sorted_unique
 from quarry.records import JsonDict
 
 BUCKET_BYTES = 48   # per document of one band's slice: key, document, sort order, sorted key, flags
@@ -118,7 +119,7 @@ def merge_forests(files: list[Path]) -> tuple[np.ndarray, np.ndarray, float]:
     for file in files:
         edges = np.load(file)
         largest = max(largest, len(edges))
-        docs = np.union1d(docs, edges)
+        docs = sorted_unique(np.concatenate([docs, edges.ravel()]))
     labels = np.arange(len(docs), dtype=np.int64)
     for file in files:
         hook(labels, np.searchsorted(docs, np.load(file)))
