@@ -148,10 +148,10 @@ def verify_task(prefixes: list[str], sources: list[tuple[str, str]], part: int, 
     return {"peak_mb": _peak_mb(), "estimate_mb": result["peak_mb"], "pairs": result["candidate_pairs"]}
 
 
-def merge_task(forests: list[str]) -> dict:
+def merge_task(forests: list[str], docs: int) -> dict:
     from quarry.dedup.partition import merge_forests
 
-    docs, labels, estimate = merge_forests([Path(f) for f in forests])
+    docs, labels, estimate = merge_forests([Path(f) for f in forests], docs)
     peak = _peak_mb()  # before the digest, which is the bench's own
     return {"peak_mb": peak, "estimate_mb": estimate, "clusters": _canonical(docs, labels)}
 
@@ -174,7 +174,7 @@ def partitioned(prefixes: list[str], docs: int, parts: int, folder: Path, pool_s
     sources = [(b["pairs"], b["offsets"]) for b in buckets]
     forests = [str(folder / f"v{p:03d}.forest.npy") for p in range(parts)]
     verify = run(pool_size, verify_task, [(prefixes, sources, p, forests[p]) for p in range(parts)])
-    [merge] = run(1, merge_task, [(forests,)])
+    [merge] = run(1, merge_task, [(forests, docs)])
     return {"seconds": time.perf_counter() - begun, "pairs": sum(v["pairs"] for v in verify),
             "worker_peak_mb": [round(max(b["peak_mb"], v["peak_mb"]), 1) for b, v in zip(buckets, verify, strict=True)],
             "bucket_peak_mb": round(max(b["peak_mb"] for b in buckets), 1),

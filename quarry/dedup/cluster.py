@@ -1,16 +1,14 @@
-"""The global step: duplicate repositories (quarry.dedup.repository), exact groups, then
+"""The global decisions: duplicate repositories (quarry.dedup.repository), exact groups, then
 near-duplicate clusters from band-key collisions, among the files of the surviving repositories.
 
-Reads only the per-shard index files. Exact duplicates group by their normalised content hash.
-Near duplicates: for each band, the band keys of all live documents are sorted; documents that
-share a key become candidate pairs with the first document of their bucket; each candidate is
-verified (by the exact Jaccard of the two shingle sets, or by signature agreement) before
-union-find merges it, which stops chains of weak links and false merges. Memory holds one
-band's keys, the candidate pairs and the union-find arrays, never every signature or shingle
-set at once (those are memory-mapped and read per pair).
+Reads only the per-shard index files. Exact duplicates group by their normalised content hash
+(``prune``). Near duplicates: candidate pairs of documents sharing a band bucket, each verified
+before it joins two documents (quarry.dedup.pairs), then connected components. The stage runs
+that step in partitions (quarry.dedup.partition); ``cluster_index`` runs it all in one process
+(one band's keys, every candidate pair and a union-find over every document) and decides the same.
 
 Every group keeps its member with the smallest survival key (see index.survival_key), so the
-outcome depends on the documents, not on how shards were spread over workers.
+outcome depends on the documents, not on how shards or partitions were spread over workers.
 """
 
 from __future__ import annotations

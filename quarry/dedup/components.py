@@ -15,21 +15,33 @@ import numpy as np
 from quarry.dedup.shingles import sorted_unique
 
 
-def compress(labels: np.ndarray) -> np.ndarray:
-    """Point every element straight at its root (pointer jumping, in place)."""
+CHUNK = 1 << 16   # elements compressed at once: the temporaries stay small
+
+
+def roots(labels: np.ndarray, elements: np.ndarray) -> np.ndarray:
+    """The root of each of ``elements`` (pointer chasing over them alone)."""
+    found = labels[elements]
     while True:
-        jumped = labels[labels]
-        if np.array_equal(jumped, labels):
-            return labels
-        labels[:] = jumped
+        up = labels[found]
+        if np.array_equal(up, found):
+            return found
+        found = up
+
+
+def compress(labels: np.ndarray) -> np.ndarray:
+    """Point every element straight at its root, in place, a chunk at a time: pointers go to
+    smaller elements, so the chunks before one are already compressed when it is reached."""
+    for start in range(0, len(labels), CHUNK):
+        part = labels[start:start + CHUNK]
+        part[:] = roots(labels, part)
+    return labels
 
 
 def hook(labels: np.ndarray, edges: np.ndarray) -> np.ndarray:
     """Merge the components joined by ``edges`` (an (n, 2) array of element numbers), in place."""
     a, b = edges[:, 0], edges[:, 1]
     while len(a):
-        compress(labels)
-        ra, rb = labels[a], labels[b]
+        ra, rb = roots(labels, a), roots(labels, b)
         open_ = ra != rb
         a, b, ra, rb = a[open_], b[open_], ra[open_], rb[open_]
         np.minimum.at(labels, np.maximum(ra, rb), np.minimum(ra, rb))

@@ -89,7 +89,7 @@ def cluster_phase(job: GlobalJob, config: DedupConfig) -> dict:
     peaks = {"buckets": max((b["peak_mb"] for b in job.results["buckets"]), default=0.0),
              "verify": max((v["peak_mb"] for v in verify), default=0.0), "merge": 0.0}
     if plan["parts"]:
-        docs, labels, peaks["merge"] = merge_forests([v["forest"] for v in verify])
+        docs, labels, peaks["merge"] = merge_forests([v["forest"] for v in verify], index.total)
         stats["candidate_pairs"] = sum(v["candidate_pairs"] for v in verify)
         stats["verified_pairs"] = sum(v["verified_pairs"] for v in verify)
         stats.update(decide_near(index, docs, labels, decisions))
