@@ -3,8 +3,13 @@ for any number of partitions and workers, on mutated copies of real source files
 
 from __future__ import annotations
 
+import os
 import random
 import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 
 import numpy as np
 import orjson
@@ -23,6 +28,8 @@ from quarry.hashing import file_hashes
 from quarry.parallel import input_shards, relative_name
 from quarry.records import write_records
 from quarry.stages.dedup import DEDUP
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _mutate(text: str, rng: random.Random, rate: float) -> str:
@@ -141,3 +148,31 @@ def test_partition_count_follows_the_memory_bound():
 def test_partition_settings_leave_the_params_hash():
     assert params_hash(Params()) == params_hash(Params.model_validate({"dedup": {"partitions": 8, "partition_mb": 64}}))
     assert params_hash(Params()) != params_hash(Params.model_validate({"dedup": {"threshold": 0.8}}))
+
+
+FLOW = textwrap.dedent("""
+    import sys
+    from pathlib import Path
+    from prefect import flow
+    from prefect.task_runners import ThreadPoolTaskRunner
+    from quarry.engine import run_stage
+    from quarry.stages.dedup import DEDUP
+    from tasks.executor import PrefectExecutor
+
+    @flow(task_runner=ThreadPoolTaskRunner(max_workers=2))
+    def dedup(src, dst):
+        return run_stage(DEDUP, Path(src), Path(dst), {"dedup": {"partitions": 4}}, PrefectExecutor()).result
+
+    dedup(sys.argv[1], sys.argv[2])
+""")
+
+
+def test_partitions_on_prefect_tasks_write_the_same_bytes(runs, tmp_path):
+    root, _ = runs
+    (tmp_path / "params.yaml").write_text("pipeline: {}\n")
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}, "PYTHONPATH": str(REPO),
+           "QUARRY_HOME": str(tmp_path), "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "300"}
+    done = subprocess.run([sys.executable, "-c", FLOW, str(root / "src"), str(tmp_path / "out")], cwd=tmp_path,
+                          env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert _files(tmp_path / "out") == _files(root / "out4")
