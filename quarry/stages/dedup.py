@@ -31,14 +31,14 @@ def index_shard_phase(job: ShardJob, config: DedupConfig) -> Path:
     return folder
 
 
-def _index(job: GlobalJob | ItemJob, config: DedupConfig, folders: list[Path] | None = None) -> ShardIndex:
-    folders = job.results["index"] if folders is None else folders
+def _index(folders: list[Path], config: DedupConfig) -> ShardIndex:
+    """The index the map wrote, one folder per shard."""
     return ShardIndex([Path(folder) / "index" for folder in folders], with_shingles=config.verify == "exact")
 
 
 def plan_phase(job: GlobalJob, config: DedupConfig) -> dict:
     """Repository copies and exact groups over all shards, then the near-duplicate partitions."""
-    index = _index(job, config)
+    index = _index(job.results["index"], config)
     decisions, live, stats = prune(index, config)
     work = Path(job.work)
     work.mkdir(parents=True, exist_ok=True)
@@ -59,7 +59,7 @@ def plan_phase(job: GlobalJob, config: DedupConfig) -> dict:
 def bucket_phase(job: ItemJob, config: DedupConfig) -> dict:
     item = job.item
     bands, _ = config.band_shape()
-    return bucket_partition(_index(job, config, item["index"]), item["live"], bands, item["part"], item["parts"],
+    return bucket_partition(_index(item["index"], config), item["live"], bands, item["part"], item["parts"],
                             Path(item["out"]))
 
 
@@ -76,14 +76,14 @@ def route_phase(job: GlobalJob, config: DedupConfig) -> dict:
 
 def verify_phase(job: ItemJob, config: DedupConfig) -> dict:
     item = job.item
-    return verify_partition(_index(job, config, item["index"]), item["sources"], item["part"], config,
+    return verify_partition(_index(item["index"], config), item["sources"], item["part"], config,
                             Path(item["out"]))
 
 
 def cluster_phase(job: GlobalJob, config: DedupConfig) -> dict:
     """Near-duplicate clusters from the partitions' forests; one decisions file per shard."""
     plan, verify = job.results["plan"], job.results["verify"]
-    index = _index(job, config)
+    index = _index(job.results["index"], config)
     decisions = {int(doc): decision for doc, decision in orjson.loads(Path(plan["decisions"]).read_bytes()).items()}
     stats = dict(plan["stats"])
     peaks = {"buckets": max((b["peak_mb"] for b in job.results["buckets"]), default=0.0),
