@@ -139,6 +139,10 @@ class DedupParams(Section):
     seed: int = 1
     permissive: tuple[str, ...] = ("permissive", "public-domain")   # license categories whose copy survives
     repository: RepositoryParams = RepositoryParams()
+    # near-duplicate clustering runs in partitions by band-key hash range (quarry.dedup.partition):
+    # as many as keep each one's band keys within partition_mb, or exactly `partitions`
+    partition_mb: PositiveInt = 1024
+    partitions: PositiveInt | None = None
 
     @field_validator("verify", mode="before")
     @classmethod

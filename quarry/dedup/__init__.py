@@ -1,10 +1,12 @@
 """Exact and MinHash near deduplication, built to scale out.
 
 Per shard (parallel): ``index.index_shard`` writes content hashes, signatures and band keys.
-Once: ``cluster.cluster_index`` collapses forks and copies of a repository
-(``repository.repository_duplicates``), then groups exact copies and near-duplicate clusters
-(union-find over verified band collisions) and decides which copy survives. Per shard (parallel):
-``stage.filter_shard`` writes the survivors. quarry.stages.dedup describes the three as one stage.
+Once: ``cluster.prune`` collapses forks and copies of a repository
+(``repository.repository_duplicates``) and groups exact copies. Per partition (parallel):
+``partition`` finds the band collisions in one range of band keys and verifies them. Once: the
+partitions' clusters merge and ``cluster.decide_near`` decides which copy survives. Per shard
+(parallel): ``stage.filter_shard`` writes the survivors. quarry.stages.dedup describes it all as
+one stage.
 """
 
 from quarry.dedup.config import DedupConfig

@@ -1,16 +1,14 @@
-"""The global step: duplicate repositories (quarry.dedup.repository), exact groups, then
+"""The global decisions: duplicate repositories (quarry.dedup.repository), exact groups, then
 near-duplicate clusters from band-key collisions, among the files of the surviving repositories.
 
-Reads only the per-shard index files. Exact duplicates group by their normalised content hash.
-Near duplicates: for each band, the band keys of all live documents are sorted; documents that
-share a key become candidate pairs with the first document of their bucket; each candidate is
-verified (by the exact Jaccard of the two shingle sets, or by signature agreement) before
-union-find merges it, which stops chains of weak links and false merges. Memory holds one
-band's keys, the candidate pairs and the union-find arrays, never every signature or shingle
-set at once (those are memory-mapped and read per pair).
+Reads only the per-shard index files. Exact duplicates group by their normalised content hash
+(``prune``). Near duplicates: candidate pairs of documents sharing a band bucket, each verified
+before it joins two documents (quarry.dedup.pairs), then connected components. The stage runs
+that step in partitions (quarry.dedup.partition); ``cluster_index`` runs it all in one process
+(one band's keys, every candidate pair and a union-find over every document) and decides the same.
 
 Every group keeps its member with the smallest survival key (see index.survival_key), so the
-outcome depends on the documents, not on how shards were spread over workers.
+outcome depends on the documents, not on how shards or partitions were spread over workers.
 """
 
 from __future__ import annotations
@@ -22,80 +20,17 @@ import numpy as np
 import orjson
 
 from quarry.dedup.config import DedupConfig
-from quarry.dedup.index import index_files, save_scratch
-from quarry.dedup.minhash import estimated_jaccard
+from quarry.dedup.index import ShardIndex, index_files, save_scratch
+from quarry.dedup.pairs import candidate_pairs, verified
 from quarry.dedup.repository import repository_duplicates
 from quarry.dedup.unionfind import UnionFind
 from quarry.records import JsonDict, atomic_write_bytes
 
-PAIR_BATCH = 1 << 18
 LARGEST = 10  # clusters listed in the ledger
-ESTIMATE_SLACK = 0.2
 
 
 def decisions_file(prefix: Path) -> Path:
     return Path(f"{prefix}.decisions.json")
-
-
-class ShardIndex:
-    """The index files of all shards, addressed by a global document number."""
-
-    def __init__(self, prefixes: list[Path], with_shingles: bool = False):
-        self.prefixes = [Path(p) for p in prefixes]
-        self.files = [index_files(p, with_shingles) for p in self.prefixes]
-        sizes = [len(np.load(f["has_sig"], mmap_mode="r")) for f in self.files]
-        self.offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
-        np.cumsum(sizes, out=self.offsets[1:])
-        self._keys: dict[int, list] = {}
-        self._sets: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-
-    @property
-    def total(self) -> int:
-        return int(self.offsets[-1])
-
-    def concat(self, name: str, row: int | None = None) -> np.ndarray:
-        """A per-shard array over all shards (or one row of it: band keys are stored band-major)."""
-        parts = []
-        for f in self.files:
-            array = np.load(f[name], mmap_mode="r")
-            parts.append(np.asarray(array if row is None else array[row]))
-        return np.concatenate(parts) if parts else np.empty(0)
-
-    def signature_shards(self):
-        """(first document number, memory-mapped signatures) of every shard, in order."""
-        for first, files in zip(self.offsets.tolist(), self.files, strict=False):
-            yield first, np.load(files["sig"], mmap_mode="r")
-
-    def locate(self, doc: int) -> tuple[int, int]:
-        shard = int(np.searchsorted(self.offsets, doc, side="right") - 1)
-        return shard, int(doc - self.offsets[shard])
-
-    def gather(self, name: str, docs: np.ndarray) -> np.ndarray:
-        """Rows of a per-shard array for global document numbers, reading only those rows."""
-        shards = np.searchsorted(self.offsets, docs, side="right") - 1
-        out = None
-        for shard in np.unique(shards):
-            mask = shards == shard
-            array = np.load(self.files[shard][name], mmap_mode="r")
-            rows = array[docs[mask] - self.offsets[shard]]
-            if out is None:
-                out = np.empty((len(docs),) + rows.shape[1:], dtype=rows.dtype)
-            out[mask] = rows
-        return out if out is not None else np.empty(0)
-
-    def shingle_set(self, doc: int) -> np.ndarray:
-        shard, row = self.locate(doc)
-        if shard not in self._sets:
-            files = self.files[shard]
-            self._sets[shard] = (np.load(files["offsets"]), np.load(files["shingles"], mmap_mode="r"))
-        offsets, flat = self._sets[shard]
-        return np.asarray(flat[offsets[row]:offsets[row + 1]])
-
-    def key(self, doc: int) -> list:
-        shard, row = self.locate(doc)
-        if shard not in self._keys:
-            self._keys[shard] = orjson.loads(self.files[shard]["keys"].read_bytes())
-        return self._keys[shard][row]
 
 
 def _keep_first(index: ShardIndex, members: np.ndarray) -> tuple[int, list]:
@@ -137,79 +72,47 @@ def exact_groups(index: ShardIndex, decisions: dict[int, list],
     return dropped, {"exact_groups": groups, "exact_removed": int(dropped.sum())}
 
 
-def candidate_pairs(index: ShardIndex, live: np.ndarray, bands: int) -> np.ndarray:
-    """Unique (a, b) pairs, a < b, of live documents sharing a bucket in some band."""
-    docs = np.flatnonzero(live)
-    found = []
-    for band in range(bands):
-        keys = index.concat("bands", band)[docs]
-        order = np.argsort(keys, kind="stable")
-        ordered = keys[order]
-        same = np.zeros(len(order), dtype=bool)
-        same[1:] = ordered[1:] == ordered[:-1]
-        if not same.any():
-            continue
-        # each bucket member pairs with the bucket's first member (a star, not a chain)
-        first = np.maximum.accumulate(np.where(same, 0, np.arange(len(order))))
-        a, b = docs[order[first[same]]], docs[order[same]]
-        found.append(np.stack([np.minimum(a, b), np.maximum(a, b)], axis=1))
-    if not found:
-        return np.empty((0, 2), dtype=np.int64)
-    return np.unique(np.concatenate(found), axis=0)
-
-
-def verified(index: ShardIndex, pairs: np.ndarray, config: DedupConfig) -> np.ndarray:
-    """The candidate pairs whose similarity reaches the threshold (see DedupConfig.verify)."""
-    if config.verify == "none" or len(pairs) == 0:
-        return pairs
-    # exact mode first drops pairs whose estimate is far (~4.5 standard errors) below the threshold
-    floor = config.verify_threshold if config.verify == "estimate" else config.threshold - ESTIMATE_SLACK
-    keep = np.zeros(len(pairs), dtype=bool)
-    for start in range(0, len(pairs), PAIR_BATCH):
-        batch = pairs[start:start + PAIR_BATCH]
-        similarity = estimated_jaccard(index.gather("sig", batch[:, 0]), index.gather("sig", batch[:, 1]))
-        keep[start:start + PAIR_BATCH] = similarity >= floor
-    if config.verify == "exact":
-        for i in np.flatnonzero(keep).tolist():
-            a, b = index.shingle_set(int(pairs[i, 0])), index.shingle_set(int(pairs[i, 1]))
-            shared = len(np.intersect1d(a, b, assume_unique=True))
-            keep[i] = shared >= config.threshold * (len(a) + len(b) - shared)
-    return pairs[keep]
-
-
 def near_clusters(index: ShardIndex, live: np.ndarray, config: DedupConfig,
                   decisions: dict[int, list]) -> JsonDict:
+    """Candidate pairs, verification and union-find over every live document in this process."""
     bands, _ = config.band_shape()
     pairs = candidate_pairs(index, live, bands)
     merged = verified(index, pairs, config)
     uf = UnionFind(index.total)
     uf.union_pairs(merged)
     roots = uf.roots()
-    sizes = np.bincount(roots, minlength=index.total)
-    in_cluster = np.flatnonzero(sizes[roots] > 1)
+    in_cluster = np.flatnonzero(np.bincount(roots, minlength=index.total)[roots] > 1)
+    return {"candidate_pairs": int(len(pairs)), "verified_pairs": int(len(merged)),
+            **decide_near(index, in_cluster, roots[in_cluster], decisions)}
+
+
+def decide_near(index: ShardIndex, docs: np.ndarray, labels: np.ndarray, decisions: dict[int, list]) -> JsonDict:
+    """Keep one member of each near-duplicate cluster: ``docs`` (ascending), each with a label
+    that names its cluster."""
+    order = np.argsort(labels, kind="stable")
+    docs, labels = docs[order], labels[order]
+    starts = np.flatnonzero(np.r_[True, labels[1:] != labels[:-1]]) if len(docs) else np.empty(0, dtype=np.int64)
+    ends = np.r_[starts[1:], len(docs)].astype(np.int64)
     histogram: Counter = Counter()
     removed = 0
-    by_root: dict[int, list[int]] = {}
-    for doc in in_cluster.tolist():
-        by_root.setdefault(int(roots[doc]), []).append(doc)
-    for members in by_root.values():
-        kept, key = _keep_first(index, np.array(members))
+    for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
+        members = docs[start:end]
+        kept, key = _keep_first(index, members)
         name = _cluster_name(key, kept)
         histogram[len(members)] += 1
-        for doc in members:
+        for doc in members.tolist():
             if doc == kept:
                 decisions[doc] = ["keep", name, len(members)]
             else:
                 decisions[doc] = ["near_duplicate", name, len(members)]
                 removed += 1
-    return {"candidate_pairs": int(len(pairs)), "verified_pairs": int(len(merged)), "near_clusters": len(by_root),
-            "near_removed": removed, "largest_cluster": max(histogram, default=0),
+    return {"near_clusters": len(starts), "near_removed": removed, "largest_cluster": max(histogram, default=0),
             "cluster_sizes": {str(size): count for size, count in sorted(histogram.items())}}
 
 
-def cluster_index(prefixes: list[Path], config: DedupConfig) -> JsonDict:
-    """Decide every document's fate; writes ``<prefix>.decisions.json`` per shard."""
-    index = ShardIndex(prefixes, with_shingles=config.verify == "exact")
+def prune(index: ShardIndex, config: DedupConfig) -> tuple[dict[int, list], np.ndarray | None, JsonDict]:
+    """Repository copies, then exact groups: the decisions so far, the documents near dedup
+    looks at (None when it is off) and the statistics."""
     decisions: dict[int, list] = {}
     stats: JsonDict = {"documents": index.total}
     removed = np.zeros(index.total, dtype=bool)
@@ -225,10 +128,25 @@ def cluster_index(prefixes: list[Path], config: DedupConfig) -> JsonDict:
         dropped, counts = exact_groups(index, decisions, excluded=removed)
         exact_dropped |= dropped
         stats.update(counts)
-    if config.near and index.total:
-        live = index.concat("has_sig").astype(bool) & ~exact_dropped
-        stats["near_skipped_short"] = int((~index.concat("has_sig").astype(bool)).sum())
+    if not (config.near and index.total):
+        return decisions, None, stats
+    has_sig = index.concat("has_sig").astype(bool)
+    stats["near_skipped_short"] = int((~has_sig).sum())
+    return decisions, has_sig & ~exact_dropped, stats
+
+
+def cluster_index(prefixes: list[Path], config: DedupConfig) -> JsonDict:
+    """Decide every document's fate in one process; writes ``<prefix>.decisions.json`` per shard.
+    The stage runs the same steps partitioned (quarry.dedup.partition) and decides the same."""
+    index = ShardIndex(prefixes, with_shingles=config.verify == "exact")
+    decisions, live, stats = prune(index, config)
+    if live is not None:
         stats.update(near_clusters(index, live, config, decisions))
+    return write_decisions(index, decisions, stats)
+
+
+def write_decisions(index: ShardIndex, decisions: dict[int, list], stats: JsonDict) -> JsonDict:
+    """``<prefix>.decisions.json`` per shard (row -> decision); the stats with the largest clusters."""
     stats["largest_clusters"] = largest_clusters(index, decisions)
     per_shard: list[dict[str, list]] = [{} for _ in index.prefixes]
     for doc, decision in sorted(decisions.items()):

@@ -81,3 +81,64 @@ def index_shard(src: Path, prefix: Path, config: DedupConfig) -> dict[str, int]:
         save_scratch(files["offsets"], offsets)
         save_scratch(files["shingles"], np.concatenate(kept_sets) if kept_sets else np.empty(0, np.uint64))
     return {"records": len(keys), "bytes": nbytes}
+
+
+class ShardIndex:
+    """The index files of all shards, addressed by a global document number."""
+
+    def __init__(self, prefixes: list[Path], with_shingles: bool = False):
+        self.prefixes = [Path(p) for p in prefixes]
+        self.files = [index_files(p, with_shingles) for p in self.prefixes]
+        sizes = [len(np.load(f["has_sig"], mmap_mode="r")) for f in self.files]
+        self.offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=self.offsets[1:])
+        self._keys: dict[int, list] = {}
+        self._sets: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+    @property
+    def total(self) -> int:
+        return int(self.offsets[-1])
+
+    def concat(self, name: str, row: int | None = None) -> np.ndarray:
+        """A per-shard array over all shards (or one row of it: band keys are stored band-major)."""
+        parts = []
+        for f in self.files:
+            array = np.load(f[name], mmap_mode="r")
+            parts.append(np.asarray(array if row is None else array[row]))
+        return np.concatenate(parts) if parts else np.empty(0)
+
+    def signature_shards(self):
+        """(first document number, memory-mapped signatures) of every shard, in order."""
+        for first, files in zip(self.offsets.tolist(), self.files, strict=False):
+            yield first, np.load(files["sig"], mmap_mode="r")
+
+    def locate(self, doc: int) -> tuple[int, int]:
+        shard = int(np.searchsorted(self.offsets, doc, side="right") - 1)
+        return shard, int(doc - self.offsets[shard])
+
+    def gather(self, name: str, docs: np.ndarray) -> np.ndarray:
+        """Rows of a per-shard array for global document numbers, reading only those rows."""
+        shards = np.searchsorted(self.offsets, docs, side="right") - 1
+        out = None
+        for shard in np.unique(shards):
+            mask = shards == shard
+            array = np.load(self.files[shard][name], mmap_mode="r")
+            rows = array[docs[mask] - self.offsets[shard]]
+            if out is None:
+                out = np.empty((len(docs),) + rows.shape[1:], dtype=rows.dtype)
+            out[mask] = rows
+        return out if out is not None else np.empty(0)
+
+    def shingle_set(self, doc: int) -> np.ndarray:
+        shard, row = self.locate(doc)
+        if shard not in self._sets:
+            files = self.files[shard]
+            self._sets[shard] = (np.load(files["offsets"]), np.load(files["shingles"], mmap_mode="r"))
+        offsets, flat = self._sets[shard]
+        return np.asarray(flat[offsets[row]:offsets[row + 1]])
+
+    def key(self, doc: int) -> list:
+        shard, row = self.locate(doc)
+        if shard not in self._keys:
+            self._keys[shard] = orjson.loads(self.files[shard]["keys"].read_bytes())
+        return self._keys[shard][row]

@@ -28,8 +28,8 @@ from itertools import combinations
 import numpy as np
 
 from quarry.config.curation import RepositoryParams
+from quarry.dedup.components import min_labels
 from quarry.dedup.minhash import band_keys, estimated_jaccard
-from quarry.dedup.unionfind import UnionFind
 from quarry.records import JsonDict
 
 TEMPLATE_PATH = re.compile(
@@ -147,21 +147,19 @@ def repository_duplicates(keys: list[list], exact: np.ndarray, has_sig: np.ndarr
     if not config.enabled or len(repos) < 2:
         return {}, stats
     repo_sigs = _repo_signatures(repos, len(keys), has_sig, shards)
-    uf = UnionFind(len(repos))
-    merged = []
+    edges, merged = [], []
     for i, j in sorted(_candidates(repos, keys, exact, repo_sigs, seed)):
         a, b = repos[i], repos[j]
         shared = _shared_files(a, b, keys, exact, gather, has_sig, config.file_similarity)
         share = max(shared / len(a.content), shared / len(b.content))
         content = float(estimated_jaccard(repo_sigs[i][None], repo_sigs[j][None])[0])
         if share >= config.threshold:
-            uf.union_pairs(np.array([[i, j]], dtype=np.int64))
+            edges.append((i, j))
             merged.append({"repositories": [a.origin, b.origin], "shared_files": shared,
                            "share": round(share, 3), "content_similarity": round(content, 3)})
-    roots = uf.roots()
     groups: dict[int, list[int]] = defaultdict(list)
-    for i, root in enumerate(roots.tolist()):
-        groups[root].append(i)
+    for i, label in enumerate(min_labels(len(repos), np.array(edges, dtype=np.int64)).tolist()):
+        groups[label].append(i)
     decisions: dict[int, list] = {}
     for members in groups.values():
         if len(members) < 2:

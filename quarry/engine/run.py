@@ -146,7 +146,10 @@ def _earlier_results(phase: Map, stage: Stage, results: dict[str, Any], index: i
         if earlier.name == phase.over:
             continue  # the plan itself: its item is the job
         if isinstance(value, list):
-            inputs[earlier.name] = value[index]
+            if getattr(earlier, "over", None) == phase.over:  # a map over the same units as this one
+                inputs[earlier.name] = value[index]
+        elif "items" in value:
+            continue  # another map's plan
         elif "shards" in value:
             inputs[earlier.name] = value["shards"][index]  # a global's decision for this shard
         else:

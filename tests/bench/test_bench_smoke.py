@@ -55,6 +55,11 @@ def test_dedup():
                   "quarry_with_repositories.links.unjoined", *(["datatrove.recall_at_0.7"] if peer else []))
 
 
+def test_clustering():
+    floors = run_bench("clustering.py", "--docs", "20000", "--shard-docs", "5000")
+    assert_guards(floors, *(f"partitions_{n}.{figure}" for n in (2, 4, 8) for figure in ("same_clusters", "same_pairs")))
+
+
 def test_dedup_repositories():
     floors = run_bench("dedup_repositories.py", "--repos", "20", "--workers", "1")
     assert_guards(floors, "fork_recall", "distinct_repositories_merged")

@@ -1,0 +1,178 @@
+"""Near-duplicate clustering in partitions decides exactly what the one-process path decides,
+for any number of partitions and workers, on mutated copies of real source files."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import orjson
+import pytest
+
+from dedup_corpus import STDLIB, record
+from quarry.config import Params
+from quarry.datasets.manifest import params_hash
+from quarry.dedup.cluster import cluster_index, decisions_file
+from quarry.dedup.components import forest, min_labels
+from quarry.dedup.config import DedupConfig
+from quarry.dedup.partition import partition_count
+from quarry.dedup.unionfind import UnionFind
+from quarry.engine import run_local
+from quarry.hashing import file_hashes
+from quarry.parallel import input_shards, relative_name
+from quarry.records import write_records
+from quarry.stages.dedup import DEDUP
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _mutate(text: str, rng: random.Random, rate: float) -> str:
+    lines = text.splitlines()
+    out = []
+    for line in lines:
+        roll = rng.random()
+        if roll < rate:
+            continue  # dropped
+        out.append(line)
+        if roll > 1 - rate:
+            out.append(f"# note {rng.randrange(1000)}")
+    return "\n".join(out) + "\n"
+
+
+def _corpus() -> list[list[dict]]:
+    """Five shards: real modules, copies at several distances (chains among them), exact copies,
+    and one repository forked whole under another origin."""
+    rng = random.Random(26)
+    files = [p for p in sorted(STDLIB.glob("*.py")) if 3_000 < p.stat().st_size < 40_000][:90]
+    docs = []
+    for i, path in enumerate(files):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        origin = f"https://example.org/r{i % 30}"
+        docs.append(record(f"m{i}", text, origin=origin, path=path.name))
+        copies = rng.randrange(4)
+        previous = text
+        for c in range(copies):
+            previous = _mutate(previous if rng.random() < 0.5 else text, rng, rng.choice([0.02, 0.05, 0.12]))
+            docs.append(record(f"m{i}-c{c}", previous, origin=f"https://example.org/c{rng.randrange(40)}",
+                               path=path.name, category=rng.choice(["permissive", "copyleft"])))
+        if i % 11 == 0:
+            docs.append(record(f"m{i}-x", text, origin="https://example.org/x", path=path.name))
+    fork = [record(f"{d['meta']['id']}-fork", d["text"], origin="https://example.org/zz-fork", path=d["meta"]["path"])
+            for d in docs if d["meta"]["origin"] == "https://example.org/r3"]
+    docs += fork
+    rng.shuffle(docs)
+    return [docs[i::5] for i in range(5)]
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("partitions")
+    for i, shard in enumerate(_corpus()):
+        write_records(root / "src" / f"part-{i:05d}.jsonl.zst", shard)
+    out = {}
+    for parts, workers in ((1, 1), (2, 1), (4, 2), (8, 1)):
+        ledger = run_local(DEDUP, root / "src", root / f"out{parts}", {"dedup": {"partitions": parts}},
+                           workers=workers, work_dir=root / f"work{parts}")
+        out[parts] = ledger
+    return root, out
+
+
+def _files(folder):
+    return {name: digest for name, digest in file_hashes(folder).items() if name not in ("provenance.json",)}
+
+
+def test_same_bytes_for_1_2_4_8_partitions(runs):
+    root, ledgers = runs
+    reference = _files(root / "out1")
+    stats = ledgers[1]["clusters"]
+    assert stats["near_clusters"] >= 20 and stats["largest_cluster"] >= 3 and stats["repository_groups"] >= 1
+    assert stats["exact_groups"] >= 1 and stats["candidate_pairs"] > stats["verified_pairs"] > 0
+    for parts, ledger in ledgers.items():
+        assert ledger["partitions"]["count"] == parts
+        assert {k: v for k, v in ledger.items() if k != "partitions"} == \
+            {k: v for k, v in ledgers[1].items() if k != "partitions"}
+        files = _files(root / f"out{parts}")
+        if parts != 1:  # the ledger names its partitions; shards and rejects are the same bytes
+            assert files.pop("ledger.json") != reference["ledger.json"]
+        assert files == {k: v for k, v in reference.items() if parts == 1 or k != "ledger.json"}
+
+
+def test_partitions_decide_as_one_process(runs, tmp_path):
+    """cluster_index (everything in one process) on the same index: same decisions, same stats."""
+    root, ledgers = runs
+    src = root / "src"
+    prefixes = []
+    for shard in input_shards(src):
+        safe = relative_name(shard, src).replace("/", "__")
+        folder = tmp_path / safe
+        shutil.copytree(root / "work1" / "index" / safe, folder)
+        prefixes.append(folder / "index")
+    stats = cluster_index(prefixes, DedupConfig.from_params({}).resolved())
+    assert stats == ledgers[1]["clusters"]
+    for prefix, shard in zip(prefixes, input_shards(src), strict=True):
+        safe = relative_name(shard, src).replace("/", "__")
+        one = orjson.loads(decisions_file(prefix).read_bytes())
+        for parts in ledgers:
+            assert orjson.loads((root / f"work{parts}" / "cluster" / f"{safe}.json").read_bytes()) == one
+
+
+def test_min_labels_match_union_find_in_any_order():
+    rng = np.random.default_rng(5)
+    edges = rng.integers(0, 400, size=(300, 2))
+    uf = UnionFind(400)
+    uf.union_pairs(edges)
+    roots = uf.roots()
+    labels = min_labels(400, edges)
+    for doc in range(400):
+        members = np.flatnonzero(roots == roots[doc])
+        assert labels[doc] == members.min()
+    shuffled = edges[rng.permutation(len(edges))][:, ::-1]
+    assert np.array_equal(min_labels(400, shuffled), labels)
+    tree = forest(edges)
+    assert len(tree) <= len(np.unique(edges)) and np.all(tree[:, 1] < tree[:, 0])
+    assert np.array_equal(min_labels(400, tree), labels)
+
+
+def test_partition_count_follows_the_memory_bound():
+    assert partition_count(10_000_000, DedupConfig(partition_mb=1024)) == 1
+    assert partition_count(100_000_000, DedupConfig(partition_mb=1024)) == 5
+    assert partition_count(100_000_000, DedupConfig(partitions=3)) == 3
+
+
+def test_partition_settings_leave_the_params_hash():
+    assert params_hash(Params()) == params_hash(Params.model_validate({"dedup": {"partitions": 8, "partition_mb": 64}}))
+    assert params_hash(Params()) != params_hash(Params.model_validate({"dedup": {"threshold": 0.8}}))
+
+
+FLOW = textwrap.dedent("""
+    import sys
+    from pathlib import Path
+    from prefect import flow
+    from prefect.task_runners import ThreadPoolTaskRunner
+    from quarry.engine import run_stage
+    from quarry.stages.dedup import DEDUP
+    from tasks.executor import PrefectExecutor
+
+    @flow(task_runner=ThreadPoolTaskRunner(max_workers=2))
+    def dedup(src, dst):
+        return run_stage(DEDUP, Path(src), Path(dst), {"dedup": {"partitions": 4}}, PrefectExecutor()).result
+
+    dedup(sys.argv[1], sys.argv[2])
+""")
+
+
+def test_partitions_on_prefect_tasks_write_the_same_bytes(runs, tmp_path):
+    root, _ = runs
+    (tmp_path / "params.yaml").write_text("pipeline: {}\n")
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}, "PYTHONPATH": str(REPO),
+           "QUARRY_HOME": str(tmp_path), "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "300"}
+    done = subprocess.run([sys.executable, "-c", FLOW, str(root / "src"), str(tmp_path / "out")], cwd=tmp_path,
+                          env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert _files(tmp_path / "out") == _files(root / "out4")
