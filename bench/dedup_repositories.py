@@ -6,8 +6,9 @@ template (distinct projects from one template). Half of them get a fork under an
 (a few files edited, one deleted, one added); some distinct repositories vendor another one
 inside a subfolder. The dedup stage runs on all of it; the report gives the recall of forks
 (each fork and its original end as one repository), the distinct repositories merged (must be
-none), the files removed as duplicate repositories and the time. Floors: fork recall >= 0.95 and no
-distinct repository merged (bench/floors.py).
+none), the files removed as duplicate repositories, the share of the files only a fork has (a
+standard-library module it added, one it rewrote) that stay, and the time. Floors: fork recall >=
+0.95, no distinct repository merged, fork-only files kept >= 0.9 (bench/floors.py).
 
     python bench/dedup_repositories.py                 # 80 repositories
     python bench/dedup_repositories.py --repos 200
@@ -64,8 +65,21 @@ def templated(name: str, files: dict[str, str]) -> dict[str, str]:
     return {**files, **{k: v.replace("NAME", name) for k, v in TEMPLATE.items()}}
 
 
-def forked(files: dict[str, str], rng: random.Random) -> dict[str, str]:
-    """A few edits: two files changed, one deleted, one added."""
+def stdlib_modules() -> list[str]:
+    """Texts of the standard library's top-level modules (sorted): what forks add or rewrite with."""
+    import sysconfig
+
+    texts = []
+    for path in sorted(Path(sysconfig.get_paths()["stdlib"]).glob("*.py")):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if 2_000 <= len(text) <= 60_000:
+            texts.append(text)
+    return texts
+
+
+def forked(files: dict[str, str], rng: random.Random, own: tuple[str, str]) -> tuple[dict[str, str], list[str]]:
+    """A few edits: two files changed, one deleted, one added; and what only the fork has: a module
+    it added and one it rewrote (``own``: their texts). Returns the fork and the paths of its own files."""
     fork = dict(files)
     code = sorted(k for k in files if k.endswith(".py"))
     for path in rng.sample(code, min(2, len(code))):
@@ -76,7 +90,9 @@ def forked(files: dict[str, str], rng: random.Random) -> dict[str, str]:
     if len(code) > 4:
         del fork[rng.choice(code)]
     fork[f"{code[0].split('/')[0]}/fork_extra.py"] = "def extra():\n    return 'fork'\n"
-    return fork
+    added, rewritten = f"{code[0].split('/')[0]}/fork_module.py", sorted(k for k in fork if k.endswith(".py"))[-1]
+    fork[added], fork[rewritten] = own
+    return fork, [added, rewritten]
 
 
 def build(folder: Path, count: int, seed: int) -> dict:
@@ -86,13 +102,16 @@ def build(folder: Path, count: int, seed: int) -> dict:
     repos = packages(count)
     origins: dict[str, dict[str, str]] = {}
     family: dict[str, str] = {}           # origin -> the repository it is a copy of (itself if original)
+    own: dict[str, list[str]] = {}        # fork -> paths of the files only it has
+    modules = stdlib_modules()
     for i, (name, files) in enumerate(repos):
         origin = f"https://example.org/{name}"
         origins[origin] = templated(name, files)
         family[origin] = origin
         if i % 2 == 0:
             fork = f"https://mirror.example.net/someone/{name}"
-            origins[fork] = forked(origins[origin], rng)
+            k = len(own) % (len(modules) // 2)
+            origins[fork], own[fork] = forked(origins[origin], rng, (modules[2 * k], modules[2 * k + 1]))
             family[fork] = origin
     for i in range(1, len(repos), 6):  # distinct repositories vendoring another one in a subfolder
         host, guest = repos[i], repos[(i + 3) % len(repos)]
@@ -111,17 +130,20 @@ def build(folder: Path, count: int, seed: int) -> dict:
                 writer.write({"text": text, "meta": {"id": f"swh:1:cnt:{sha1}", "origin": origin, "path": path,
                                                      "license": {"spdx": "MIT", "category": "permissive"}}})
                 docs += 1
-    return {"family": family, "repositories": len(origins), "forks": sum(o != f for o, f in family.items()),
-            "documents": docs}
+    return {"family": family, "own": own, "repositories": len(origins),
+            "forks": sum(o != f for o, f in family.items()), "documents": docs}
 
 
-def score(out: Path, family: dict[str, str]) -> dict:
+def score(out: Path, family: dict[str, str], own: dict[str, list[str]]) -> dict:
     from quarry.records import read_folder
 
-    survivor = {}
+    survivor, rejected = {}, set()
     for meta in (r["meta"] for r in read_folder(out / "rejects")):
+        rejected.add((meta["origin"], meta["path"]))
         if meta["reason"] == "duplicate_repository":
             survivor[meta["origin"]] = meta["kept"]
+    fork_only = [(origin, path) for origin, paths in own.items() for path in paths]
+    fork_only_kept = sum(key not in rejected for key in fork_only)
     group = {origin: survivor.get(origin, origin) for origin in family}
     forks = [o for o, f in family.items() if o != f]
     missed = sorted(o for o in forks if group[o] != group[family[o]])
@@ -131,7 +153,8 @@ def score(out: Path, family: dict[str, str]) -> dict:
     return {"fork_recall": round(found / max(len(forks), 1), 4), "forks_found": found,
             "forks_missed": missed[:5], "distinct_repositories_merged": len(merged_distinct),
             "merged_examples": merged_distinct[:5],
-            "repositories_removed": len(survivor)}
+            "repositories_removed": len(survivor),
+            "fork_only_files": len(fork_only), "fork_only_kept": round(fork_only_kept / max(len(fork_only), 1), 4)}
 
 
 def main() -> None:
@@ -150,13 +173,14 @@ def main() -> None:
         ledger = run_local(DEDUP, work / "src", work / "out", {}, workers=args.workers)
         seconds = time.perf_counter() - start
         result = {"repositories": corpus["repositories"], "forks": corpus["forks"], "documents": corpus["documents"],
-                  "seconds": round(seconds, 1), **score(work / "out", corpus["family"]),
+                  "seconds": round(seconds, 1), **score(work / "out", corpus["family"], corpus["own"]),
                   "dropped": ledger["dropped"],
                   "clusters": {k: v for k, v in ledger["clusters"].items() if k != "repository_pairs"},
                   "versions": peer_versions("numpy")}
         floors = Floors()  # measured: every fork found, no distinct repository merged (20 and 80 repositories)
         floors.at_least("fork_recall", result["fork_recall"], 0.95)
         floors.equals("distinct_repositories_merged", result["distinct_repositories_merged"], 0)
+        floors.at_least("fork_only_kept", result["fork_only_kept"], 0.9)
         floors.emit(result)
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -14,7 +14,9 @@ agreement >= ``file_similarity``); the estimated similarity of their whole conte
 beside it (a fork that deleted a large file shares little content but most files). Files are
 compared at the same path, so a repository that vendors another inside a subfolder is not
 merged with it. In each group of copies the repository with the smallest key survives
-(permissive first, then origin); every file of the others is dropped as ``duplicate_repository``.
+(permissive first, then origin); a file of the others is dropped as ``duplicate_repository`` when
+the survivor holds it (same path, same or near-duplicate content): what a fork added or rewrote
+stays, for file-level dedup to judge like any other file.
 """
 
 from __future__ import annotations
@@ -115,22 +117,23 @@ def _candidates(repos: list[Repository], keys: list[list], exact: np.ndarray, re
     return pairs
 
 
-def _shared_files(a: Repository, b: Repository, keys: list[list], exact: np.ndarray, gather: Gather,
-                  has_sig: np.ndarray, file_threshold: float) -> int:
-    """Files of ``a`` whose path in ``b`` holds the same or near-duplicate content."""
-    at_path = {keys[doc][2]: doc for doc in b.content}
-    shared, compare = 0, []
-    for doc in a.content:
+def _shared_docs(docs: list[int], b: list[int], keys: list[list], exact: np.ndarray, gather: Gather,
+                 has_sig: np.ndarray, file_threshold: float) -> set[int]:
+    """The documents among ``docs`` whose path among ``b`` holds the same or near-duplicate content."""
+    at_path = {keys[doc][2]: doc for doc in b}
+    shared, compare = set(), []
+    for doc in docs:
         other = at_path.get(keys[doc][2])
         if other is None:
             continue
         if np.array_equal(exact[doc], exact[other]):
-            shared += 1
+            shared.add(doc)
         elif has_sig[doc] and has_sig[other]:
             compare.append((doc, other))
     if compare:
         pairs = np.array(compare, dtype=np.int64)
-        shared += int((estimated_jaccard(gather(pairs[:, 0]), gather(pairs[:, 1])) >= file_threshold).sum())
+        near = estimated_jaccard(gather(pairs[:, 0]), gather(pairs[:, 1])) >= file_threshold
+        shared.update(int(doc) for doc in pairs[near, 0])
     return shared
 
 
@@ -143,14 +146,14 @@ def repository_duplicates(keys: list[list], exact: np.ndarray, has_sig: np.ndarr
     signature); signatures come shard by shard (``shards``) or for a few documents (``gather``)."""
     repos = repositories(keys)
     stats: JsonDict = {"repositories": len(repos), "repository_groups": 0, "repositories_removed": 0,
-                             "repository_files_removed": 0, "repository_pairs": []}
+                       "repository_files_removed": 0, "fork_files_kept": 0, "repository_pairs": []}
     if not config.enabled or len(repos) < 2:
         return {}, stats
     repo_sigs = _repo_signatures(repos, len(keys), has_sig, shards)
     edges, merged = [], []
     for i, j in sorted(_candidates(repos, keys, exact, repo_sigs, seed)):
         a, b = repos[i], repos[j]
-        shared = _shared_files(a, b, keys, exact, gather, has_sig, config.file_similarity)
+        shared = len(_shared_docs(a.content, b.content, keys, exact, gather, has_sig, config.file_similarity))
         share = max(shared / len(a.content), shared / len(b.content))
         content = float(estimated_jaccard(repo_sigs[i][None], repo_sigs[j][None])[0])
         if share >= config.threshold:
@@ -170,7 +173,12 @@ def repository_duplicates(keys: list[list], exact: np.ndarray, has_sig: np.ndarr
             if i == survivor:
                 continue
             stats["repositories_removed"] += 1
-            for doc in repos[i].docs:
+            # only what the copy shares with the survivor goes: a fork's own files (added, or
+            # rewritten beyond the near-duplicate threshold) are not copies of anything
+            shared = _shared_docs(repos[i].docs, repos[survivor].docs, keys, exact, gather, has_sig,
+                                  config.file_similarity)
+            stats["fork_files_kept"] += len(repos[i].docs) - len(shared)
+            for doc in sorted(shared):
                 decisions[doc] = ["duplicate_repository", repos[survivor].origin, len(members)]
     stats["repository_files_removed"] = len(decisions)
     stats["repository_pairs"] = merged

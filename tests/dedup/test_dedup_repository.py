@@ -99,7 +99,8 @@ def repos(tmp_path_factory):
     commit_all(clones["fork-edits"], {f"{pkg}/shlex.py": _edited(source("shlex.py"), "fork_a"),
                                       "README.md": "# alpha (fork)\n\nMaintained fork.\n"}, "a few edits")
     commit_all(clones["fork-more"], {f"{pkg}/sched.py": _edited(source("sched.py"), "fork_b"),
-                                     f"{pkg}/heapq.py": None, f"{pkg}/extra.py": source("bisect.py")}, "more edits")
+                                     f"{pkg}/heapq.py": None, f"{pkg}/extra.py": source("bisect.py"),
+                                     f"{pkg}/codec.py": source("base64.py")}, "more edits")
     # a distinct project from the same template: licence, CI, packaging, .gitignore alike
     beta = root / "beta"
     beta.mkdir()
@@ -142,6 +143,18 @@ def test_forks_and_copies_collapse_to_one_repository(repos, tmp_path):
     vendored = [m for m in _rejects(tmp_path / "out") if m["path"].startswith("ext/alpha/src/")]
     assert len(vendored) >= len(UPSTREAM_MODULES) - 1
     assert {m["reason"] for m in vendored} <= {"exact_duplicate", "near_duplicate"}
+    # a collapsed fork keeps what only it has (fork-more's codec.py); a file it added that another
+    # repository holds (extra.py, beta's bisect.py) is left to file-level dedup
+    kept = {(Path(r["meta"]["origin"]).name, r["meta"]["path"]): r for r in kept_records(tmp_path / "out")}
+    assert ("fork-more", "src/alpha/codec.py") in kept
+    reasons = {(Path(m["origin"]).name, m["path"]): m["reason"] for m in _rejects(tmp_path / "out")}
+    assert reasons.get(("fork-more", "src/alpha/extra.py")) in (None, "exact_duplicate")
+    assert clusters["fork_files_kept"] >= 1
+    survivor = Path(min(family)).name
+    texts = {path: r["text"] for (origin, path), r in kept.items() if origin == survivor}
+    for (origin, path), record in kept.items():
+        if origin in {Path(o).name for o in removed}:
+            assert texts.get(path) != record["text"], (origin, path)   # no copy of the survivor's file stays
 
 
 def test_repository_threshold_and_switch(repos, tmp_path):
