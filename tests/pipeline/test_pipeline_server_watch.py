@@ -16,7 +16,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from flows.server import group_alive, healthy  # noqa: E402
+from flows.server import group_alive, healthy, stop_group  # noqa: E402
 
 SLOW = pytest.mark.slow  # a server start: about a minute on a loaded machine
 
@@ -53,7 +53,7 @@ def test_server_stops_after_its_idle_time(tmp_path):
             time.sleep(0.5)  # the supervisor logs why once the group is gone
         assert "stopped: idle for 6 s" in (state / "servers.log").read_text()
     finally:
-        subprocess.run(["kill", "-KILL", f"-{server['pid']}"], capture_output=True)
+        stop_group(server["pid"])
 
 
 @SLOW
@@ -68,7 +68,7 @@ def test_server_stops_when_its_project_folder_is_gone(tmp_path):
         shutil.rmtree(home)
         assert gone_within(server["pid"], 60)
     finally:
-        subprocess.run(["kill", "-KILL", f"-{server['pid']}"], capture_output=True)
+        stop_group(server["pid"])
 
 
 def test_supervisor_counts_a_reuse_as_activity_and_stops_a_stand_in_server(tmp_path):
