@@ -66,7 +66,7 @@ def rebuild_commands(origin: str, found: JsonDict, runs: list[JsonDict], *, regi
     registry = f" --registry {_q(registry_path)}" if registry_path else ""
     commands = []
     if found["opted_out"] is None:
-        where = _shown(Path(registry_path) if registry_path else default_registry_path())
+        where = shown(Path(registry_path) if registry_path else default_registry_path())
         commands.append({"command": f"quarry optout add {shlex.quote(origin)} --reason {shlex.quote(reason)}{registry}",
                          "does": f"record the request in {where} (every later build leaves the origin out)"})
     dvc = (root / "dvc.yaml").is_file()
@@ -77,7 +77,7 @@ def rebuild_commands(origin: str, found: JsonDict, runs: list[JsonDict], *, regi
         folder = Path(d["path"])
         what = f"{d['name']} {d['label']} ({d['version'][:12]})"
         if (dataset_manifest(folder) or {}).get("version") != d["version"]:
-            commands.append({"command": None, "does": f"{what}: superseded, {_shown(folder)} no longer holds it "
+            commands.append({"command": None, "does": f"{what}: superseded, {shown(folder)} no longer holds it "
                                                       "(withdraw copies already shared)"})
         elif dvc and folder.resolve() == dag_dataset:
             repro = True
@@ -93,7 +93,7 @@ def rebuild_commands(origin: str, found: JsonDict, runs: list[JsonDict], *, regi
         commands.append({"command": "dvc repro", "does": f"rebuild the DAG with the registry: re-runs "
                                                          f"{', '.join(REBUILT_BY_REPRO)}"})
     for run in retrain:
-        commands.append({"command": None, "does": f"retrain {_shown(Path(run['run']))} ({run['recipe']}) on the new "
+        commands.append({"command": None, "does": f"retrain {shown(Path(run['run']))} ({run['recipe']}) on the new "
                                                   "version: its config is in its checkpoints' lineage.json"})
     return commands
 
@@ -102,7 +102,7 @@ def _slug(origin: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", origin.lower().split("://", 1)[-1]).strip("-")
 
 
-def _shown(path: Path) -> str:
+def shown(path: Path) -> str:
     """A path relative to the working folder when it is below it."""
     try:
         return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
@@ -111,4 +111,4 @@ def _shown(path: Path) -> str:
 
 
 def _q(path: PathLike) -> str:
-    return shlex.quote(_shown(Path(path)))
+    return shlex.quote(shown(Path(path)))

@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from quarry.impact import optout_impact
+from quarry.impact import optout_impact, shown
 from quarry.records import JsonDict
 
 out = Console()
@@ -17,13 +17,6 @@ out = Console()
 REGISTRY = typer.Option(None, "--registry", help="Opt-out registry file (default: params optout.registry).")
 MODELS = typer.Option(None, "--models", help="Checkpoints folder (default: models/).")
 AS_JSON = typer.Option(False, "--json", help="Print the whole answer as JSON.")
-
-
-def _shown(path: str) -> str:
-    try:
-        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return path
 
 
 def print_impact(found: JsonDict, console: Console = out) -> None:
@@ -45,7 +38,7 @@ def print_impact(found: JsonDict, console: Console = out) -> None:
     for run in found["runs"]:
         for i, c in enumerate(run["checkpoints"]):
             name = f"final (step {c['step']})" if c["final"] else f"step {c['step']}"
-            table.add_row(_shown(run["run"]) if i == 0 else "", name, run["recipe"] or "-",
+            table.add_row(shown(Path(run["run"])) if i == 0 else "", name, run["recipe"] or "-",
                           ", ".join(v[:12] for v in run["dataset_versions"]),
                           "-" if c["documents"] is None else str(c["documents"]))
     console.print(table if found["runs"] else "no checkpoint was trained on them")
