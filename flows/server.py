@@ -4,7 +4,8 @@ stages of one `dvc repro`, later runs too) instead of a temporary server per pro
 
 Call ``ensure_api()`` before Prefect is imported: Prefect reads its settings once, at import.
 The server's address is in .quarry/prefect/server.json; every start is appended to
-servers.log. ``stop_api()`` ends it.
+servers.log. ``stop_api()`` ends it; so does its supervisor (flows.server_watch) after params
+``pipeline.server_idle_minutes`` without a flow run, or when the project folder is gone.
 """
 
 from __future__ import annotations
@@ -21,8 +22,10 @@ import time
 import urllib.request
 from pathlib import Path
 
+from quarry.config.pipeline import PipelineParams
 from quarry.errors import QuarryError
-from quarry.paths import state_dir
+from quarry.params import load_params
+from quarry.paths import project_root, state_dir
 from tasks.settings import configure_prefect_env
 
 STARTUP_SECONDS = 240
@@ -68,7 +71,21 @@ def _start(folder: Path) -> dict:
         time.sleep(0.5)
     with open(folder / "servers.log", "a") as log:
         log.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {process.pid} {url}\n")
+    _supervise(process.pid, url, folder, env)
     return {"url": url, "pid": process.pid}
+
+
+def _supervise(group: int, url: str, folder: Path, env: dict) -> None:
+    """Start the server's supervisor (flows.server_watch): it stops the server when idle or orphaned."""
+    params = load_params() if (project_root() / "params.yaml").is_file() else None
+    idle = (params.pipeline if params else PipelineParams()).server_idle_minutes
+    code = str(Path(__file__).resolve().parents[1])  # the project's flows/, whatever the caller's path
+    env = {**env, "PYTHONPATH": os.pathsep.join(filter(None, [code, env.get("PYTHONPATH")]))}
+    with open(folder / "server.out", "ab") as log:
+        subprocess.Popen([sys.executable, "-m", "flows.server_watch", str(group), url, str(project_root()),
+                          str(folder), str(idle * 60 if idle else float("inf"))], stdout=log,
+                         stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env, cwd=folder,
+                         start_new_session=True)  # not in the server's group: it outlives a stop to log it
 
 
 def ensure_api() -> str:
@@ -84,6 +101,8 @@ def ensure_api() -> str:
         if current is None or not healthy(current["url"]):
             current = _start(folder)
             state.write_text(json.dumps(current))
+        else:
+            os.utime(state)  # in use: the supervisor counts idle time from here
     os.environ["PREFECT_API_URL"] = current["url"]
     return current["url"]
 
@@ -99,14 +118,19 @@ STOP_SECONDS = 30
 
 
 def stop_api() -> bool:
-    """Stop the project's local server and wait until its processes are gone (SIGTERM, then
-    SIGKILL after STOP_SECONDS); False when none was running."""
+    """Stop the project's local server and wait until its processes are gone; False when none was
+    running."""
     state = _folder() / "server.json"
     if not state.is_file():
         return False
     current = json.loads(state.read_text())
     state.unlink()
-    group = current["pid"]  # the server leads its own process group (start_new_session)
+    return stop_group(current["pid"])  # the server leads its own process group (start_new_session)
+
+
+def stop_group(group: int) -> bool:
+    """SIGTERM the process group, SIGKILL after STOP_SECONDS; returns once its processes are gone,
+    False when none was running."""
     for sig, seconds in ((signal.SIGTERM, STOP_SECONDS), (signal.SIGKILL, 5)):
         try:
             os.killpg(group, sig)
@@ -114,13 +138,25 @@ def stop_api() -> bool:
             return sig == signal.SIGKILL
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
-            if not _group_alive(group):
+            if not group_alive(group):
                 return True
             time.sleep(0.1)
     return True
 
 
-def _group_alive(group: int) -> bool:
+@contextlib.contextmanager
+def serving():
+    """Marks a `quarry serve` of this project as running: the supervisor keeps the server for it."""
+    pid_file = _folder() / "serve.pid"
+    pid_file.write_text(str(os.getpid()))
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            pid_file.unlink()
+
+
+def group_alive(group: int) -> bool:
     """Whether a process of ``group`` still runs (zombies, already ended, do not count)."""
     for stat in Path("/proc").glob("[0-9]*/stat"):
         with contextlib.suppress(OSError):

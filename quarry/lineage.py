@@ -178,10 +178,15 @@ def lineage_chain(checkpoint: str | os.PathLike) -> JsonDict:
     return chain
 
 
+def run_folder(checkpoint: Path) -> Path:
+    """The training run a checkpoint belongs to: the folder holding its step-N folders and final."""
+    return checkpoint.parent if checkpoint.name == FINAL or STEP_DIR.match(checkpoint.name) else checkpoint
+
+
 def run_checkpoints(folder: Path) -> list[JsonDict]:
     """Every checkpoint of the training run ``folder`` belongs to (its step-N folders, then final),
     with its step and hash."""
-    run = folder.parent if folder.name == FINAL or STEP_DIR.match(folder.name) else folder
+    run = run_folder(folder)
     found = []
     for path in sorted(run.iterdir()) if run.is_dir() else []:
         step = STEP_DIR.match(path.name)
@@ -420,26 +425,36 @@ def checkpoint_folders(models_root: str | os.PathLike) -> Iterator[Path]:
         yield path.parent
 
 
-def checkpoints_with_origin(origin: str, models_root: str | os.PathLike) -> list[JsonDict]:
+def checkpoints_with_origin(origin: str, models_root: str | os.PathLike,
+                            versions: Iterable[str] = ()) -> list[JsonDict]:
     """Every checkpoint below ``models_root`` whose training split holds a document of ``origin``:
-    [{"checkpoint", "dataset_version", "documents"}] (for `quarry whois`)."""
+    [{"checkpoint", "run", "step", "final", "dataset_version", "documents", "mlflow_run_id"}] (for
+    `quarry whois`). A checkpoint trained on one of ``versions`` (known to hold the origin) is
+    listed even when that version's folder is gone or now holds another version (documents None)."""
     wanted = _normalise_origin(origin)
+    holding = set(versions)
     counts_by_dataset: dict[tuple[str, str | None], int] = {}
     found = []
     for folder in checkpoint_folders(models_root):
         record = read_json(folder / CHECKPOINT_LINEAGE)
         info = record.get("dataset") or {}
         dataset_dir = _resolve(info.get("path"), folder)
-        if dataset_dir is None or not dataset_dir.exists():
-            continue
-        key = (str(dataset_dir), info.get("version"))
-        if key not in counts_by_dataset:
-            counts_by_dataset[key] = sum(
-                1 for doc in _records(split_shards(dataset_dir, "train"))
-                if _normalise_origin((doc.get("meta") or {}).get("origin") or "") == wanted)
-        if counts_by_dataset[key]:
-            found.append({"checkpoint": str(folder), "dataset_version": info.get("version"),
-                          "documents": counts_by_dataset[key], "step": record.get("steps")})
+        manifest = dataset_manifest(dataset_dir)
+        documents = None
+        if dataset_dir is not None and dataset_dir.exists() and (
+                manifest is None or not info.get("version") or manifest.get("version") == info.get("version")):
+            key = (str(dataset_dir), info.get("version"))
+            if key not in counts_by_dataset:
+                counts_by_dataset[key] = sum(
+                    1 for doc in _records(split_shards(dataset_dir, "train"))
+                    if _normalise_origin((doc.get("meta") or {}).get("origin") or "") == wanted)
+            documents = counts_by_dataset[key]
+        if documents or info.get("version") in holding:
+            step = STEP_DIR.match(folder.name)
+            found.append({"checkpoint": str(folder), "run": str(run_folder(folder)),
+                          "step": int(step.group(1)) if step else record.get("steps"), "final": not step,
+                          "dataset_version": info.get("version"), "documents": documents,
+                          "recipe": record.get("recipe"), "mlflow_run_id": record.get("mlflow_run_id")})
     return found
 
 

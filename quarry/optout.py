@@ -33,6 +33,7 @@ from quarry.config import Layout
 from quarry.config.curation import OptOutParams
 from quarry.curate.base import Filter
 from quarry.datasets import derive_version
+from quarry.datasets.changelog import index_origin
 from quarry.datasets.manifest import Manifest, read_manifest
 from quarry.datasets.versions import read_index, releases
 from quarry.errors import ConfigError, QuarryError
@@ -278,7 +279,7 @@ def latest_data(params: Params | None = None, releases_root: PathLike | None = N
     if registered:
         latest = registered[-1]
         manifest = latest["manifest"]
-        origins = Counter(row.get("key", "").split("::", 1)[0] for row in read_index(latest["release"]))
+        origins = Counter(index_origin(row) for row in read_index(latest["release"]))
         found.append({"where": f"dataset {manifest.get('name')} {manifest.get('label')} "
                                f"({manifest.get('version', '')[:12]})", "origins": origins})
     elif (dataset := layout.dataset).is_dir():
@@ -359,9 +360,7 @@ def whois(origin: str, *, registry_path: PathLike | None = None, releases_root: 
             datasets.append(_dataset_row(manifest, path, covered))
 
     for release in releases(registry=releases_root):
-        # an index row's key is "origin::path"
-        add(release["manifest"], release["path"],
-            (row.get("key", "").split("::", 1)[0] for row in read_index(release["release"])))
+        add(release["manifest"], release["path"], (index_origin(row) for row in read_index(release["release"])))
     root = Path(datasets_root) if datasets_root else project_root() / "data" / "datasets"
     for manifest_path in sorted(root.glob("**/manifest.json")) if root.is_dir() else []:
         manifest = _read_manifest(manifest_path)
@@ -370,9 +369,11 @@ def whois(origin: str, *, registry_path: PathLike | None = None, releases_root: 
         add(manifest, manifest_path.parent,
             ((r.get("meta") or {}).get("origin") or "" for r in _dataset_records(manifest_path.parent, manifest)))
     checkpoints = {}
+    holding = {d["version"] for d in datasets}
     for spelling in sorted(spellings):
-        for found in _checkpoints_with(spelling, models_root):
-            checkpoints.setdefault(found["checkpoint"], found)
+        for found in _checkpoints_with(spelling, models_root, holding):
+            if not (checkpoints.get(found["checkpoint"]) or {}).get("documents"):  # the spelling its data uses
+                checkpoints[found["checkpoint"]] = found
     path = Path(registry_path) if registry_path else default_registry_path()
     entry = load_registry(path).match(origin) if path.exists() else None
     return {"origin": origin, "datasets": datasets, "versions_checked": len(seen),
@@ -409,5 +410,5 @@ def _dataset_records(folder: Path, manifest: Manifest):
                 yield from read_records(folder / entry["path"])
 
 
-def _checkpoints_with(origin: str, models_root: str | os.PathLike | None) -> list[JsonDict]:
-    return checkpoints_with_origin(origin, Path(models_root) if models_root else project_root() / "models")
+def _checkpoints_with(origin: str, models_root: str | os.PathLike | None, versions: set[str]) -> list[JsonDict]:
+    return checkpoints_with_origin(origin, Path(models_root) if models_root else project_root() / "models", versions)

@@ -264,6 +264,48 @@ def resolve_run(ref: str, root: Path | None = None) -> Any:
     return found[0]
 
 
+# The tags that name the dataset version a run read: a training run's own (start_run's
+# dataset_hash), an evaluation logged onto that run, a separate evaluation run's.
+DATASET_TAGS = {"quarry.dataset_hash": "trained", "quarry.eval.dataset_hash": "evaluated"}
+
+
+def runs_on_datasets(versions: set[str], run_ids: set[str] = frozenset(), root: Path | None = None
+                     ) -> list[JsonDict] | None:
+    """The runs that trained or evaluated on any of ``versions`` (dataset version hashes), the runs
+    ``run_ids`` (named by checkpoints' lineage), and the evaluations of either (tagged
+    quarry.evaluated_run_id): [{"run_id", "name", "experiment", "roles", "dataset_version", "status"}].
+    None when the project has no MLflow store yet (looking must not create one)."""
+    if tracking_uri(root) == default_tracking_uri(root) and not ((root or project_root()) / "mlflow.db").is_file():
+        return None
+    client = configure(root).MlflowClient()
+    experiments = {e.experiment_id: e.name for e in client.search_experiments()}
+    if not experiments:
+        return []
+    found: dict[str, JsonDict] = {}
+
+    def add(run, role: str) -> None:
+        row = found.setdefault(run.info.run_id, {
+            "run_id": run.info.run_id, "name": run.info.run_name, "experiment": experiments.get(run.info.experiment_id),
+            "roles": [], "dataset_version": run.data.tags.get("quarry.dataset_hash"), "status": run.info.status})
+        if role not in row["roles"]:
+            row["roles"].append(role)
+
+    def search(key: str, value: str) -> list:
+        return client.search_runs(list(experiments), filter_string=f"tags.`{key}` = '{value}'", max_results=50000)
+
+    for version in sorted(versions):
+        for key, role in DATASET_TAGS.items():
+            for run in search(key, version):
+                add(run, "evaluated" if run.data.tags.get("quarry.stage") == "evaluate" else role)
+    for run_id in sorted(run_ids):
+        if run_exists(run_id, root):
+            add(client.get_run(run_id), "trained")
+    for trained in [row["run_id"] for row in found.values() if "trained" in row["roles"]]:
+        for run in search("quarry.evaluated_run_id", trained):
+            add(run, "evaluated")
+    return sorted(found.values(), key=lambda row: (row["experiment"] or "", row["name"] or "", row["run_id"]))
+
+
 COMPARE_TAGS = ("quarry.dataset_hash", "quarry.params_hash", "quarry.git_commit", "quarry.evaluated_run_id")
 COMPARE_TAG_PREFIXES = ("quarry.lineage.", "quarry.eval.")  # what the evaluation ran on and with
 

@@ -46,13 +46,14 @@ def register(app: typer.Typer) -> None:
               ) -> None:
         """Register the pipeline as a scheduled Prefect deployment and serve its runs (Ctrl-C stops)."""
         load_project_code()
-        from flows.server import ensure_api  # the project's code (quarry.cli.project_code)
+        from flows.server import ensure_api, serving  # the project's code (quarry.cli.project_code)
 
         ensure_api()  # the project's server (or PREFECT_API_URL): the one `quarry server status` names
         from flows.deployments import serve_pipeline  # Prefect: loaded once ensure_api has set its API URL
 
-        serve_pipeline(name=name, cron=None if interval else cron, interval=interval,
-                       params_file=str(params_file.resolve()) if params_file else None)
+        with serving():  # the server stays up while this waits for the schedule
+            serve_pipeline(name=name, cron=None if interval else cron, interval=interval,
+                           params_file=str(params_file.resolve()) if params_file else None)
 
     server = typer.Typer(help="The project's local Prefect server (started by `quarry flow`, reused).",
                          no_args_is_help=True)

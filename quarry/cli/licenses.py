@@ -1,4 +1,4 @@
-"""`quarry licenses`, `quarry audit`, `quarry optout add|remove|list|apply|reapply`, `quarry whois`."""
+"""`quarry licenses`, `quarry audit`, `quarry optout add|remove|list|apply|reapply|impact`, `quarry whois`."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from quarry.audit import run_audit, summary
+from quarry.cli.impact import register_impact
 from quarry.config import Layout, with_overrides
 from quarry.datasets.versions import locate
 from quarry.engine import run_local
@@ -16,7 +17,7 @@ from quarry.errors import QuarryError
 from quarry.licenses.report import folder_governance, license_counts, subtree_rows
 from quarry.licenses.stage import stage_shards
 from quarry.optout import (add_entry, entry_matches, folder_origins, latest_data, load_registry, nearest_origins,
-                           reapply_optout, remove_entry, whois)
+                           reapply_optout, remove_entry)
 from quarry.params import Params, load_params
 from quarry.stages.licenses import LICENSES
 from quarry.stages.optout import OPTOUT
@@ -76,6 +77,7 @@ def register(app: typer.Typer) -> None:
 
     optout = typer.Typer(help="The opt-out registry: origins left out of every build.", no_args_is_help=True)
     app.add_typer(optout, name="optout")
+    register_impact(app, optout)
 
     @optout.command("add")
     def add(value: str = typer.Argument(..., help="An origin URL, an origin prefix, or an owner (host/owner)."),
@@ -171,25 +173,3 @@ def register(app: typer.Typer) -> None:
         out.print(summary(report))
         if not report["passed"]:
             raise typer.Exit(1)
-
-    @app.command("whois")
-    def whois_(origin: str = typer.Argument(..., help="An origin (repository URL or path)."),
-               registry: Path = REGISTRY,
-               models: Path = typer.Option(None, help="Checkpoints folder (default: models/).")) -> None:
-        """Every dataset version and checkpoint holding data from ORIGIN, and whether an opt-out covers it."""
-        found = whois(origin, registry_path=registry, models_root=models)
-        table = Table("kind", "name", "version", "documents", "origins", title=f"who holds {origin}")
-        for d in found["datasets"]:
-            table.add_row("dataset", d["name"], f"{d['label']} {d['version'][:12]}", str(d["documents"]),
-                          ", ".join(f"{o} ({n})" for o, n in d["origins"].items()))
-        for c in found["checkpoints"]:
-            kind = f"checkpoint step {c['step']}" if c.get("step") is not None else "checkpoint"
-            table.add_row(kind, c["checkpoint"], str(c.get("dataset_version") or "")[:12], str(c["documents"]), "")
-        out.print(table)
-        held = sum(d["documents"] for d in found["datasets"])
-        out.print(f"{held} documents in {len(found['datasets'])} of {found['versions_checked']} dataset versions")
-        entry = found["opted_out"]
-        out.print(f"opt-out: covered by {entry['kind']} {entry['value']} ({entry['date']})" if entry
-                  else "opt-out: not covered by the registry")
-        if entry and held:
-            out.print("these versions still hold its documents: `quarry optout reapply` makes versions without them")

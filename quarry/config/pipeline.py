@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import PositiveInt
+from pydantic import PositiveFloat, PositiveInt
 
 from quarry.config.base import Section
 
@@ -34,6 +34,9 @@ class PipelineParams(Section):
     workers: PositiveInt = 1            # processes for curation; output identical for any value
     dask_address: str | None = None     # run the flows' tasks on this Dask scheduler
     track_data: bool = True             # each curation and assembly run is an MLflow run (experiment quarry-data)
+    # The project's Prefect server outlives the flows (the next stage reuses it); it stops itself
+    # after this long without a flow run (None: only `quarry server stop` ends it).
+    server_idle_minutes: PositiveFloat | None = 60.0
     paths: PathsParams = PathsParams()
 
 

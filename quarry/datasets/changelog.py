@@ -25,16 +25,23 @@ def document_key(meta: JsonDict) -> str:
     return str(meta.get("id"))
 
 
+def index_origin(row: JsonDict) -> str:
+    """The origin of an index row: its own field, else the origin part of its key (older indexes)."""
+    key = str(row.get("key") or "")
+    return row.get("origin") or (key.split("::", 1)[0] if "::" in key else "")
+
+
 def index_of(records: Iterable[Record]) -> list[JsonDict]:
-    """One row per distinct document (repeats counted), sorted by id."""
+    """One row per distinct document (repeats counted), sorted by id. The origin is a field of its
+    own: a document without a path (a corpus record) has none in its key."""
     rows: dict[str, JsonDict] = {}
     for record in records:
         meta = record.get("meta") or {}
         doc_id = str(meta.get("id"))
         row = rows.get(doc_id)
         if row is None:
-            rows[doc_id] = {"id": doc_id, "key": document_key(meta), "split": meta.get("split"),
-                            "subset": meta.get("pile_set_name"), "copies": 1}
+            rows[doc_id] = {"id": doc_id, "key": document_key(meta), "origin": meta.get("origin"),
+                            "split": meta.get("split"), "subset": meta.get("pile_set_name"), "copies": 1}
         else:
             row["copies"] += 1
     return [rows[k] for k in sorted(rows)]
