@@ -2,7 +2,8 @@
 
 Every license-bearing file governs its own subtree, at any depth: license files, package
 manifests and notices govern their folder; a ``*.dist-info`` / ``*.egg-info`` folder speaks for
-the distribution installed beside it; REUSE ``.license`` sidecars govern the file they annotate;
+the distribution installed beside it (where several share a folder, only for the files it owns:
+quarry.licenses.ownership); REUSE ``.license`` sidecars govern the file they annotate;
 Debian copyright files, ``.reuse/dep5`` and ``REUSE.toml`` govern the paths they name. A file's
 own SPDX line or license header wins over all of them (but a REUSE.toml ``override``).
 
@@ -24,6 +25,7 @@ from license_expression import AND, OR, Licensing
 
 from quarry.licenses.declarations import AGGREGATE, OVERRIDE, Rule, declaration_base, parse_declaration
 from quarry.licenses.findings import LicenseFinding, combine, license_meta
+from quarry.licenses.ownership import INFO_DIR, Owned, is_listing, listing_text, ownership, owns, shared_folders
 from quarry.licenses.notices import STRONG, WEAK, has_choice, is_documentation, offers_choice, rights_reserved, \
     split_docs_clause
 from quarry.licenses.policy import RANK, leaf_keys, parse
@@ -33,7 +35,7 @@ from quarry.records import JsonDict
 
 REUSE_TIER = README_TIER + 1  # LICENSES/<id>.txt: the texts a REUSE repository ships, by file name
 _licensing = Licensing()
-_INFO_DIR = re.compile(r"^(.*/)?[^/]+\.(dist-info|egg-info)$")
+_INFO_DIR = INFO_DIR
 _REUSE_TEXT = re.compile(r"^(.*/)?LICENSES/([A-Za-z0-9.+-]+)\.txt$")
 # Words of choice flip ScanCode's AND into an OR in a short notice only: in a long text (a preface
 # and the full licenses) a stray match elsewhere would become a permissive option.
@@ -90,9 +92,8 @@ def is_sidecar(path: str) -> bool:
 def governor_text(path: str, text: str) -> str | None:
     """The text a license-bearing file contributes (a manifest's declaration, a RECORD's paths),
     or None when the file bears no license."""
-    name = path.rsplit("/", 1)[-1]
-    if name == "RECORD" and _INFO_DIR.match(posixpath.dirname(path)):
-        return "\n".join(line.split(",", 1)[0] for line in text.splitlines() if line)
+    if is_listing(path):
+        return listing_text(path, text)
     if declaration_base(path) is not None or is_sidecar(path) or _REUSE_TEXT.match(path):
         return text
     tier = repo_file_tier(path)
@@ -117,7 +118,7 @@ class Member:
 class Unit:
     base: str  # the folder governed ("" is the repository root)
     members: list[Member] = field(default_factory=list)
-    paths: frozenset[str] | None = None  # only these files (a distribution sharing its folder)
+    owned: Owned | None = None  # only these files (a distribution sharing its folder)
 
 
 @dataclass
@@ -136,7 +137,7 @@ def plan(survey: OriginSurvey) -> GovernancePlan:
     units: dict[str, Unit] = {}
     sidecars: dict[str, tuple[str, str]] = {}
     declarations: list[tuple[str, str, list[Rule]]] = []
-    records: dict[str, frozenset[str]] = {}
+    listings: dict[str, str] = {}
 
     def member(key: str, base: str, item: Member) -> None:
         units.setdefault(key, Unit(base)).members.append(item)
@@ -144,9 +145,8 @@ def plan(survey: OriginSurvey) -> GovernancePlan:
     for path, text in sorted(survey.files.items()):
         folder, name = posixpath.split(path)
         info = _info_folder(path)
-        if info and name == "RECORD" and folder == info:
-            base = posixpath.dirname(info)
-            records[info] = frozenset(posixpath.normpath(posixpath.join(base, p)) for p in text.splitlines())
+        if is_listing(path):
+            listings[path] = text
             continue
         if (base := declaration_base(path)) is not None:
             rules = parse_declaration(path, text)
@@ -174,15 +174,12 @@ def plan(survey: OriginSurvey) -> GovernancePlan:
             member(key, base, Member(path, tier, main, docs))
         else:
             member(folder, folder, Member(path, tier, main, docs))
-    bases: dict[str, int] = {}
-    for key in units:
-        if _INFO_DIR.match(key):
-            bases[units[key].base] = bases.get(units[key].base, 0) + 1
+    shared = {base: ownership(infos, listings, survey.folders) for base, infos in shared_folders(survey.folders).items()}
     for key, unit in list(units.items()):
         if not _INFO_DIR.match(key):
             continue
-        if bases[unit.base] > 1:  # distributions sharing a folder govern only their own files
-            unit.paths = records.get(key)
+        if unit.base in shared:  # distributions sharing a folder govern only their own files
+            unit.owned = shared[unit.base][key]
         else:  # one distribution: its metadata and the license files beside it decide together
             units.setdefault(unit.base, Unit(unit.base)).members.extend(units.pop(key).members)
     return GovernancePlan(units, sidecars, declarations)
@@ -363,8 +360,8 @@ def origin_governance(survey: OriginSurvey, findings: dict[str, LicenseFinding |
         if choice is None:
             continue
         scope = {"base": unit.base, **_entry(choice, "repository" if unit.base == "" else "directory")}
-        if unit.paths is not None:
-            scope["paths"] = sorted(unit.paths)
+        if unit.owned is not None:
+            scope["owned"] = unit.owned.to_dict()
         if docs := _docs_choice(unit, findings):
             scope["docs"] = _entry(docs, "documentation")
         scopes.append(scope)
@@ -387,7 +384,7 @@ def origin_governance(survey: OriginSurvey, findings: dict[str, LicenseFinding |
         found = findings.get(statement)
         finding = found if found is not None and found.category == "proprietary" else proprietary_finding(WEAK)
         governance["reserved"] = _entry(Choice(path, finding), "repository")
-    root = next((s for s in scopes if s["base"] == "" and "paths" not in s), None)
+    root = next((s for s in scopes if s["base"] == "" and "owned" not in s), None)
     if root is None and not scopes and not sidecars and not declarations and not reserved:
         return {**license_meta(None, None, "repository"), "categories": {}, **governance}
     top = root or {**license_meta(None, None, "repository"), "categories": {}}
@@ -454,10 +451,22 @@ def _ancestor(path: str, governance: JsonDict) -> JsonDict | None:
     clause for documentation files)."""
     if hit := _declared(path, governance, {"closest", AGGREGATE}):
         return _strip(hit)
+    owners: list[JsonDict] = []
     for scope in governance.get("scopes", []):
-        if not _under(path, scope["base"]) or ("paths" in scope and path not in scope["paths"]):
+        if not _under(path, scope["base"]) or ("owned" in scope and not owns(scope, path)):
             continue
+        if "owned" in scope:  # a file several distributions list is governed by all of them
+            if not owners or owners[0]["base"] == scope["base"]:
+                owners.append(scope)
+                continue
+            break
+        if owners:
+            break
         if "docs" in scope and is_documentation(path) and scope["evidence"]["file"] != path:
             return _strip(scope["docs"])
         return _strip(scope)
-    return None
+    if len(owners) > 1:
+        both = combine([LicenseFinding(s["spdx"], s["evidence"]["score"], s["categories"]) for s in owners])
+        return {**license_meta(both, owners[0]["evidence"]["file"], owners[0]["evidence"]["level"]),
+                "categories": dict(sorted(both.categories.items()))}
+    return _strip(owners[0]) if owners else None
