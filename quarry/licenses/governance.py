@@ -26,8 +26,8 @@ from license_expression import AND, OR, Licensing
 from quarry.licenses.declarations import AGGREGATE, OVERRIDE, Rule, declaration_base, parse_declaration
 from quarry.licenses.findings import LicenseFinding, combine, license_meta
 from quarry.licenses.ownership import INFO_DIR, Owned, is_listing, listing_text, ownership, owns, shared_folders
-from quarry.licenses.notices import STRONG, WEAK, has_choice, is_documentation, offers_choice, rights_reserved, \
-    split_docs_clause
+from quarry.licenses.notices import STRONG, WEAK, has_choice, is_documentation, license_passages, offers_choice, \
+    rights_reserved, split_docs_clause
 from quarry.licenses.policy import RANK, leaf_keys, parse
 from quarry.licenses.sources import (LICENSE_TIER, MANIFEST_TIER, README_TIER, as_spdx_statement, declared_licenses,
                                      repo_file_tier, spdx_identifier)
@@ -224,6 +224,8 @@ def primary_texts(survey: OriginSurvey) -> set[str]:
                 texts.add(m.text)
                 if m.docs:
                     texts.add(m.docs)
+            if m.tier in (LICENSE_TIER, README_TIER):  # a choice by license names: short passages
+                texts |= {t for t in _choice_passages(m) if has_choice(t)}
     return texts
 
 
@@ -280,6 +282,29 @@ def _family(key: str) -> str:
     return re.sub(r"(-only|-or-later|\+)$", "", key)
 
 
+def _choice_passages(member: Member) -> list[str]:
+    """Where a member may offer a choice: a short notice whole, else its license passages."""
+    if member.tier != README_TIER and len(member.text) <= MAX_CHOICE_CHARS:
+        return [member.text]
+    return [p for p in license_passages(member.text) if len(p) <= MAX_CHOICE_CHARS]
+
+
+def _kind(key: str) -> str:
+    """A license's name without its version ("GPL-3.0-only" -> "GPL"): what prose names."""
+    return re.sub(r"-\d.*$|-(only|or-later)$|\+$", "", key).upper()
+
+
+def _named_choice(passage: LicenseFinding | None, siblings: dict[str, LicenseFinding]) -> list[str]:
+    """The sibling license files whose licenses a passage with words of choice names (by name, not
+    file: "either the MIT license or the GPL"): at least two, together naming every license named."""
+    if passage is None or passage.is_reference_only:
+        return []
+    named = {_kind(k) for k in leaf_keys(passage.spdx)}
+    picked = sorted(n for n, f in siblings.items() if {_kind(k) for k in leaf_keys(f.spdx)} <= named)
+    covered = {_kind(k) for n in picked for k in leaf_keys(siblings[n].spdx)}
+    return picked if len(picked) >= 2 and covered == named else []
+
+
 def _rank(finding: LicenseFinding) -> int:
     return RANK[finding.category]
 
@@ -301,10 +326,15 @@ def decide(unit: Unit, findings: dict[str, LicenseFinding | None]) -> Choice | N
     names = {posixpath.basename(m.path): (m, f) for m, f in chosen if m.tier == LICENSE_TIER}
     options: list[tuple[str, LicenseFinding]] = []
     pointers: set[str] = set()  # notices whose own reading the files they point to supersede
-    for m, f in chosen + [(m, f) for m, f in found if f.is_reference_only]:
-        if picked := offers_choice(m.text, sorted(set(names) - {posixpath.basename(m.path)})):
-            options.append((m.path, _or([names[n][1] for n in picked])))
-            pointers.add(m.path)
+    for m in unit.members:
+        if m.tier not in (LICENSE_TIER, README_TIER):
+            continue
+        siblings = {n: f for n, (_, f) in names.items() if n != posixpath.basename(m.path)}
+        for passage in _choice_passages(m):
+            if picked := offers_choice(passage, sorted(siblings)) or _named_choice(findings.get(passage), siblings):
+                options.append((m.path, _or([siblings[n] for n in picked])))
+                pointers.add(m.path)
+                break
     options += [(m.path, f) for m, f in chosen if isinstance(parse(f.spdx), OR) and m.path not in pointers]
     every = {k for m, f in chosen if m.path not in pointers for k in leaf_keys(f.spdx)}
     for path, f in options:  # a choice naming every license of its folder states how they combine

@@ -42,7 +42,8 @@ _spdx = get_spdx_licensing()
 
 def repo_file_tier(path: str) -> int | None:
     """The tier of a license-bearing file at any depth, or None for any other file. A README
-    counts at the root of a repository only: deeper ones describe code, not its license."""
+    counts at the root of a repository (or of a vendored library) only: deeper ones describe
+    code, not its license."""
     path = path.strip("/")
     name = path.rsplit("/", 1)[-1]
     if _CODE_SUFFIX.search(name) and name.lower() not in MANIFESTS:
@@ -51,9 +52,20 @@ def repo_file_tier(path: str) -> int | None:
         return LICENSE_TIER
     if name.lower() in MANIFESTS or name.lower().endswith(".gemspec"):
         return MANIFEST_TIER
-    if _README_NAME.match(name) and ("/" not in path or name.lower().startswith("notice")):
+    if _README_NAME.match(name) and ("/" not in path or name.lower().startswith("notice") or is_vendored_root(path)):
         return README_TIER
     return None
+
+
+_VENDOR_FOLDERS = {"vendor", "_vendor", "vendored", "third_party", "third-party", "thirdparty", "3rdparty",
+                   "external", "extern", "deps"}
+
+
+def is_vendored_root(path: str) -> bool:
+    """A file at the top of a vendored library (``third_party/zlib/README``): a repository's root
+    of its own, whose README speaks for it."""
+    parts = path.split("/")
+    return len(parts) >= 3 and parts[-3].lower() in _VENDOR_FOLDERS
 
 
 def as_spdx_statement(declared: str) -> str:

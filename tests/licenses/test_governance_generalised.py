@@ -66,6 +66,47 @@ def shared_folders(text) -> dict[str, dict[str, str]]:
     }
 
 
+def choices(text) -> dict[str, dict[str, str]]:
+    return {
+        # A README's License section offers MIT or the GPL, naming both files: OR, not AND.
+        "https://example.org/readme-choice": {
+            "README.md": "# tool\n\nDoes things.\n\n## License\n\nThis project may be used under either the MIT "
+                         "licence (see LICENSE-MIT) or the GNU GPL (see COPYING), at the user's option.\n\n"
+                         "## Usage\n\nRun it.\n",
+            "LICENSE-MIT": text("mit"), "COPYING": text("gpl-3.0"), "src/tool.py": CODE},
+        # An RST README names the licenses, not the files.
+        "https://example.org/readme-names": {
+            "README.rst": "Tool\n====\n\nDoes things.\n\nLicense\n-------\n\nYou may choose either the Apache "
+                          "License 2.0 or the MIT license.\n\nAuthors\n-------\n\nSomeone.\n",
+            "LICENSE-APACHE": text("apache-2.0"), "LICENSE-MIT": text("mit"), "lib.py": CODE},
+        # A pointer with Markdown emphasis naming two files.
+        "https://example.org/pointer-emphasis": {
+            "LICENSE": "This software is made available under the terms of *either* of the licenses\nfound in "
+                       "LICENSE.APACHE2 or LICENSE.MIT. Contributions are made under the terms of *both*\n"
+                       "these licenses.\n",
+            "LICENSE.APACHE2": text("apache-2.0"), "LICENSE.MIT": text("mit"), "pkg.py": CODE},
+        # A pointer naming two files joined by "or", no other word of choice.
+        "https://example.org/pointer-or": {
+            "COPYING": "This library is licensed under COPYING.LGPL or COPYING.MIT.\n",
+            "COPYING.LGPL": text("lgpl-2.1"), "COPYING.MIT": text("mit"), "lib.c": C_CODE},
+        # Both files, no choice anywhere: both apply (AND), so the copyleft one decides.
+        "https://example.org/no-choice": {
+            "README.md": "# tool\n\n## License\n\nSee LICENSE-MIT and COPYING.\n",
+            "LICENSE-MIT": text("mit"), "COPYING": text("gpl-3.0"), "src/tool.py": CODE},
+    }
+
+
+def vendored(text) -> dict[str, dict[str, str]]:
+    return {
+        "https://example.org/vendoring": {
+            "LICENSE": text("apache-2.0"), "src/main.c": C_CODE,
+            "third_party/mitlib/LICENSE": text("mit"), "third_party/mitlib/m.c": C_CODE,
+            "third_party/zlib/README": "zlib 1.3\n\nA compression library.\n\n" + text("zlib"),
+            "third_party/zlib/inflate.c": C_CODE,
+            "vendor/gpltool/COPYING": text("gpl-2.0"), "vendor/gpltool/tool.c": C_CODE},
+    }
+
+
 KEPT, DROPPED = "kept", "dropped"
 # origin -> path -> (spdx or None, evidence file or None, kept | dropped) under the permissive-only policy
 SHARED_EXPECTED = {
@@ -85,6 +126,21 @@ SHARED_EXPECTED = {
         "listed_mod/__init__.py": ("BSD-2-Clause", "listed-1.0.egg-info/PKG-INFO", KEPT),
         "nameonly/__init__.py": ("GPL-2.0-only", "nameonly-1.0.dist-info/METADATA", DROPPED)},
 }
+CHOICE_EXPECTED = {
+    "https://example.org/readme-choice": {
+        p: ("GPL-3.0-only OR MIT", "README.md", KEPT) for p in ("src/tool.py", "LICENSE-MIT", "COPYING", "README.md")},
+    "https://example.org/readme-names": {p: ("Apache-2.0 OR MIT", "README.rst", KEPT) for p in ("lib.py", "README.rst")},
+    "https://example.org/pointer-emphasis": {p: ("Apache-2.0 OR MIT", "LICENSE", KEPT) for p in ("pkg.py", "LICENSE")},
+    "https://example.org/pointer-or": {p: ("LGPL-2.1-only OR MIT", "COPYING", KEPT) for p in ("lib.c", "COPYING")},
+    "https://example.org/no-choice": {"src/tool.py": ("GPL-3.0-only AND MIT", "COPYING", DROPPED)},
+}
+VENDORED_EXPECTED = {
+    "https://example.org/vendoring": {
+        "src/main.c": ("Apache-2.0", "LICENSE", KEPT),
+        **{p: ("MIT", "third_party/mitlib/LICENSE", KEPT) for p in ("third_party/mitlib/m.c", "third_party/mitlib/LICENSE")},
+        "third_party/zlib/inflate.c": ("Zlib", "third_party/zlib/README", KEPT),
+        "vendor/gpltool/tool.c": ("GPL-2.0-only", "vendor/gpltool/COPYING", DROPPED)},
+}
 
 
 def _run(root, layouts: dict[str, dict[str, str]]):
@@ -100,7 +156,7 @@ def _run(root, layouts: dict[str, dict[str, str]]):
 
 @pytest.fixture(scope="module")
 def governed(tmp_path_factory, detector):
-    layouts = {**shared_folders(license_text)}
+    layouts = {**shared_folders(license_text), **choices(license_text), **vendored(license_text)}
     return _run(tmp_path_factory.mktemp("generalised"), layouts)
 
 
@@ -132,3 +188,13 @@ def test_each_distribution_scope_records_what_it_owns(governed):
     owned = scopes["iscpkg-2.0.dist-info/METADATA"]["owned"]
     assert owned["paths"] == ["iscpkg.py", "iscpkg_helpers/x.py"]
     assert owned["prefixes"] == ["iscpkg-2.0.dist-info"]
+
+
+@pytest.mark.parametrize("origin", sorted(CHOICE_EXPECTED))
+def test_a_choice_in_prose_or_a_pointer_is_an_or_of_the_files_it_names(governed, origin):
+    _check(governed, _flat({origin: CHOICE_EXPECTED[origin]}))
+
+
+def test_vendored_folders_are_governed_by_their_own_license(governed):
+    _check(governed, _flat(VENDORED_EXPECTED))
+

@@ -143,3 +143,19 @@ def test_a_stray_match_in_a_long_dual_license_text_is_no_permissive_option():
     unit = _unit({"LICENSE": preface + "x" * 5000})
     choice = decide(unit, {preface + "x" * 5000: finding("(GPL-2.0-or-later OR MIT) AND GPL-2.0-only")})
     assert choice.finding.category == "strong-copyleft"
+
+
+def test_choices_between_files_in_pointers_and_readme_sections():
+    from quarry.licenses.notices import license_passages
+
+    files = ["LICENSE.APACHE2", "LICENSE.MIT"]
+    assert offers_choice("Available under the terms of *either* of the licenses in LICENSE.APACHE2 or "
+                         "LICENSE.MIT.", files) == files
+    assert offers_choice("Licensed under LICENSE.APACHE2 or LICENSE.MIT.", files) == files
+    assert offers_choice("Licensed under LICENSE.APACHE2 and LICENSE.MIT.", files) == []
+    assert offers_choice("Read LICENSE.APACHE2 or LICENSE.MIT before you start.", files) == []  # not about licensing
+    readme = ("# Tool\n\nAt your option, run it twice.\n\n## License\n\nUse it under either the MIT licence "
+              "(LICENSE-MIT) or the GPL (COPYING), at the user's option.\n\n## Usage\n\nChoose a license key.\n")
+    assert license_passages(readme) == ["Use it under either the MIT licence (LICENSE-MIT) or the GPL (COPYING), "
+                                        "at the user's option."]
+    assert license_passages("# Tool\n\nA tool.\n\n## License\n\nMIT, see LICENSE.\n") == []
