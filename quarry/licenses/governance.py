@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from license_expression import AND, OR, Licensing
+from license_expression import AND, OR
 
 from quarry.licenses.declarations import AGGREGATE, OVERRIDE, Rule, declaration_base, parse_declaration
+from quarry.licenses.expressions import canonical
 from quarry.licenses.findings import LicenseFinding, combine, license_meta
 from quarry.licenses.ownership import INFO_DIR, Owned, is_listing, listing_text, ownership, owns, shared_folders
 from quarry.licenses.notices import STRONG, WEAK, has_choice, is_documentation, license_passages, offers_choice, \
@@ -34,7 +35,6 @@ from quarry.licenses.sources import (LICENSE_TIER, MANIFEST_TIER, README_TIER, a
 from quarry.records import JsonDict
 
 REUSE_TIER = README_TIER + 1  # LICENSES/<id>.txt: the texts a REUSE repository ships, by file name
-_licensing = Licensing()
 _INFO_DIR = INFO_DIR
 _REUSE_TEXT = re.compile(r"^(.*/)?LICENSES/([A-Za-z0-9.+-]+)\.txt$")
 # Words of choice flip ScanCode's AND into an OR in a short notice only: in a long text (a preface
@@ -233,9 +233,16 @@ def fallback_texts(survey: OriginSurvey, findings: dict[str, LicenseFinding | No
     """NOTICE and README texts (long prose, the costliest) of the units the others left unlicensed."""
     texts: set[str] = set()
     for unit in plan(survey).units.values():
-        if not any(_real(findings.get(m.text)) for m in unit.members if m.tier != README_TIER):
+        licensed = [f for m in unit.members if m.tier != README_TIER and _real(f := findings.get(m.text))]
+        if not licensed or _bare_versions(licensed):
             texts |= {t for m in unit.members if m.tier == README_TIER for t in (m.text, m.docs) if t}
     return texts
+
+
+def _bare_versions(findings: list[LicenseFinding]) -> set[str]:
+    """The "-only" ids known only from a license's own text: the text of version 2 of the GPL does
+    not say whether later versions may be used; the project's README or NOTICE does."""
+    return {k for f in findings for k in f.text_only if k.endswith("-only")}
 
 
 def _real(finding: LicenseFinding | None) -> bool:
@@ -257,16 +264,12 @@ def _as_choice(finding: LicenseFinding, text: str) -> LicenseFinding:
     """A notice that offers a choice and names several licenses: ScanCode reads AND, the text says OR."""
     node = parse(finding.spdx)
     if isinstance(node, AND) and len(text) <= MAX_CHOICE_CHARS and has_choice(text):
-        return LicenseFinding(str(OR(*node.args)), finding.score, finding.categories)
+        return replace(finding, spdx=canonical(str(OR(*node.args))))
     return finding
 
 
 def _or(findings: list[LicenseFinding]) -> LicenseFinding:
-    spdx = str(_licensing.parse(" OR ".join(f"({f.spdx})" for f in findings)).simplify())
-    categories: dict[str, str] = {}
-    for f in findings:
-        categories.update(f.categories)
-    return LicenseFinding(spdx, min(f.score for f in findings), categories)
+    return combine(findings, "OR")
 
 
 def _supplements(findings: list[tuple[str, LicenseFinding]]) -> list[tuple[str, LicenseFinding]]:
@@ -310,7 +313,23 @@ def _rank(finding: LicenseFinding) -> int:
 
 
 def decide(unit: Unit, findings: dict[str, LicenseFinding | None]) -> Choice | None:
-    """The governing license of a unit from its members' findings (keyed by text)."""
+    """The governing license of a unit from its members' findings (keyed by text). A member whose
+    finding is only stray mentions gives way to members that state a license; its ids are kept as
+    evidence (``set_aside``)."""
+    read = {m.text: f for m in unit.members if (f := findings.get(m.text)) is not None}
+    stated = [f for f in read.values() if not f.stray and not f.is_reference_only]
+    aside = sorted({k for f in read.values() if f.stray for k in leaf_keys(f.spdx)}) if stated else []
+    if aside:
+        findings = {**findings, **{t: None for t, f in read.items() if f.stray}}
+    choice = _decide(unit, findings)
+    if choice is None or not aside:
+        return choice
+    kept = set(leaf_keys(choice.finding.spdx))
+    extra = tuple(sorted(set(choice.finding.set_aside) | (set(aside) - kept)))
+    return replace(choice, finding=replace(choice.finding, set_aside=extra)) if extra else choice
+
+
+def _decide(unit: Unit, findings: dict[str, LicenseFinding | None]) -> Choice | None:
     found = [(m, f) for m in unit.members if (f := findings.get(m.text)) is not None]
     real = [(m, f) for m, f in found if not f.is_reference_only]
     if not real:  # "All rights reserved" and nothing granted (a COPYRIGHT file beside a LICENSE is not that)
@@ -342,6 +361,11 @@ def decide(unit: Unit, findings: dict[str, LicenseFinding | None]) -> Choice | N
             return Choice(path, f)
     texts = _supplements([(m.path, f) for m, f in chosen if m.tier != MANIFEST_TIER])
     declared = [(m.path, f) for m, f in chosen if m.tier == MANIFEST_TIER]
+    if not declared and (bare := _bare_versions([f for m, f in chosen if m.tier == LICENSE_TIER])):
+        families = {_family(k) for k in bare}  # a notice saying "or any later version" of those texts
+        declared = [(m.path, f) for m, f in real if m.tier == README_TIER and not f.stray
+                    and {_family(k) for k in leaf_keys(f.spdx)} == families
+                    and any(k.endswith("-or-later") for k in leaf_keys(f.spdx))][:1]
     text = (texts[0][0], combine([f for _, f in texts])) if texts else None
     stated = (declared[0][0], combine([f for _, f in declared])) if declared else None
     if text is None or stated is None:
@@ -457,6 +481,9 @@ def govern(path: str, own: LicenseFinding | None, statement: str | None, governa
     if sidecar := governance.get("sidecars", {}).get(path):
         return _strip(sidecar)
     ancestor = _ancestor(path, governance)
+    if own is not None and own.stray and ancestor is not None:  # a partial match of a short rule
+        aside = sorted(set(ancestor["evidence"].get("set_aside", [])) | set(leaf_keys(own.spdx)))
+        return {**ancestor, "evidence": {**ancestor["evidence"], "set_aside": aside}}
     if own is not None and not own.is_reference_only and not (own.category == "unknown" and ancestor):
         entry = {**license_meta(own, path, "file"), "categories": dict(sorted(own.categories.items()))}
         if (hit := _declared(path, governance, {AGGREGATE})) is not None:

@@ -107,6 +107,29 @@ def vendored(text) -> dict[str, dict[str, str]]:
     }
 
 
+FOLDER_SENTENCE = ("Copyright 2020 Someone\n\nLicense\n\nEach folder of this project is licensed under the "
+                   "license in its LICENSE.md file - see that file for details.\n")
+GPL_LATER = ("This program is free software; you can redistribute it and/or modify it under the terms of the GNU "
+             "General Public License as published by the Free Software Foundation; either version 2 of the License, "
+             "or (at your option) any later version.\n")
+
+
+def expressions(text) -> dict[str, dict[str, str]]:
+    return {
+        # One license file holding BSD-3-Clause, BSD-2-Clause and BSD-3-Clause again.
+        "https://example.org/repeated": {"LICENSE": "\n\n".join([text("bsd-new"), text("bsd-simplified"),
+                                                                  text("bsd-new")]), "a.c": C_CODE},
+        # The GPL-2.0 text in COPYING, "or any later version" in the README: the range governs.
+        "https://example.org/bare-gpl": {"COPYING": text("gpl-2.0"), "README": "tool\n\n" + GPL_LATER, "a.c": C_CODE},
+        # The project's license text beside a sentence that ScanCode reads as part of another's notice.
+        "https://example.org/stray": {"LICENSE.md": text("blueoak-1.0.0"), "COPYRIGHT": FOLDER_SENTENCE,
+                                      "index.js": "module.exports = 1;\n",
+                                      "lib/x.js": "// " + FOLDER_SENTENCE.replace("\n", "\n// ") + "\nx = 1;\n"},
+        # A full GPL notice beside the MIT text is no stray mention: both govern, the file is dropped.
+        "https://example.org/mit-and-gpl": {"LICENSE": text("mit") + "\n\n" + GPL_LATER, "a.c": C_CODE},
+    }
+
+
 KEPT, DROPPED = "kept", "dropped"
 # origin -> path -> (spdx or None, evidence file or None, kept | dropped) under the permissive-only policy
 SHARED_EXPECTED = {
@@ -134,6 +157,12 @@ CHOICE_EXPECTED = {
     "https://example.org/pointer-or": {p: ("LGPL-2.1-only OR MIT", "COPYING", KEPT) for p in ("lib.c", "COPYING")},
     "https://example.org/no-choice": {"src/tool.py": ("GPL-3.0-only AND MIT", "COPYING", DROPPED)},
 }
+EXPRESSION_EXPECTED = {
+    "https://example.org/repeated": {"a.c": ("BSD-2-Clause AND BSD-3-Clause", "LICENSE", KEPT)},
+    "https://example.org/bare-gpl": {"a.c": ("GPL-2.0-or-later", "README", DROPPED)},
+    "https://example.org/stray": {p: ("BlueOak-1.0.0", "LICENSE.md", KEPT) for p in ("index.js", "lib/x.js")},
+    "https://example.org/mit-and-gpl": {"a.c": ("GPL-2.0-or-later AND MIT", "LICENSE", DROPPED)},
+}
 VENDORED_EXPECTED = {
     "https://example.org/vendoring": {
         "src/main.c": ("Apache-2.0", "LICENSE", KEPT),
@@ -156,7 +185,8 @@ def _run(root, layouts: dict[str, dict[str, str]]):
 
 @pytest.fixture(scope="module")
 def governed(tmp_path_factory, detector):
-    layouts = {**shared_folders(license_text), **choices(license_text), **vendored(license_text)}
+    layouts = {**shared_folders(license_text), **choices(license_text), **vendored(license_text),
+               **expressions(license_text)}
     return _run(tmp_path_factory.mktemp("generalised"), layouts)
 
 
@@ -198,3 +228,16 @@ def test_a_choice_in_prose_or_a_pointer_is_an_or_of_the_files_it_names(governed,
 def test_vendored_folders_are_governed_by_their_own_license(governed):
     _check(governed, _flat(VENDORED_EXPECTED))
 
+
+
+@pytest.mark.parametrize("origin", sorted(EXPRESSION_EXPECTED))
+def test_expressions_say_each_license_once_and_leave_stray_mentions_aside(governed, origin):
+    _check(governed, _flat({origin: EXPRESSION_EXPECTED[origin]}))
+
+
+def test_a_stray_mention_set_aside_stays_in_the_evidence(governed):
+    kept, _, repo_licenses = governed
+    for path in ("index.js", "lib/x.js"):
+        evidence = kept[("https://example.org/stray", path)]["evidence"]
+        assert evidence["set_aside"] == ["CDDL-1.1", "GPL-2.0-only"], path
+    assert repo_licenses["https://example.org/stray"]["evidence"]["set_aside"] == ["CDDL-1.1", "GPL-2.0-only"]
