@@ -28,6 +28,7 @@ class LicenseFinding:
     text_only: frozenset[str] = field(default=frozenset(), compare=False)  # ids matched only as their own text
     stray: bool = field(default=False, compare=False)  # made only of stray mentions
     set_aside: tuple[str, ...] = field(default=(), compare=False)  # stray mentions left out, as evidence
+    named_only: bool = field(default=False, compare=False)  # licenses only named ("License: BSD"), not stated
 
     @classmethod
     def from_result(cls, result: Detection) -> LicenseFinding | None:
@@ -58,9 +59,12 @@ class LicenseFinding:
             trimmed = without(spdx, stray_keys)
             set_aside = tuple(sorted(keys - set(leaf_keys(trimmed))))
             spdx = trimmed
+        matches = result.get("matches") or []
+        named_only = bool(matches) and all(m.get("kind") in ("tag", "reference") and m.get("matcher") != "1-spdx-id"
+                                           for m in matches)
         return cls(spdx=canonical(spdx, frozenset(texts - explicit)), score=float(result.get("score", 0.0)),
                    categories=categories, text_only=frozenset(texts - explicit),
-                   stray=bool(keys) and stray_keys == keys, set_aside=set_aside)
+                   stray=bool(keys) and stray_keys == keys, set_aside=set_aside, named_only=named_only)
 
     @property
     def category(self) -> str:

@@ -31,10 +31,11 @@ from quarry.licenses.notices import STRONG, WEAK, has_choice, is_documentation, 
     rights_reserved, split_docs_clause
 from quarry.licenses.policy import RANK, leaf_keys, parse
 from quarry.licenses.sources import (LICENSE_TIER, MANIFEST_TIER, README_TIER, as_spdx_statement, declared_licenses,
-                                     repo_file_tier, spdx_identifier)
+                                     repo_file_tier, spdx_identifier, vendored_library)
 from quarry.records import JsonDict
 
 REUSE_TIER = README_TIER + 1  # LICENSES/<id>.txt: the texts a REUSE repository ships, by file name
+VENDORED_TIER = REUSE_TIER + 1  # a vendored library's own file statements, when it ships no license file
 _INFO_DIR = INFO_DIR
 _REUSE_TEXT = re.compile(r"^(.*/)?LICENSES/([A-Za-z0-9.+-]+)\.txt$")
 # Words of choice flip ScanCode's AND into an OR in a short notice only: in a long text (a preface
@@ -58,6 +59,9 @@ class OriginSurvey:
     files: dict[str, str] = field(default_factory=dict)  # license-bearing path -> text for ScanCode
     folders: set[str] = field(default_factory=set)  # every folder holding a file
     reserved: dict[str, str] = field(default_factory=dict)  # file statement marking rights -> first path
+    # vendored library folder -> its files' own statements -> first path: what the library says of
+    # itself when it ships no license file
+    vendored: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def add(self, path: str, text: str, statement: str | None = None) -> None:
         path = path.strip("/")
@@ -65,23 +69,33 @@ class OriginSurvey:
         if (kept := governor_text(path, text)) is not None:
             self.files[path] = kept
         if statement and rights_reserved(statement):
-            if statement not in self.reserved or path < self.reserved[statement]:
-                self.reserved[statement] = path
+            _first(self.reserved, statement, path)
+        if statement and (library := vendored_library(path)):
+            _first(self.vendored.setdefault(library, {}), statement, path)
 
     def merge(self, other: OriginSurvey) -> None:
         self.files.update(other.files)
         self.folders |= other.folders
         for statement, path in other.reserved.items():
-            if statement not in self.reserved or path < self.reserved[statement]:
-                self.reserved[statement] = path
+            _first(self.reserved, statement, path)
+        for library, statements in other.vendored.items():
+            for statement, path in statements.items():
+                _first(self.vendored.setdefault(library, {}), statement, path)
 
     def to_dict(self) -> JsonDict:
         return {"files": dict(sorted(self.files.items())), "folders": sorted(self.folders),
-                "reserved": dict(sorted(self.reserved.items()))}
+                "reserved": dict(sorted(self.reserved.items())),
+                "vendored": {k: dict(sorted(v.items())) for k, v in sorted(self.vendored.items())}}
 
     @classmethod
     def from_dict(cls, data: JsonDict) -> OriginSurvey:
-        return cls(dict(data["files"]), set(data["folders"]), dict(data["reserved"]))
+        return cls(dict(data["files"]), set(data["folders"]), dict(data["reserved"]),
+                   {k: dict(v) for k, v in data.get("vendored", {}).items()})
+
+
+def _first(paths: dict[str, str], statement: str, path: str) -> None:
+    if statement not in paths or path < paths[statement]:
+        paths[statement] = path
 
 
 def is_sidecar(path: str) -> bool:
@@ -174,6 +188,9 @@ def plan(survey: OriginSurvey) -> GovernancePlan:
             member(key, base, Member(path, tier, main, docs))
         else:
             member(folder, folder, Member(path, tier, main, docs))
+    for library, statements in survey.vendored.items():  # last resort: its files' own statements
+        units.setdefault(library, Unit(library)).members.extend(
+            Member(path, VENDORED_TIER, statement) for statement, path in sorted(statements.items(), key=lambda i: i[1]))
     shared = {base: ownership(infos, listings, survey.folders) for base, infos in shared_folders(survey.folders).items()}
     for key, unit in list(units.items()):
         if not _INFO_DIR.match(key):
@@ -233,7 +250,8 @@ def fallback_texts(survey: OriginSurvey, findings: dict[str, LicenseFinding | No
     """NOTICE and README texts (long prose, the costliest) of the units the others left unlicensed."""
     texts: set[str] = set()
     for unit in plan(survey).units.values():
-        licensed = [f for m in unit.members if m.tier != README_TIER and _real(f := findings.get(m.text))]
+        licensed = [f for m in unit.members if m.tier not in (README_TIER, VENDORED_TIER)
+                    and _real(f := findings.get(m.text))]
         if not licensed or _bare_versions(licensed):
             texts |= {t for m in unit.members if m.tier == README_TIER for t in (m.text, m.docs) if t}
     return texts
@@ -338,7 +356,7 @@ def _decide(unit: Unit, findings: dict[str, LicenseFinding | None]) -> Choice | 
         found += real
     if not real:
         return Choice(found[0][0].path, found[0][1]) if found else None
-    for tier_group in ((LICENSE_TIER, MANIFEST_TIER), (README_TIER,), (REUSE_TIER,)):
+    for tier_group in ((LICENSE_TIER, MANIFEST_TIER), (README_TIER,), (REUSE_TIER,), (VENDORED_TIER,)):
         chosen = [(m, _as_choice(f, m.text)) for m, f in real if m.tier in tier_group]
         if chosen:
             break
@@ -484,6 +502,13 @@ def govern(path: str, own: LicenseFinding | None, statement: str | None, governa
     if own is not None and own.stray and ancestor is not None:  # a partial match of a short rule
         aside = sorted(set(ancestor["evidence"].get("set_aside", [])) | set(leaf_keys(own.spdx)))
         return {**ancestor, "evidence": {**ancestor["evidence"], "set_aside": aside}}
+    if own is not None and own.named_only and ancestor is not None and ancestor["spdx"] and \
+            {_kind(k) for k in leaf_keys(own.spdx)} == {_kind(k) for k in leaf_keys(ancestor["spdx"])} and \
+            RANK[ancestor["category"]] >= RANK[own.category]:
+        # ":license: BSD, see LICENSE": the file names its project's license, the project says which
+        # one (never a more permissive one than the file's reading)
+        return {**ancestor, "evidence": {**ancestor["evidence"], "also": {"spdx": own.spdx, "category": own.category,
+                                                                          "file": path}}}
     if own is not None and not own.is_reference_only and not (own.category == "unknown" and ancestor):
         entry = {**license_meta(own, path, "file"), "categories": dict(sorted(own.categories.items()))}
         if (hit := _declared(path, governance, {AGGREGATE})) is not None:

@@ -68,6 +68,16 @@ def is_vendored_root(path: str) -> bool:
     return len(parts) >= 3 and parts[-3].lower() in _VENDOR_FOLDERS
 
 
+def vendored_library(path: str) -> str | None:
+    """The innermost vendored library folder holding ``path`` (``pip/_vendor/chardet`` for
+    ``pip/_vendor/chardet/cli/x.py``), or None."""
+    parts = path.split("/")
+    for i in range(len(parts) - 3, -1, -1):
+        if parts[i].lower() in _VENDOR_FOLDERS:
+            return "/".join(parts[:i + 2])
+    return None
+
+
 def as_spdx_statement(declared: str) -> str:
     """A declared license as ScanCode should read it: an SPDX line when it is a valid expression."""
     declared = declared.strip()
@@ -183,7 +193,10 @@ def _from_core_metadata(text: str) -> list:
     classifiers = [c for c in headers.get_all("Classifier", []) if c.startswith("License ::")]
     license_field = (headers.get("License") or "").strip()
     if license_field and license_field.upper() != "UNKNOWN" and len(license_field) < 200:
-        return [license_field]
+        # A name that is no SPDX expression reads as the field it is ("License: BSD"): ScanCode
+        # matches a bare "BSD" or "GPL" to nothing.
+        valid = as_spdx_statement(license_field) != license_field
+        return [license_field if valid or "\n" in license_field else f"License: {license_field}"]
     if classifiers:
         return classifiers
     return [license_field] if license_field.upper() != "UNKNOWN" else []

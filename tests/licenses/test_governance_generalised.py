@@ -104,7 +104,29 @@ def vendored(text) -> dict[str, dict[str, str]]:
             "third_party/zlib/README": "zlib 1.3\n\nA compression library.\n\n" + text("zlib"),
             "third_party/zlib/inflate.c": C_CODE,
             "vendor/gpltool/COPYING": text("gpl-2.0"), "vendor/gpltool/tool.c": C_CODE},
+        # A permissive package vendoring an LGPL library that ships no license file, only headers.
+        "https://example.org/vendored-headers": {
+            "pkg-1.0.dist-info/METADATA": _metadata("pkg", "License: MIT"), "pkg/__init__.py": CODE,
+            "pkg/_vendor/chardet/__init__.py": LGPL_HEADER + CODE, "pkg/_vendor/chardet/cli/__init__.py": "\n",
+            "pkg/_vendor/chardet/cli/main.py": CODE},
     }
+
+
+def named(text) -> dict[str, dict[str, str]]:
+    return {
+        # ":license: BSD" in each file; the project's metadata says which BSD.
+        "https://example.org/named-bsd": {
+            "tool-1.0.dist-info/METADATA": _metadata("tool", "License: BSD-2-Clause"),
+            "tool/__init__.py": '"""\n    tool\n\n    :license: BSD, see LICENSE for details.\n"""\n' + CODE},
+        # Core metadata naming its license loosely ("License: BSD").
+        "https://example.org/loose-metadata": {"loose-1.0.egg-info/PKG-INFO": _metadata("loose", "License: BSD"),
+                                               "loose/__init__.py": CODE},
+    }
+
+
+LGPL_HEADER = ("# This library is free software; you can redistribute it and/or\n# modify it under the terms of the GNU "
+               "Lesser General Public\n# License as published by the Free Software Foundation; either\n# version 2.1 of "
+               "the License, or (at your option) any later version.\n")
 
 
 FOLDER_SENTENCE = ("Copyright 2020 Someone\n\nLicense\n\nEach folder of this project is licensed under the "
@@ -169,6 +191,14 @@ VENDORED_EXPECTED = {
         **{p: ("MIT", "third_party/mitlib/LICENSE", KEPT) for p in ("third_party/mitlib/m.c", "third_party/mitlib/LICENSE")},
         "third_party/zlib/inflate.c": ("Zlib", "third_party/zlib/README", KEPT),
         "vendor/gpltool/tool.c": ("GPL-2.0-only", "vendor/gpltool/COPYING", DROPPED)},
+    "https://example.org/vendored-headers": {
+        "pkg/__init__.py": ("MIT", "pkg-1.0.dist-info/METADATA", KEPT),
+        **{p: ("LGPL-2.1-or-later", "pkg/_vendor/chardet/__init__.py", DROPPED)
+           for p in ("pkg/_vendor/chardet/cli/__init__.py", "pkg/_vendor/chardet/cli/main.py")}},
+}
+NAMED_EXPECTED = {
+    "https://example.org/named-bsd": {"tool/__init__.py": ("BSD-2-Clause", "tool-1.0.dist-info/METADATA", KEPT)},
+    "https://example.org/loose-metadata": {"loose/__init__.py": ("BSD-3-Clause", "loose-1.0.egg-info/PKG-INFO", KEPT)},
 }
 
 
@@ -186,7 +216,7 @@ def _run(root, layouts: dict[str, dict[str, str]]):
 @pytest.fixture(scope="module")
 def governed(tmp_path_factory, detector):
     layouts = {**shared_folders(license_text), **choices(license_text), **vendored(license_text),
-               **expressions(license_text)}
+               **expressions(license_text), **named(license_text)}
     return _run(tmp_path_factory.mktemp("generalised"), layouts)
 
 
@@ -225,8 +255,9 @@ def test_a_choice_in_prose_or_a_pointer_is_an_or_of_the_files_it_names(governed,
     _check(governed, _flat({origin: CHOICE_EXPECTED[origin]}))
 
 
-def test_vendored_folders_are_governed_by_their_own_license(governed):
-    _check(governed, _flat(VENDORED_EXPECTED))
+@pytest.mark.parametrize("origin", sorted(VENDORED_EXPECTED))
+def test_vendored_folders_are_governed_by_their_own_license(governed, origin):
+    _check(governed, _flat({origin: VENDORED_EXPECTED[origin]}))
 
 
 
@@ -241,3 +272,8 @@ def test_a_stray_mention_set_aside_stays_in_the_evidence(governed):
         evidence = kept[("https://example.org/stray", path)]["evidence"]
         assert evidence["set_aside"] == ["CDDL-1.1", "GPL-2.0-only"], path
     assert repo_licenses["https://example.org/stray"]["evidence"]["set_aside"] == ["CDDL-1.1", "GPL-2.0-only"]
+
+
+@pytest.mark.parametrize("origin", sorted(NAMED_EXPECTED))
+def test_a_license_only_named_reads_as_the_project_states_it(governed, origin):
+    _check(governed, _flat({origin: NAMED_EXPECTED[origin]}))

@@ -188,3 +188,11 @@ def test_a_partial_match_of_a_short_rule_is_set_aside_only_beside_a_real_license
     real = LicenseFinding.from_result({"spdx": "MIT AND GPL-3.0-only", "score": 100.0, "keys": keys,
                                        "matches": [full, notice]})
     assert real.spdx == "GPL-3.0-only AND MIT" and real.category == "strong-copyleft"
+
+
+def test_debian_short_names_as_packages_write_them():
+    assert debian_expression("GPLv3+") == "GPL-3.0-or-later"
+    assert debian_expression("LGPLv2.1+") == "LGPL-2.1-or-later"
+    assert debian_expression("LGPLv3+_or_GPLv2+") == "LGPL-3.0-or-later OR GPL-2.0-or-later"
+    assert debian_expression("BSD-3") == "BSD-3-Clause"
+    assert debian_expression("MIT/X11") == "MIT"
