@@ -2,9 +2,10 @@
 
 ``canonical`` flattens nested operators of one kind, removes repeated terms and sorts what is
 left, so one set of licenses reads one way: ``(BSD-3-Clause AND BSD-2-Clause) AND BSD-3-Clause``
-is ``BSD-2-Clause AND BSD-3-Clause``, and ``(A OR B) AND A`` is ``A``. Across AND, ``X-only`` and ``X-or-later`` fold into one: the
-stricter ``X-only`` when both were stated, ``X-or-later`` when the ``-only`` rests on nothing but
-the license's own text (the text of version X grants no "only": a notice says which versions).
+is ``BSD-2-Clause AND BSD-3-Clause``, and ``(A OR B) AND A`` is ``A``. Across AND, ``X-only``
+and ``X-or-later`` fold into one: the stricter ``X-only`` when both were stated, ``X-or-later``
+when the ``-only`` rests on nothing but the license's own text (the text of version X grants no
+"only": a notice says which versions).
 ``without`` removes terms of an AND (never of an OR, which would narrow a choice).
 """
 

@@ -189,9 +189,10 @@ def plan(survey: OriginSurvey) -> GovernancePlan:
         else:
             member(folder, folder, Member(path, tier, main, docs))
     for library, statements in survey.vendored.items():  # last resort: its files' own statements
-        units.setdefault(library, Unit(library)).members.extend(
-            Member(path, VENDORED_TIER, statement) for statement, path in sorted(statements.items(), key=lambda i: i[1]))
-    shared = {base: ownership(infos, listings, survey.folders) for base, infos in shared_folders(survey.folders).items()}
+        ordered = sorted(statements.items(), key=lambda item: item[1])
+        units.setdefault(library, Unit(library)).members.extend(Member(p, VENDORED_TIER, t) for t, p in ordered)
+    shared = {base: ownership(infos, listings, survey.folders)
+              for base, infos in shared_folders(survey.folders).items()}
     for key, unit in list(units.items()):
         if not _INFO_DIR.match(key):
             continue

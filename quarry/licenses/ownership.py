@@ -6,7 +6,8 @@ its neighbours'. What it installed is read, best evidence first, from:
 
     RECORD               (dist-info) every installed path, relative to the shared folder
     installed-files.txt  (egg-info) every installed path, relative to the egg-info folder
-    top_level.txt        the top-level packages and modules: everything below those names
+    top_level.txt        the top-level packages and modules: everything below those names (and
+                         their ``<name>-stubs`` type stubs)
     the folder's name    ``lazr.uri-1.0.egg-info`` -> ``lazr/uri``, when nothing lists its files
 
 A metadata folder always belongs to its distribution. A top-level name that several
@@ -111,6 +112,6 @@ def ownership(infos: list[str], listings: dict[str, str], folders: set[str]) -> 
         for prefix in tops[info]:
             own = posixpath.join(base, _distribution_name(info).replace(".", "/"))
             narrow = len(claims[prefix]) > 1 and own.startswith(prefix + "/") and own in folders
-            prefixes.add(own if narrow else prefix)
+            prefixes |= {own} if narrow else {prefix, prefix + "-stubs"}  # PEP 561 stubs: <name>-stubs
         owned[info] = Owned(frozenset(exact[info]), frozenset(prefixes))
     return owned

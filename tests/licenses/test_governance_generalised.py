@@ -51,7 +51,7 @@ def shared_folders(text) -> dict[str, dict[str, str]]:
         # an egg with installed-files.txt; a wheel whose listing did not reach the snapshot.
         "https://example.org/site-eggs": {
             "six-1.16.0.egg-info/PKG-INFO": _metadata("six", "License: MIT"),
-            "six-1.16.0.egg-info/top_level.txt": "six\n", "six.py": CODE,
+            "six-1.16.0.egg-info/top_level.txt": "six\n", "six.py": CODE, "six-stubs/__init__.pyi": CODE,
             "gplegg-1.0.egg-info/PKG-INFO": _metadata("gplegg", "License: GPL-3.0-only"),
             "gplegg-1.0.egg-info/top_level.txt": "gplegg\n", "gplegg/__init__.py": CODE,
             "lazr.uri-1.0.egg-info/PKG-INFO": _metadata("lazr.uri", "License: LGPL-3.0-only"),
@@ -164,7 +164,7 @@ SHARED_EXPECTED = {
            for p in ("gplpkg/__init__.py", "gplpkg/extra.py")},
         "stray.py": (None, None, KEPT)},  # listed by none, no license above it: today's rules
     "https://example.org/site-eggs": {
-        "six.py": ("MIT", "six-1.16.0.egg-info/PKG-INFO", KEPT),
+        **{p: ("MIT", "six-1.16.0.egg-info/PKG-INFO", KEPT) for p in ("six.py", "six-stubs/__init__.pyi")},
         "gplegg/__init__.py": ("GPL-3.0-only", "gplegg-1.0.egg-info/PKG-INFO", DROPPED),
         "lazr/uri/__init__.py": ("LGPL-3.0-only", "lazr.uri-1.0.egg-info/PKG-INFO", DROPPED),
         "lazr/tool/__init__.py": ("Apache-2.0", "lazr.tool-1.0.egg-info/PKG-INFO", KEPT),
