@@ -92,13 +92,19 @@ class SnapshotParams(Section):
     max_origin_bytes: PositiveInt = 4_000_000   # cap per origin (a source may set its own)
     max_file_bytes: PositiveInt = 1_000_000
     shard_bytes: PositiveInt = 8_000_000        # target uncompressed bytes per output shard
+    # A dist-info's RECORD and top_level.txt are read: in a folder several distributions share, they
+    # say which files each one governs (quarry.licenses.ownership); the licenses stage drops them.
     exclude: list[str] = [
-        "**/.git/**", "**/__pycache__/**", "**/node_modules/**", "**/vendor/**", "**/third_party/**",
+        "**/.git/**", "**/__pycache__/**", "**/node_modules/**",
         "**/*.min.js", "**/*.min.css", "**/*.map", "**/package-lock.json", "**/yarn.lock",
         "**/pnpm-lock.yaml", "**/poetry.lock", "**/Cargo.lock", "**/Pipfile.lock", "**/*_pb2.py",
-        "**/*.pb.go", "**/*.dist-info/RECORD", "**/*.dist-info/INSTALLER", "**/*.dist-info/REQUESTED",
-        "**/*.dist-info/WHEEL", "**/*.dist-info/top_level.txt", "**/*.dist-info/direct_url.json",
+        "**/*.pb.go", "**/*.dist-info/INSTALLER", "**/*.dist-info/REQUESTED",
+        "**/*.dist-info/WHEEL", "**/*.dist-info/direct_url.json",
     ]
+    # Vendored folders are governed by their own license like any subtree; set exclude_vendored to
+    # refuse them by path instead (reason vendored_path).
+    exclude_vendored: bool = False
+    vendored: list[str] = ["**/vendor/**", "**/third_party/**"]
     binary_extensions: list[str] = [
         "pyc", "pyo", "so", "dll", "dylib", "a", "o", "obj", "lib", "exe", "bin", "pyd", "whl", "egg",
         "zip", "gz", "bz2", "xz", "zst", "tar", "7z", "jar", "png", "jpg", "jpeg", "gif", "ico", "bmp",

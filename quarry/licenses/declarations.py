@@ -119,8 +119,10 @@ _DEBIAN = {"expat": "MIT", "mit": "MIT", "bsd-2-clause": "BSD-2-Clause", "bsd-3-
            "mpl-1.1": "MPL-1.1", "mpl-2.0": "MPL-2.0", "artistic": "Artistic-1.0-Perl", "artistic-2.0": "Artistic-2.0",
            "cc0-1.0": "CC0-1.0", "cc0": "CC0-1.0", "unlicense": "Unlicense", "zope-2.1": "ZPL-2.1",
            "epl-1.0": "EPL-1.0",
-           "epl-2.0": "EPL-2.0", "wtfpl": "WTFPL", "x11": "X11", "ofl-1.1": "OFL-1.1", "boost-1.0": "BSL-1.0"}
-_GNU = re.compile(r"^(a?gpl|lgpl|gfdl)-(\d)(?:\.(\d))?(\+)?$", re.I)
+           "epl-2.0": "EPL-2.0", "wtfpl": "WTFPL", "x11": "X11", "ofl-1.1": "OFL-1.1", "boost-1.0": "BSL-1.0",
+           "mit/x11": "MIT", "pd": "LicenseRef-scancode-public-domain", "bsd-2": "BSD-2-Clause",
+           "bsd-3": "BSD-3-Clause"}
+_GNU = re.compile(r"^(a?gpl|lgpl|gfdl)(?:-|v|-v)?(\d)(?:\.(\d))?(\+)?$", re.I)  # GPL-2+, GPLv3+, LGPL-2.1
 _EXCEPTION = re.compile(r"^(.*?)\s+with\s+(\S+)\s+exception$", re.I)
 
 
@@ -142,7 +144,7 @@ def _debian_id(name: str) -> str | None:
 def debian_expression(field: str) -> str | None:
     """A Debian ``License:`` short name expression ("GPL-2+ or Artistic", "MIT and BSD-3-clause")
     as SPDX; None when a part has no SPDX equivalent."""
-    parts = re.split(r"\s+(or|and)\s+|\s*([|,])\s*", field.strip(), flags=re.I)
+    parts = re.split(r"[\s_]+(or|and)[\s_]+|\s*([|,])\s*", field.strip(), flags=re.I)
     out = []
     for part in parts:
         if part is None:

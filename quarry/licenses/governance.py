@@ -2,7 +2,8 @@
 
 Every license-bearing file governs its own subtree, at any depth: license files, package
 manifests and notices govern their folder; a ``*.dist-info`` / ``*.egg-info`` folder speaks for
-the distribution installed beside it; REUSE ``.license`` sidecars govern the file they annotate;
+the distribution installed beside it (where several share a folder, only for the files it owns:
+quarry.licenses.ownership); REUSE ``.license`` sidecars govern the file they annotate;
 Debian copyright files, ``.reuse/dep5`` and ``REUSE.toml`` govern the paths they name. A file's
 own SPDX line or license header wins over all of them (but a REUSE.toml ``override``).
 
@@ -18,22 +19,24 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from license_expression import AND, OR, Licensing
+from license_expression import AND, OR
 
 from quarry.licenses.declarations import AGGREGATE, OVERRIDE, Rule, declaration_base, parse_declaration
+from quarry.licenses.expressions import canonical
 from quarry.licenses.findings import LicenseFinding, combine, license_meta
-from quarry.licenses.notices import STRONG, WEAK, has_choice, is_documentation, offers_choice, rights_reserved, \
-    split_docs_clause
+from quarry.licenses.ownership import INFO_DIR, Owned, is_listing, listing_text, ownership, owns, shared_folders
+from quarry.licenses.notices import STRONG, WEAK, has_choice, is_documentation, license_passages, offers_choice, \
+    rights_reserved, split_docs_clause
 from quarry.licenses.policy import RANK, leaf_keys, parse
 from quarry.licenses.sources import (LICENSE_TIER, MANIFEST_TIER, README_TIER, as_spdx_statement, declared_licenses,
-                                     repo_file_tier, spdx_identifier)
+                                     repo_file_tier, spdx_identifier, vendored_library)
 from quarry.records import JsonDict
 
 REUSE_TIER = README_TIER + 1  # LICENSES/<id>.txt: the texts a REUSE repository ships, by file name
-_licensing = Licensing()
-_INFO_DIR = re.compile(r"^(.*/)?[^/]+\.(dist-info|egg-info)$")
+VENDORED_TIER = REUSE_TIER + 1  # a vendored library's own file statements, when it ships no license file
+_INFO_DIR = INFO_DIR
 _REUSE_TEXT = re.compile(r"^(.*/)?LICENSES/([A-Za-z0-9.+-]+)\.txt$")
 # Words of choice flip ScanCode's AND into an OR in a short notice only: in a long text (a preface
 # and the full licenses) a stray match elsewhere would become a permissive option.
@@ -56,6 +59,9 @@ class OriginSurvey:
     files: dict[str, str] = field(default_factory=dict)  # license-bearing path -> text for ScanCode
     folders: set[str] = field(default_factory=set)  # every folder holding a file
     reserved: dict[str, str] = field(default_factory=dict)  # file statement marking rights -> first path
+    # vendored library folder -> its files' own statements -> first path: what the library says of
+    # itself when it ships no license file
+    vendored: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def add(self, path: str, text: str, statement: str | None = None) -> None:
         path = path.strip("/")
@@ -63,23 +69,33 @@ class OriginSurvey:
         if (kept := governor_text(path, text)) is not None:
             self.files[path] = kept
         if statement and rights_reserved(statement):
-            if statement not in self.reserved or path < self.reserved[statement]:
-                self.reserved[statement] = path
+            _first(self.reserved, statement, path)
+        if statement and (library := vendored_library(path)):
+            _first(self.vendored.setdefault(library, {}), statement, path)
 
     def merge(self, other: OriginSurvey) -> None:
         self.files.update(other.files)
         self.folders |= other.folders
         for statement, path in other.reserved.items():
-            if statement not in self.reserved or path < self.reserved[statement]:
-                self.reserved[statement] = path
+            _first(self.reserved, statement, path)
+        for library, statements in other.vendored.items():
+            for statement, path in statements.items():
+                _first(self.vendored.setdefault(library, {}), statement, path)
 
     def to_dict(self) -> JsonDict:
         return {"files": dict(sorted(self.files.items())), "folders": sorted(self.folders),
-                "reserved": dict(sorted(self.reserved.items()))}
+                "reserved": dict(sorted(self.reserved.items())),
+                "vendored": {k: dict(sorted(v.items())) for k, v in sorted(self.vendored.items())}}
 
     @classmethod
     def from_dict(cls, data: JsonDict) -> OriginSurvey:
-        return cls(dict(data["files"]), set(data["folders"]), dict(data["reserved"]))
+        return cls(dict(data["files"]), set(data["folders"]), dict(data["reserved"]),
+                   {k: dict(v) for k, v in data.get("vendored", {}).items()})
+
+
+def _first(paths: dict[str, str], statement: str, path: str) -> None:
+    if statement not in paths or path < paths[statement]:
+        paths[statement] = path
 
 
 def is_sidecar(path: str) -> bool:
@@ -90,9 +106,8 @@ def is_sidecar(path: str) -> bool:
 def governor_text(path: str, text: str) -> str | None:
     """The text a license-bearing file contributes (a manifest's declaration, a RECORD's paths),
     or None when the file bears no license."""
-    name = path.rsplit("/", 1)[-1]
-    if name == "RECORD" and _INFO_DIR.match(posixpath.dirname(path)):
-        return "\n".join(line.split(",", 1)[0] for line in text.splitlines() if line)
+    if is_listing(path):
+        return listing_text(path, text)
     if declaration_base(path) is not None or is_sidecar(path) or _REUSE_TEXT.match(path):
         return text
     tier = repo_file_tier(path)
@@ -117,7 +132,7 @@ class Member:
 class Unit:
     base: str  # the folder governed ("" is the repository root)
     members: list[Member] = field(default_factory=list)
-    paths: frozenset[str] | None = None  # only these files (a distribution sharing its folder)
+    owned: Owned | None = None  # only these files (a distribution sharing its folder)
 
 
 @dataclass
@@ -136,7 +151,7 @@ def plan(survey: OriginSurvey) -> GovernancePlan:
     units: dict[str, Unit] = {}
     sidecars: dict[str, tuple[str, str]] = {}
     declarations: list[tuple[str, str, list[Rule]]] = []
-    records: dict[str, frozenset[str]] = {}
+    listings: dict[str, str] = {}
 
     def member(key: str, base: str, item: Member) -> None:
         units.setdefault(key, Unit(base)).members.append(item)
@@ -144,9 +159,8 @@ def plan(survey: OriginSurvey) -> GovernancePlan:
     for path, text in sorted(survey.files.items()):
         folder, name = posixpath.split(path)
         info = _info_folder(path)
-        if info and name == "RECORD" and folder == info:
-            base = posixpath.dirname(info)
-            records[info] = frozenset(posixpath.normpath(posixpath.join(base, p)) for p in text.splitlines())
+        if is_listing(path):
+            listings[path] = text
             continue
         if (base := declaration_base(path)) is not None:
             rules = parse_declaration(path, text)
@@ -174,15 +188,16 @@ def plan(survey: OriginSurvey) -> GovernancePlan:
             member(key, base, Member(path, tier, main, docs))
         else:
             member(folder, folder, Member(path, tier, main, docs))
-    bases: dict[str, int] = {}
-    for key in units:
-        if _INFO_DIR.match(key):
-            bases[units[key].base] = bases.get(units[key].base, 0) + 1
+    for library, statements in survey.vendored.items():  # last resort: its files' own statements
+        ordered = sorted(statements.items(), key=lambda item: item[1])
+        units.setdefault(library, Unit(library)).members.extend(Member(p, VENDORED_TIER, t) for t, p in ordered)
+    shared = {base: ownership(infos, listings, survey.folders)
+              for base, infos in shared_folders(survey.folders).items()}
     for key, unit in list(units.items()):
         if not _INFO_DIR.match(key):
             continue
-        if bases[unit.base] > 1:  # distributions sharing a folder govern only their own files
-            unit.paths = records.get(key)
+        if unit.base in shared:  # distributions sharing a folder govern only their own files
+            unit.owned = shared[unit.base][key]
         else:  # one distribution: its metadata and the license files beside it decide together
             units.setdefault(unit.base, Unit(unit.base)).members.extend(units.pop(key).members)
     return GovernancePlan(units, sidecars, declarations)
@@ -227,6 +242,8 @@ def primary_texts(survey: OriginSurvey) -> set[str]:
                 texts.add(m.text)
                 if m.docs:
                     texts.add(m.docs)
+            if m.tier in (LICENSE_TIER, README_TIER):  # a choice by license names: short passages
+                texts |= {t for t in _choice_passages(m) if has_choice(t)}
     return texts
 
 
@@ -234,9 +251,17 @@ def fallback_texts(survey: OriginSurvey, findings: dict[str, LicenseFinding | No
     """NOTICE and README texts (long prose, the costliest) of the units the others left unlicensed."""
     texts: set[str] = set()
     for unit in plan(survey).units.values():
-        if not any(_real(findings.get(m.text)) for m in unit.members if m.tier != README_TIER):
+        licensed = [f for m in unit.members if m.tier not in (README_TIER, VENDORED_TIER)
+                    and _real(f := findings.get(m.text))]
+        if not licensed or _bare_versions(licensed):
             texts |= {t for m in unit.members if m.tier == README_TIER for t in (m.text, m.docs) if t}
     return texts
+
+
+def _bare_versions(findings: list[LicenseFinding]) -> set[str]:
+    """The "-only" ids known only from a license's own text: the text of version 2 of the GPL does
+    not say whether later versions may be used; the project's README or NOTICE does."""
+    return {k for f in findings for k in f.text_only if k.endswith("-only")}
 
 
 def _real(finding: LicenseFinding | None) -> bool:
@@ -258,16 +283,12 @@ def _as_choice(finding: LicenseFinding, text: str) -> LicenseFinding:
     """A notice that offers a choice and names several licenses: ScanCode reads AND, the text says OR."""
     node = parse(finding.spdx)
     if isinstance(node, AND) and len(text) <= MAX_CHOICE_CHARS and has_choice(text):
-        return LicenseFinding(str(OR(*node.args)), finding.score, finding.categories)
+        return replace(finding, spdx=canonical(str(OR(*node.args))))
     return finding
 
 
 def _or(findings: list[LicenseFinding]) -> LicenseFinding:
-    spdx = str(_licensing.parse(" OR ".join(f"({f.spdx})" for f in findings)).simplify())
-    categories: dict[str, str] = {}
-    for f in findings:
-        categories.update(f.categories)
-    return LicenseFinding(spdx, min(f.score for f in findings), categories)
+    return combine(findings, "OR")
 
 
 def _supplements(findings: list[tuple[str, LicenseFinding]]) -> list[tuple[str, LicenseFinding]]:
@@ -283,12 +304,51 @@ def _family(key: str) -> str:
     return re.sub(r"(-only|-or-later|\+)$", "", key)
 
 
+def _choice_passages(member: Member) -> list[str]:
+    """Where a member may offer a choice: a short notice whole, else its license passages."""
+    if member.tier != README_TIER and len(member.text) <= MAX_CHOICE_CHARS:
+        return [member.text]
+    return [p for p in license_passages(member.text) if len(p) <= MAX_CHOICE_CHARS]
+
+
+def _kind(key: str) -> str:
+    """A license's name without its version ("GPL-3.0-only" -> "GPL"): what prose names."""
+    return re.sub(r"-\d.*$|-(only|or-later)$|\+$", "", key).upper()
+
+
+def _named_choice(passage: LicenseFinding | None, siblings: dict[str, LicenseFinding]) -> list[str]:
+    """The sibling license files whose licenses a passage with words of choice names (by name, not
+    file: "either the MIT license or the GPL"): at least two, together naming every license named."""
+    if passage is None or passage.is_reference_only:
+        return []
+    named = {_kind(k) for k in leaf_keys(passage.spdx)}
+    picked = sorted(n for n, f in siblings.items() if {_kind(k) for k in leaf_keys(f.spdx)} <= named)
+    covered = {_kind(k) for n in picked for k in leaf_keys(siblings[n].spdx)}
+    return picked if len(picked) >= 2 and covered == named else []
+
+
 def _rank(finding: LicenseFinding) -> int:
     return RANK[finding.category]
 
 
 def decide(unit: Unit, findings: dict[str, LicenseFinding | None]) -> Choice | None:
-    """The governing license of a unit from its members' findings (keyed by text)."""
+    """The governing license of a unit from its members' findings (keyed by text). A member whose
+    finding is only stray mentions gives way to members that state a license; its ids are kept as
+    evidence (``set_aside``)."""
+    read = {m.text: f for m in unit.members if (f := findings.get(m.text)) is not None}
+    stated = [f for f in read.values() if not f.stray and not f.is_reference_only]
+    aside = sorted({k for f in read.values() if f.stray for k in leaf_keys(f.spdx)}) if stated else []
+    if aside:
+        findings = {**findings, **{t: None for t, f in read.items() if f.stray}}
+    choice = _decide(unit, findings)
+    if choice is None or not aside:
+        return choice
+    kept = set(leaf_keys(choice.finding.spdx))
+    extra = tuple(sorted(set(choice.finding.set_aside) | (set(aside) - kept)))
+    return replace(choice, finding=replace(choice.finding, set_aside=extra)) if extra else choice
+
+
+def _decide(unit: Unit, findings: dict[str, LicenseFinding | None]) -> Choice | None:
     found = [(m, f) for m in unit.members if (f := findings.get(m.text)) is not None]
     real = [(m, f) for m, f in found if not f.is_reference_only]
     if not real:  # "All rights reserved" and nothing granted (a COPYRIGHT file beside a LICENSE is not that)
@@ -297,17 +357,22 @@ def decide(unit: Unit, findings: dict[str, LicenseFinding | None]) -> Choice | N
         found += real
     if not real:
         return Choice(found[0][0].path, found[0][1]) if found else None
-    for tier_group in ((LICENSE_TIER, MANIFEST_TIER), (README_TIER,), (REUSE_TIER,)):
+    for tier_group in ((LICENSE_TIER, MANIFEST_TIER), (README_TIER,), (REUSE_TIER,), (VENDORED_TIER,)):
         chosen = [(m, _as_choice(f, m.text)) for m, f in real if m.tier in tier_group]
         if chosen:
             break
     names = {posixpath.basename(m.path): (m, f) for m, f in chosen if m.tier == LICENSE_TIER}
     options: list[tuple[str, LicenseFinding]] = []
     pointers: set[str] = set()  # notices whose own reading the files they point to supersede
-    for m, f in chosen + [(m, f) for m, f in found if f.is_reference_only]:
-        if picked := offers_choice(m.text, sorted(set(names) - {posixpath.basename(m.path)})):
-            options.append((m.path, _or([names[n][1] for n in picked])))
-            pointers.add(m.path)
+    for m in unit.members:
+        if m.tier not in (LICENSE_TIER, README_TIER):
+            continue
+        siblings = {n: f for n, (_, f) in names.items() if n != posixpath.basename(m.path)}
+        for passage in _choice_passages(m):
+            if picked := offers_choice(passage, sorted(siblings)) or _named_choice(findings.get(passage), siblings):
+                options.append((m.path, _or([siblings[n] for n in picked])))
+                pointers.add(m.path)
+                break
     options += [(m.path, f) for m, f in chosen if isinstance(parse(f.spdx), OR) and m.path not in pointers]
     every = {k for m, f in chosen if m.path not in pointers for k in leaf_keys(f.spdx)}
     for path, f in options:  # a choice naming every license of its folder states how they combine
@@ -315,6 +380,11 @@ def decide(unit: Unit, findings: dict[str, LicenseFinding | None]) -> Choice | N
             return Choice(path, f)
     texts = _supplements([(m.path, f) for m, f in chosen if m.tier != MANIFEST_TIER])
     declared = [(m.path, f) for m, f in chosen if m.tier == MANIFEST_TIER]
+    if not declared and (bare := _bare_versions([f for m, f in chosen if m.tier == LICENSE_TIER])):
+        families = {_family(k) for k in bare}  # a notice saying "or any later version" of those texts
+        declared = [(m.path, f) for m, f in real if m.tier == README_TIER and not f.stray
+                    and {_family(k) for k in leaf_keys(f.spdx)} == families
+                    and any(k.endswith("-or-later") for k in leaf_keys(f.spdx))][:1]
     text = (texts[0][0], combine([f for _, f in texts])) if texts else None
     stated = (declared[0][0], combine([f for _, f in declared])) if declared else None
     if text is None or stated is None:
@@ -363,8 +433,8 @@ def origin_governance(survey: OriginSurvey, findings: dict[str, LicenseFinding |
         if choice is None:
             continue
         scope = {"base": unit.base, **_entry(choice, "repository" if unit.base == "" else "directory")}
-        if unit.paths is not None:
-            scope["paths"] = sorted(unit.paths)
+        if unit.owned is not None:
+            scope["owned"] = unit.owned.to_dict()
         if docs := _docs_choice(unit, findings):
             scope["docs"] = _entry(docs, "documentation")
         scopes.append(scope)
@@ -387,7 +457,7 @@ def origin_governance(survey: OriginSurvey, findings: dict[str, LicenseFinding |
         found = findings.get(statement)
         finding = found if found is not None and found.category == "proprietary" else proprietary_finding(WEAK)
         governance["reserved"] = _entry(Choice(path, finding), "repository")
-    root = next((s for s in scopes if s["base"] == "" and "paths" not in s), None)
+    root = next((s for s in scopes if s["base"] == "" and "owned" not in s), None)
     if root is None and not scopes and not sidecars and not declarations and not reserved:
         return {**license_meta(None, None, "repository"), "categories": {}, **governance}
     top = root or {**license_meta(None, None, "repository"), "categories": {}}
@@ -430,6 +500,16 @@ def govern(path: str, own: LicenseFinding | None, statement: str | None, governa
     if sidecar := governance.get("sidecars", {}).get(path):
         return _strip(sidecar)
     ancestor = _ancestor(path, governance)
+    if own is not None and own.stray and ancestor is not None:  # a partial match of a short rule
+        aside = sorted(set(ancestor["evidence"].get("set_aside", [])) | set(leaf_keys(own.spdx)))
+        return {**ancestor, "evidence": {**ancestor["evidence"], "set_aside": aside}}
+    if own is not None and own.named_only and ancestor is not None and ancestor["spdx"] and \
+            {_kind(k) for k in leaf_keys(own.spdx)} == {_kind(k) for k in leaf_keys(ancestor["spdx"])} and \
+            RANK[ancestor["category"]] >= RANK[own.category]:
+        # ":license: BSD, see LICENSE": the file names its project's license, the project says which
+        # one (never a more permissive one than the file's reading)
+        return {**ancestor, "evidence": {**ancestor["evidence"], "also": {"spdx": own.spdx, "category": own.category,
+                                                                          "file": path}}}
     if own is not None and not own.is_reference_only and not (own.category == "unknown" and ancestor):
         entry = {**license_meta(own, path, "file"), "categories": dict(sorted(own.categories.items()))}
         if (hit := _declared(path, governance, {AGGREGATE})) is not None:
@@ -454,10 +534,22 @@ def _ancestor(path: str, governance: JsonDict) -> JsonDict | None:
     clause for documentation files)."""
     if hit := _declared(path, governance, {"closest", AGGREGATE}):
         return _strip(hit)
+    owners: list[JsonDict] = []
     for scope in governance.get("scopes", []):
-        if not _under(path, scope["base"]) or ("paths" in scope and path not in scope["paths"]):
+        if not _under(path, scope["base"]) or ("owned" in scope and not owns(scope, path)):
             continue
+        if "owned" in scope:  # a file several distributions list is governed by all of them
+            if not owners or owners[0]["base"] == scope["base"]:
+                owners.append(scope)
+                continue
+            break
+        if owners:
+            break
         if "docs" in scope and is_documentation(path) and scope["evidence"]["file"] != path:
             return _strip(scope["docs"])
         return _strip(scope)
-    return None
+    if len(owners) > 1:
+        both = combine([LicenseFinding(s["spdx"], s["evidence"]["score"], s["categories"]) for s in owners])
+        return {**license_meta(both, owners[0]["evidence"]["file"], owners[0]["evidence"]["level"]),
+                "categories": dict(sorted(both.categories.items()))}
+    return _strip(owners[0]) if owners else None

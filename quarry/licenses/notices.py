@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import re
 
-# "under either of", "at your option", "dual-licensed": the reader picks one of the licenses. The
-# GPL family's "version 2, or (at your option) any later version" is a version range, not a choice.
-_CHOICE = re.compile(r"\bat (your|the licensee'?s?|the user'?s?) (option|choice|discretion)\b"
+# "under either of", "at your option", "dual-licensed", "choose": the reader picks one of the
+# licenses. The GPL family's "version 2, or (at your option) any later version" is a version range,
+# not a choice.
+_CHOICE = re.compile(r"\bat (your|the licensee'?s?|the user'?s?|their) (own )?(option|choice|discretion)\b"
                      r"(?=\s*[.,;)]|[^.]{0,60}licen[cs])|"
-                     r"\b(under|licensed|licensable|available) (the terms of )?either\b(?! this licen)|"
+                     r"\b(under|licensed|licensable|available|distributed|use[ds]?( it)?|redistribute[ds]?( it)?)"
+                     r" (under )?(the terms (and conditions )?of )?either\b(?! this licen)|"
+                     r"\bchoose\b[^.]{0,80}\blicen[cs]|\blicen[cs]e[ds]?\b[^.]{0,80}\b(you|user) (may|can) choose\b|"
                      r"\beither of (the )?(following |these |those |two |both )?licen[cs]es\b|\bdual[- ]licen[cs]|"
                      r"\b(your )?choice of (the following |either |one of )?(the )?licen[cs]es?\b|"
                      r"\bone of the following licen[cs]es\b|\b(multi|tri)[- ]licen[cs]ed\b", re.I)
@@ -21,9 +24,17 @@ _VERSION_RANGE = re.compile(r"\(?\s*at your option\s*\)?,?\s*(any )?(later|newer
                             r"\beither version [\d.]+( of the license)?,? or\b", re.I)
 
 
+_EMPHASIS = re.compile(r"(?<![\w*_`])[*_`]+(?=\w)|(?<=\w)[*_`]+(?![\w*_`])")
+
+
+def plain(text: str) -> str:
+    """Markdown emphasis and code marks dropped: "*either* of" reads "either of"."""
+    return _EMPHASIS.sub("", text)
+
+
 def has_choice(text: str) -> bool:
     """Words of choice between licenses (not between versions of one license)."""
-    return bool(_CHOICE.search(_VERSION_RANGE.sub(" ", text)))
+    return bool(_CHOICE.search(_VERSION_RANGE.sub(" ", plain(text))))
 
 
 # A sentence that licenses the documentation, not the code.
@@ -45,14 +56,64 @@ _WEAK = re.compile(r"\ball rights reserved\b", re.I)
 STRONG, WEAK = "strong", "weak"
 
 
+def _named(name: str, lowered: str) -> re.Match | None:
+    return re.search(rf"(?<![\w-]){re.escape(name.lower())}(?![\w-]|\.\w)", lowered)
+
+
 def offers_choice(text: str, names: list[str]) -> list[str]:
     """The sibling license files (of ``names``) that a notice offers as alternatives: at least two,
-    named in the text, with words of choice around them. [] when the text offers no such choice."""
-    if not has_choice(text):
+    named in the text, with words of choice around them, or two of them joined by "or" in a
+    sentence about licensing ("under LICENSE.APACHE2 or LICENSE.MIT"). [] when it offers none."""
+    lowered = plain(text).lower()
+    named = [name for name in names if _named(name, lowered)]
+    if len(named) < 2:
         return []
-    lowered = text.lower()
-    named = [name for name in names if re.search(rf"(?<![\w-]){re.escape(name.lower())}(?![\w-])", lowered)]
-    return named if len(named) >= 2 else []
+    if has_choice(text):
+        return named
+    joined = set()
+    for sentence in re.split(r"(?<=[.;!?])\s+|\n\s*\n", lowered):
+        hits = sorted((m.start(), m.end(), name) for name in named if (m := _named(name, sentence)))
+        words = "".join(sentence[end:start] for (_, end, _), (start, _, _) in
+                        zip([(0, 0, "")] + hits, hits + [(len(sentence), 0, "")]))
+        if not re.search(r"licen[cs]|\bunder\b|\bterms\b", words):  # the file names aside
+            continue
+        for (_, end, a), (start, _, b) in zip(hits, hits[1:]):
+            if re.fullmatch(r"[\s,()]*(\bor\b|/)[\s(]*(the )?", sentence[end:start]):
+                joined |= {a, b}
+    return sorted(joined) if len(joined) >= 2 else []
+
+
+# A heading that opens a README's section about its license.
+_LICENSE_HEADING = re.compile(r"^\s*(#{1,6}\s*|=+\s*|\*\*)?(licen[cs](e|es|ing)|copying|copyright( and licen[cs]e)?|"
+                              r"legal)\b[\s:*#=]*$", re.I)
+_HEADING = re.compile(r"^\s*#{1,6}\s+\S")
+_RULE = re.compile(r"\s*[=\-~^*]{3,}\s*")
+
+
+def license_passages(text: str, window: int = 2) -> list[str]:
+    """The passages of a long text (a README) that offer a choice of licenses: its license
+    sections, else each paragraph with words of choice and the paragraphs around it."""
+    lines = text.splitlines()
+    rule = [bool(_RULE.fullmatch(line)) for line in lines]
+    sections, current = [], None
+    for i, line in enumerate(lines):
+        underlined = i + 1 < len(lines) and rule[i + 1] and bool(line.strip())
+        if rule[i]:
+            continue  # a heading's underline (or overline), no text of a section
+        if _LICENSE_HEADING.match(line) and (line.lstrip().startswith(("#", "=", "*")) or underlined):
+            current = []
+            sections.append(current)
+        elif current is not None and (_HEADING.match(line) or underlined):
+            current = None  # the next section
+        elif current is not None:
+            current.append(line)
+    passages = ["\n".join(section).strip() for section in sections]
+    passages = [p for p in passages if p and has_choice(p)]
+    if passages:
+        return passages
+    paragraphs = [p for p in _PARAGRAPH.split(text) if p.strip()]
+    return ["\n\n".join(paragraphs[max(0, i - window):i + window + 1]) for i, p in enumerate(paragraphs)
+            if has_choice(p) and re.search(r"licen[cs]", p, re.I)]
 
 
 def split_docs_clause(text: str) -> tuple[str, str | None]:

@@ -8,7 +8,9 @@ stdout. The license index is loaded once at start-up; each request detects a bat
     request         {"op": "detect", "texts": ["...", "..."]}
     reply           {"ok": true, "results": [{"expression": ..., "spdx": ..., "score": ...,
                       "keys": {scancode key: {"spdx": id, "category": ScanCode category}},
-                      "matches": [...]}, ...]}
+                      "matches": [{"expression", "score", "matcher", "rule", "lines",
+                                   "tokens", "coverage",
+                                   "kind": text|notice|reference|tag|intro|clue}]}, ...]}
     request         {"op": "quit"}
 
 `python scancode_worker.py --build-index` builds (or loads) ScanCode's index cache and exits:
@@ -99,6 +101,9 @@ def detect_one(index, db, licensing, text, deadline_s=DEADLINE_S, plain=False):
                     "matcher": match.matcher,
                     "rule": match.rule.identifier,
                     "lines": [match.start_line, match.end_line],
+                    "tokens": match.len(),
+                    "coverage": round(match.coverage(), 2),
+                    "kind": rule_kind(match.rule),
                 })
     if not expressions:
         return {"expression": None, "spdx": None, "score": 0.0, "keys": {}, "matches": []}
@@ -149,6 +154,14 @@ def settled(index, text, detections):
     tokens = Query(query_string=text, idx=index).tokens
     unmatched = sum(1 for i, tid in enumerate(tokens) if tid < index.len_legalese and i not in covered)
     return unmatched <= MAX_UNMATCHED_LEGALESE
+
+
+def rule_kind(rule):
+    """What a rule matches: a license's full text, a notice, a reference, a tag, an intro or a clue."""
+    for kind in ("text", "notice", "reference", "tag", "intro", "clue"):
+        if getattr(rule, f"is_license_{kind}", False):
+            return kind
+    return "other"
 
 
 def is_substantive(detection):

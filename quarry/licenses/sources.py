@@ -42,7 +42,8 @@ _spdx = get_spdx_licensing()
 
 def repo_file_tier(path: str) -> int | None:
     """The tier of a license-bearing file at any depth, or None for any other file. A README
-    counts at the root of a repository only: deeper ones describe code, not its license."""
+    counts at the root of a repository (or of a vendored library) only: deeper ones describe
+    code, not its license."""
     path = path.strip("/")
     name = path.rsplit("/", 1)[-1]
     if _CODE_SUFFIX.search(name) and name.lower() not in MANIFESTS:
@@ -51,8 +52,29 @@ def repo_file_tier(path: str) -> int | None:
         return LICENSE_TIER
     if name.lower() in MANIFESTS or name.lower().endswith(".gemspec"):
         return MANIFEST_TIER
-    if _README_NAME.match(name) and ("/" not in path or name.lower().startswith("notice")):
+    if _README_NAME.match(name) and ("/" not in path or name.lower().startswith("notice") or is_vendored_root(path)):
         return README_TIER
+    return None
+
+
+_VENDOR_FOLDERS = {"vendor", "_vendor", "vendored", "third_party", "third-party", "thirdparty", "3rdparty",
+                   "external", "extern", "deps"}
+
+
+def is_vendored_root(path: str) -> bool:
+    """A file at the top of a vendored library (``third_party/zlib/README``): a repository's root
+    of its own, whose README speaks for it."""
+    parts = path.split("/")
+    return len(parts) >= 3 and parts[-3].lower() in _VENDOR_FOLDERS
+
+
+def vendored_library(path: str) -> str | None:
+    """The innermost vendored library folder holding ``path`` (``pip/_vendor/chardet`` for
+    ``pip/_vendor/chardet/cli/x.py``), or None."""
+    parts = path.split("/")
+    for i in range(len(parts) - 3, -1, -1):
+        if parts[i].lower() in _VENDOR_FOLDERS:
+            return "/".join(parts[:i + 2])
     return None
 
 
@@ -171,7 +193,10 @@ def _from_core_metadata(text: str) -> list:
     classifiers = [c for c in headers.get_all("Classifier", []) if c.startswith("License ::")]
     license_field = (headers.get("License") or "").strip()
     if license_field and license_field.upper() != "UNKNOWN" and len(license_field) < 200:
-        return [license_field]
+        # A name that is no SPDX expression reads as the field it is ("License: BSD"): ScanCode
+        # matches a bare "BSD" or "GPL" to nothing.
+        valid = as_spdx_statement(license_field) != license_field
+        return [license_field if valid or "\n" in license_field else f"License: {license_field}"]
     if classifiers:
         return classifiers
     return [license_field] if license_field.upper() != "UNKNOWN" else []

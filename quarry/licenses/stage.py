@@ -20,6 +20,7 @@ from quarry.licenses.cache import CachedDetector
 from quarry.licenses.findings import LicenseFinding
 from quarry.licenses.governance import govern
 from quarry.licenses.upstream import agreement
+from quarry.licenses.ownership import is_listing
 from quarry.licenses.policy import LicensePolicy
 from quarry.config.curation import LicensesParams
 from quarry.licenses.sources import license_header, spdx_identifier
@@ -28,6 +29,7 @@ from quarry.records import JsonDict, Record, read_records
 from quarry.stage import Drop, run_step_on_shard
 
 STAGE = "licenses"
+LISTING_DROP = "license:install-listing"  # RECORD and the like: which distribution owns which file
 
 
 def stage_shards(folder: Path) -> list[Path]:
@@ -57,6 +59,8 @@ class LicenseAssigner:
 
     def apply(self, record: Record) -> JsonDict | Drop:
         meta = record.setdefault("meta", {})
+        if is_listing((meta.get("path") or "").strip("/")):  # read by the survey; no text to train on
+            return Drop(LISTING_DROP, {})
         statement = file_statement(record["text"], self.header_lines)
         own = self.statements.get(statement) if statement else None
         entry = govern(meta.get("path") or "", own, statement, self.repo_licenses.get(meta.get("origin")) or {})

@@ -1,7 +1,7 @@
 """Ingestion filters: which files become records, and the reason for each one that does not.
 
-Path rules run before a file is read (excluded / vendored paths, binary extensions, size);
-content rules after (NUL bytes, undecodable text, generated or minified code). Every refusal
+Path rules run before a file is read (excluded paths, vendored ones when asked, binary extensions,
+size); content rules after (NUL bytes, undecodable text, generated or minified code). Every refusal
 has a reason that lands in the manifest counts and the rejects file.
 """
 
@@ -36,10 +36,19 @@ def _glob_regex(patterns: tuple[str, ...]) -> re.Pattern:
     return re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in expanded))
 
 
-def path_refusal(path: str, size: int, cfg: SnapshotParams) -> str | None:
-    """Why a file is refused from its path and size alone (None: read it)."""
+def folder_refusal(path: str, cfg: SnapshotParams) -> str | None:
+    """Why a file or folder is refused from its path alone: an excluded or (opt-in) vendored path."""
     if matches_any(path, cfg.exclude):
         return "excluded_path"
+    if cfg.exclude_vendored and matches_any(path, cfg.vendored):
+        return "vendored_path"
+    return None
+
+
+def path_refusal(path: str, size: int, cfg: SnapshotParams) -> str | None:
+    """Why a file is refused from its path and size alone (None: read it)."""
+    if reason := folder_refusal(path, cfg):
+        return reason
     suffix = path.rsplit("/", 1)[-1].rpartition(".")[2].lower()
     if "." in path.rsplit("/", 1)[-1] and suffix in cfg.binary_extensions:
         return "binary"

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from quarry.config.snapshot import SnapshotParams
-from quarry.snapshot.filters import matches_any, path_refusal
+from quarry.snapshot.filters import folder_refusal, matches_any, path_refusal
 from quarry.snapshot.swhid import EXEC_MODE, FILE_MODE, LINK_MODE, sha1_git
 
 
@@ -76,7 +76,8 @@ def plan_tree(plan: OriginPlan, root: Path, cfg: SnapshotParams, exclude=()) -> 
         rel_folder = os.path.relpath(folder, root).replace(os.sep, "/")
         prefix = "" if rel_folder == "." else rel_folder + "/"
         linked = [d for d in dirs if os.path.islink(os.path.join(folder, d))]
-        dirs[:] = sorted(d for d in dirs if d not in linked and not _refuse_folder(plan, prefix + d + "/", patterns))
+        dirs[:] = sorted(d for d in dirs
+                         if d not in linked and not _refuse_folder(plan, prefix + d + "/", patterns, cfg))
         for name in sorted(files + linked):
             rel, full = prefix + name, os.path.join(folder, name)
             st = os.lstat(full)
@@ -96,9 +97,9 @@ def plan_tree(plan: OriginPlan, root: Path, cfg: SnapshotParams, exclude=()) -> 
     return plan
 
 
-def _refuse_folder(plan: OriginPlan, rel_folder: str, patterns: list[str]) -> bool:
-    if matches_any(rel_folder, patterns):
-        plan.refused.append(Refused(printable_path(rel_folder), "excluded_path"))
+def _refuse_folder(plan: OriginPlan, rel_folder: str, patterns: list[str], cfg: SnapshotParams) -> bool:
+    if reason := ("excluded_path" if matches_any(rel_folder, patterns) else folder_refusal(rel_folder, cfg)):
+        plan.refused.append(Refused(printable_path(rel_folder), reason))
         return True
     if printable_path(rel_folder) != rel_folder:
         plan.refused.append(Refused(printable_path(rel_folder), "bad_path"))

@@ -69,11 +69,13 @@ def plan_installed(source: dict, cfg: SnapshotParams) -> list[OriginPlan]:
                 plan.refused.append(Refused(rel, "missing"))
                 continue
             mode = EXEC_MODE if st.st_mode & 0o111 else FILE_MODE
-            admit(plan, rel, st.st_size, mode, ("file", full), cfg)
+            admit(plan, rel, st.st_size, mode, ("file", full), cfg, OWN_LISTINGS)
         plans.append(plan)
     return plans
 
 
+# An origin here is one distribution: its own listings of what it installed govern nothing new.
+OWN_LISTINGS = ("**/*.dist-info/RECORD", "**/*.dist-info/top_level.txt")
 DEFAULT_LOCK = "requirements.lock"
 LOCK_MISMATCH = ("error", "record")
 # What `pip freeze` leaves out of a lock: the installer's own tools, whose version is the

@@ -129,6 +129,15 @@ def test_licenses():
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(not Path("/usr/lib/python3/dist-packages").is_dir() or not Path("/usr/bin/dpkg").exists(),
+                    reason="no Debian system Python folder")
+def test_licenses_debian():
+    floors = run_bench("licenses_debian.py", "--layouts", "site", timeout=1800)
+    assert_guards(floors, "site.with_evidence.must_drop_kept", "site.all.must_keep_dropped_share",
+                  "site.with_evidence.category")
+
+
+@pytest.mark.slow
 @needs("psutil")
 def test_pipeline():
     floors = run_bench("pipeline.py", "--workers", "1", timeout=1800)

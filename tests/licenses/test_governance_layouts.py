@@ -118,7 +118,7 @@ EXPECTED = {
     "pypi:gplpkg@1.0": {
         p: ("GPL-3.0-only", "strong-copyleft", "gplpkg-1.0.dist-info/licenses/COPYING", DROPPED)
         for p in ("gplpkg/__init__.py", "gplpkg/core.py", "gplpkg-1.0.dist-info/METADATA",
-                  "gplpkg-1.0.dist-info/licenses/COPYING", "gplpkg-1.0.dist-info/RECORD")},
+                  "gplpkg-1.0.dist-info/licenses/COPYING")},
     "pypi:mitpkg@2.0": {
         p: ("MIT", "permissive", "mitpkg-2.0.dist-info/licenses/LICENSE", KEPT)
         for p in ("mitpkg/__init__.py", "mitpkg-2.0.dist-info/METADATA", "mitpkg-2.0.dist-info/licenses/LICENSE")},
@@ -189,6 +189,12 @@ def test_each_file_is_governed_by_its_nearest_license(governed, origin):
             assert key in dropped and key not in kept, f"{path} was kept as {kept.get(key)}"
             assert dropped[key]["spdx"] == spdx, path
             assert dropped[key]["reason"] == f"license:{category}", path
+
+
+def test_install_listings_are_read_then_dropped(governed):
+    kept, dropped, _ = governed
+    key = ("pypi:gplpkg@1.0", "gplpkg-1.0.dist-info/RECORD")
+    assert key not in kept and dropped[key]["reason"] == "license:install-listing"
 
 
 def test_disagreeing_metadata_is_recorded_beside_the_text(governed):

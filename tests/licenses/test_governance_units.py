@@ -143,3 +143,56 @@ def test_a_stray_match_in_a_long_dual_license_text_is_no_permissive_option():
     unit = _unit({"LICENSE": preface + "x" * 5000})
     choice = decide(unit, {preface + "x" * 5000: finding("(GPL-2.0-or-later OR MIT) AND GPL-2.0-only")})
     assert choice.finding.category == "strong-copyleft"
+
+
+def test_choices_between_files_in_pointers_and_readme_sections():
+    from quarry.licenses.notices import license_passages
+
+    files = ["LICENSE.APACHE2", "LICENSE.MIT"]
+    assert offers_choice("Available under the terms of *either* of the licenses in LICENSE.APACHE2 or "
+                         "LICENSE.MIT.", files) == files
+    assert offers_choice("Licensed under LICENSE.APACHE2 or LICENSE.MIT.", files) == files
+    assert offers_choice("Licensed under LICENSE.APACHE2 and LICENSE.MIT.", files) == []
+    assert offers_choice("Read LICENSE.APACHE2 or LICENSE.MIT before you start.", files) == []  # not about licensing
+    readme = ("# Tool\n\nAt your option, run it twice.\n\n## License\n\nUse it under either the MIT licence "
+              "(LICENSE-MIT) or the GPL (COPYING), at the user's option.\n\n## Usage\n\nChoose a license key.\n")
+    assert license_passages(readme) == ["Use it under either the MIT licence (LICENSE-MIT) or the GPL (COPYING), "
+                                        "at the user's option."]
+    assert license_passages("# Tool\n\nA tool.\n\n## License\n\nMIT, see LICENSE.\n") == []
+
+
+def test_canonical_expressions():
+    from quarry.licenses.expressions import canonical, without
+
+    assert canonical("(BSD-3-Clause AND BSD-2-Clause) AND BSD-3-Clause") == "BSD-2-Clause AND BSD-3-Clause"
+    assert canonical("MIT OR Apache-2.0") == "Apache-2.0 OR MIT"
+    assert canonical("(MIT OR Apache-2.0) AND MIT") == "MIT"
+    # Both stated: the stricter -only; -only known only from the license's own text: the range.
+    assert canonical("GPL-2.0-or-later AND GPL-2.0-only AND MIT") == "GPL-2.0-only AND MIT"
+    assert canonical("GPL-2.0-or-later AND GPL-2.0-only", frozenset({"GPL-2.0-only"})) == "GPL-2.0-or-later"
+    assert canonical("GPL-2.0-only OR GPL-2.0-or-later") == "GPL-2.0-only OR GPL-2.0-or-later"  # a choice stays
+    assert without("(CDDL-1.1 OR GPL-2.0-only) AND BlueOak-1.0.0", {"CDDL-1.1", "GPL-2.0-only"}) == "BlueOak-1.0.0"
+    assert without("CDDL-1.1 OR BlueOak-1.0.0", {"CDDL-1.1"}) == "CDDL-1.1 OR BlueOak-1.0.0"  # never narrows a choice
+
+
+def test_a_partial_match_of_a_short_rule_is_set_aside_only_beside_a_real_license():
+    keys = {"mit": {"spdx": "MIT", "category": "Permissive"}, "gpl-3.0": {"spdx": "GPL-3.0-only", "category": "Copyleft"}}
+    partial = {"expression": "gpl-3.0", "score": 60.0, "coverage": 60.0, "tokens": 9, "kind": "notice"}
+    full = {"expression": "mit", "score": 100.0, "coverage": 100.0, "tokens": 160, "kind": "text"}
+    both = LicenseFinding.from_result({"spdx": "MIT AND GPL-3.0-only", "score": 90.0, "keys": keys,
+                                       "matches": [full, partial]})
+    assert (both.spdx, both.set_aside, both.stray) == ("MIT", ("GPL-3.0-only",), False)
+    alone = LicenseFinding.from_result({"spdx": "GPL-3.0-only", "score": 60.0, "keys": keys, "matches": [partial]})
+    assert (alone.spdx, alone.stray) == ("GPL-3.0-only", True)  # all there is: kept, copyleft
+    notice = {**partial, "coverage": 100.0, "score": 100.0}
+    real = LicenseFinding.from_result({"spdx": "MIT AND GPL-3.0-only", "score": 100.0, "keys": keys,
+                                       "matches": [full, notice]})
+    assert real.spdx == "GPL-3.0-only AND MIT" and real.category == "strong-copyleft"
+
+
+def test_debian_short_names_as_packages_write_them():
+    assert debian_expression("GPLv3+") == "GPL-3.0-or-later"
+    assert debian_expression("LGPLv2.1+") == "LGPL-2.1-or-later"
+    assert debian_expression("LGPLv3+_or_GPLv2+") == "LGPL-3.0-or-later OR GPL-2.0-or-later"
+    assert debian_expression("BSD-3") == "BSD-3-Clause"
+    assert debian_expression("MIT/X11") == "MIT"

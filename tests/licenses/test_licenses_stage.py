@@ -99,7 +99,7 @@ def test_repository_licenses_from_real_texts(corpus):
         "gpl": ("GPL-3.0-only", "strong-copyleft", "COPYING"),
         "lgpl": ("LGPL-2.1-only", "weak-copyleft", "COPYING.LESSER"),
         "mpl": ("MPL-2.0", "weak-copyleft", "LICENSE"),
-        "dual": ("MIT OR Apache-2.0", "permissive", "Cargo.toml"),
+        "dual": ("Apache-2.0 OR MIT", "permissive", "Cargo.toml"),
         "pointer": ("MIT", "permissive", "README.md"),  # a LICENSE that only points elsewhere gives way
         "mixed": ("MIT", "permissive", "LICENSE"),
     }
@@ -123,8 +123,8 @@ def test_every_kept_record_carries_its_governing_license(corpus):
     assert metas[("headers", "bare.py")]["license"] == {"spdx": None, "category": "no-license", "evidence": None}
     assert metas[("none", "x.py")]["license"]["category"] == "no-license"  # kept: policy no_license=keep
     either = metas[("mixed", "either.py")]["license"]
-    assert (either["spdx"], either["category"]) == ("MIT OR GPL-2.0-only", "permissive")
-    assert metas[("dual", "src/lib.rs")]["license"]["spdx"] == "MIT OR Apache-2.0"
+    assert (either["spdx"], either["category"]) == ("GPL-2.0-only OR MIT", "permissive")
+    assert metas[("dual", "src/lib.rs")]["license"]["spdx"] == "Apache-2.0 OR MIT"
     # a header that only points elsewhere defers to the repository's license
     assert metas[("mixed", "refers.py")]["license"]["evidence"] == {"file": "LICENSE", "score": 100.0,
                                                                    "level": "repository"}
