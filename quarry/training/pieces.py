@@ -46,7 +46,7 @@ class PieceCache:
     """Ids of texts (without BOS/EOS) as little-endian ``dtype`` bytes, one bytes object per text."""
 
     def __init__(self, backend: Any, dtype: np.dtype, limit: int = 1 << 20):
-        self.backend, self.dtype, self.limit = backend, np.dtype(dtype), limit
+        self.backend, self.dtype, self.limit = backend, np.dtype(dtype).newbyteorder("<"), limit
         self.pieces: dict[str, bytes] = {}
 
     def encode(self, texts: list[str]) -> list[bytes]:
@@ -56,7 +56,7 @@ class PieceCache:
         known = cache.__contains__
         missing: set[str] = set()
         whole: list[str] = []        # segments with non-ASCII characters, for the tokenizer as they are
-        plans: list[Any] = []        # per text: its pieces, or a list of segment plans
+        plans: list[Any] = []        # per text: a list of its pieces, or a tuple of segments (pieces or whole)
         for text in texts:
             if text.isascii():
                 pieces = PIECE.findall(text)
@@ -73,7 +73,7 @@ class PieceCache:
                     parts.append(len(whole))
                     whole.append(segment)
             plans.append(tuple(parts))
-        new = sorted(missing)
+        new = list(missing)  # any order: a piece's ids do not depend on the others
         encoded = self._encode(new + whole)
         cache.update(zip(new, encoded))
         get = cache.__getitem__
@@ -94,7 +94,7 @@ class PieceCache:
             return []
         ids = [e.ids for e in self.backend.encode_batch_fast(texts, add_special_tokens=False)]
         ends = np.cumsum([len(i) for i in ids]) * self.dtype.itemsize
-        flat = np.fromiter(chain.from_iterable(ids), dtype=self.dtype, count=int(ends[-1]) // self.dtype.itemsize)
-        buffer = flat.astype(self.dtype.newbyteorder("<"), copy=False).tobytes()
+        count = int(ends[-1]) // self.dtype.itemsize
+        buffer = np.fromiter(chain.from_iterable(ids), dtype=self.dtype, count=count).tobytes()
         starts = np.concatenate(([0], ends[:-1]))
         return [buffer[a:b] for a, b in zip(starts.tolist(), ends.tolist())]

@@ -40,7 +40,8 @@ def texts() -> list[str]:
 
 @pytest.fixture(scope="module")
 def tokenizer(texts) -> Tokenizer:
-    return train_tokenizer(texts[:40] + ["naïve café ünïcödé 東京 ２０２４ ٣ «quotes» — dash"], vocab_size=600)
+    wide = "naïve café ünïcödé 東京 ２０２４ ٣ «quotes» — dash"
+    return train_tokenizer(texts[:40] + [wide], vocab_size=600)
 
 
 def _reference(tokenizer: Tokenizer, texts: list[str]) -> list[bytes]:
