@@ -44,14 +44,15 @@ def tokenizer(texts) -> Tokenizer:
     return train_tokenizer(texts[:40] + [wide], vocab_size=600)
 
 
-def _reference(tokenizer: Tokenizer, texts: list[str]) -> list[bytes]:
-    return [np.asarray(tokenizer.encode(t), DTYPE).tobytes() for t in texts]
+def _reference(tokenizer: Tokenizer, texts: list[str], dtype: np.dtype = DTYPE) -> list[bytes]:
+    return [np.asarray(tokenizer.encode(t), dtype).tobytes() for t in texts]
 
 
-def test_real_sources_encode_to_the_tokenizers_ids_cold_and_warm(tokenizer, texts):
+@pytest.mark.parametrize("dtype", [DTYPE, np.dtype("<u4")])
+def test_real_sources_encode_to_the_tokenizers_ids_cold_and_warm(tokenizer, texts, dtype):
     assert any(not t.isascii() for t in texts) and any(t.isascii() for t in texts)
-    cache = PieceCache(tokenizer.backend, DTYPE, limit=500)  # small: the cache is cleared along the way
-    expected = _reference(tokenizer, texts)
+    cache = PieceCache(tokenizer.backend, dtype, limit=500)  # small: the cache is cleared along the way
+    expected = _reference(tokenizer, texts, dtype)
     for _ in range(2):
         got = [body for i in range(0, len(texts), 16) for body in cache.encode(texts[i:i + 16])]
         assert got == expected
