@@ -209,10 +209,12 @@ def main(argv: list[str] | None = None) -> int:
         ours = child(QUARRY_TOKENIZE.format(src=shard, tok=str(tok_dir), out=str(work / "speed-tokens")), 3600)
         peer = child(DATASETS_MAP.format(src=shard, tok=str(tok_dir), cache=str(work / "hf-cache")), 3600)
         speed = {"quarry_tokenize_shard": ours, "datasets_map": peer}
-        if "error" not in ours and "error" not in peer:
-            for row in (ours, peer):
+        for row in (ours, peer):
+            if "error" not in row:
                 row["mb_per_s_per_core"] = round(row["bytes"] / 1e6 / row["seconds"], 2)
+        if "error" not in peer:
             peer["map_only_mb_per_s_per_core"] = round(peer["bytes"] / 1e6 / peer["map_seconds"], 2)
+        if "error" not in ours and "error" not in peer:
             speed["same_tokens"] = ours["tokens"] - 2 * ours["documents"] == peer["tokens"]  # ours add BOS + EOS
             speed["quarry_vs_datasets_map"] = round(ours["mb_per_s_per_core"] / peer["mb_per_s_per_core"], 2)
             speed["quarry_vs_datasets_map_only"] = round(ours["mb_per_s_per_core"] / peer["map_only_mb_per_s_per_core"], 2)
