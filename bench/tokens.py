@@ -4,15 +4,17 @@ On real text (this interpreter's standard library sources, cycled to the asked s
 byte-level BPE tokenizer trained on a sample of it:
 
 - tokenisation MB/s on one core (tokenizers' Rust thread pool pinned to one thread in both):
-  Quarry's shard tokeniser (read jsonl.zst -> batch encode -> .bin/.idx/.docs.jsonl) against
-  `datasets` (load the same shard, then `Dataset.map(batched=True)` with the same tokenizer.json
-  as a PreTrainedTokenizerFast, into its Arrow cache);
+  Quarry's shard tokeniser (read jsonl.zst -> encode through the piece cache, cold ->
+  .bin/.idx/.docs.jsonl) against `datasets` (load the same shard, then `Dataset.map(batched=True)`
+  with the same tokenizer.json as a PreTrainedTokenizerFast, into its Arrow cache); and the
+  tokenize stage on the engine (one local worker) over the same text cut into shards, its CPU
+  seconds counted over every process it ran;
 - loader tokens/s on one core: block-shuffled windows read by memory map and collated;
 - peak RSS of the same short training run (`quarry run pretrain` on the token shards) for a
   small and a ten times larger dataset: flat when memory does not depend on the dataset size.
 
 Each measurement runs in its own process. Prints JSON. Floors (bench/floors.py): Quarry's tokens
-are the peer's (plus BOS and EOS), and the larger run's peak RSS is at most 1.25 times the
+are the peer's (plus BOS and EOS), from the shard tokeniser and from the stage alike, and the larger run's peak RSS is at most 1.25 times the
 smaller's (measured 0.99 at the smoke sizes); a measurement that failed fails its floor.
 
     python bench/tokens.py                              # 25 MB vs 250 MB
@@ -104,9 +106,9 @@ def child(code: str, timeout: float, **env: str) -> dict:
 QUARRY_TOKENIZE = """
 import json, time
 from pathlib import Path
-from quarry.training.tokens import TokenShard, TokenizeConfig, load_tokenizer, tokenize_shard, tokenizer_spec
+from quarry.training.tokens import TokenShard, TokenizeConfig, shard_encoder, tokenize_shard, tokenizer_spec
 src, tok, out = {src!r}, {tok!r}, {out!r}
-load_tokenizer(tokenizer_spec(tok))  # built once per worker, as the stage does: not timed (nor is the peer's)
+shard_encoder(tokenizer_spec(tok))  # built once per worker, as the stage does: not timed (nor is the peer's tokenizer)
 t = time.perf_counter()
 entry = tokenize_shard(TokenShard("train", Path(src), "bench", None), tokenizer_spec(tok), out, TokenizeConfig())
 print(json.dumps({{"seconds": time.perf_counter() - t, "tokens": entry["tokens"], "bytes": entry["bytes"],
@@ -130,6 +132,20 @@ tokens = sum(len(x) for x in out["input_ids"])
 print(json.dumps({{"seconds": done - t, "map_seconds": done - loaded, "tokens": tokens, "bytes": n_bytes}}))
 """
 
+STAGE = """
+import json, resource, time
+from quarry.stages.tokenize import tokenize_dataset
+from quarry.training.tokens import TokenizeConfig
+def cpu():
+    return sum(getattr(resource.getrusage(who), f) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+               for f in ("ru_utime", "ru_stime"))
+t, c = time.perf_counter(), cpu()
+manifest = tokenize_dataset({src!r}, {tok!r}, {out!r}, TokenizeConfig(splits=("train",)), workers=1)
+split = manifest["splits"]["train"]
+print(json.dumps({{"seconds": time.perf_counter() - t, "cpu_seconds": cpu() - c, "tokens": split["tokens"],
+                  "bytes": split["bytes"], "documents": split["documents"], "shards": len(split["shards"])}}))
+"""
+
 LOADER = """
 import json, time, torch
 torch.set_num_threads(1)
@@ -138,13 +154,14 @@ from quarry.training.token_data import TokenShards
 data = TokenShards({tokens!r}, "train", {seq})
 sampler = EpochSampler(len(data), {batch}, seed=0)
 steps = min({steps}, sampler.steps_per_epoch)
-t = time.perf_counter()
+t, c = time.perf_counter(), time.process_time()
 n = 0
 for step in range(steps):
     batch = data.batch(sampler.indices(0, step, 0))
     n += batch["tokens"].numel()
-seconds = time.perf_counter() - t
-print(json.dumps({{"tokens_per_s": n / seconds, "tokens": n, "seconds": seconds, "windows": len(data)}}))
+seconds, cpu = time.perf_counter() - t, time.process_time() - c
+print(json.dumps({{"tokens_per_s": n / seconds, "tokens_per_cpu_s": n / cpu, "tokens": n, "seconds": seconds,
+                  "windows": len(data)}}))
 """
 
 TRAIN = """
@@ -192,14 +209,26 @@ def main(argv: list[str] | None = None) -> int:
         ours = child(QUARRY_TOKENIZE.format(src=shard, tok=str(tok_dir), out=str(work / "speed-tokens")), 3600)
         peer = child(DATASETS_MAP.format(src=shard, tok=str(tok_dir), cache=str(work / "hf-cache")), 3600)
         speed = {"quarry_tokenize_shard": ours, "datasets_map": peer}
-        if "error" not in ours and "error" not in peer:
-            for row in (ours, peer):
+        for row in (ours, peer):
+            if "error" not in row:
                 row["mb_per_s_per_core"] = round(row["bytes"] / 1e6 / row["seconds"], 2)
+        if "error" not in peer:
             peer["map_only_mb_per_s_per_core"] = round(peer["bytes"] / 1e6 / peer["map_seconds"], 2)
+        if "error" not in ours and "error" not in peer:
             speed["same_tokens"] = ours["tokens"] - 2 * ours["documents"] == peer["tokens"]  # ours add BOS + EOS
             speed["quarry_vs_datasets_map"] = round(ours["mb_per_s_per_core"] / peer["mb_per_s_per_core"], 2)
             speed["quarry_vs_datasets_map_only"] = round(ours["mb_per_s_per_core"] / peer["map_only_mb_per_s_per_core"], 2)
         report["tokenize_one_core"] = speed
+
+        # The stage on the engine: the same text in four shards, one local worker.
+        stage_corpus = work / "stage-shards"
+        make_corpus(stage_corpus, args.tokenize_mb, shard_mb=args.tokenize_mb / 4)
+        stage = child(STAGE.format(src=str(stage_corpus), tok=str(tok_dir), out=str(work / "stage-tokens")), 3600)
+        if "error" not in stage and "error" not in peer:
+            stage["mb_per_s_per_core"] = round(stage["bytes"] / 1e6 / max(stage["seconds"], stage["cpu_seconds"]), 2)
+            stage["same_tokens"] = stage["tokens"] - 2 * stage["documents"] == peer["tokens"]
+            stage["vs_datasets_map"] = round(stage["mb_per_s_per_core"] / peer["mb_per_s_per_core"], 2)
+        report["tokenize_stage_one_worker"] = stage
 
         runs = {}
         for label, megabytes in (("small", args.small_mb), ("large", args.large_mb)):
@@ -223,6 +252,7 @@ def main(argv: list[str] | None = None) -> int:
                                                         steps=args.loader_steps), 3600)
     floors = bench_module("floors").Floors()
     floors.equals("tokenize_one_core.same_tokens", speed.get("same_tokens"), True)
+    floors.equals("tokenize_stage_one_worker.same_tokens", report["tokenize_stage_one_worker"].get("same_tokens"), True)
     floors.at_most("training_peak_rss.large_over_small", report["training_peak_rss"].get("large_over_small"), 1.25)
     floors.equals("loader_one_core.error", report["loader_one_core"].get("error"), None)
     floors.emit(report)

@@ -173,19 +173,30 @@ class EpochSampler:
 
     def sample(self, epoch: int, position: int) -> int:
         """The sample index at ``position`` of epoch ``epoch`` (a bijection on range(n))."""
+        return int(self.samples(epoch, np.asarray([position]))[0])
+
+    def samples(self, epoch: int, positions: np.ndarray) -> np.ndarray:
+        """The sample indices at ``positions`` of epoch ``epoch``: array arithmetic, one inner
+        permutation per block the positions fall in (one or two for a micro-batch)."""
+        positions = np.asarray(positions, dtype=np.int64)
         if not self.shuffle:
-            return position
+            return positions
         blocks, shift = self._block_order(epoch)
-        slot, within = divmod(position, self.block_size)
-        block = int(blocks[slot]) if slot < len(blocks) else slot  # the short last block keeps its slot
-        size = min(self.block_size, self.n - block * self.block_size)
-        inner = int(self._inner_order(epoch, block, size)[within])
-        return (block * self.block_size + inner + shift) % self.n
+        slot, within = np.divmod(positions, self.block_size)
+        block = slot.copy()  # the short last block keeps its slot
+        permuted = slot < len(blocks)
+        block[permuted] = blocks[slot[permuted]]
+        out = np.empty_like(positions)
+        for b in np.unique(block).tolist():
+            here = block == b
+            size = min(self.block_size, self.n - b * self.block_size)
+            out[here] = b * self.block_size + self._inner_order(epoch, b, size)[within[here]]
+        return (out + shift) % self.n
 
     def indices(self, epoch: int, step_in_epoch: int, micro: int) -> list[int]:
         per_micro = self.batch_size * self.world_size
         start = (step_in_epoch * self.grad_accum + micro) * per_micro + self.rank * self.batch_size
-        return [self.sample(epoch, p) for p in range(start, start + self.batch_size)]
+        return self.samples(epoch, np.arange(start, start + self.batch_size)).tolist()
 
 
 @dataclass

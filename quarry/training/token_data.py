@@ -66,37 +66,28 @@ class TokenShards:
     def documents(self) -> int:
         return int(self.doc_bases[-1])
 
-    def read(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
-        """Tokens and document ids of stream positions [start, stop); -1 and pad past the end."""
-        n = stop - start
-        tokens = np.full(n, self.pad_id, dtype=np.int64)
-        docs = np.full(n, -1, dtype=np.int64)
-        pos = start
-        shard = int(np.searchsorted(self.starts, start, side="right")) - 1
-        while pos < min(stop, self.total):
-            base = int(self.starts[shard])
-            lo, hi = pos - base, min(stop, int(self.starts[shard + 1])) - base
-            out = pos - start
-            tokens[out:out + hi - lo] = self.tokens[shard][lo:hi]
-            # Document ids from the boundaries inside [lo, hi) only: O(documents), not O(tokens).
-            offsets = self.offsets[shard]
-            first, last = np.searchsorted(offsets, [lo, hi - 1], side="right") - 1
-            edges = np.clip(offsets[first:last + 2], lo, hi)
-            docs[out:out + hi - lo] = np.repeat(np.arange(first, last + 1) + self.doc_bases[shard], np.diff(edges))
-            pos += hi - lo
-            shard += 1
+    def read(self, starts: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
+        """Tokens and document ids of stream positions [start, start + width) for every start, as
+        [len(starts), width] arrays; pad and -1 past the end. One gather per shard the windows touch."""
+        pos = np.asarray(starts, dtype=np.int64)[:, None] + np.arange(width, dtype=np.int64)
+        tokens = np.full(pos.shape, self.pad_id, dtype=np.int64)
+        docs = np.full(pos.shape, -1, dtype=np.int64)
+        inside = pos < self.total
+        shard = np.searchsorted(self.starts[1:-1], pos, side="right")  # the shard of every position
+        shard[~inside] = -1
+        for s in np.flatnonzero(np.bincount(shard[inside], minlength=len(self.tokens))):
+            here = shard == s
+            local = pos[here] - self.starts[s]
+            tokens[here] = self.tokens[s][local]
+            docs[here] = np.searchsorted(self.offsets[s], local, side="right") - 1 + self.doc_bases[s]
         return tokens, docs
 
     def __getitem__(self, index: int) -> dict[str, torch.Tensor]:
         return {k: v[0] for k, v in self.batch([index]).items()}
 
-    def batch(self, indices: list[int]) -> dict[str, torch.Tensor]:
+    def batch(self, indices: list[int] | np.ndarray) -> dict[str, torch.Tensor]:
         """The samples ``indices`` as one batch [B, seq_len]."""
-        width = self.seq_len + 1
-        tokens = np.empty((len(indices), width), dtype=np.int64)
-        docs = np.empty((len(indices), width), dtype=np.int64)
-        for row, index in enumerate(indices):
-            tokens[row], docs[row] = self.read(index * self.seq_len, index * self.seq_len + width)
+        tokens, docs = self.read(np.asarray(indices, dtype=np.int64) * self.seq_len, self.seq_len + 1)
         return window_batch(torch.from_numpy(tokens), torch.from_numpy(docs), self.seq_len)
 
 

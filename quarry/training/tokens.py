@@ -20,6 +20,7 @@ import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,7 @@ from quarry.datasets.reader import data_shards
 from quarry.datasets.versions import locate
 from quarry.records import JsonDict, read_json, read_records, write_json
 from quarry.training.config import instantiate
+from quarry.training.pieces import PieceCache, cacheable
 
 FORMAT = "quarry.tokens/1"
 MANIFEST = "manifest.json"
@@ -86,11 +88,44 @@ def tokenizer_info(tokenizer: Any) -> JsonDict:
             "bos_id": tokenizer.bos_id, "eos_id": tokenizer.eos_id, "pad_id": getattr(tokenizer, "pad_id", None)}
 
 
-def encode_documents(tokenizer: Any, texts: list[str]) -> list[list[int]]:
-    """BOS + ids + EOS per text, in one batch call when the tokenizer has one (Rust threads)."""
-    if hasattr(tokenizer, "encode_batch"):
-        return tokenizer.encode_batch(texts, bos=True, eos=True)
-    return [tokenizer.encode(text, bos=True, eos=True) for text in texts]
+class ShardEncoder:
+    """A worker's encoder: documents -> their tokens (BOS + ids + EOS) as ``dtype`` bytes, back to back.
+
+    A plain byte-level BPE tokenizer goes through a cache of pieces (quarry.training.pieces), any
+    other through its batch call (tokenizers' Rust threads) when it has one. Either way the bytes
+    are those of ``tokenizer.encode(text, bos=True, eos=True)``."""
+
+    def __init__(self, tokenizer: Any):
+        self.tokenizer = tokenizer
+        self.dtype = token_dtype(tokenizer.vocab_size)
+        backend = getattr(tokenizer, "backend", None)
+        plain = (backend is not None and hasattr(tokenizer, "encode_batch") and cacheable(backend)
+                 and tokenizer.bos_id is not None and tokenizer.eos_id is not None)
+        self.pieces = PieceCache(backend, self.dtype) if plain else None
+        if self.pieces is not None:
+            self.bos = np.asarray([tokenizer.bos_id], self.dtype).tobytes()
+            self.eos = np.asarray([tokenizer.eos_id], self.dtype).tobytes()
+
+    def encode(self, texts: list[str]) -> tuple[bytes, list[int]]:
+        """The batch's token bytes and each document's token count."""
+        if self.pieces is not None:
+            bodies = self.pieces.encode(texts)
+            size = self.dtype.itemsize
+            return (b"".join(chain.from_iterable((self.bos, body, self.eos) for body in bodies)),
+                    [len(body) // size + 2 for body in bodies])
+        if hasattr(self.tokenizer, "encode_batch"):
+            encoded = self.tokenizer.encode_batch(texts, bos=True, eos=True)
+        else:
+            encoded = [self.tokenizer.encode(text, bos=True, eos=True) for text in texts]
+        lengths = [len(ids) for ids in encoded]
+        flat = np.fromiter(chain.from_iterable(encoded), dtype=self.dtype, count=sum(lengths))
+        return flat.tobytes(), lengths
+
+
+@functools.lru_cache(maxsize=4)
+def shard_encoder(spec: str) -> ShardEncoder:
+    """One encoder per tokenizer and worker process: its piece cache carries over from shard to shard."""
+    return ShardEncoder(load_tokenizer(spec))
 
 
 # --- the plan: which record shards become which token shards -----------------------------------
@@ -132,32 +167,35 @@ def shard_files(out_dir: str | os.PathLike, job: TokenShard) -> list[Path]:
 
 def tokenize_shard(job: TokenShard, spec: str, out_dir: str | os.PathLike, config: TokenizeConfig) -> JsonDict:
     """Write the token shard of one record shard; returns its manifest entry."""
-    tokenizer = load_tokenizer(spec)
-    dtype = token_dtype(tokenizer.vocab_size)
+    encoder = shard_encoder(spec)
     files = dict(zip(SUFFIXES, shard_files(out_dir, job)))
     files[".bin"].parent.mkdir(parents=True, exist_ok=True)
     tmp = {suffix: Path(f"{path}.tmp") for suffix, path in files.items()}
-    offsets, n_bytes = [0], 0
+    lengths, n_bytes = [], 0
     try:
         with open(tmp[".bin"], "wb") as bin_out, open(tmp[".docs.jsonl"], "wb") as docs_out:
             for batch in _batches(_documents(job, config), config.batch_size):
-                encoded = encode_documents(tokenizer, [r["text"] for r in batch])
-                for record, ids in zip(batch, encoded):
-                    bin_out.write(np.asarray(ids, dtype=dtype).tobytes())
-                    offsets.append(offsets[-1] + len(ids))
-                    size = len(record["text"].encode("utf-8"))
+                texts = [r["text"] for r in batch]
+                tokens, counts = encoder.encode(texts)
+                bin_out.write(tokens)
+                lengths.extend(counts)
+                lines = []
+                for record, text in zip(batch, texts):
+                    size = len(text.encode("utf-8"))
                     n_bytes += size
-                    docs_out.write(json.dumps({"id": (record.get("meta") or {}).get("id"), "bytes": size},
-                                              ensure_ascii=False).encode() + b"\n")
-        np.asarray(offsets, dtype="<i8").tofile(tmp[".idx"])
+                    lines.append(json.dumps({"id": (record.get("meta") or {}).get("id"), "bytes": size},
+                                            ensure_ascii=False).encode() + b"\n")
+                docs_out.write(b"".join(lines))
+        offsets = np.concatenate(([0], np.cumsum(lengths, dtype="<i8"))).astype("<i8")
+        offsets.tofile(tmp[".idx"])
         for suffix, path in tmp.items():
             os.replace(path, files[suffix])
     except BaseException:
         for path in tmp.values():
             path.unlink(missing_ok=True)
         raise
-    return {"name": job.name, "source": job.source.name, "documents": len(offsets) - 1,
-            "tokens": offsets[-1], "bytes": n_bytes}
+    return {"name": job.name, "source": job.source.name, "documents": len(lengths),
+            "tokens": int(offsets[-1]), "bytes": n_bytes}
 
 
 def _documents(job: TokenShard, config: TokenizeConfig):

@@ -109,7 +109,8 @@ def test_eval():
 def test_tokens():
     floors = run_bench("tokens.py", "--small-mb", "0.5", "--large-mb", "1", "--tokenize-mb", "0.5", "--vocab", "512",
                        "--train-steps", "2", "--loader-steps", "10", "--workers", "1")
-    assert_guards(floors, "tokenize_one_core.same_tokens", "training_peak_rss.large_over_small")
+    assert_guards(floors, "tokenize_one_core.same_tokens", "tokenize_stage_one_worker.same_tokens",
+                  "training_peak_rss.large_over_small")
 
 
 def test_train():

@@ -177,3 +177,67 @@ def test_a_dataset_version_is_tokenised_once_into_the_cache(dataset_dir, tmp_pat
     manifest = read_manifest(first.tokens_dir)
     assert manifest["dataset"]["version"] == first.dataset_hash()
     assert manifest["tokenizer"]["hash"] == ByteTokenizer().hash
+
+
+def _reference_windows(folder: Path, split: str, seq_len: int, pad_id: int) -> tuple[np.ndarray, np.ndarray]:
+    """The split's stream and document ids built in memory, cut into [N, seq_len + 1] windows."""
+    manifest = read_manifest(folder)
+    tokens, docs, base = [], [], 0
+    for shard in manifest["splits"][split]["shards"]:
+        stem = folder / split / shard["name"]
+        offsets = np.fromfile(f"{stem}.idx", dtype="<i8")
+        tokens.append(np.fromfile(f"{stem}.bin", dtype=manifest["tokenizer"]["dtype"]).astype(np.int64))
+        docs.append(np.repeat(np.arange(len(offsets) - 1) + base, np.diff(offsets)))
+        base += len(offsets) - 1
+    stream, doc_ids = np.concatenate(tokens), np.concatenate(docs)
+    n = max(1, -(-(len(stream) - 1) // seq_len))
+    pad = n * seq_len + 1 - len(stream)
+    stream = np.concatenate([stream, np.full(pad, pad_id)])
+    doc_ids = np.concatenate([doc_ids, np.full(pad, -1)])
+    rows = np.arange(n)[:, None] * seq_len + np.arange(seq_len + 1)
+    return stream[rows], doc_ids[rows]
+
+
+def test_batches_gathered_from_bpe_shards_equal_a_reference_built_in_memory(sharded_dataset, bpe_dir, tmp_path):
+    from quarry.training.data import window_batch
+
+    tokenize_dataset(sharded_dataset, bpe_dir, tmp_path / "tokens")
+    shards = read_manifest(tmp_path / "tokens")["splits"]["train"]["shards"]
+    shortest = min(s["tokens"] for s in shards)
+    rng = np.random.default_rng(0)
+    for seq_len in (7, 64, 2 * shortest + 3):  # the last: windows that span three shards
+        data = TokenShards(tmp_path / "tokens", "train", seq_len)
+        tokens, docs = _reference_windows(tmp_path / "tokens", "train", seq_len, data.pad_id)
+        assert len(data) == len(tokens)
+        for indices in ([0], [len(data) - 1], list(range(len(data))), rng.integers(len(data), size=9).tolist()):
+            got = data.batch(indices)
+            expected = window_batch(torch.from_numpy(tokens[indices]), torch.from_numpy(docs[indices]), seq_len)
+            assert all(torch.equal(got[k], expected[k]) for k in expected), (seq_len, indices)
+
+
+def _reference_sample(sampler: EpochSampler, epoch: int, position: int) -> int:
+    """The block shuffle one position at a time, as EpochSampler documents it."""
+    if not sampler.shuffle:
+        return position
+    rng = np.random.default_rng([sampler.seed, epoch])
+    blocks = rng.permutation(sampler.n // sampler.block_size)
+    shift = int(rng.integers(sampler.n))
+    slot, within = divmod(position, sampler.block_size)
+    block = int(blocks[slot]) if slot < len(blocks) else slot
+    size = min(sampler.block_size, sampler.n - block * sampler.block_size)
+    inner = int(np.random.default_rng([sampler.seed, epoch, block + 1]).permutation(size)[within])
+    return (block * sampler.block_size + inner + shift) % sampler.n
+
+
+@pytest.mark.parametrize("n,block,shuffle", [(203, 16, True), (256, 16, True), (40, 64, True), (50, 8, False)])
+def test_sample_indices_equal_the_one_at_a_time_reference(n, block, shuffle):
+    for world, rank in ((1, 0), (2, 1)):
+        sampler = EpochSampler(n, 3, 2, world_size=world, rank=rank, seed=7, shuffle=shuffle, block_size=block)
+        for epoch in (0, 3):
+            assert sampler.samples(epoch, np.arange(n)).tolist() == [_reference_sample(sampler, epoch, p)
+                                                                     for p in range(n)]
+            for step in range(sampler.steps_per_epoch):
+                for micro in range(2):
+                    start = (step * 2 + micro) * 3 * world + rank * 3
+                    assert sampler.indices(epoch, step, micro) == [_reference_sample(sampler, epoch, p)
+                                                                   for p in range(start, start + 3)]
