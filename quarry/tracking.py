@@ -296,7 +296,8 @@ def runs_on_datasets(versions: set[str], run_ids: set[str] = frozenset(), root: 
     for version in sorted(versions):
         for key, role in DATASET_TAGS.items():
             for run in search(key, version):
-                add(run, "evaluated" if run.data.tags.get("quarry.stage") == "evaluate" else role)
+                built = experiments.get(run.info.experiment_id) == DATA_EXPERIMENT  # the run that assembled it
+                add(run, "built" if built else "evaluated" if run.data.tags.get("quarry.stage") == "evaluate" else role)
     for run_id in sorted(run_ids):
         if run_exists(run_id, root):
             add(client.get_run(run_id), "trained")
