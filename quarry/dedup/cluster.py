@@ -92,7 +92,7 @@ def decide_near(index: ShardIndex, docs: np.ndarray, labels: np.ndarray, decisio
     order = np.argsort(labels, kind="stable")
     docs, labels = docs[order], labels[order]
     starts = np.flatnonzero(np.r_[True, labels[1:] != labels[:-1]]) if len(docs) else np.empty(0, dtype=np.int64)
-    ends = np.r_[starts[1:], len(docs)].astype(np.int64)
+    ends = np.r_[starts[1:], len(docs)].astype(np.int64) if len(docs) else np.empty(0, dtype=np.int64)
     histogram: Counter = Counter()
     removed = 0
     for start, end in zip(starts.tolist(), ends.tolist(), strict=True):

@@ -176,3 +176,17 @@ def test_partitions_on_prefect_tasks_write_the_same_bytes(runs, tmp_path):
                           env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-3000:]
     assert _files(tmp_path / "out") == _files(root / "out4")
+
+
+def test_a_corpus_without_near_duplicates_has_no_near_cluster(tmp_path):
+    """Distinct documents only: the partitioned path decides nothing and says so."""
+    from dedup_corpus import MODULES, record, source
+    from quarry.engine import run_local
+    from quarry.records import write_records
+    from quarry.stages.dedup import DEDUP
+
+    docs = [record(f"d{i}", source(name), origin=f"https://example.org/r{i}", path=f"m{i}.py")
+            for i, name in enumerate(MODULES[:6])]
+    write_records(tmp_path / "src" / "part-00000.jsonl.zst", docs)
+    ledger = run_local(DEDUP, tmp_path / "src", tmp_path / "out", {"dedup": {"partitions": 2}})
+    assert ledger["kept"] == len(docs) and ledger["clusters"]["near_clusters"] == 0
