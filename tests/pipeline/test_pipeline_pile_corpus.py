@@ -78,3 +78,9 @@ def test_a_pile_style_corpus_runs_the_whole_dag(tmp_path, request):
         assert report.get("unscored", {}) == {}
         assert set(report["subsets"]) >= set(counts), checkpoint
     assert "finetune" in output
+
+    # the same data with two workers (a Dask LocalCluster for every map): the same version
+    params["pipeline"]["workers"] = 2
+    write_params(root, params)
+    run(root, str(BIN / "dvc"), "repro", "-f", "assemble")
+    assert read_json(root / "data" / "datasets" / "default" / "manifest.json")["version"] == manifest["version"]
