@@ -78,7 +78,8 @@ def test_dag_flow_writes_the_same_bytes_as_the_cli(corpus, cli_one, tmp_path, mo
     from quarry.tracking import DATA_EXPERIMENT, configure
 
     mlflow = configure()
-    [run] = mlflow.search_runs(experiment_names=[DATA_EXPERIMENT], output_format="list")
+    [run] = mlflow.search_runs(experiment_names=[DATA_EXPERIMENT], filter_string="attributes.run_name LIKE 'curate%'",
+                               order_by=["attributes.start_time DESC"], max_results=1, output_format="list")
     metrics, params = run.data.metrics, run.data.params
     for stage in CURATION:
         assert metrics[f"{stage.name}.kept"] == ledgers[stage.name]["kept"], stage.name
