@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping
+from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from quarry.config.datasets import AssembleParams, StratifyParams
-from quarry.records import Record
+from quarry.records import Record, read_json, write_json
 
 DEFAULT_FRACTIONS = AssembleParams().splits   # assemble.splits when params.yaml names none
 SPLIT_SALT = "quarry-split-v1"
@@ -30,6 +32,17 @@ def subset_of(record: Record) -> str:
     """The subset a record belongs to: meta.pile_set_name, else its language."""
     meta = record.get("meta") or {}
     return str(meta.get("pile_set_name") or meta.get("language") or UNKNOWN_SUBSET)
+
+
+def doc_id_of(record: Record) -> str | None:
+    meta = record.get("meta")
+    return meta.get("id") if isinstance(meta, dict) else None
+
+
+def document_of(record: Record) -> tuple[str, str] | None:
+    """(doc id, subset): what a census counts; None for a record without meta.id (it has no split)."""
+    doc_id = doc_id_of(record)
+    return None if doc_id is None else (doc_id, subset_of(record))
 
 
 def unit_interval(doc_id: str, salt: str = SPLIT_SALT) -> float:
@@ -98,6 +111,12 @@ class SplitCensus:
         return census
 
     @classmethod
+    def of_records(cls, records: Iterable[Record], fractions: Mapping[str, float], stratify: StratifyParams,
+                   where: str = "") -> SplitCensus:
+        """The census of records (those without meta.id have no split and are left out)."""
+        return cls.of(filter(None, map(document_of, records)), fractions, stratify, where)
+
+    @classmethod
     def merged(cls, parts: Iterable[SplitCensus]) -> SplitCensus:
         whole = None
         for part in parts:
@@ -153,3 +172,31 @@ def moved_where(census: SplitCensus, moved: Mapping[str, str]) -> dict[str, list
             if doc_id in moved:
                 where.setdefault(place, []).append(doc_id)
     return where
+
+
+# splits.json: written by decontamination, read by assembly. The fractions are pairs: their order
+# decides the hash split, and JSON objects are written with sorted keys.
+
+def write_record(path: Path, fractions: Mapping[str, float], stratify_params: StratifyParams,
+                 moved: Mapping[str, str], counts: Mapping[str, Mapping[str, int]]) -> None:
+    """``counts``: the census's documents per subset and hash split."""
+    write_json(path, {"fractions": [[name, share] for name, share in fractions.items()],
+                      "stratify": stratify_params.as_dict(), "moved": dict(moved),
+                      "documents_by_hash": {subset: dict(sorted(c.items())) for subset, c in sorted(counts.items())}})
+
+
+def recorded_moves(path: Path, fractions: Mapping[str, float], stratify_params: StratifyParams) -> dict[str, str] | None:
+    """The moves recorded at ``path`` for these fractions and settings; None when there is no
+    record, or it was made for others."""
+    if not path.exists():
+        return None
+    recorded = read_json(path)
+    if recorded["fractions"] != [[name, share] for name, share in fractions.items()] \
+            or recorded["stratify"] != stratify_params.as_dict():
+        return None
+    return dict(recorded["moved"])
+
+
+def moved_counts(moved: Mapping[str, str]) -> dict[str, int]:
+    """Documents moved into each held-out split."""
+    return dict(sorted(Counter(moved.values()).items()))

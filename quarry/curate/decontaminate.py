@@ -43,7 +43,7 @@ from quarry.errors import ConfigError
 from quarry.ledger import Ledger
 from quarry.records import JsonDict, Record, read_records
 from quarry.stage import shard_output
-from quarry.splits import DEFAULT_FRACTIONS, SplitCensus, Splits, moved_where, subset_of
+from quarry.splits import DEFAULT_FRACTIONS, SplitCensus, Splits, doc_id_of, document_of, moved_where
 
 STAGE = "decontaminate"
 REPORT = "decontamination.json"
@@ -81,13 +81,8 @@ class DecontaminationConfig(DecontaminateParams):
         return self.model_validate({**self.model_dump(), **given}).checked()
 
     def is_eval(self, record: Record, splits: Splits) -> bool:
-        doc_id = _doc_id(record)
+        doc_id = doc_id_of(record)
         return self.test_split is not None and doc_id is not None and splits.of(doc_id) == self.test_split
-
-
-def _doc_id(record: Record) -> str | None:
-    meta = record.get("meta")
-    return meta.get("id") if isinstance(meta, dict) else None
 
 
 class Item(NamedTuple):
@@ -149,9 +144,8 @@ def test_split_items(src: str, config: DecontaminationConfig) -> tuple[list[Item
     by_hash = Splits(config.fractions)
     items, documents = [], []
     for record in read_records(src):
-        doc_id = _doc_id(record)
-        if doc_id is not None:
-            documents.append((doc_id, subset_of(record)))
+        if (document := document_of(record)) is not None:
+            documents.append(document)
         if config.is_eval(record, by_hash):
             items.append(_own_item(record, config))
     return items, SplitCensus.of(documents, config.fractions, config.stratify, where=src)
@@ -163,7 +157,7 @@ def moved_test_items(census: SplitCensus, splits: Splits, config: Decontaminatio
     items = []
     for src, ids in sorted(moved_where(census, moved).items()):
         wanted = set(ids)
-        items.extend(_own_item(r, config) for r in read_records(src) if _doc_id(r) in wanted)
+        items.extend(_own_item(r, config) for r in read_records(src) if doc_id_of(r) in wanted)
     return items
 
 

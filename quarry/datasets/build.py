@@ -25,7 +25,7 @@ from quarry.datasets.manifest import Manifest
 from quarry.datasets.manifest import (MANIFEST, SCHEMA, ledger_paths, normalise_ledgers, params_hash, read_manifest,
                                       seal, shard_entries, write_sums)
 from quarry.datasets.mixture import Mixture, uses_weights
-from quarry.splits import SPLITS_FILE, SplitCensus, stratify, subset_of
+from quarry.splits import SPLITS_FILE, SplitCensus, moved_counts, recorded_moves, stratify, subset_of
 from quarry.datasets.reader import data_shards, open_dataset
 from quarry.datasets.shards import STAGE
 from quarry.errors import QuarryError
@@ -68,15 +68,13 @@ def moved_documents(src_dir: Path, sources: list[Path], section: AssembleParams)
     """The documents stratification moves into held-out splits: as decontamination recorded them
     beside its shards (so the test split released is the one it protected), else decided here."""
     recorded = src_dir / SPLITS_FILE
+    moved = recorded_moves(recorded, section.splits, section.stratify)
+    if moved is not None:
+        return moved
     if recorded.exists():
-        splits = read_json(recorded)
-        if splits["fractions"] == [[name, share] for name, share in section.splits.items()] and splits["stratify"] == section.stratify.as_dict():
-            return dict(splits["moved"])
         log.warning("%s: recorded for other assemble.splits / assemble.stratify; deciding again", recorded)
-    census = SplitCensus.merged(
-        SplitCensus.of(((r["meta"]["id"], subset_of(r)) for r in read_records(source) if (r.get("meta") or {}).get("id")),
-                       section.splits, section.stratify, where=str(source))
-        for source in sources)
+    census = SplitCensus.merged(SplitCensus.of_records(read_records(source), section.splits, section.stratify,
+                                                       where=str(source)) for source in sources)
     return stratify(census, section.splits, section.stratify)
 
 
@@ -152,13 +150,6 @@ def _snapshot_dir(snapshot: str | os.PathLike | dict | None) -> Path | None:
     if isinstance(snapshot, (str, os.PathLike)) and (Path(snapshot).parent / "shards").is_dir():
         return Path(snapshot).parent
     return None
-
-
-def moved_counts(moved: dict[str, str]) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for split in moved.values():
-        counts[split] = counts.get(split, 0) + 1
-    return dict(sorted(counts.items()))
 
 
 def derive_version(parent_dir: str | os.PathLike, out_dir: str | os.PathLike,

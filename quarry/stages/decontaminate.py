@@ -27,7 +27,7 @@ from quarry.curate.decontaminate import (
 from quarry.engine import Global, GlobalJob, Map, ShardJob, Stage, per_process
 from quarry.hashing import tree_hash
 from quarry.records import write_json
-from quarry.splits import SPLITS_FILE, SplitCensus, Splits, stratify
+from quarry.splits import SPLITS_FILE, SplitCensus, Splits, stratify, write_record
 
 
 def eval_items_phase(job: ShardJob, config: DecontaminationConfig) -> dict:
@@ -89,15 +89,9 @@ def decontaminate_finish(job: GlobalJob, config: DecontaminationConfig) -> dict:
     report = contamination_report(config, _index(results["index"]), results["decide"]["ignored_common_in_train"],
                                   matches)
     write_json(Path(job.dst) / REPORT, report)
-    write_json(Path(job.dst) / SPLITS_FILE, splits_record(config, results["index"]))
+    write_record(Path(job.dst) / SPLITS_FILE, config.fractions, config.stratify, results["index"]["moved"],
+                 results["index"]["census"])
     return {"contamination": {key: value for key, value in report.items() if key != "matches"}}
-
-
-def splits_record(config: DecontaminationConfig, index: dict) -> dict:
-    """What assembly reads to release the test split decontamination protected."""
-    # fractions as pairs: their order decides the hash split, and JSON objects are written sorted
-    return {"fractions": [[name, share] for name, share in config.fractions.items()], "stratify": config.stratify.as_dict(), "moved": index["moved"],
-            "documents_by_hash": {subset: dict(sorted(c.items())) for subset, c in sorted(index["census"].items())}}
 
 
 DECONTAMINATE = Stage(STAGE, folder="decontaminated", config=DecontaminationConfig.from_params,
