@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Mapping
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -84,23 +85,22 @@ class Credits:
     def add(self, record: Record) -> None:
         meta = record.get("meta") or {}
         license_ = meta.get("license")
-        if not needs_attribution(license_):
-            return
-        entry = self.origins.setdefault(meta.get("origin") or "", {"licenses": {}, "copyrights": []})
-        spdx = license_["spdx"]
-        entry["licenses"][spdx] = entry["licenses"].get(spdx, 0) + 1
-        entry["copyrights"] = sorted(set(entry["copyrights"]) | set(copyright_lines(record["text"])))
+        if needs_attribution(license_):
+            self._entry(meta.get("origin") or "", {license_["spdx"]: 1}, copyright_lines(record["text"]))
 
     def merge(self, other: Mapping[str, JsonDict]) -> Credits:
         for origin, found in other.items():
-            entry = self.origins.setdefault(origin, {"licenses": {}, "copyrights": []})
-            for spdx, n in found["licenses"].items():
-                entry["licenses"][spdx] = entry["licenses"].get(spdx, 0) + n
-            entry["copyrights"] = sorted(set(entry["copyrights"]) | set(found["copyrights"]))
+            self._entry(origin, found["licenses"], found["copyrights"])
         return self
 
+    def _entry(self, origin: str, licenses: Mapping[str, int], copyrights: Iterable[str]) -> None:
+        # copyright lines are a set while they gather (sorted once, by to_dict): add runs per document
+        entry = self.origins.setdefault(origin, {"licenses": Counter(), "copyrights": set()})
+        entry["licenses"].update(licenses)
+        entry["copyrights"].update(copyrights)
+
     def to_dict(self) -> JsonDict:
-        return {o: {"licenses": dict(sorted(e["licenses"].items())), "copyrights": e["copyrights"]}
+        return {o: {"licenses": dict(sorted(e["licenses"].items())), "copyrights": sorted(e["copyrights"])}
                 for o, e in sorted(self.origins.items())}
 
 
@@ -138,9 +138,11 @@ def needed_texts(credits: Mapping[str, JsonDict], files: Mapping[str, Mapping[st
 
 
 def write_bundle(folder: Path, credits: Mapping[str, JsonDict], files: Mapping[str, Mapping[str, str]],
-                 texts: Mapping[str, str]) -> JsonDict:
-    """Write ``folder`` (ATTRIBUTION/); returns its summary for the manifest."""
+                 texts_of: Callable[[set[str]], Mapping[str, str]]) -> JsonDict:
+    """Write ``folder`` (ATTRIBUTION/); returns its summary for the manifest. ``texts_of``: the
+    standard texts of the licence ids asked for (those it lacks are listed as missing)."""
     needed = needed_texts(credits, files)
+    texts = texts_of({i for ids in needed.values() for i in ids})
     index: JsonDict = {}
     for origin, entry in sorted(credits.items()):
         own = files.get(origin, {})

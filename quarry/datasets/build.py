@@ -139,10 +139,8 @@ def bundle_release(staging: Path, split_credits: list[JsonDict], snapshot_manife
 
 
 def _write_bundle(staging: Path, credits: Credits, files: dict, texts_of) -> JsonDict:
-    origins = credits.to_dict()
-    needed = {i for ids in attribution.needed_texts(origins, files).values() for i in ids}
     folder = staging / attribution.FOLDER
-    summary = attribution.write_bundle(folder, origins, files, texts_of(needed))
+    summary = attribution.write_bundle(folder, credits.to_dict(), files, texts_of)
     return {**summary, "sha256": tree_hash(folder)}
 
 
