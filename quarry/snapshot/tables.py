@@ -78,7 +78,7 @@ class BlobStore:
 
 
 def plan_table(source: dict, cfg: SnapshotParams) -> list[OriginPlan]:
-    spec = SourceSpec.model_validate({k: v for k, v in source.items()})
+    spec = SourceSpec.model_validate(source)
     columns = spec.column_map()
     location = Path(spec.path or "").expanduser()
     if not spec.path or not location.exists():
@@ -88,8 +88,9 @@ def plan_table(source: dict, cfg: SnapshotParams) -> list[OriginPlan]:
     for file in table_files(spec.kind, location):
         rel = file.relative_to(location).as_posix() if location.is_dir() else file.name
         row_number = 0
-        for batch in batches(spec.kind, file):
-            _check_columns(columns, batch.schema.names, file, blobs)
+        for number, batch in enumerate(batches(spec.kind, file)):
+            if number == 0:  # a file has one schema
+                _check_columns(columns, batch.schema.names, file, blobs)
             for row in batch.to_pylist():
                 row_number += 1
                 _plan_row(plans, spec, columns, row, row_number, rel, blobs, cfg)
