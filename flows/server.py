@@ -136,12 +136,19 @@ def stop_group(group: int) -> bool:
             os.killpg(group, sig)
         except ProcessLookupError:
             return sig == signal.SIGKILL
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            if not group_alive(group):
-                return True
-            time.sleep(0.1)
+        if gone_within(group, seconds):
+            return True
     return True
+
+
+def gone_within(group: int, seconds: float, poll: float = 0.1) -> bool:
+    """Whether every process of the group has ended within ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not group_alive(group):
+            return True
+        time.sleep(poll)
+    return False
 
 
 @contextlib.contextmanager

@@ -16,7 +16,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from flows.server import group_alive, healthy, stop_group  # noqa: E402
+from flows.server import gone_within, group_alive, healthy, stop_group  # noqa: E402
 
 SLOW = pytest.mark.slow  # a server start: about a minute on a loaded machine
 
@@ -27,15 +27,6 @@ def start(home: Path, idle_minutes: float) -> dict:
     subprocess.run([sys.executable, "-c", "from flows.server import ensure_api; ensure_api()"], cwd=home, check=True,
                    env={**clean, "QUARRY_HOME": str(home), "PYTHONPATH": str(REPO)}, timeout=300)
     return json.loads((home / ".quarry" / "prefect" / "server.json").read_text())
-
-
-def gone_within(group: int, seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if not group_alive(group):
-            return True
-        time.sleep(0.5)
-    return False
 
 
 @SLOW
