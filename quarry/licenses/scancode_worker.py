@@ -151,7 +151,9 @@ def settled(index, text, detections):
     covered = set()
     for match in found:
         covered.update(match.qspan)
-    tokens = Query(query_string=text, idx=index).tokens
+    # the matches carry the query exact matching tokenised; tokenise again only when they do not
+    query = next((m.query for m in found if m.query is not None), None) or Query(query_string=text, idx=index)
+    tokens = query.tokens
     unmatched = sum(1 for i, tid in enumerate(tokens) if tid < index.len_legalese and i not in covered)
     return unmatched <= MAX_UNMATCHED_LEGALESE
 
