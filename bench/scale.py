@@ -23,71 +23,58 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
-import sysconfig
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
+import machine_code
 from floors import Floors
 from memory import TreePeak
 
 REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 SHARD_BYTES = 8_000_000  # the snapshot's default; smaller corpora get smaller shards (at least 16)
-LANGUAGES = {".py": "Python", ".pyi": "Python", ".c": "C", ".h": "C", ".cpp": "C++", ".js": "JavaScript",
-             ".ts": "TypeScript", ".html": "HTML", ".css": "CSS", ".sh": "Bash", ".md": "Markdown",
-             ".rst": "reStructuredText", ".txt": "Text", ".json": "JSON", ".toml": "TOML", ".cfg": "INI",
-             ".yaml": "YAML", ".yml": "YAML", ".xml": "XML", ".pyx": "Cython"}
-MAX_FILE = 1_000_000
 PRELOAD = ["--preload", "tasks.executor", "--preload", "quarry.stages"]
 
 
-def source_roots() -> list[tuple[str, Path]]:
-    roots = [("python:stdlib", Path(sysconfig.get_paths()["stdlib"]))]
-    purelib = Path(sysconfig.get_paths()["purelib"])
-    roots += [(f"pypi:{p.name}", p) for p in sorted(purelib.iterdir()) if p.is_dir() and not p.name.endswith(
-        (".dist-info", "__pycache__"))]
-    return roots
-
-
 def build_corpus(folder: Path, target_bytes: int) -> dict:
-    """Snapshot-style shards of real source files until ``target_bytes`` of text: same bytes on
-    every call with the same interpreter and installed distributions."""
+    """Snapshot-style shards of the machine's code (machine_code.documents) until ``target_bytes``
+    of text: the same bytes on every call on the same machine. A folder that already holds the
+    corpus of this target is reused (its description records the target)."""
     from quarry.records import RecordWriter
 
-    folder.mkdir(parents=True, exist_ok=True)
+    described = folder / "corpus.json"
+    if described.is_file() and json.loads(described.read_text()).get("target_bytes") == target_bytes:
+        return json.loads(described.read_text())["corpus"]
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
     shard_bytes = min(SHARD_BYTES, target_bytes // 16)
-    total, shard, writer, documents = 0, 0, None, 0
-    for origin, root in source_roots():
-        for path in sorted(p for p in root.rglob("*") if p.suffix in LANGUAGES or p.name.upper().startswith(
-                ("LICENSE", "COPYING"))):
-            if not path.is_file() or path.stat().st_size > MAX_FILE or "site-packages" in path.relative_to(
-                    root).parts:
-                continue
-            try:
-                text = path.read_text(encoding="utf-8")
-            except (UnicodeDecodeError, OSError):
-                continue
-            rel = path.relative_to(root).as_posix()
-            if writer is None:
-                writer = RecordWriter(folder / f"part-{shard:05d}.jsonl.zst")
-            writer.write({"text": text, "meta": {"id": f"{origin}:{rel}", "origin": origin, "path": rel,
-                                                 "language": LANGUAGES.get(path.suffix, "Text"),
-                                                 "pile_set_name": "code", "bytes": len(text.encode())}})
-            size = len(text.encode())
-            total, documents = total + size, documents + 1
-            if writer.stats.bytes >= shard_bytes:
-                writer.close()
-                writer, shard = None, shard + 1
-            if total >= target_bytes:
-                break
-        if total >= target_bytes:
-            break
+    shard, writer = 0, None
+    documents, total, families, copies = 0, 0, Counter(), Counter()
+    for record in machine_code.documents(target_bytes):
+        if writer is None:
+            writer = RecordWriter(folder / f"part-{shard:05d}.jsonl.zst")
+        meta = record["meta"]
+        writer.write(record)
+        documents, total = documents + 1, total + meta["bytes"]
+        families[meta["family"]] += meta["bytes"]
+        copies[meta["copy"]] += meta["bytes"]
+        if writer.stats.bytes >= shard_bytes:
+            writer.close()
+            writer, shard = None, shard + 1
     if writer is not None:
         writer.close()
-    return {"bytes": total, "documents": documents, "shards": len(list(folder.glob("part-*")))}
+    corpus = {"bytes": total, "documents": documents, "shards": len(list(folder.glob("part-*"))),
+              "mb_by_family": {f: round(b / 1e6, 1) for f, b in sorted(families.items())},
+              "mb_by_pass": {str(c): round(b / 1e6, 1) for c, b in sorted(copies.items())},
+              "repeat_edit": machine_code.REPEAT_EDIT if len(copies) > 1 else None}
+    described.write_text(json.dumps({"target_bytes": target_bytes, "corpus": corpus}, indent=1))
+    return corpus
 
 
 RUN = """
@@ -98,7 +85,8 @@ from quarry.stages.curation import CURATION, curate
 kind, workers, address, shards, out = sys.argv[1], int(sys.argv[2]), sys.argv[3], Path(sys.argv[4]), Path(sys.argv[5])
 registry = Path(sys.argv[6])  # one file for the three runs: the stages' provenance (and hash) names it
 registry.write_text("origin\\thttps://example.org/opted-out\\t2026-01-01\\tbench\\n")
-params = {"optout": {"registry": str(registry.resolve())}, "decontaminate": {"test_split": "test"}}
+from quarry.config import as_params
+params = as_params({"optout": {"registry": str(registry.resolve())}, "decontaminate": {"test_split": "test"}})
 if kind == "dask":
     from flows.server import ensure_api
     ensure_api()  # one server for this process and the cluster's workers (started before the clock)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from quarry.engine import Executor, Stage, StageRun, run_stage
-from quarry.records import JsonDict
+from quarry.config import Params
 from quarry.stages.decontaminate import DECONTAMINATE
 from quarry.stages.dedup import DEDUP
 from quarry.stages.filters import FILTERS
@@ -26,13 +26,13 @@ def curated_output(curated_dir: str | Path) -> Path:
     return Path(curated_dir) / CURATION[-1].folder
 
 
-def check_config(params: JsonDict) -> None:
+def check_config(params: Params) -> None:
     """Every curation stage's config, so a bad late section fails before the first stage runs."""
     for stage in CURATION:
         stage.config(params)
 
 
-def curate(shards_dir: Path, curated_dir: Path, params: JsonDict, executor: Executor) -> list[StageRun]:
+def curate(shards_dir: Path, curated_dir: Path, params: Params, executor: Executor) -> list[StageRun]:
     """Every curation stage in order, each reading the previous one's folder under ``curated_dir``."""
     check_config(params)
     runs = []
