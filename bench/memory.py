@@ -3,7 +3,8 @@
 Workers (process pools, Dask, subprocesses) count together with their parent, so tools that
 fan out are compared with tools that do not on the same footing. The sampler also keeps the CPU
 seconds each process of the tree had used when last seen (``cpu_seconds``), so a bench can say
-where the cores went (a process that ends between two samples loses its last interval).
+where the cores went (a process that ends between two samples loses its last interval), and each
+process's own peak RSS (``process_peaks``).
 """
 
 from __future__ import annotations
@@ -15,12 +16,25 @@ import threading
 import psutil
 
 
+def _high_water(pid: int) -> int:
+    """The kernel's record of a process's peak RSS (catches a peak between two samples)."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
 class TreePeak:
     """Peak RSS of process ``pid`` (default: this one) and all its descendants together."""
 
     def __init__(self, pid: int | None = None, interval: float = 0.05):
         self.peak = 0
         self.cpu_seconds: dict[int, tuple[list[str], float]] = {}  # pid -> (command line, user + system s)
+        self.process_peaks: dict[int, int] = {}  # pid -> its own peak RSS in bytes (the kernel's VmHWM)
         self._own = pid is None
         self._root = psutil.Process(pid or os.getpid())
         self._stop = threading.Event()
@@ -36,7 +50,9 @@ class TreePeak:
                 procs = []
             for proc in procs:
                 try:
-                    total += proc.memory_info().rss
+                    rss = proc.memory_info().rss
+                    total += rss
+                    self.process_peaks[proc.pid] = max(self.process_peaks.get(proc.pid, 0), rss, _high_water(proc.pid))
                     times = proc.cpu_times()
                     command = self.cpu_seconds[proc.pid][0] if proc.pid in self.cpu_seconds else proc.cmdline()
                     self.cpu_seconds[proc.pid] = (command, times.user + times.system)

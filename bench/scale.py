@@ -36,6 +36,7 @@ from floors import Floors
 from memory import TreePeak
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
 BIN = Path(sys.executable).parent
 SHARD_BYTES = 8_000_000  # the snapshot's default; smaller corpora get smaller shards (at least 16)
 PRELOAD = ["--preload", "tasks.executor", "--preload", "quarry.stages"]
@@ -91,9 +92,29 @@ if kind == "dask":
     from flows.server import ensure_api
     ensure_api()  # one server for this process and the cluster's workers (started before the clock)
 start = time.perf_counter()
+globals_peak = {}
 if kind == "local":
     from quarry.engine import LocalExecutor
-    with LocalExecutor(workers) as executor:
+
+    def status(field):
+        with open("/proc/self/status") as lines:
+            return next(int(line.split()[1]) * 1024 for line in lines if line.startswith(field + ":"))
+
+    class Measured(LocalExecutor):
+        # with one process, each global phase's own peak RSS: the high-water mark is reset
+        # before it (/proc/self/clear_refs) and read after it
+        def run_global(self, stage, phase, job, config):
+            if self.workers > 1:
+                return super().run_global(stage, phase, job, config)
+            Path("/proc/self/clear_refs").write_text("5")
+            before = status("VmRSS")
+            result = super().run_global(stage, phase, job, config)
+            peak = status("VmHWM")
+            globals_peak[f"{stage.name}.{phase.name}"] = {"peak_mb": round(peak / 1e6, 1),
+                                                          "net_mb": round((peak - before) / 1e6, 1)}
+            return result
+
+    with Measured(workers) as executor:
         runs = curate(shards, out, params, executor)
 else:
     from prefect import flow
@@ -104,7 +125,7 @@ else:
         return curate(shards, out, params, PrefectExecutor())
     runs = bench.with_options(task_runner=task_runner(dask_address=address))()
 wall = time.perf_counter() - start
-print("RESULT " + json.dumps({"wall_s": wall, "hash": tree_hash(out / CURATION[-1].folder),
+print("RESULT " + json.dumps({"wall_s": wall, "hash": tree_hash(out / CURATION[-1].folder), "global_peak_mb": globals_peak,
       "stages": {r.stage: {"seconds": r.seconds, "phases": r.phases, "input_mb": r.input_bytes / 1e6,
                             "kept": r.result["kept"]} for r in runs}}))
 """
@@ -166,6 +187,7 @@ def run(kind: str, workers: int, shards: Path, scratch: Path) -> dict:
         output, _ = process.communicate()
         peak = round(sum(p.stop_mb() for p in peaks), 1)
         cpu = cpu_by_role(peaks, process.pid)
+        process_peaks = peak_by_role(peaks, process.pid)
     finally:
         if kind == "dask":  # after the run's process has sent its last events to the server
             subprocess.run([str(BIN / "quarry"), "server", "stop"], cwd=home, env=environment(home),
@@ -176,23 +198,39 @@ def run(kind: str, workers: int, shards: Path, scratch: Path) -> dict:
     if process.returncode != 0:
         raise SystemExit(f"{kind}-{workers} failed: {(home / 'run.log').read_text()[-3000:]}")
     result = json.loads(output.split("RESULT ", 1)[1])
-    result["peak_mb"], result["cpu_s"] = peak, cpu
+    result["peak_mb"], result["cpu_s"], result["process_peak_mb"] = peak, cpu, process_peaks
     return result
 
 
+def role(pid: int, command: list[str], run_pid: int) -> str:
+    """What a measured process does: the run's own process (the flow, or with one local worker the
+    work itself), a worker (pool or Dask process), a ScanCode worker, or the orchestration beside
+    them (the Prefect server, the Dask scheduler)."""
+    line = " ".join(command)
+    return ("run process" if pid == run_pid else
+            "prefect server" if "prefect server start" in line else
+            "dask scheduler" if "dask scheduler" in line else
+            "scancode" if "scancode" in line else "workers")
+
+
 def cpu_by_role(trees: list[TreePeak], run_pid: int) -> dict[str, float]:
-    """CPU seconds of the measured processes by what they do: the run's own process (the flow, or
-    with one local worker the work itself), the workers (pool or Dask processes and their ScanCode
-    workers), and the orchestration beside them (the Prefect server, the Dask scheduler)."""
+    """CPU seconds of the measured processes by role (``role``)."""
     roles: dict[str, float] = {}
     for tree in trees:
         for pid, (command, seconds) in tree.cpu_seconds.items():
-            line = " ".join(command)
-            role = ("run process" if pid == run_pid else
-                    "prefect server" if "prefect server start" in line else
-                    "dask scheduler" if "dask scheduler" in line else "workers")
-            roles[role] = roles.get(role, 0.0) + seconds
-    return {role: round(seconds, 1) for role, seconds in sorted(roles.items())}
+            name = role(pid, command, run_pid)
+            roles[name] = roles.get(name, 0.0) + seconds
+    return {name: round(seconds, 1) for name, seconds in sorted(roles.items())}
+
+
+def peak_by_role(trees: list[TreePeak], run_pid: int) -> dict[str, float]:
+    """The largest peak RSS (MB) of any one process in each role: what a node must hold per process."""
+    roles: dict[str, float] = {}
+    for tree in trees:
+        for pid, peak in tree.process_peaks.items():
+            name = role(pid, tree.cpu_seconds.get(pid, ([], 0.0))[0], run_pid)
+            roles[name] = max(roles.get(name, 0.0), round(peak / 1e6, 1))
+    return dict(sorted(roles.items()))
 
 
 def rates(result: dict, mb: float, cores: int) -> dict:
@@ -200,47 +238,80 @@ def rates(result: dict, mb: float, cores: int) -> dict:
     phases = {f"{stage}.{phase}": round(mb / seconds / cores, 3)
               for stage, info in result["stages"].items() for phase, seconds in info["phases"].items() if seconds > 0}
     return {"wall_s": round(result["wall_s"], 1), "mb_s_per_core": round(mb / result["wall_s"] / cores, 3),
-            "peak_mb": result["peak_mb"], "cpu_s": result["cpu_s"], "hash": result["hash"],
+            "peak_mb": result["peak_mb"], "process_peak_mb": result["process_peak_mb"], "cpu_s": result["cpu_s"],
+            "hash": result["hash"],
             "phase_mb_s_per_core": phases,
+            **({"global_phase_peak_mb": result["global_peak_mb"]} if result["global_peak_mb"] else {}),
             "stage_seconds": {s: round(i["seconds"], 1) for s, i in result["stages"].items()}}
 
 
-CLUSTER_BYTES_PER_DOC = 48  # dedup clustering holds per document: one band of keys and its sort order
-                            # (2 x 8 B), the exact hash (16 B), union-find parent and rank (16 B)
+MEMORY_LIMIT_GB = 64     # the largest process a projection may name (a common large node's share)
+SCALES = (("1TB", 1e6), ("67TB", 67e6))
+WORKER_COUNTS = (2, 16, 64, 256, 1024)
 
 
-def project(measured: dict, corpus_mb: float, documents: int, workers: int) -> dict:
-    """Wall time, task count and clustering memory at 1 TB and 67 TB (The Stack v2) on N workers,
-    from one run's per-phase seconds (the one-process run: no contention for the cores): map
-    phases scale with data / workers, global phases with data alone (they run in one process)."""
+def project(measured: dict, corpus_mb: float, documents: int, clustering: dict | None = None,
+            worker_peak_mb: float | None = None) -> dict:
+    """Wall time, task runs and the largest process at 1 TB and 67 TB (The Stack v2) on N workers,
+    from the one-process run (no contention for the cores): map phases scale with data / workers,
+    global phases with data alone (they run in one process); a global phase's memory with its
+    documents (its measured net peak per document); a map worker's memory stays what it was (it
+    holds one shard); the dedup partitions' memory from bench/clustering.py's measured bytes per
+    document, with as many partitions as workers."""
     from quarry.stages.curation import CURATION
     from tasks.batching import TASKS_PER_STAGE
 
     kinds = {(stage.name, phase.name): type(phase).__name__ for stage in CURATION for phase in stage.phases}
+    per_doc = {name: info["net_mb"] * 1e6 / documents for name, info in measured.get("global_peak_mb", {}).items()}
     out = {}
-    for label, mb in (("1TB", 1e6), ("67TB", 67e6)):
-        scale = mb / corpus_mb
+    for label, mb in SCALES:
+        scale, docs = mb / corpus_mb, documents / corpus_mb * mb
         shards = mb / SHARD_BYTES * 1e6
+        memory = {f"global {name}": round(bytes_ * docs / 1e9, 1) for name, bytes_ in per_doc.items()}
+        if worker_peak_mb:
+            memory["map worker"] = round(worker_peak_mb / 1e3, 1)
         rows = {}
-        for n in (2, 16, 64, 256):
+        for n in WORKER_COUNTS:
             phases = {}
             for stage, info in measured["stages"].items():
                 for phase, seconds in info["phases"].items():
                     parallel = kinds[(stage, phase)] == "Map"
-                    phases[f"{stage}.{phase}"] = seconds * scale * (workers / n if parallel else 1)
+                    phases[f"{stage}.{phase}"] = seconds * scale * (1 / n if parallel else 1)
             slowest = max(phases, key=phases.get)
-            rows[f"{n}_workers"] = {"hours": round(sum(phases.values()) / 3600, 1), "slowest_phase": slowest,
-                                    "slowest_phase_hours": round(phases[slowest] / 3600, 1)}
-        out[label] = {"shards_8mb": int(shards), "tasks_per_stage": min(int(shards), TASKS_PER_STAGE),
-                      "dedup_cluster_gb": round(documents / corpus_mb * mb * CLUSTER_BYTES_PER_DOC / 1e9, 1),
-                      **rows}
+            row = {"hours": round(sum(phases.values()) / 3600, 1), "slowest_phase": slowest,
+                   "slowest_phase_hours": round(phases[slowest] / 3600, 1),
+                   "global_phases_hours": round(sum(s for p, s in phases.items()
+                                                    if kinds[tuple(p.split("."))] != "Map") / 3600, 1)}
+            if clustering:
+                row["dedup_partition_worker_gb"] = round(clustering_bytes(clustering, n) * docs / 1e9, 1)
+            rows[f"{n}_workers"] = row
+        largest = max(memory.items(), key=lambda item: item[1], default=(None, 0.0))
+        out[label] = {"documents": int(docs), "shards_8mb": int(shards),
+                      "tasks_per_stage": min(int(shards), TASKS_PER_STAGE), "process_gb": memory,
+                      "largest_process": {"name": largest[0], "gb": largest[1],
+                                          "within_limit": largest[1] <= MEMORY_LIMIT_GB}, **rows}
     return out
+
+
+def clustering_bytes(clustering: dict, workers: int) -> float:
+    """Bytes per document of the largest dedup partition process (bucket, verify or merge) at
+    ``workers`` partitions: measured where bench/clustering.py ran that count; otherwise the
+    bucket and verify share of the largest count measured divided further, the merge's kept."""
+    table = clustering["partitions"]
+    if str(workers) in table:
+        return table[str(workers)]["net_bytes_per_doc"]
+    most = max(table, key=int)
+    row, docs, idle = table[most], clustering["docs"], clustering["idle_worker_mb"]
+    split = (max(row["bucket_peak_mb"], row["verify_peak_mb"]) - idle) * 1e6 / docs * int(most) / workers
+    return max(split, (row["merge_peak_mb"] - idle) * 1e6 / docs)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=float, default=250, help="corpus size (MB of text)")
     parser.add_argument("--scratch", type=Path, default=None, help="working folder (default: a temp folder)")
+    parser.add_argument("--clustering", type=Path, default=None,
+                        help="bench/clustering.py's JSON, for the dedup partitions' memory in the projection")
     args = parser.parse_args()
     scratch = args.scratch or Path(tempfile.mkdtemp(prefix="quarry-scale-"))
     corpus = build_corpus(scratch / "corpus", int(args.mb * 1e6))
@@ -249,15 +320,22 @@ def main() -> None:
     for kind, workers in (("local", 1), ("local", 2), ("dask", 2)):
         raw[f"{kind}-{workers}"] = run(kind, workers, scratch / "corpus", scratch)
         results[f"{kind}-{workers}"] = rates(raw[f"{kind}-{workers}"], mb, workers)
+    (scratch / "raw.json").write_text(json.dumps({"corpus": corpus, "runs": raw}, indent=1))  # to re-project later
     base = results["local-1"]["wall_s"]
     for result in results.values():
         result["speedup"] = round(base / result["wall_s"], 2)
-    projection = project(raw["local-1"], mb, corpus["documents"], workers=1)
+    clustering = json.loads(args.clustering.read_text()) if args.clustering else None
+    worker_peak = raw["local-2"]["process_peak_mb"].get("workers")
+    projection = project(raw["local-1"], mb, corpus["documents"], clustering, worker_peak)
     floors = Floors()
     same_hash = len({r["hash"] for r in results.values()}) == 1
     floors.equals("same_hash", same_hash, True)
+    dask_over_local = round(results["dask-2"]["wall_s"] / results["local-2"]["wall_s"], 3)
+    goals = {"local_1_mb_s_per_core": {"value": results["local-1"]["mb_s_per_core"], "goal": ">= 2"},
+             "local_2_speedup": {"value": results["local-2"]["speedup"], "goal": ">= 1.8"},
+             "dask_2_wall_over_local_2": {"value": dask_over_local, "goal": "<= 1.1"}}
     floors.emit({"corpus": {**corpus, "mb": round(mb, 1)}, "cpus": os.cpu_count(), "runs": results,
-                 "same_hash": same_hash, "projection": projection})
+                 "same_hash": same_hash, "goals": goals, "projection": projection})
 
 
 if __name__ == "__main__":
