@@ -103,10 +103,10 @@ def main(argv: list[str] | None = None) -> int:
         code = command.main(args=argv, prog_name="quarry", standalone_mode=False)
     except click.exceptions.Exit as exc:
         return exc.exit_code
-    except click.ClickException as exc:
-        exc.show()
+    except (click.ClickException, typer.TyperException) as exc:  # typer's own click raises the latter
+        exc.show()  # usage and "Invalid value for '--nodes': ..."
         return exc.exit_code
-    except (click.Abort, KeyboardInterrupt):
+    except (click.Abort, typer.Abort, KeyboardInterrupt):
         err.print("[red]aborted[/red]")
         return 130
     except Exception as exc:  # noqa: BLE001 - the CLI's single error boundary
