@@ -37,6 +37,7 @@ COMMAND_MODULES = [
     "quarry.cli.train",
     "quarry.cli.dedup",
     "quarry.cli.params",
+    "quarry.cli.cluster",
 ]
 
 
@@ -47,7 +48,7 @@ HELP_PANELS = {
     "Datasets": ["assemble", "dataset", "verify", "cite", "records", "inventory"],
     "Training": ["run", "ls", "cp", "validate", "tokenizer", "tokenize", "generate", "download"],
     "Evaluation & lineage": ["eval", "compare", "lineage", "trace", "whois"],
-    "Pipeline": ["flow", "params", "serve", "server"],
+    "Pipeline": ["flow", "params", "serve", "server", "cluster"],
 }
 DEFAULT_PANEL = "Tools"
 
