@@ -114,8 +114,11 @@ class ClusterOptions(BaseModel):
         return state_dir(self.project) / "dask-scheduler.json"
 
 
+OPTIONS = {"job_name": "--name", "directives": "--directive"}  # where the command line names a field otherwise
+
+
 def option_name(field: str) -> str:
-    return "--" + field.replace("_", "-")
+    return OPTIONS.get(field, "--" + field.replace("_", "-"))
 
 
 def cluster_options(given: dict[str, Any]) -> ClusterOptions:

@@ -143,7 +143,8 @@ def test_the_command_writes_the_script_and_names_a_bad_option(tmp_path, capsys):
     assert "sbatch" in capsys.readouterr().err
     for argv, named in ((["--memory", "lots"], "--memory: not a size"), (["--walltime", "soon"], "--walltime:"),
                         (["--cores", "0"], "--cores:"), (["--queue", "a b"], "--queue:"),
-                        (["--project", str(tmp_path)], "--project:")):
+                        (["--project", str(tmp_path)], "--project:"), (["--name", "a b"], "--name:"),
+                        (["-d", " "], "--directive:")):
         assert cli.main(["cluster", "script", "slurm", *argv]) == 1
         err = capsys.readouterr().err.strip()
         assert named in err and "\n" not in err, err
