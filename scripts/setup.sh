@@ -12,6 +12,9 @@
 # the build you want into .venv before running this script (for example the CPU-only wheel from
 # PyTorch's CPU index, or a specific CUDA build): any local version of 2.13.0 satisfies the lock.
 #
+# The project installs with its `test` and `cluster` extras (pinned in requirements.lock): the
+# default suite runs the job scripts `quarry cluster script` writes.
+#
 # `bash scripts/setup.sh --bench` also installs the benchmarks' peers (the `bench` extra) at the
 # versions pinned in requirements-bench.lock, with requirements.lock as a constraint so no version
 # the product runs on moves.
@@ -39,7 +42,7 @@ echo "setup: project environment (.venv)"
 [[ -x .venv/bin/python ]] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip setuptools wheel
 .venv/bin/python -m pip install -q -c requirements.lock torch==2.13.0
-.venv/bin/python -m pip install -q -c requirements.lock -e ".[test]"
+.venv/bin/python -m pip install -q -c requirements.lock -e ".[test,cluster]"
 echo "$STAMP" > .venv/.quarry-setup
 
 echo "setup: ScanCode environment (.venv-scancode)"

@@ -37,6 +37,7 @@ COMMAND_MODULES = [
     "quarry.cli.train",
     "quarry.cli.dedup",
     "quarry.cli.params",
+    "quarry.cli.cluster",
 ]
 
 
@@ -47,7 +48,7 @@ HELP_PANELS = {
     "Datasets": ["assemble", "dataset", "verify", "cite", "records", "inventory"],
     "Training": ["run", "ls", "cp", "validate", "tokenizer", "tokenize", "generate", "download"],
     "Evaluation & lineage": ["eval", "compare", "lineage", "trace", "whois"],
-    "Pipeline": ["flow", "params", "serve", "server"],
+    "Pipeline": ["flow", "params", "serve", "server", "cluster"],
 }
 DEFAULT_PANEL = "Tools"
 
@@ -103,10 +104,10 @@ def main(argv: list[str] | None = None) -> int:
         code = command.main(args=argv, prog_name="quarry", standalone_mode=False)
     except click.exceptions.Exit as exc:
         return exc.exit_code
-    except click.ClickException as exc:
-        exc.show()
+    except (click.ClickException, typer.TyperException) as exc:  # typer's own click raises the latter
+        exc.show()  # usage and "Invalid value for '--nodes': ..."
         return exc.exit_code
-    except (click.Abort, KeyboardInterrupt):
+    except (click.Abort, typer.Abort, KeyboardInterrupt):
         err.print("[red]aborted[/red]")
         return 130
     except Exception as exc:  # noqa: BLE001 - the CLI's single error boundary

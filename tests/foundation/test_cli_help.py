@@ -30,3 +30,9 @@ def test_one_evaluation_entry_point(capsys):
     assert " eval " in shown and " evaluate " not in shown
     hidden = [cli.command_name(info) for info in cli.app.registered_commands if info.hidden]
     assert hidden == ["evaluate"]
+
+
+def test_a_bad_option_value_is_a_usage_error_naming_the_option(capsys, tmp_path):
+    assert cli.main(["dedup", str(tmp_path), str(tmp_path / "out"), "--threshold", "high"]) == 2
+    shown = capsys.readouterr().err
+    assert "Invalid value for '--threshold'" in shown and "Traceback" not in shown and "--debug" not in shown

@@ -28,3 +28,14 @@ def test_every_bench_peer_is_pinned_apart_from_the_product():
         assert name in product or name in bench, f"bench peer {name} is pinned in no lock"
     assert not set(product) & set(bench), "a package pinned twice: the bench lock must not move product pins"
     assert "datatrove" in bench and "detect-secrets" in bench
+
+
+def test_the_extras_setup_installs_are_pinned_in_the_product_lock():
+    setup = (REPO / "scripts" / "setup.sh").read_text()
+    installed = re.search(r'-c requirements\.lock -e "\.\[([\w,]+)\]"', setup).group(1).split(",")
+    assert "cluster" in installed  # the default suite runs `quarry cluster script`'s job scripts
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    product = pins(REPO / "requirements.lock")
+    for extra in installed:
+        for spec in extras[extra]:
+            assert requirement_name(spec) in product, f"{extra} extra: {spec} is not pinned in requirements.lock"
