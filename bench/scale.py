@@ -96,22 +96,20 @@ globals_peak = {}
 if kind == "local":
     from quarry.engine import LocalExecutor
 
-    def status(field):
-        with open("/proc/self/status") as lines:
-            return next(int(line.split()[1]) * 1024 for line in lines if line.startswith(field + ":"))
+    import tracemalloc
 
     class Measured(LocalExecutor):
-        # with one process, each global phase's own peak RSS: the high-water mark is reset
-        # before it (/proc/self/clear_refs) and read after it
+        # with one process, each global phase's own peak of Python and numpy allocations
+        # (tracemalloc, from the phase's start: what it allocates, not what earlier phases left)
         def run_global(self, stage, phase, job, config):
             if self.workers > 1:
                 return super().run_global(stage, phase, job, config)
-            Path("/proc/self/clear_refs").write_text("5")
-            before = status("VmRSS")
-            result = super().run_global(stage, phase, job, config)
-            peak = status("VmHWM")
-            globals_peak[f"{stage.name}.{phase.name}"] = {"peak_mb": round(peak / 1e6, 1),
-                                                          "net_mb": round((peak - before) / 1e6, 1)}
+            tracemalloc.start()
+            try:
+                result = super().run_global(stage, phase, job, config)
+                globals_peak[f"{stage.name}.{phase.name}"] = {"net_mb": round(tracemalloc.get_traced_memory()[1] / 1e6, 1)}
+            finally:
+                tracemalloc.stop()
             return result
 
     with Measured(workers) as executor:
@@ -251,12 +249,12 @@ WORKER_COUNTS = (2, 16, 64, 256, 1024)
 
 
 def project(measured: dict, corpus_mb: float, documents: int, clustering: dict | None = None,
-            worker_peak_mb: float | None = None) -> dict:
+            worker_peaks_mb: dict[str, float] | None = None) -> dict:
     """Wall time, task runs and the largest process at 1 TB and 67 TB (The Stack v2) on N workers,
     from the one-process run (no contention for the cores): map phases scale with data / workers,
     global phases with data alone (they run in one process); a global phase's memory with its
     documents (its measured net peak per document); a map worker's memory stays what it was (it
-    holds one shard); the dedup partitions' memory from bench/clustering.py's measured bytes per
+    holds one shard, its ScanCode worker the licence index); the dedup partitions' memory from bench/clustering.py's measured bytes per
     document, with as many partitions as workers."""
     from quarry.stages.curation import CURATION
     from tasks.batching import TASKS_PER_STAGE
@@ -268,8 +266,8 @@ def project(measured: dict, corpus_mb: float, documents: int, clustering: dict |
         scale, docs = mb / corpus_mb, documents / corpus_mb * mb
         shards = mb / SHARD_BYTES * 1e6
         memory = {f"global {name}": round(bytes_ * docs / 1e9, 1) for name, bytes_ in per_doc.items()}
-        if worker_peak_mb:
-            memory["map worker"] = round(worker_peak_mb / 1e3, 1)
+        for name, peak in (worker_peaks_mb or {}).items():  # one shard at a time: the same at any size
+            memory[name] = round(peak / 1e3, 1)
         rows = {}
         for n in WORKER_COUNTS:
             phases = {}
@@ -310,23 +308,30 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=float, default=250, help="corpus size (MB of text)")
     parser.add_argument("--scratch", type=Path, default=None, help="working folder (default: a temp folder)")
+    parser.add_argument("--reproject", type=Path, default=None,
+                        help="a raw.json an earlier run kept: no runs, only the rates and the projection again")
     parser.add_argument("--clustering", type=Path, default=None,
                         help="bench/clustering.py's JSON, for the dedup partitions' memory in the projection")
     args = parser.parse_args()
     scratch = args.scratch or Path(tempfile.mkdtemp(prefix="quarry-scale-"))
-    corpus = build_corpus(scratch / "corpus", int(args.mb * 1e6))
+    if args.reproject:
+        kept = json.loads(args.reproject.read_text())
+        corpus, raw = kept["corpus"], kept["runs"]
+    else:
+        corpus = build_corpus(scratch / "corpus", int(args.mb * 1e6))
+        raw = {f"{kind}-{workers}": run(kind, workers, scratch / "corpus", scratch)
+               for kind, workers in (("local", 1), ("local", 2), ("dask", 2))}
+        (scratch / "raw.json").write_text(json.dumps({"corpus": corpus, "runs": raw}, indent=1))  # to re-project
     mb = corpus["bytes"] / 1e6
-    raw, results = {}, {}
-    for kind, workers in (("local", 1), ("local", 2), ("dask", 2)):
-        raw[f"{kind}-{workers}"] = run(kind, workers, scratch / "corpus", scratch)
-        results[f"{kind}-{workers}"] = rates(raw[f"{kind}-{workers}"], mb, workers)
-    (scratch / "raw.json").write_text(json.dumps({"corpus": corpus, "runs": raw}, indent=1))  # to re-project later
+    results = {name: rates(result, mb, int(name.split("-")[1])) for name, result in raw.items()}
     base = results["local-1"]["wall_s"]
     for result in results.values():
         result["speedup"] = round(base / result["wall_s"], 2)
     clustering = json.loads(args.clustering.read_text()) if args.clustering else None
-    worker_peak = raw["local-2"]["process_peak_mb"].get("workers")
-    projection = project(raw["local-1"], mb, corpus["documents"], clustering, worker_peak)
+    peaks = raw["local-2"]["process_peak_mb"]
+    workers = {label: peaks[role] for label, role in (("map worker", "workers"), ("scancode worker", "scancode"))
+               if role in peaks}
+    projection = project(raw["local-1"], mb, corpus["documents"], clustering, workers)
     floors = Floors()
     same_hash = len({r["hash"] for r in results.values()}) == 1
     floors.equals("same_hash", same_hash, True)
