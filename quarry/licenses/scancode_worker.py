@@ -15,6 +15,9 @@ stdout. The license index is loaded once at start-up; each request detects a bat
 
 `python scancode_worker.py --build-index` builds (or loads) ScanCode's index cache and exits:
 the one-time set-up step, so the first detection does not pay for it.
+
+QUARRY_SCANCODE_PROFILE=<folder>: the worker runs under cProfile and writes
+<folder>/scancode-<pid>.prof as it ends (pstats reads it).
 """
 
 import atexit
@@ -205,8 +208,23 @@ def main(argv):
     # ScanCode may print warnings; only protocol lines may reach the real stdout.
     protocol_out = sys.stdout
     sys.stdout = sys.stderr
-    serve(sys.stdin, protocol_out)
+    profiled(serve, sys.stdin, protocol_out)
     return 0
+
+
+def profiled(function, *args):
+    """``function(*args)``, under cProfile when QUARRY_SCANCODE_PROFILE names a folder."""
+    folder = os.environ.get("QUARRY_SCANCODE_PROFILE")
+    if not folder:
+        return function(*args)
+    import cProfile
+
+    profile = cProfile.Profile()
+    try:
+        return profile.runcall(function, *args)
+    finally:
+        os.makedirs(folder, exist_ok=True)
+        profile.dump_stats(os.path.join(folder, f"scancode-{os.getpid()}.prof"))
 
 
 if __name__ == "__main__":
