@@ -13,6 +13,16 @@ stdout. The license index is loaded once at start-up; each request detects a bat
                                    "kind": text|notice|reference|tag|intro|clue}]}, ...]}
     request         {"op": "quit"}
 
+`python scancode_worker.py --serve SOCKET [--idle SECONDS]` is the same worker as a server: it loads
+the index once, listens on the Unix socket SOCKET and forks a child per connection, which speaks the
+protocol above over the connection (its start-up reply adds "shared": true, "pid", "server_pid" and
+the server's "server_index_seconds"; "index_seconds" is 0: the child loaded nothing). The children
+share the index pages copy-on-write, so one index serves every worker of the machine. The server
+writes its own start-up reply ({"ready": true, "server_pid", ...}, or {"ready": false, "error"}) on
+stdout once it listens, then closes stdout. It exits when no child has been running for SECONDS
+(default 120), when SOCKET is removed or replaced, or on SIGTERM; a child exits when its connection
+closes. quarry.licenses.engine starts and finds the server.
+
 `python scancode_worker.py --build-index` builds (or loads) ScanCode's index cache and exits:
 the one-time set-up step, so the first detection does not pay for it.
 
@@ -21,9 +31,14 @@ QUARRY_SCANCODE_PROFILE=<folder>: the worker runs under cProfile and writes
 """
 
 import atexit
+import gc
 import json
 import os
+import select
 import shutil
+import signal
+import socket
+import stat
 import sys
 import tempfile
 import time
@@ -174,9 +189,14 @@ def is_substantive(detection):
     return any(m.rule.is_license_text or m.len() >= SUBSTANTIVE_TOKENS for m in detection.matches)
 
 
-def serve(stdin, stdout):
-    index, db, licensing, seconds = load_engine()
-    send(stdout, {"ready": True, "version": scancode_version(), "index_seconds": round(seconds, 3)})
+def serve(stdin, stdout, engine=None, hello=None):
+    """Answer requests from ``stdin`` on ``stdout`` until a quit or the end of ``stdin``. ``engine``:
+    an index already loaded (a server's child), else one is loaded here."""
+    if engine is None:
+        engine = load_engine()
+        settle_heap()
+    index, db, licensing, seconds = engine
+    send(stdout, hello or {"ready": True, "version": scancode_version(), "index_seconds": round(seconds, 3)})
     for line in stdin:
         if not line.strip():
             continue
@@ -195,6 +215,125 @@ def serve(stdin, stdout):
                           "traceback": traceback.format_exc()})
 
 
+def settle_heap():
+    """The loaded index moves to the collector's permanent generation: collections no longer walk its
+    millions of objects, and a forked child does not write to their pages."""
+    gc.collect()
+    gc.freeze()
+
+
+def warm_up(engine):
+    """One detection before forking, so that what ScanCode builds lazily on first use is built once,
+    in the shared pages, not in every child."""
+    index, db, licensing, _ = engine
+    for plain in (False, True):
+        detect_one(index, db, licensing, "SPDX-License-Identifier: MIT\nLicensed under the Apache License, "
+                   "Version 2.0; you may not use this file except in compliance with the License.", plain=plain)
+
+
+IDLE_S = 120.0  # a server with no child for this long exits
+POLL_S = 0.5  # how often the server checks its children and its socket file
+
+
+def serve_forks(path, idle_s=IDLE_S, ready_out=None):
+    """The server (see the module docstring): listen on ``path``, fork a child per connection."""
+    started = time.perf_counter()
+    engine = load_engine()
+    warm_up(engine)
+    settle_heap()
+    seconds = time.perf_counter() - started
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    staged = f"{path}.{os.getpid()}"
+    try:
+        os.unlink(staged)
+    except FileNotFoundError:
+        pass
+    listener.bind(staged)
+    listener.listen(64)
+    os.replace(staged, path)  # atomically: a stale socket file left by a killed server is replaced
+    own = os.stat(path)
+    server = {"server_pid": os.getpid(), "version": scancode_version(), "server_index_seconds": round(seconds, 3)}
+    _stop = []
+    signal.signal(signal.SIGTERM, lambda *_: _stop.append(True))
+    if ready_out is not None:
+        send(ready_out, {"ready": True, **server})
+        ready_out.close()
+    children = set()
+    last_busy = time.monotonic()
+    try:
+        while not _stop:
+            _reap(children)
+            now = time.monotonic()
+            if children:
+                last_busy = now
+            if not _still_ours(path, own):
+                break  # the socket file was removed or replaced: another server, or a clean-up
+            if not children and now - last_busy >= idle_s:
+                break
+            try:
+                readable, _, _ = select.select([listener], [], [], POLL_S)
+            except InterruptedError:
+                continue
+            if readable:
+                _accept(listener, engine, server, children)
+    finally:
+        if _still_ours(path, own):
+            os.unlink(path)  # no new connection from here on
+        # a client that connected before the unlink is still in the backlog: serve it too
+        listener.setblocking(False)
+        while _accept(listener, engine, server, children):
+            pass
+        listener.close()
+
+
+def _accept(listener, engine, server, children):
+    try:
+        connection, _ = listener.accept()
+    except (BlockingIOError, InterruptedError):
+        return False
+    pid = os.fork()
+    if pid:
+        connection.close()
+        children.add(pid)
+        return True
+    # the child: serve this connection, then end without the parent's exit handlers (its scratch folder)
+    code = 0
+    try:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        listener.close()
+        connection.setblocking(True)
+        reader = connection.makefile("r", encoding="utf-8", newline="\n")
+        writer = connection.makefile("w", encoding="utf-8", newline="\n")
+        hello = {"ready": True, "shared": True, "pid": os.getpid(), "index_seconds": 0.0, **server}
+        profiled(serve, reader, writer, engine, hello)
+        writer.flush()
+    except (BrokenPipeError, ConnectionResetError):
+        pass  # the client went away: nothing to answer
+    except BaseException:  # noqa: BLE001 - a child never returns into the server's loop
+        traceback.print_exc()
+        code = 1
+    finally:
+        os._exit(code)
+
+
+def _reap(children):
+    for pid in list(children):
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            done = pid
+        if done:
+            children.discard(pid)
+
+
+def _still_ours(path, own):
+    try:
+        now = os.lstat(path)
+    except FileNotFoundError:
+        return False
+    return stat.S_ISSOCK(now.st_mode) and (now.st_dev, now.st_ino) == (own.st_dev, own.st_ino)
+
+
 def send(stdout, message):
     stdout.write(json.dumps(message, sort_keys=True) + "\n")
     stdout.flush()
@@ -208,8 +347,30 @@ def main(argv):
     # ScanCode may print warnings; only protocol lines may reach the real stdout.
     protocol_out = sys.stdout
     sys.stdout = sys.stderr
-    profiled(serve, sys.stdin, protocol_out)
-    return 0
+    if "--serve" in argv:
+        path = argv[argv.index("--serve") + 1]
+        idle_s = float(argv[argv.index("--idle") + 1]) if "--idle" in argv else IDLE_S
+        try:
+            serve_forks(path, idle_s, protocol_out)
+        except Exception as exc:  # noqa: BLE001 - told to the client that started the server
+            if not protocol_out.closed:
+                send(protocol_out, {"ready": False, "error": f"{type(exc).__name__}: {exc}"})
+            raise
+    else:
+        profiled(serve, sys.stdin, protocol_out)
+    end()
+
+
+def end():
+    """Exit without tearing the index down object by object (seconds of a client's wait), the scratch
+    folder removed."""
+    for stream in (sys.__stdout__, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    shutil.rmtree(_SCRATCH, ignore_errors=True)
+    os._exit(0)
 
 
 def profiled(function, *args):
