@@ -116,6 +116,7 @@ def server_folder(python: Path | None = None) -> Path:
 
 def _private_folder(folder: Path) -> Path:
     """``folder`` and its parent made if need be, both this user's alone (the temp folder is shared)."""
+    folder.parent.parent.mkdir(parents=True, exist_ok=True)
     for path in (folder.parent, folder):
         try:
             path.mkdir(mode=0o700)
