@@ -31,7 +31,9 @@ QUARRY_SCANCODE_PROFILE=<folder>: the worker runs under cProfile and writes
 """
 
 import atexit
+import bisect
 import gc
+import heapq
 import json
 import os
 import select
@@ -63,12 +65,22 @@ DEADLINE_S = 120.0  # per text: ScanCode returns what it matched so far on a pat
 
 
 def load_engine():
+    """ScanCode's index, licence db and licensing, and the seconds they took. The collector stays off
+    while the pickled index loads: its millions of new objects would set off collections that find
+    nothing to free (half the load time)."""
     start = time.perf_counter()
-    from licensedcode.cache import get_index, get_licenses_db, get_licensing
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        from licensedcode.cache import get_index, get_licenses_db, get_licensing
 
-    index = get_index()
-    db = get_licenses_db()
-    licensing = get_licensing()
+        index = get_index()
+        db = get_licenses_db()
+        licensing = get_licensing()
+        use_candidate_filter(index)
+    finally:
+        if enabled:
+            gc.enable()
     return index, db, licensing, time.perf_counter() - start
 
 
@@ -94,16 +106,19 @@ def detect_one(index, db, licensing, text, deadline_s=DEADLINE_S, plain=False):
     otherwise does ScanCode go on to approximate matching, which compares the rest of the text with
     every rule and costs 97% of the time on headers. ``plain``: always the full matching."""
     from licensedcode.cache import build_spdx_license_expression
-    from packagedcode.utils import combine_expressions
 
     expressions = []
     matches = []
     weighted = 0.0
     length = 0
     deadline = time.time() + deadline_s
-    detections = None if plain else _detections(index, text, deadline, approximate=False)
-    if detections is None or not settled(index, text, detections):
-        detections = _detections(index, text, deadline, approximate=True)
+    _PLAIN[0] = plain
+    try:
+        detections = None if plain else _detections(index, text, deadline, approximate=False)
+        if detections is None or not settled(index, text, detections):
+            detections = _detections(index, text, deadline, approximate=True)
+    finally:
+        _PLAIN[0] = False
     if any(is_substantive(d) for d in detections):
         detections = [d for d in detections if is_substantive(d)]
     for detection in detections:
@@ -125,7 +140,7 @@ def detect_one(index, db, licensing, text, deadline_s=DEADLINE_S, plain=False):
                 })
     if not expressions:
         return {"expression": None, "spdx": None, "score": 0.0, "keys": {}, "matches": []}
-    combined = combine_expressions(expressions=expressions, relation="AND", unique=True, licensing=licensing)
+    combined = combine_expressions(expressions, licensing)
     spdx = build_spdx_license_expression(combined, licensing=licensing)
     keys = sorted(set(licensing.license_keys(combined, unique=True)))
     return {
@@ -135,6 +150,14 @@ def detect_one(index, db, licensing, text, deadline_s=DEADLINE_S, plain=False):
         "keys": {key: describe_key(db, key) for key in keys},
         "matches": matches,
     }
+
+
+def combine_expressions(expressions, licensing):
+    """packagedcode.utils.combine_expressions(expressions, "AND", unique=True, licensing), which it
+    is, without importing packagedcode and every package handler with it (half a second a process)."""
+    from license_expression import combine_expressions as combine
+
+    return expressions and str(combine(expressions, "AND", True, licensing)) or None
 
 
 def _detections(index, text, deadline, approximate):
@@ -174,6 +197,137 @@ def settled(index, text, detections):
     tokens = query.tokens
     unmatched = sum(1 for i, tid in enumerate(tokens) if tid < index.len_legalese and i not in covered)
     return unmatched <= MAX_UNMATCHED_LEGALESE
+
+
+# ScanCode's approximate matching starts with compute_candidates (89% of ScanCode's time on the diverse
+# corpus's texts). Its first step scores the query's token set against each of ~30,000 rules in Python,
+# keeps those passing its thresholds and ranks them; only the best 10 x top go on to its second step.
+# CandidateFilter finds those best rules with bitset operations: a rule passes only when it shares
+# max(1, min_high_matched_length) legalese tokens with the query (counted for every rule at once with
+# bit-sliced bitsets), then min_matched_length tokens and its minimum containment; the passing rules are
+# ranked by the same scores, computed as ScanCode computes them. ScanCode's own compute_candidates then
+# runs over just those rules: the same candidates, in the same order (a rule left out could not have
+# been among them). A plain request keeps ScanCode's compute_candidates as it is.
+SLICED_COUNTS = 6  # legalese-token counts kept exactly in bitsets; rules needing more are checked one by one
+
+
+class CandidateFilter:
+    """Per index: which rules hold each legalese token (bitsets of rule ids), and each rule's thresholds."""
+
+    def __init__(self, index):
+        from intbitset import intbitset
+
+        self.len_legalese = legalese = index.len_legalese
+        postings = {}
+        rules = index.rules_by_rid
+        self.need_high = [0] * len(rules)
+        self.need_length = [0] * len(rules)
+        self.length = [0] * len(rules)
+        self.containment = [0] * len(rules)
+        by_need = [[] for _ in range(SLICED_COUNTS + 1)]
+        for rid in sorted(index.approx_matchable_rids):
+            rule = rules[rid]
+            need = max(1, rule.get_min_high_matched_length(True))
+            self.need_high[rid] = need
+            self.need_length[rid] = rule.get_min_matched_length(True)
+            self.length[rid] = rule.get_length(True)
+            self.containment[rid] = rule._minimum_containment
+            by_need[min(need, SLICED_COUNTS)].append(rid)
+            for tid in index.sets_by_rid[rid]:
+                if tid < legalese:
+                    postings.setdefault(tid, []).append(rid)
+        self.postings = {tid: intbitset(rids) for tid, rids in postings.items()}
+        self.by_need = [intbitset(rids) for rids in by_need]
+        self.sets = index.sets_by_rid
+        self.by_length = sorted((self.length[rid], rid) for rid in index.approx_matchable_rids)
+
+    def best(self, query_run, top, high_resemblance, threshold):
+        """The rule ids compute_candidates' first step keeps for ``query_run`` and ranks in its best
+        ``10 * top`` (all it keeps when fewer), as match_set.compare_token_sets scores them."""
+        from intbitset import intbitset
+        from licensedcode.match_set import build_set_and_mset
+
+        qset, _ = build_set_and_mset(query_run.matchable_tokens())
+        high = intbitset([tid for tid in qset if tid < self.len_legalese])
+        # at_least[k]: the rules sharing at least k of the query's legalese tokens
+        at_least = [None] + [intbitset() for _ in range(SLICED_COUNTS)]
+        for tid in high:
+            rids = self.postings.get(tid)
+            if rids is None:
+                continue
+            for k in range(SLICED_COUNTS, 1, -1):
+                at_least[k] |= at_least[k - 1] & rids
+            at_least[1] |= rids
+        maybe = intbitset()
+        for k in range(1, SLICED_COUNTS + 1):
+            maybe |= at_least[k] & self.by_need[k]
+        qlen = len(qset)
+        if high_resemblance:  # resemblance <= min(|q|, |r|) / max(|q|, |r|): rules of other lengths cannot reach it
+            slack = max(threshold - 0.01, 0.01)
+            low = bisect.bisect_left(self.by_length, (slack * qlen, -1))
+            high_end = bisect.bisect_right(self.by_length, (qlen / slack, len(self.sets)))
+            maybe &= intbitset([rid for _, rid in self.by_length[low:high_end]])
+        sets, need_high, need_length = self.sets, self.need_high, self.need_length
+        length, containment_floor = self.length, self.containment
+        ranked = []
+        for rid in maybe:
+            iset = sets[rid]
+            if len(high & iset) < need_high[rid]:
+                continue
+            matched = len(qset & iset)
+            if matched < need_length[rid]:
+                continue
+            # compare_token_sets' scores, in its operations and order: the same floats
+            iset_len = length[rid]
+            resemblance = matched / (qlen + iset_len - matched)
+            containment = matched / iset_len
+            floor = containment_floor[rid]
+            if floor and containment < floor:
+                continue
+            amplified = resemblance ** 2
+            rounded_high = round(resemblance, 1) >= threshold
+            full_high = resemblance >= threshold
+            if high_resemblance and not (rounded_high and full_high):
+                continue
+            # (ScoresVector rounded, ScoresVector full, rid): compute_candidates' sort key, flattened
+            ranked.append((rounded_high, round(containment, 1), round(amplified, 1), round(matched / 20, 1),
+                           full_high, containment, amplified, matched, rid))
+        if len(ranked) > top * 10:
+            ranked = heapq.nlargest(top * 10, ranked)
+        return intbitset([key[-1] for key in ranked])
+
+
+_FILTERS = {}
+_ORIGINAL_CANDIDATES = []
+_PLAIN = [False]  # the request in progress is a plain one: ScanCode's compute_candidates untouched
+
+
+def candidate_filter(index):
+    if id(index) not in _FILTERS:
+        _FILTERS[id(index)] = CandidateFilter(index)
+    return _FILTERS[id(index)]
+
+
+def use_candidate_filter(index):
+    """Route ScanCode's compute_candidates through the filter (see CandidateFilter) for this index."""
+    from licensedcode import match_set
+
+    candidate_filter(index)
+    if _ORIGINAL_CANDIDATES:
+        return
+    original = match_set.compute_candidates
+    _ORIGINAL_CANDIDATES.append(original)
+
+    def compute_candidates(query_run, idx, matchable_rids, top=50, high_resemblance=False,
+                           high_resemblance_threshold=0.8, _use_bigrams=False):
+        found = _FILTERS.get(id(idx))
+        if (not _PLAIN[0] and found is not None and not _use_bigrams
+                and matchable_rids is idx.approx_matchable_rids):
+            matchable_rids = found.best(query_run, top, high_resemblance, high_resemblance_threshold)
+        return original(query_run, idx, matchable_rids, top=top, high_resemblance=high_resemblance,
+                        high_resemblance_threshold=high_resemblance_threshold, _use_bigrams=_use_bigrams)
+
+    match_set.compute_candidates = compute_candidates
 
 
 def rule_kind(rule):
@@ -217,18 +371,18 @@ def serve(stdin, stdout, engine=None, hello=None):
 
 def settle_heap():
     """The loaded index moves to the collector's permanent generation: collections no longer walk its
-    millions of objects, and a forked child does not write to their pages."""
-    gc.collect()
+    millions of objects (a collection first would cost half a second and free next to nothing), and a
+    forked child does not write to their pages."""
     gc.freeze()
 
 
 def warm_up(engine):
-    """One detection before forking, so that what ScanCode builds lazily on first use is built once,
-    in the shared pages, not in every child."""
+    """One detection before forking (exact and approximate matching), so that what ScanCode imports
+    and builds on first use is done once, in the shared pages, not in every child."""
     index, db, licensing, _ = engine
-    for plain in (False, True):
-        detect_one(index, db, licensing, "SPDX-License-Identifier: MIT\nLicensed under the Apache License, "
-                   "Version 2.0; you may not use this file except in compliance with the License.", plain=plain)
+    detect_one(index, db, licensing, "Licensed under the Apache License, Version 2.0, or the MIT license.")
+    detect_one(index, db, licensing, "Permission is hereby granted, free of charge, to any person obtaining a "
+               "copy of this software, to deal in it without restriction, subject to the conditions below.")
 
 
 IDLE_S = 120.0  # a server with no child for this long exits
