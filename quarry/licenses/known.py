@@ -22,7 +22,7 @@ import orjson
 from license_expression import Licensing, combine_expressions
 
 from quarry.licenses.engine import Detection
-from quarry.licenses.normalize import normalize, token_key, tokens
+from quarry.licenses.normalize import normal_tokens, normalize, token_key, tokens_key
 from quarry.records import atomic_write_bytes
 
 TABLE_VERSION = 1
@@ -84,9 +84,9 @@ def build_table(folder: Path) -> Detection:
         for spdx_id in [fields.get("spdx_license_key"), *(fields.get("other_spdx_license_keys") or [])]:
             if spdx_id:
                 spdx_owners.setdefault(spdx_id.lower(), set()).add(key)
-        normal = normalize(body)
-        if len(tokens(normal)) >= MIN_TEXT_TOKENS:
-            text_owners.setdefault(token_key(normal), set()).add(key)
+        found = normal_tokens(body)  # the tokens of normalize(body), as resolve reads a text
+        if len(found) >= MIN_TEXT_TOKENS:
+            text_owners.setdefault(tokens_key(found), set()).add(key)
     unique = lambda owners: {k: next(iter(v)) for k, v in sorted(owners.items()) if len(v) == 1}  # noqa: E731
     return {"version": TABLE_VERSION, "licenses": licenses, "spdx": unique(spdx_owners), "texts": unique(text_owners)}
 
