@@ -41,6 +41,7 @@ import shutil
 import signal
 import socket
 import stat
+import struct
 import sys
 import tempfile
 import time
@@ -455,6 +456,7 @@ def _accept(listener, engine, server, children):
     try:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         listener.close()
+        follow_client(connection)
         connection.setblocking(True)
         reader = connection.makefile("r", encoding="utf-8", newline="\n")
         writer = connection.makefile("w", encoding="utf-8", newline="\n")
@@ -468,6 +470,18 @@ def _accept(listener, engine, server, children):
         code = 1
     finally:
         os._exit(code)
+
+
+def follow_client(connection):
+    """The child runs on the cores its client may use (the server inherited the CPU affinity of
+    whichever process started it: a run pinned to one core must not pin every later client's
+    ScanCode work there)."""
+    try:
+        pid, _, _ = struct.unpack("3i", connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED,
+                                                              struct.calcsize("3i")))
+        os.sched_setaffinity(0, os.sched_getaffinity(pid))
+    except (AttributeError, OSError, struct.error):
+        pass  # no peer credentials or affinity on this platform: the server's cores
 
 
 def _reap(children):

@@ -115,31 +115,38 @@ time.sleep(float(sys.argv[1]))
 """
 
 
-def client(seconds: float = 60) -> subprocess.Popen:
+def client(seconds: float = 60, cores: set[int] | None = None) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
     return subprocess.Popen([sys.executable, "-c", CLIENT, str(seconds)], stdout=subprocess.PIPE, text=True,
-                            env=env)
+                            env=env, preexec_fn=(lambda: os.sched_setaffinity(0, cores)) if cores else None)
 
 
 def test_a_killed_client_harms_neither_the_server_nor_other_clients(runtime, monkeypatch):
-    """Nor does the server's end when its socket file is removed: each child serves its client."""
+    """Nor does the server's end when its socket file is removed: each child serves its client. A
+    child runs on its client's cores, not on those of the process that started the server."""
     monkeypatch.setenv("QUARRY_SCANCODE_IDLE_S", "2")
-    with ScanCodeWorker() as worker:
-        other = client()
-        try:
-            hello = json.loads(other.stdout.readline())
-        finally:
+    pinned = set(sorted(os.sched_getaffinity(0))[:1])
+    other = client(cores=pinned)  # it starts the server, pinned to one core
+    try:
+        hello = json.loads(other.stdout.readline())
+        assert hello["started"]
+        with ScanCodeWorker() as worker:
+            assert not worker.started_server and worker.server_pid == hello["server_pid"]
+            assert os.sched_getaffinity(hello["pid"]) == pinned
+            assert os.sched_getaffinity(worker.pid) == os.sched_getaffinity(0)
             other.kill()
             other.wait()
-        assert hello["server_pid"] == worker.server_pid and not hello["started"]
-        assert gone_within(hello["pid"], 10)  # its child ended with its connection
-        assert alive(worker.server_pid)
-        assert worker.detect(["SPDX-License-Identifier: MIT"])[0]["spdx"] == "MIT"
-        # its socket file removed, the server ends at once; the children it forked go on serving
-        shutil.rmtree(runtime)
-        assert gone_within(worker.server_pid, 10)
-        assert worker.detect(["SPDX-License-Identifier: Apache-2.0"])[0]["spdx"] == "Apache-2.0"
-    assert gone_within(worker.pid, 10)
+            assert gone_within(hello["pid"], 10)  # its child ended with its connection
+            assert alive(worker.server_pid)
+            assert worker.detect(["SPDX-License-Identifier: MIT"])[0]["spdx"] == "MIT"
+            # its socket file removed, the server ends at once; the children it forked go on serving
+            shutil.rmtree(runtime)
+            assert gone_within(worker.server_pid, 10)
+            assert worker.detect(["SPDX-License-Identifier: Apache-2.0"])[0]["spdx"] == "Apache-2.0"
+        assert gone_within(worker.pid, 10)
+    finally:
+        other.kill()
+        other.wait()
 
 
 def test_a_stale_socket_is_recovered_from_and_the_server_exits_when_idle(runtime, monkeypatch):
