@@ -17,7 +17,7 @@ import math
 import os
 import threading
 from collections import Counter, deque
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,7 +25,7 @@ import orjson
 
 from quarry.licenses.engine import (Detection, ScanCodeWorker, WORKER_SCRIPT, scancode_python, scancode_version,
                                     server_enabled)
-from quarry.licenses.known import KnownLicenses
+from quarry.licenses.known import SPDX_STATEMENT, KnownLicenses
 from quarry.licenses.normalize import license_part, normal_key, normalize
 from quarry.parallel import available_cores, cores_per_process
 from quarry.paths import state_dir
@@ -95,6 +95,7 @@ class CachedDetector:
         self.stats = CacheStats()
         self._memory: dict[str, Detection] = {}
         self._workers: list[ScanCodeWorker] = [worker] if worker else []
+        self._early: Future | None = None  # the first worker, starting in the background
 
     @property
     def folder(self) -> Path:
@@ -142,13 +143,18 @@ class CachedDetector:
         answers: dict[str, Detection] = {}  # by text
         missing: dict[str, str] = {}  # key -> normal form
         waiting: dict[str, list[str]] = {}  # key -> texts waiting for it
-        for text in dict.fromkeys(texts):
-            normal = normalize(text)
+        prepared = [(text, normal, license_part(normal)) for text in dict.fromkeys(texts)
+                    for normal in (normalize(text),)]
+        if not self._workers and self._early is None and any(
+                not SPDX_STATEMENT.match(normal) and self._lookup(normal_key(part)) is None
+                for _, normal, part in prepared):
+            self._start_early()  # ScanCode will be asked: its start overlaps the table of shipped texts
+        for text, normal, part in prepared:
             if self.known and (result := self.known.resolve(normal)) is not None:
                 self.stats.resolved[result["matches"][0]["matcher"]] += 1
                 answers[text] = result
                 continue
-            normal = license_part(normal)
+            normal = part
             key = normal_key(normal)
             if key in missing:
                 waiting[key].append(text)
@@ -196,7 +202,24 @@ class CachedDetector:
                 results.update(answers)
         return results
 
+    def _start_early(self) -> None:
+        """Start the first worker in the background (connecting to the machine's ScanCode server, or
+        starting it: seconds of index loading, in its own process); ``_start_workers`` takes it."""
+        early: Future = Future()
+
+        def start() -> None:
+            try:
+                early.set_result(ScanCodeWorker(self.python, batch_size=self.batch_size))
+            except BaseException as exc:  # noqa: BLE001 - raised where the worker is taken
+                early.set_exception(exc)
+
+        threading.Thread(target=start, name="scancode-start", daemon=True).start()
+        self._early = early
+
     def _start_workers(self, count: int) -> list[ScanCodeWorker]:
+        if self._early is not None:
+            early, self._early = self._early, None
+            self._workers.append(early.result())
         needed = count - len(self._workers)
         if needed > 0:
             with ThreadPoolExecutor(needed) as pool:  # starts overlap (the first may start the server)
@@ -225,6 +248,12 @@ class CachedDetector:
         return self.stats.sent
 
     def close(self) -> None:
+        if self._early is not None:  # started for texts the shipped data then answered
+            early, self._early = self._early, None
+            try:
+                self._workers.append(early.result())
+            except Exception:  # noqa: BLE001 - nothing was asked of it
+                pass
         for worker in self._workers:
             if worker is not self._shared_worker:
                 worker.close()

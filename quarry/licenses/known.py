@@ -27,7 +27,7 @@ from quarry.records import atomic_write_bytes
 
 TABLE_VERSION = 1
 MIN_TEXT_TOKENS = 20  # shorter shipped texts are notices that rules of other licenses may share
-_SPDX_STATEMENT = re.compile(r"^SPDX-License-Identifier:\s*([^\n]+)$", re.I)
+SPDX_STATEMENT = re.compile(r"^SPDX-License-Identifier:\s*([^\n]+)$", re.I)  # a normal form that is one
 _FRONT_MATTER = re.compile(r"^---\n(.*?)\n---[ \t]*\n?(.*)$", re.S)
 _EXPRESSION_TOKEN = re.compile(r"\(|\)|[^\s()]+")
 _OPERATORS = {"and": "AND", "or": "OR", "with": "WITH"}
@@ -126,7 +126,7 @@ class KnownLicenses:
 
     def resolve(self, normal: str) -> Detection | None:
         """ScanCode's result for a normalised text, when the shipped data alone decides it."""
-        if match := _SPDX_STATEMENT.match(normal):
+        if match := SPDX_STATEMENT.match(normal):
             return self._spdx_line(match.group(1))
         if key := self.texts.get(token_key(normal)):
             return self._result(key, "1-hash", f"{key}.LICENSE", normal.count("\n") + 1)

@@ -128,3 +128,21 @@ def test_the_candidate_filter_gives_scancodes_own_candidates(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     found = json.loads(done.stdout.splitlines()[-1])
     assert found["runs"] >= len(texts) * 2 and found["differ"] == 0
+
+
+@needs_scancode
+def test_a_cold_detector_starts_scancode_while_it_reads_the_shipped_texts(tmp_path):
+    """The first text that neither the cache nor an SPDX line answers starts a worker in the
+    background, beside the table of shipped texts; one the shipped data then answers leaves nothing
+    asked of it, and the worker is closed with the detector."""
+    header = "# Licensed under the Apache License, Version 2.0; see the LICENSE file."
+    with CachedDetector(tmp_path / "cache") as cold:
+        assert cold.detect(["SPDX-License-Identifier: MIT"])[0]["spdx"] == "MIT"
+        assert cold._early is None and cold.started_workers == 0  # an SPDX line: nothing to start
+        assert cold.detect([license_text("mit")])[0]["spdx"] == "MIT"  # a shipped text, verbatim
+        assert cold.scancode_calls == 0 and cold._early is not None  # started, then not needed
+        assert cold.detect([header])[0]["spdx"] == "Apache-2.0"
+        assert cold.scancode_calls == 1 and cold.started_workers == 1 and cold._early is None
+    with CachedDetector(tmp_path / "cache") as warm:  # every text answered from the cache or an SPDX line
+        assert warm.detect([header, "SPDX-License-Identifier: MIT"])[1]["spdx"] == "MIT"
+        assert warm.scancode_calls == 0 and warm._early is None and warm.started_workers == 0
