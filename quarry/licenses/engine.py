@@ -95,9 +95,6 @@ def idle_seconds() -> float:
         return 120.0
 
 
-MAX_SOCKET_PATH = 100  # sun_path holds 108 bytes
-
-
 def server_folder(python: Path | None = None) -> Path:
     """The folder of the ScanCode server for ``python``: this user's, keyed by the interpreter, the
     installed ScanCode version and the worker's code (a changed worker never serves old code)."""
@@ -105,13 +102,8 @@ def server_folder(python: Path | None = None) -> Path:
     version = scancode_version(python)
     key = hashlib.sha256(b"\0".join([os.path.abspath(python).encode(), version.encode(),
                                       WORKER_SCRIPT.read_bytes()])).hexdigest()[:12]
-    chosen = os.environ.get("QUARRY_SCANCODE_RUNTIME")
-    bases = [chosen] if chosen else [tempfile.gettempdir(), "/tmp"]  # a deep TMPDIR: /tmp's path is short
-    for base in bases:
-        folder = Path(os.path.abspath(base)) / f"quarry-scancode-server-{os.getuid()}" / f"{version}-{key}"
-        if len(os.fsencode(folder / "sock")) <= MAX_SOCKET_PATH:
-            break
-    return folder
+    base = Path(os.path.abspath(os.environ.get("QUARRY_SCANCODE_RUNTIME") or tempfile.gettempdir()))
+    return base / f"quarry-scancode-server-{os.getuid()}" / f"{version}-{key}"
 
 
 def _private_folder(folder: Path) -> Path:
@@ -129,16 +121,29 @@ def _private_folder(folder: Path) -> Path:
     return folder
 
 
+MAX_SOCKET_PATH = 100  # a socket address holds 108 bytes
+
+
 def _connect(path: Path) -> socket.socket | None:
-    """A connection to the server listening on ``path``; None when none listens there."""
+    """A connection to the server listening on ``path``; None when none listens there. A path too
+    long for a socket address is reached through its folder's descriptor (/proc/self/fd/N/sock), as
+    the server binds it (scancode_worker.bind_long)."""
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    folder = None
     try:
-        sock.connect(str(path))
+        address = str(path)
+        if len(os.fsencode(address)) > MAX_SOCKET_PATH:
+            folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+            address = f"/proc/self/fd/{folder}/{path.name}"
+        sock.connect(address)
     except OSError as exc:
         sock.close()
         if exc.errno in (errno.ENOENT, errno.ECONNREFUSED, errno.ENOTSOCK):
             return None
         raise ScanCodeError(f"cannot connect to the ScanCode server at {path}: {exc}") from None
+    finally:
+        if folder is not None:
+            os.close(folder)
     return sock
 
 
@@ -196,9 +201,6 @@ class ScanCodeWorker:
     def _open_shared(self) -> dict:
         folder = _private_folder(server_folder(self.python))
         path = folder / "sock"
-        if len(os.fsencode(path)) > MAX_SOCKET_PATH:
-            raise ScanCodeError(f"ScanCode server socket path too long ({path}); set QUARRY_SCANCODE_RUNTIME "
-                                "to a shorter folder")
         sock = _connect(path)
         if sock is not None and (hello := self._handshake(sock)) is not None:
             return hello

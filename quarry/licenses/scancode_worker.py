@@ -403,7 +403,7 @@ def serve_forks(path, idle_s=IDLE_S, ready_out=None):
         os.unlink(staged)
     except FileNotFoundError:
         pass
-    listener.bind(staged)
+    bind_long(listener, staged)
     listener.listen(64)
     os.replace(staged, path)  # atomically: a stale socket file left by a killed server is replaced
     own = os.stat(path)
@@ -439,6 +439,22 @@ def serve_forks(path, idle_s=IDLE_S, ready_out=None):
         while _accept(listener, engine, server, children):
             pass
         listener.close()
+
+
+MAX_SOCKET_PATH = 100  # a socket address holds 108 bytes
+
+
+def bind_long(listener, path):
+    """Bind ``path``, through its folder's descriptor when it is too long for a socket address
+    (/proc/self/fd/N/name names the same file; the client connects the same way)."""
+    if len(os.fsencode(path)) <= MAX_SOCKET_PATH:
+        listener.bind(path)
+        return
+    folder = os.open(os.path.dirname(path), os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        listener.bind(f"/proc/self/fd/{folder}/{os.path.basename(path)}")
+    finally:
+        os.close(folder)
 
 
 def _accept(listener, engine, server, children):

@@ -152,15 +152,19 @@ def test_a_killed_client_harms_neither_the_server_nor_other_clients(runtime, mon
 def test_a_stale_socket_is_recovered_from_and_the_server_exits_when_idle(runtime, monkeypatch):
     """A socket file nothing listens on (a server killed outright leaves one) is replaced by a new
     server; that server exits when it has had no client for QUARRY_SCANCODE_IDLE_S seconds, its socket
-    file and scratch folder gone with it."""
+    file and scratch folder gone with it. Its folder here is deeper than a socket address can name."""
     monkeypatch.setenv("QUARRY_SCANCODE_IDLE_S", "2")
     monkeypatch.setenv("TMPDIR", str(runtime))  # the server's scratch folder goes here
     monkeypatch.setattr(tempfile, "tempdir", str(runtime))
+    monkeypatch.setenv("QUARRY_SCANCODE_RUNTIME", str(runtime / ("a-deep-folder-" * 6)))
     folder = server_folder()
+    assert len(str(folder / "sock")) > 108
     folder.mkdir(parents=True, mode=0o700)
     folder.parent.chmod(0o700)
     stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    stale.bind(str(folder / "sock"))
+    handle = os.open(folder, os.O_RDONLY)
+    stale.bind(f"/proc/self/fd/{handle}/sock")
+    os.close(handle)
     stale.close()  # the file stays, refusing connections
     with ScanCodeWorker() as worker:
         assert worker.started_server
