@@ -133,6 +133,7 @@ def environment(home: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
     env.update(QUARRY_HOME=str(home), PYTHONPATH=str(REPO))
     env.setdefault("QUARRY_SCANCODE_PYTHON", str(REPO / ".venv-scancode" / "bin" / "python"))
+    env["QUARRY_SCANCODE_RUNTIME"] = str(home / "scancode")  # a ScanCode server of the run's own: a cold index
     return env
 
 
@@ -193,6 +194,7 @@ def run(kind: str, workers: int, shards: Path, scratch: Path) -> dict:
         for p in cluster:
             p.terminate()
             p.wait(timeout=60)
+        shutil.rmtree(home / "scancode", ignore_errors=True)  # its socket file gone, the server ends
     if process.returncode != 0:
         raise SystemExit(f"{kind}-{workers} failed: {(home / 'run.log').read_text()[-3000:]}")
     result = json.loads(output.split("RESULT ", 1)[1])

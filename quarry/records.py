@@ -320,21 +320,24 @@ def write_records(path: str | os.PathLike, records: Iterable[Record], *, level: 
     return writer.stats
 
 
-def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
-    """Write a small file (manifest, ledger, params) atomically."""
+def atomic_write_bytes(path: str | os.PathLike, data: bytes, *, durable: bool = True) -> None:
+    """Write a small file (manifest, ledger, params) atomically. ``durable=False``: without the
+    fsyncs, for a cache entry that a crash may lose (readers still see the whole file or none)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = temp_beside(path)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    _fsync_dir(path.parent)
+    if durable:
+        _fsync_dir(path.parent)
 
 
 def write_json(path: str | os.PathLike, value: Any) -> None:

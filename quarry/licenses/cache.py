@@ -17,14 +17,15 @@ import math
 import os
 import threading
 from collections import Counter, deque
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import orjson
 
-from quarry.licenses.engine import Detection, ScanCodeWorker, WORKER_SCRIPT, scancode_python, scancode_version
-from quarry.licenses.known import KnownLicenses
+from quarry.licenses.engine import (Detection, ScanCodeWorker, WORKER_SCRIPT, scancode_python, scancode_version,
+                                    server_enabled)
+from quarry.licenses.known import SPDX_STATEMENT, KnownLicenses
 from quarry.licenses.normalize import license_part, normal_key, normalize
 from quarry.parallel import available_cores, cores_per_process
 from quarry.paths import state_dir
@@ -40,13 +41,23 @@ def default_cache_dir() -> Path:
     return state_dir() / "cache" / "licenses"
 
 
+# Memory of a ScanCode worker (KiB): a direct worker holds a whole index (PSS 1.05 GB measured, ~2 GB
+# at its peak); a child of the machine's server shares the server's (~1.1 GB, once) and adds ~0.1 GB.
+DIRECT_WORKER_KIB = 2 * 1024 * 1024
+SHARED_WORKER_KIB = 512 * 1024
+SERVER_KIB = 2 * 1024 * 1024
+
+
 def default_workers() -> int:
     """ScanCode workers a detector may start: its process's share of the cores (the worker processes
-    of a run each have a detector), as many as its share of memory holds (each ~2 GB)."""
+    of a run each have a detector), as many as its share of memory holds."""
     try:
         with open("/proc/meminfo") as meminfo:
             available = next(int(line.split()[1]) for line in meminfo if line.startswith("MemAvailable:"))
-        by_memory = max(1, available // (2 * 1024 * 1024))
+        if server_enabled():
+            by_memory = max(1, (available - SERVER_KIB) // SHARED_WORKER_KIB)
+        else:
+            by_memory = max(1, available // DIRECT_WORKER_KIB)
     except (OSError, StopIteration, ValueError):
         by_memory = 1
     processes = max(1, available_cores() // cores_per_process())
@@ -64,12 +75,12 @@ class CacheStats:
 class CachedDetector:
     """ScanCode detections through normalised keys and an on-disk cache. ScanCode workers start on
     the first miss only; a large set of misses is shared out, batch by batch, over up to ``workers``
-    worker processes (each holds its own index: about 1.6 GB; default: one per core that memory
-    allows, or one when an already running ``worker`` is shared). Another worker starts only for
-    ``MIN_TEXTS_PER_WORKER`` misses."""
+    workers (connections to the machine's ScanCode server, which holds the one index: see
+    quarry.licenses.engine; default: one per core that memory allows, or one when an already running
+    ``worker`` is shared). Another worker starts only for ``MIN_TEXTS_PER_WORKER`` misses."""
 
     MEMORY_ENTRIES = 100_000  # answers also kept in memory, for repeated texts within a run
-    MIN_TEXTS_PER_WORKER = 32  # fewer misses do not pay for loading another index
+    MIN_TEXTS_PER_WORKER = 32  # fewer misses do not pay for another worker (a whole index, for a direct one)
 
     def __init__(self, cache_dir: Path | None = None, *, batch_size: int = 64, python: Path | None = None,
                  worker: ScanCodeWorker | None = None, workers: int | None = None):
@@ -84,6 +95,7 @@ class CachedDetector:
         self.stats = CacheStats()
         self._memory: dict[str, Detection] = {}
         self._workers: list[ScanCodeWorker] = [worker] if worker else []
+        self._early: Future | None = None  # the first worker, starting in the background
 
     @property
     def folder(self) -> Path:
@@ -131,13 +143,18 @@ class CachedDetector:
         answers: dict[str, Detection] = {}  # by text
         missing: dict[str, str] = {}  # key -> normal form
         waiting: dict[str, list[str]] = {}  # key -> texts waiting for it
-        for text in dict.fromkeys(texts):
-            normal = normalize(text)
+        prepared = [(text, normal, license_part(normal)) for text in dict.fromkeys(texts)
+                    for normal in (normalize(text),)]
+        if not self._workers and self._early is None and any(
+                not SPDX_STATEMENT.match(normal) and self._lookup(normal_key(part)) is None
+                for _, normal, part in prepared):
+            self._start_early()  # ScanCode will be asked: its start overlaps the table of shipped texts
+        for text, normal, part in prepared:
             if self.known and (result := self.known.resolve(normal)) is not None:
                 self.stats.resolved[result["matches"][0]["matcher"]] += 1
                 answers[text] = result
                 continue
-            normal = license_part(normal)
+            normal = part
             key = normal_key(normal)
             if key in missing:
                 waiting[key].append(text)
@@ -151,7 +168,8 @@ class CachedDetector:
         if missing:
             self.stats.sent += len(missing)
             for key, result in self._scan(list(missing.items())).items():
-                atomic_write_bytes(self._path(key), orjson.dumps(result, option=orjson.OPT_SORT_KEYS))
+                # a lost entry (a crash) is only a miss again: no fsync per answer (1 s per 200 on this disk)
+                atomic_write_bytes(self._path(key), orjson.dumps(result, option=orjson.OPT_SORT_KEYS), durable=False)
                 self._remember(key, result)
                 answers.update((text, result) for text in waiting[key])
         return [answers[text] for text in texts]
@@ -184,10 +202,27 @@ class CachedDetector:
                 results.update(answers)
         return results
 
+    def _start_early(self) -> None:
+        """Start the first worker in the background (connecting to the machine's ScanCode server, or
+        starting it: seconds of index loading, in its own process); ``_start_workers`` takes it."""
+        early: Future = Future()
+
+        def start() -> None:
+            try:
+                early.set_result(ScanCodeWorker(self.python, batch_size=self.batch_size))
+            except BaseException as exc:  # noqa: BLE001 - raised where the worker is taken
+                early.set_exception(exc)
+
+        threading.Thread(target=start, name="scancode-start", daemon=True).start()
+        self._early = early
+
     def _start_workers(self, count: int) -> list[ScanCodeWorker]:
+        if self._early is not None:
+            early, self._early = self._early, None
+            self._workers.append(early.result())
         needed = count - len(self._workers)
         if needed > 0:
-            with ThreadPoolExecutor(needed) as pool:  # index loads overlap
+            with ThreadPoolExecutor(needed) as pool:  # starts overlap (the first may start the server)
                 started = list(pool.map(lambda _: ScanCodeWorker(self.python, batch_size=self.batch_size),
                                         range(needed)))
             self._workers.extend(started)
@@ -213,6 +248,12 @@ class CachedDetector:
         return self.stats.sent
 
     def close(self) -> None:
+        if self._early is not None:  # started for texts the shipped data then answered
+            early, self._early = self._early, None
+            try:
+                self._workers.append(early.result())
+            except Exception:  # noqa: BLE001 - nothing was asked of it
+                pass
         for worker in self._workers:
             if worker is not self._shared_worker:
                 worker.close()

@@ -22,12 +22,12 @@ import orjson
 from license_expression import Licensing, combine_expressions
 
 from quarry.licenses.engine import Detection
-from quarry.licenses.normalize import normalize, token_key, tokens
+from quarry.licenses.normalize import normal_tokens, normalize, token_key, tokens_key
 from quarry.records import atomic_write_bytes
 
 TABLE_VERSION = 1
 MIN_TEXT_TOKENS = 20  # shorter shipped texts are notices that rules of other licenses may share
-_SPDX_STATEMENT = re.compile(r"^SPDX-License-Identifier:\s*([^\n]+)$", re.I)
+SPDX_STATEMENT = re.compile(r"^SPDX-License-Identifier:\s*([^\n]+)$", re.I)  # a normal form that is one
 _FRONT_MATTER = re.compile(r"^---\n(.*?)\n---[ \t]*\n?(.*)$", re.S)
 _EXPRESSION_TOKEN = re.compile(r"\(|\)|[^\s()]+")
 _OPERATORS = {"and": "AND", "or": "OR", "with": "WITH"}
@@ -84,9 +84,9 @@ def build_table(folder: Path) -> Detection:
         for spdx_id in [fields.get("spdx_license_key"), *(fields.get("other_spdx_license_keys") or [])]:
             if spdx_id:
                 spdx_owners.setdefault(spdx_id.lower(), set()).add(key)
-        normal = normalize(body)
-        if len(tokens(normal)) >= MIN_TEXT_TOKENS:
-            text_owners.setdefault(token_key(normal), set()).add(key)
+        found = normal_tokens(body)  # the tokens of normalize(body), as resolve reads a text
+        if len(found) >= MIN_TEXT_TOKENS:
+            text_owners.setdefault(tokens_key(found), set()).add(key)
     unique = lambda owners: {k: next(iter(v)) for k, v in sorted(owners.items()) if len(v) == 1}  # noqa: E731
     return {"version": TABLE_VERSION, "licenses": licenses, "spdx": unique(spdx_owners), "texts": unique(text_owners)}
 
@@ -126,7 +126,7 @@ class KnownLicenses:
 
     def resolve(self, normal: str) -> Detection | None:
         """ScanCode's result for a normalised text, when the shipped data alone decides it."""
-        if match := _SPDX_STATEMENT.match(normal):
+        if match := SPDX_STATEMENT.match(normal):
             return self._spdx_line(match.group(1))
         if key := self.texts.get(token_key(normal)):
             return self._result(key, "1-hash", f"{key}.LICENSE", normal.count("\n") + 1)

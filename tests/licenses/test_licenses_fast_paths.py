@@ -62,3 +62,87 @@ def test_spdx_lines_and_shipped_texts_are_answered_as_scancode_answers_them(dete
     with CachedDetector(tmp_path / "cache", worker=detector.worker) as fast:
         assert fast.resolve_without_scancode("SPDX-License-Identifier: LicenseRef-acme-1") is None
         assert fast.resolve_without_scancode("Acme note.\n" + license_text("mit")) is None
+
+
+@needs_scancode
+def test_the_tokens_of_a_normal_form_without_building_it():
+    """known.build_table reads ScanCode's licence texts through normal_tokens: the tokens of their
+    normal form, whatever their line breaks, comment markers and copyright lines."""
+    from licenses_helpers import LICENSE_DATA
+
+    from quarry.licenses.normalize import normal_tokens, tokens
+
+    texts = [path.read_text(encoding="utf-8") for path in sorted(LICENSE_DATA.glob("*.LICENSE"))[::7]]
+    texts += ["a\rCopyright 2000 X\rb", "x (C) 1999 y\n(c) 2000 z", " * Copyright 2001 Foo, licensed under MIT",
+              "Portions copyright 2 X\nk\x0cCopyright 3 Y", "# Copyright 2020 Acme. All rights reserved.\n# GPL-2.0+ */",
+              "copyright\ncopyright notice stays\n© 2020 gone", ""]
+    assert all(normal_tokens(text) == tokens(normalize(text)) for text in texts)
+
+
+CANDIDATES_CHECK = """
+import importlib.util, json, sys
+spec = importlib.util.spec_from_file_location("worker", sys.argv[1])
+worker = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(worker)
+from licensedcode import match_set
+from licensedcode.query import Query
+index, _, _, _ = worker.load_engine()
+original = worker._ORIGINAL_CANDIDATES[0]
+runs = differ = 0
+for text in json.load(sys.stdin):
+    query = Query(query_string=text, idx=index)
+    for run, near_dupe, top in [(query.whole_query_run(), True, 10)] + [(r, False, 70) for r in query.query_runs]:
+        args = dict(top=top, high_resemblance=near_dupe)
+        ours = match_set.compute_candidates(run, index, index.approx_matchable_rids, **args)
+        theirs = original(run, index, index.approx_matchable_rids, **args)
+        runs += 1
+        differ += [(s, rid, list(i)) for s, rid, _, i in ours] != [(s, rid, list(i)) for s, rid, _, i in theirs]
+print(json.dumps({"runs": runs, "differ": differ}))
+"""
+
+
+@needs_scancode
+def test_the_candidate_filter_gives_scancodes_own_candidates(tmp_path):
+    """scancode_worker.CandidateFilter ranks only the rules that can pass compute_candidates' first
+    step: ScanCode's candidates, in its order, on licence texts and multi-licence headers."""
+    import json
+    import subprocess
+
+    from licenses_helpers import SCANCODE_PYTHON
+
+    from quarry.licenses.engine import WORKER_SCRIPT
+
+    gpl_header = ("This library is free software; you can redistribute it and/or modify it under the terms of the "
+                  "GNU Lesser General Public License as published by the Free Software Foundation; either version "
+                  "2.1 of the License, or (at your option) any later version.")
+    texts = [license_text(key) for key in ("mit", "bsd-new", "zlib", "isc")] + [
+        gpl_header + "\n\nPermission to use, copy, modify and distribute this software is hereby granted, provided "
+        "that the above copyright notice appears in all copies.",
+        gpl_header.replace("Lesser", "Library") + "\n\nSome parts: Licensed under the Apache License 2.0.",
+        "Permission is hereby granted, free of charge, to any person obtaining a copy of this software, to deal "
+        "in it without restriction, subject to the conditions below.",
+        f"Title of the thing\n\n{license_text('apache-2.0')[:1500]}\n\nand the BSD license for the rest.",
+    ]
+    done = subprocess.run([str(SCANCODE_PYTHON), "-c", CANDIDATES_CHECK, str(WORKER_SCRIPT)], input=json.dumps(texts),
+                          capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    found = json.loads(done.stdout.splitlines()[-1])
+    assert found["runs"] >= len(texts) * 2 and found["differ"] == 0
+
+
+@needs_scancode
+def test_a_cold_detector_starts_scancode_while_it_reads_the_shipped_texts(tmp_path):
+    """The first text that neither the cache nor an SPDX line answers starts a worker in the
+    background, beside the table of shipped texts; one the shipped data then answers leaves nothing
+    asked of it, and the worker is closed with the detector."""
+    header = "# Licensed under the Apache License, Version 2.0; see the LICENSE file."
+    with CachedDetector(tmp_path / "cache") as cold:
+        assert cold.detect(["SPDX-License-Identifier: MIT"])[0]["spdx"] == "MIT"
+        assert cold._early is None and cold.started_workers == 0  # an SPDX line: nothing to start
+        assert cold.detect([license_text("mit")])[0]["spdx"] == "MIT"  # a shipped text, verbatim
+        assert cold.scancode_calls == 0 and cold._early is not None  # started, then not needed
+        assert cold.detect([header])[0]["spdx"] == "Apache-2.0"
+        assert cold.scancode_calls == 1 and cold.started_workers == 1 and cold._early is None
+    with CachedDetector(tmp_path / "cache") as warm:  # every text answered from the cache or an SPDX line
+        assert warm.detect([header, "SPDX-License-Identifier: MIT"])[1]["spdx"] == "MIT"
+        assert warm.scancode_calls == 0 and warm._early is None and warm.started_workers == 0

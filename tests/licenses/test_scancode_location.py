@@ -28,18 +28,19 @@ def test_scancode_found_from_a_folder_outside_the_project(tmp_path):
 
 
 def test_a_worker_leaves_no_temp_folder_behind(monkeypatch, tmp_path):
-    """ScanCode creates a temp folder on import; the worker's scratch folder holds it and goes with
-    the worker, after a quit and after its parent closed the pipe without one (the parent died)."""
+    """ScanCode creates a temp folder on import; the direct worker's scratch folder holds it and goes
+    with the worker, after a quit and after its parent closed the pipe without one (the parent died).
+    (The server's goes with the server: test_scancode_server.)"""
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    with ScanCodeWorker() as worker:
+    with ScanCodeWorker(shared=False) as worker:
         assert worker.detect(["SPDX-License-Identifier: MIT"])[0]
         scratch = list(tmp_path.iterdir())
         assert [p.name.startswith("quarry-scancode-") for p in scratch] == [True]
         assert any(scratch[0].iterdir())  # ScanCode's own folder is inside it
     assert list(tmp_path.iterdir()) == []
 
-    orphan = ScanCodeWorker()
+    orphan = ScanCodeWorker(shared=False)
     assert list(tmp_path.iterdir())
     orphan._proc.stdin.close()  # what the parent's death does to the pipe
     orphan._proc.wait(timeout=60)
