@@ -39,6 +39,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from floors import Floors  # noqa: E402
+from machine_code import is_shell  # noqa: E402
 from peers import peer_versions  # noqa: E402
 
 from quarry.licenses.cache import CachedDetector  # noqa: E402
@@ -83,7 +84,7 @@ def diverse_sources(work: Path) -> list[dict]:
     if not shell.exists():
         for root in map(Path, SHELL_ROOTS):
             for path in sorted(root.rglob("*")) if root.is_dir() else []:
-                if path.is_file() and not path.is_symlink() and path.suffix in ("", ".sh") and _is_shell(path):
+                if path.is_file() and not path.is_symlink() and path.suffix in ("", ".sh") and is_shell(path):
                     target = shell / str(path.parent).strip("/").replace("/", "_") / path.name
                     target.parent.mkdir(parents=True, exist_ok=True)
                     target.write_bytes(path.read_bytes())
@@ -91,15 +92,6 @@ def diverse_sources(work: Path) -> list[dict]:
         folders.update(p for p in shell.iterdir() if p.is_dir())
     return [{"name": "diverse", "kind": "dir", "path": str(folder), "origin": f"file://{folder}",
              "exclude": ["**/*.so*"]} for folder in sorted(folders)]
-
-
-def _is_shell(path: Path) -> bool:
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(64)
-    except OSError:
-        return False
-    return head.startswith(b"#!") and (b"sh" in head.split(b"\n", 1)[0]) and path.stat().st_size < 500_000
 
 
 def build_corpus(work: Path, corpus_mb: float, workers: int, diverse: bool = False) -> tuple[Path, dict]:
