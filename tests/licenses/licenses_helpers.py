@@ -57,6 +57,25 @@ def snapshot_shards(repos: dict[str, Path], out: Path, shards: int = 3) -> Path:
     return out
 
 
+def govern(root: Path, layouts: dict[str, dict[str, str]]) -> tuple[dict, dict, Path]:
+    """The licenses stage over one repository per origin of ``layouts`` (origin -> {path: text}),
+    snapshotted over 3 shards: (kept (origin, path) -> licence, dropped (origin, path) -> meta,
+    the stage's output folder)."""
+    from quarry.engine import run_local
+    from quarry.licenses.stage import stage_shards
+    from quarry.records import read_folder, read_records
+    from quarry.stages.licenses import LICENSES
+
+    repos = {origin: make_repo(root / "repos" / f"r{i}", files) for i, (origin, files) in enumerate(sorted(layouts.items()))}
+    src = snapshot_shards(repos, root / "snapshot", shards=3)
+    out = root / "licensed"
+    run_local(LICENSES, src, out, {"licenses": {}}, workers=1)
+    kept = {(r["meta"]["origin"], r["meta"]["path"]): r["meta"]["license"]
+            for shard in stage_shards(out) for r in read_records(shard)}
+    dropped = {(r["meta"]["origin"], r["meta"]["path"]): r["meta"] for r in read_folder(out / "rejects")}
+    return kept, dropped, out
+
+
 @pytest.fixture
 def license_texts():
     if LICENSE_DATA is None:

@@ -6,11 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from quarry.engine import run_local
-from quarry.licenses.stage import stage_shards
-from quarry.records import read_folder, read_json, read_records
-from quarry.stages.licenses import LICENSES
-from licenses_helpers import license_text, make_repo, needs_scancode, snapshot_shards
+from quarry.records import read_json
+from licenses_helpers import govern, license_text, needs_scancode
 
 pytestmark = needs_scancode
 
@@ -203,13 +200,7 @@ NAMED_EXPECTED = {
 
 
 def _run(root, layouts: dict[str, dict[str, str]]):
-    repos = {origin: make_repo(root / "repos" / f"r{i}", files) for i, (origin, files) in enumerate(sorted(layouts.items()))}
-    src = snapshot_shards(repos, root / "snapshot", shards=3)
-    out = root / "licensed"
-    run_local(LICENSES, src, out, {"licenses": {}}, workers=1)
-    kept = {(r["meta"]["origin"], r["meta"]["path"]): r["meta"]["license"]
-            for shard in stage_shards(out) for r in read_records(shard)}
-    dropped = {(r["meta"]["origin"], r["meta"]["path"]): r["meta"] for r in read_folder(out / "rejects")}
+    kept, dropped, out = govern(root, layouts)
     return kept, dropped, read_json(out / "repo_licenses.json")
 
 

@@ -3,15 +3,9 @@ real license texts and real ScanCode: each fixture states every file's expected 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from quarry.engine import run_local
-from quarry.licenses.stage import stage_shards
-from quarry.records import read_folder, read_records
-from quarry.stages.licenses import LICENSES
-from licenses_helpers import license_text, make_repo, needs_scancode, snapshot_shards
+from licenses_helpers import govern, license_text, make_repo, needs_scancode
 
 pytestmark = needs_scancode
 
@@ -163,16 +157,7 @@ EXPECTED = {
 
 @pytest.fixture(scope="module")
 def governed(tmp_path_factory, detector):
-    root = tmp_path_factory.mktemp("layouts")
-    repos = {origin: make_repo(root / "repos" / f"r{i}", files)
-             for i, (origin, files) in enumerate(sorted(layouts(license_text).items()))}
-    src = snapshot_shards(repos, root / "snapshot", shards=3)
-    out = root / "licensed"
-    run_local(LICENSES, src, out, {"licenses": {}}, workers=1)
-    kept = {(r["meta"]["origin"], r["meta"]["path"]): r["meta"]["license"]
-            for shard in stage_shards(out) for r in read_records(shard)}
-    dropped = {(r["meta"]["origin"], r["meta"]["path"]): r["meta"] for r in read_folder(out / "rejects")}
-    return kept, dropped, out
+    return govern(tmp_path_factory.mktemp("layouts"), layouts(license_text))
 
 
 @pytest.mark.parametrize("origin", sorted(EXPECTED))
