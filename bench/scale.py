@@ -49,8 +49,9 @@ def build_corpus(folder: Path, target_bytes: int) -> dict:
     from quarry.records import RecordWriter
 
     described = folder / "corpus.json"
-    if described.is_file() and json.loads(described.read_text()).get("target_bytes") == target_bytes:
-        return json.loads(described.read_text())["corpus"]
+    kept = json.loads(described.read_text()) if described.is_file() else {}
+    if kept.get("target_bytes") == target_bytes:
+        return kept["corpus"]
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
