@@ -10,12 +10,18 @@ by QuarryWorkerSetup (this process's settings, malloc thresholds).
 from __future__ import annotations
 
 import ctypes
+import functools
+import json
 import os
 import sys
+import threading
 
+from distributed import Client
 from distributed.diagnostics.plugin import WorkerPlugin
+from prefect.context import SettingsContext, SyncClientContext
 from prefect.task_runners import ThreadPoolTaskRunner
 from prefect_dask import DaskTaskRunner
+from prefect_dask.client import PrefectDaskClient
 
 from quarry.parallel import share_machine
 
@@ -60,14 +66,70 @@ class QuarryWorkerSetup(WorkerPlugin):
                 callback.stop()
 
 
+_worker_contexts = threading.local()  # per worker thread: the flow's settings -> (settings, API client)
+
+
+def _shared_contexts(context: dict) -> tuple[SettingsContext, SyncClientContext] | None:
+    """This thread's settings and open API client for the settings the flow sent, made on its first
+    task run. Prefect's task engine otherwise validates the settings again and makes a new API
+    client for every task run on a remote worker (a new HTTP client with its own TLS context and an
+    API version check: about 60 ms of CPU each, and load on the server), since a Dask worker runs
+    each task in a fresh copy of its context."""
+    settings = (context or {}).get("settings_context")
+    if not settings:
+        return None
+    key = json.dumps(settings, sort_keys=True, default=str)  # cheaper than validating them again
+    made = _worker_contexts.__dict__
+    if key not in made:
+        entered = SettingsContext(**settings)
+        made[key] = None
+        if entered.settings.api.url:  # else an ephemeral API: leave it to Prefect
+            with entered:
+                client = SyncClientContext()
+                client.client.__enter__()  # open for the worker's life, like a pooled connection
+            made[key] = (entered, client)
+    return made[key]
+
+
+def _run_with_shared_client(run, *args, **kwargs):
+    shared = _shared_contexts(kwargs.get("context"))
+    if shared is None:
+        return run(*args, **kwargs)
+    settings, client = shared
+    # the engine finds both (SettingsContext.get, SyncClientContext.get_or_create) instead of
+    # rebuilding them from the serialised settings
+    kwargs["context"] = {**kwargs["context"], "settings_context": {}}
+    tokens = SettingsContext.__var__.set(settings), SyncClientContext.__var__.set(client)
+    try:
+        return run(*args, **kwargs)
+    finally:
+        SyncClientContext.__var__.reset(tokens[1])
+        SettingsContext.__var__.reset(tokens[0])
+
+
+class _SharedClientSubmit(Client):
+    def submit(self, func, *args, **kwargs):
+        # reached from PrefectDaskClient.submit with its task-running wrapper (keyed explicitly)
+        if "task_run_id" in kwargs and "context" in kwargs:
+            func = functools.wraps(func)(functools.partial(_run_with_shared_client, func))
+        return super().submit(func, *args, **kwargs)
+
+
+class QuarryDaskClient(PrefectDaskClient, _SharedClientSubmit):
+    """PrefectDaskClient whose task runs reuse one API client per worker thread."""
+
+
 class QuarryDaskTaskRunner(DaskTaskRunner):
-    """DaskTaskRunner whose workers are set up by QuarryWorkerSetup."""
+    """DaskTaskRunner whose workers are set up by QuarryWorkerSetup and whose task runs share one
+    API client per worker thread (QuarryDaskClient)."""
 
     @property
     def client(self):
         fresh = not self._client
         client = super().client
         if fresh:
+            # prefect-dask builds a PrefectDaskClient; the subclass only wraps what it submits
+            client.__class__ = QuarryDaskClient
             client.register_plugin(QuarryWorkerSetup({k: v for k, v in os.environ.items() if k.startswith(FORWARDED)}))
         return client
 
