@@ -172,3 +172,24 @@ def test_a_rerun_leaves_no_stale_shard_and_refuses_to_write_into_its_input(tmp_p
                                                                                "part-00001.jsonl.zst"]
     with pytest.raises(QuarryError, match="must not be the input folder"):
         run_local(OPTOUT, tmp_path / "src2", tmp_path / "src2" / "out", with_registry(registry))
+
+
+def test_two_copies_of_a_project_record_one_config_and_a_changed_registry_is_another_cache_key(tmp_path, monkeypatch):
+    from quarry.config import as_params
+    from quarry.engine.provenance import plain
+    from quarry.stages.optout import OptOutConfig
+    from tasks.caching import fingerprint
+
+    configs = []
+    for copy in ("one", "two"):
+        project = tmp_path / copy
+        (project / "data" / "optout").mkdir(parents=True)
+        _registry(project / "data" / "optout" / "registry.tsv", "origin\thttps://github.com/acme/app\t2026-01-01\tasked")
+        monkeypatch.setenv("QUARRY_HOME", str(project))
+        configs.append(OptOutConfig.from_params(as_params({})))
+    one, two = configs
+    assert plain(one) == plain(two) == {"registry": "data/optout/registry.tsv"}  # what provenance records
+    assert one.path != two.path and one.load().entries == two.load().entries
+    assert fingerprint(one) == fingerprint(two)
+    _registry(two.path, "origin\thttps://github.com/acme/lib\t2026-01-02\tasked")
+    assert fingerprint(one) != fingerprint(two)  # the content keys the shards' task runs
