@@ -16,9 +16,12 @@ n-grams in many training documents. The evidence needed differs by source:
   snippets of one organisation do not remove half its files.
 
 Phases: per shard, the test-split items and the split census (``test_split_items``); once, the
-stratified splits and the index (``EvalIndex.build``); per shard, the overlaps (``scan_shard``); once, the decision (``decide``);
-per shard, drop or flag (``apply_shard``). The stage (quarry.stages.decontaminate) writes the shards, ``ledger.json``, rejects, and ``decontamination.json``: where the items came
-from and every matched document with the items it overlaps, the evidence and one example.
+stratified splits and the index (``EvalIndex.build``); per shard, the overlaps (``scan_shard``);
+once, how common each index n-gram is in training (``TrainCounts``, ``Verdicts``: the size of the
+index, whatever the size of the corpus); per shard, the decision (``decide_shard``) and drop or
+flag (``apply_shard``). The stage (quarry.stages.decontaminate) writes the shards,
+``ledger.json``, rejects, and ``decontamination.json``: where the items came from and every
+matched document with the items it overlaps, the evidence and one example.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -279,53 +282,83 @@ def scan_shard(src: Path, index: EvalIndex, config: DecontaminationConfig, split
     return ShardHits(positions, counts.astype(np.int64), rows, documents)
 
 
-def common_ngrams(shards: list[ShardHits], index: EvalIndex, config: DecontaminationConfig) -> np.ndarray:
-    """Per index n-gram and owner: too common in training to count (see the config's caps)."""
-    total = np.zeros(len(index.hashes), dtype=np.int64)
-    documents = 0
-    for hits in shards:
-        total[hits.positions] += hits.counts
-        documents += hits.documents
-    benchmark_cap = max(config.max_train_documents, math.ceil(config.common_share * documents))
-    return np.stack([total > benchmark_cap, total > config.max_train_documents])  # [own?][position]
+@dataclass
+class TrainCounts:
+    """How common each index n-gram is in training, summed one shard's hits at a time: memory
+    grows with the index, never with the corpus (each shard's rows stay in its own hits file)."""
+
+    total: np.ndarray            # per index n-gram: training documents holding it
+    documents: int = 0           # training documents scanned
+
+    @classmethod
+    def of(cls, shards: Iterable[ShardHits], index: EvalIndex) -> TrainCounts:
+        counts = cls(np.zeros(len(index.hashes), dtype=np.int64))
+        for hits in shards:
+            counts.total[hits.positions] += hits.counts
+            counts.documents += hits.documents
+        return counts
+
+    def common(self, config: DecontaminationConfig) -> np.ndarray:
+        """Per index n-gram and owner: too common in training to count (see the config's caps)."""
+        benchmark_cap = max(config.max_train_documents, math.ceil(config.common_share * self.documents))
+        return np.stack([self.total > benchmark_cap, self.total > config.max_train_documents])  # [own?][position]
 
 
-def decide(shards: list[ShardHits], index: EvalIndex, config: DecontaminationConfig) -> tuple[list[dict], int]:
-    """Per shard, row -> {items, ngrams, at, evidence}; returns the decisions and the number of
-    index n-grams ignored as common in training."""
-    common = common_ngrams(shards, index, config)
-    all_positions = np.arange(len(index.hashes))
-    positions, owners = index.items_of(all_positions)
-    ignored = common[index.own[owners].astype(np.int64), positions]
-    usable = index.sizes - np.bincount(owners[ignored], minlength=len(index.labels))
-    decisions = []
-    for hits in shards:
-        local = {}
-        for row, found in hits.rows.items():
-            offset_of = {position: (offset, window) for position, offset, window in found}
-            pos, items = index.items_of(np.array(sorted(offset_of), dtype=np.int64))
-            counted = ~common[index.own[items].astype(np.int64), pos]
-            pos, items = pos[counted], items[counted]
-            if not len(items):
-                continue
-            shared = np.bincount(items, minlength=len(index.labels))
-            candidates = np.flatnonzero(shared)
-            need = np.where(index.own[candidates],
-                            np.maximum(np.minimum(config.own_min_ngrams, usable[candidates]),
-                                       np.ceil(config.own_min_share * usable[candidates])),
-                            max(1, config.min_matches))
-            contaminated = candidates[shared[candidates] >= np.maximum(need, 1)]
-            if not len(contaminated):
-                continue
-            evidence_pos = sorted(set(pos[np.isin(items, contaminated)].tolist()))
-            offset, window = min(offset_of[p] for p in evidence_pos)
-            best = max(contaminated.tolist(), key=lambda i: (shared[i] / max(usable[i], 1), -i))
-            local[row] = {"items": sorted(index.labels[i] for i in contaminated), "ngrams": len(evidence_pos),
-                          "at": [offset, window],
-                          "evidence": {"item": index.labels[best], "shared": int(shared[best]),
-                                       "item_ngrams": int(usable[best]), "own_split": bool(index.own[best])}}
-        decisions.append(local)
-    return decisions, len(np.unique(positions[ignored]))
+@dataclass
+class Verdicts:
+    """What every shard's decision needs of the whole corpus: the n-grams too common in training
+    and, per item, how many of its n-grams still count."""
+
+    common: np.ndarray          # [own?][index position]
+    usable: np.ndarray          # per item
+    ignored_common: int         # index n-grams ignored as common in training
+
+    @classmethod
+    def of(cls, counts: TrainCounts, index: EvalIndex, config: DecontaminationConfig) -> Verdicts:
+        common = counts.common(config)
+        positions, owners = index.items_of(np.arange(len(index.hashes)))
+        ignored = common[index.own[owners].astype(np.int64), positions]
+        usable = index.sizes - np.bincount(owners[ignored], minlength=len(index.labels))
+        return cls(common, usable, len(np.unique(positions[ignored])))
+
+    def save(self, path: Path) -> None:
+        with open(path, "wb") as fh:
+            np.savez(fh, common=self.common, usable=self.usable, ignored_common=self.ignored_common)
+
+    @classmethod
+    def load(cls, path: Path) -> Verdicts:
+        with np.load(path) as saved:
+            return cls(saved["common"], saved["usable"], int(saved["ignored_common"]))
+
+
+def decide_shard(hits: ShardHits, index: EvalIndex, verdicts: Verdicts, config: DecontaminationConfig) -> dict[int, dict]:
+    """row -> {items, ngrams, at, evidence} for the contaminated training documents of one shard."""
+    common, usable = verdicts.common, verdicts.usable
+    local = {}
+    for row, found in hits.rows.items():
+        offset_of = {position: (offset, window) for position, offset, window in found}
+        pos, items = index.items_of(np.array(sorted(offset_of), dtype=np.int64))
+        counted = ~common[index.own[items].astype(np.int64), pos]
+        pos, items = pos[counted], items[counted]
+        if not len(items):
+            continue
+        shared = np.bincount(items, minlength=len(index.labels))
+        candidates = np.flatnonzero(shared)
+        need = np.where(index.own[candidates],
+                        np.maximum(np.minimum(config.own_min_ngrams, usable[candidates]),
+                                   np.ceil(config.own_min_share * usable[candidates])),
+                        max(1, config.min_matches))
+        contaminated = candidates[shared[candidates] >= np.maximum(need, 1)]
+        if not len(contaminated):
+            continue
+        evidence_pos = sorted(set(pos[np.isin(items, contaminated)].tolist()))
+        offset, window = min(offset_of[p] for p in evidence_pos)
+        best = max(contaminated.tolist(), key=lambda i: (shared[i] / max(usable[i], 1), -i))
+        local[row] = {"items": sorted(index.labels[i] for i in contaminated), "ngrams": len(evidence_pos),
+                      "at": [offset, window],
+                      "evidence": {"item": index.labels[best], "shared": int(shared[best]),
+                                   "item_ngrams": int(usable[best]), "own_split": bool(index.own[best])}}
+    return local
 
 
 def apply_shard(src: Path, dst: Path, decisions: dict[int, dict], config: DecontaminationConfig, *,

@@ -1,7 +1,7 @@
 """The decontamination stage: test-split n-grams and a split census per shard -> the stratified
-splits (recorded for assembly) and one evaluation index -> overlaps per shard -> one decision over
-all shards (n-grams common in training are boilerplate) -> drop or flag per shard, with a report
-of every match."""
+splits (recorded for assembly) and one evaluation index -> overlaps per shard -> how common each
+index n-gram is in training, over all shards (common ones are boilerplate) -> per shard, the
+decision and drop or flag, with a report of every match."""
 
 from __future__ import annotations
 
@@ -16,16 +16,19 @@ from quarry.curate.decontaminate import (
     STAGE,
     DecontaminationConfig,
     EvalIndex,
+    ShardHits,
+    TrainCounts,
+    Verdicts,
     apply_shard,
     contamination_report,
-    decide,
+    decide_shard,
     eval_file_items,
     moved_test_items,
     scan_shard,
     test_split_items,
 )
 from quarry.engine import Global, GlobalJob, Map, ShardJob, Stage, per_process
-from quarry.hashing import tree_hash
+from quarry.hashing import file_hash, tree_hash
 from quarry.records import write_json
 from quarry.splits import SPLITS_FILE, SplitCensus, Splits, stratify, write_record
 
@@ -54,12 +57,14 @@ def index_phase(job: GlobalJob, config: DecontaminationConfig) -> dict:
     folder = Path(job.work)
     folder.mkdir(parents=True, exist_ok=True)
     EvalIndex.build(items, config).save(folder)
-    return {"index": folder, "digest": tree_hash(folder), "moved": dict(splits.moved),
+    # the folder by name and its digest: every scan task's cache key covers the index by its
+    # digest, not by hashing the folder again
+    return {"index": str(folder), "digest": tree_hash(folder), "moved": dict(splits.moved),
             "census": census.counts}
 
 
 def _index(built: dict) -> EvalIndex:
-    return per_process(("eval-index", str(built["index"]), built["digest"]), lambda: EvalIndex.load(built["index"]))
+    return per_process(("eval-index", str(built["index"]), built["digest"]), lambda: EvalIndex.load(Path(built["index"])))
 
 
 def scan_shard_phase(job: ShardJob, config: DecontaminationConfig) -> Path:
@@ -72,21 +77,35 @@ def scan_shard_phase(job: ShardJob, config: DecontaminationConfig) -> Path:
     return target
 
 
-def decide_phase(job: GlobalJob, config: DecontaminationConfig) -> dict:
-    hits = [pickle.loads(Path(found).read_bytes()) for found in job.results["scan"]]
-    decisions, common = decide(hits, _index(job.results["index"]), config)
-    return {"shards": decisions, "ignored_common_in_train": common}
+def _hits(path: Path) -> ShardHits:
+    return pickle.loads(Path(path).read_bytes())
+
+
+def common_phase(job: GlobalJob, config: DecontaminationConfig) -> dict:
+    """How common each index n-gram is in training, summed one shard's hits at a time; the
+    verdicts every shard's decision needs go to a file (index-sized, too large for a result)."""
+    index = _index(job.results["index"])
+    verdicts = Verdicts.of(TrainCounts.of(map(_hits, job.results["scan"]), index), index, config)
+    folder = Path(job.work)
+    folder.mkdir(parents=True, exist_ok=True)
+    verdicts.save(folder / "verdicts.npz")
+    return {"verdicts": str(folder / "verdicts.npz"), "digest": file_hash(folder / "verdicts.npz"),
+            "ignored_common_in_train": verdicts.ignored_common}
 
 
 def apply_shard_phase(job: ShardJob, config: DecontaminationConfig) -> dict:
-    ledger, matches = apply_shard(job.src, Path(job.dst), job.inputs["decide"], config, rejects=Path(job.rejects))
+    found, index = job.inputs["common"], _index(job.inputs["index"])
+    verdicts = per_process(("eval-verdicts", found["verdicts"], found["digest"]),
+                           lambda: Verdicts.load(Path(found["verdicts"])))
+    decisions = decide_shard(_hits(job.inputs["scan"]), index, verdicts, config)
+    ledger, matches = apply_shard(job.src, Path(job.dst), decisions, config, rejects=Path(job.rejects))
     return {"ledger": ledger.to_dict(), "matches": matches}
 
 
 def decontaminate_finish(job: GlobalJob, config: DecontaminationConfig) -> dict:
     results = job.results
     matches = [match for result in results["apply"] for match in result["matches"]]
-    report = contamination_report(config, _index(results["index"]), results["decide"]["ignored_common_in_train"],
+    report = contamination_report(config, _index(results["index"]), results["common"]["ignored_common_in_train"],
                                   matches)
     write_json(Path(job.dst) / REPORT, report)
     write_record(Path(job.dst) / SPLITS_FILE, config.fractions, config.stratify, results["index"]["moved"],
@@ -99,7 +118,7 @@ DECONTAMINATE = Stage(STAGE, folder="decontaminated", config=DecontaminationConf
                           Map("eval_items", eval_items_phase),
                           Global("index", index_phase),
                           Map("scan", scan_shard_phase),
-                          Global("decide", decide_phase),
+                          Global("common", common_phase),
                           Map("apply", apply_shard_phase, writes=True),
                       ))
 
