@@ -173,6 +173,9 @@ def eval_file_items(name: str | Path, config: DecontaminationConfig) -> list[Ite
     return [item_ngrams(label, text, config, own=False, source=source) for label, text in eval_items(name)]
 
 
+NGRAM_ARRAYS = ("hashes", "starts", "owners")   # an entry (or two) per distinct n-gram of every item
+
+
 @dataclass
 class EvalIndex:
     hashes: np.ndarray          # sorted unique n-gram hashes of the evaluation items
@@ -222,8 +225,10 @@ class EvalIndex:
 
     @classmethod
     def load(cls, folder: Path) -> EvalIndex:
+        """Memory-mapped n-gram arrays: the workers of one machine share one copy in the page cache."""
         names = orjson.loads((folder / "labels.json").read_bytes())
-        arrays = {name: np.load(folder / f"{name}.npy") for name in ("hashes", "starts", "owners", "own", "sizes")}
+        arrays = {name: np.load(folder / f"{name}.npy", mmap_mode="r" if name in NGRAM_ARRAYS else None)
+                  for name in ("hashes", "starts", "owners", "own", "sizes")}
         return cls(**arrays, **names)
 
     def matches(self, grams: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
