@@ -93,25 +93,41 @@ if kind == "dask":
     from flows.server import ensure_api
     ensure_api()  # one server for this process and the cluster's workers (started before the clock)
 start = time.perf_counter()
-globals_peak = {}
+globals_peak, partitions_peak = {}, {}
 if kind == "local":
     from quarry.engine import LocalExecutor
 
     import tracemalloc
 
+    def traced(call):
+        tracemalloc.start()
+        try:
+            return call(), tracemalloc.get_traced_memory()[1] / 1e6
+        finally:
+            tracemalloc.stop()
+
     class Measured(LocalExecutor):
-        # with one process, each global phase's own peak of Python and numpy allocations
-        # (tracemalloc, from the phase's start: what it allocates, not what earlier phases left)
+        # with one process, the own peak of Python and numpy allocations (tracemalloc, from the
+        # call's start: what it allocates, not what earlier phases left) of each global phase and
+        # of each partition of a partitioned one (a map over a plan's items)
         def run_global(self, stage, phase, job, config):
             if self.workers > 1:
                 return super().run_global(stage, phase, job, config)
-            tracemalloc.start()
-            try:
-                result = super().run_global(stage, phase, job, config)
-                globals_peak[f"{stage.name}.{phase.name}"] = {"net_mb": round(tracemalloc.get_traced_memory()[1] / 1e6, 1)}
-            finally:
-                tracemalloc.stop()
+            result, peak = traced(lambda: super(Measured, self).run_global(stage, phase, job, config))
+            globals_peak[f"{stage.name}.{phase.name}"] = {"net_mb": round(peak, 1)}
             return result
+
+        def map(self, stage, phase, jobs, config):
+            if self.workers > 1 or not phase.over:
+                return super().map(stage, phase, jobs, config)
+            results, peaks = [], []
+            for job in jobs:
+                result, peak = traced(lambda: phase.fn(job, config))
+                results.append(result)
+                peaks.append(peak)
+            partitions_peak[f"{stage.name}.{phase.name}"] = {"net_mb": round(max(peaks, default=0.0), 1),
+                                                             "partitions": len(jobs)}
+            return results
 
     with Measured(workers) as executor:
         runs = curate(shards, out, params, executor)
@@ -125,8 +141,12 @@ else:
     runs = bench.with_options(task_runner=task_runner(dask_address=address))()
 wall = time.perf_counter() - start
 print("RESULT " + json.dumps({"wall_s": wall, "hash": tree_hash(out / CURATION[-1].folder), "global_peak_mb": globals_peak,
+      "partition_peak_mb": partitions_peak,
       "stages": {r.stage: {"seconds": r.seconds, "phases": r.phases, "input_mb": r.input_bytes / 1e6,
-                            "kept": r.result["kept"]} for r in runs}}))
+                            "input": r.result["input"], "kept": r.result["kept"],
+                            **{k: r.result[k] for k in ("partitions",) if k in r.result},
+                            **({"test_split_items": r.result["contamination"]["test_split_items"]}
+                               if "contamination" in r.result else {})} for r in runs}}))
 """
 
 
