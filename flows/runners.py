@@ -112,6 +112,8 @@ class _SharedClientSubmit(Client):
         # reached from PrefectDaskClient.submit with its task-running wrapper (keyed explicitly)
         if "task_run_id" in kwargs and "context" in kwargs:
             func = functools.wraps(func)(functools.partial(_run_with_shared_client, func))
+            if kwargs.get("key") is None:  # a task run is unique: no need to tokenize its arguments for a key
+                kwargs["key"] = f"{kwargs['task'].name}-{kwargs['task_run_id']}"
         return super().submit(func, *args, **kwargs)
 
 
