@@ -345,6 +345,30 @@ def write_json(path: str | os.PathLike, value: Any) -> None:
     atomic_write_bytes(path, orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n")
 
 
+def write_json_pairs(path: str | os.PathLike, pairs: Iterable[tuple[str, Any]]) -> None:
+    """A JSON object from ``(key, value)`` pairs in sorted key order, written as they come (never
+    the whole object in memory): the bytes ``write_json`` gives the same dict, written atomically."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = temp_beside(path)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(b"{")
+            first = True
+            for key, value in pairs:
+                body = orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).replace(b"\n", b"\n  ")
+                fh.write(b"%s\n  %s: %s" % (b"" if first else b",", orjson.dumps(key), body))
+                first = False
+            fh.write(b"}\n" if first else b"\n}\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
+
+
 def read_json(path: str | os.PathLike) -> Any:
     try:
         return orjson.loads(Path(path).read_bytes())

@@ -28,6 +28,10 @@ class LicensesParams(Section):
     header_lines: PositiveInt = 40      # SPDX lines and license headers within these lines
     batch_size: PositiveInt = 64        # texts per ScanCode request
     policy: PolicyParams = PolicyParams()
+    # the decision over every origin runs in partitions by origin hash (quarry.stages.licenses): as
+    # many as keep each one's surveys within partition_mb, or exactly `partitions`
+    partition_mb: PositiveInt = 1024
+    partitions: PositiveInt | None = None
 
 
 class OptOutParams(Section):

@@ -32,7 +32,8 @@ SUMS = "SHA256SUMS"
 UNHASHED = ("version", "code_version", "label")
 # Keys that change how fast a build runs, never what it writes.
 SPEED_KEYS = ("zstd_threads", "shuffle_buckets", "workers")
-DEDUP_SPEED_KEYS = ("partition_mb", "partitions")   # how clustering is split, never what it decides
+PARTITION_KEYS = ("partition_mb", "partitions")   # how a global decision is split, never what it decides
+PARTITIONED_SECTIONS = ("licenses", "dedup")
 CURATION_SECTIONS = ("snapshot", "licenses", "optout", "filters", "pii", "dedup", "decontaminate")
 
 
@@ -40,7 +41,8 @@ def params_hash(params: Params) -> str:
     """Hash of the curation sections and the assemble section, minus their speed knobs, as plain values
     with every default filled in (a value spelled out or left to its default hashes the same)."""
     values = params.as_dict()
-    values["dedup"] = {k: v for k, v in values["dedup"].items() if k not in DEDUP_SPEED_KEYS}
+    for section in PARTITIONED_SECTIONS:
+        values[section] = {k: v for k, v in values[section].items() if k not in PARTITION_KEYS}
     assemble = {k: v for k, v in values["assemble"].items() if k not in SPEED_KEYS}
     return value_hash({"curation": section_hash(values, *CURATION_SECTIONS), "assemble": assemble})
 

@@ -1,30 +1,40 @@
-"""The licenses stage: a survey map, one decision over all shards, an assigning map.
+"""The licenses stage: a survey map, a decision partitioned by origin, an assigning map.
 
 The survey reads each shard once (in parallel across workers): it collects each origin's
 license-bearing files at any depth (quarry.licenses.governance) and sends the shard's texts
 (file-level statements, license files, manifests, notices) to ScanCode through the shared
-content-hash cache. The global step merges the surveys in shard order (one origin may span
-shards) and decides every origin's governance, its texts already answered; the assigning map
-gives each record the license of its nearest governing scope and applies the policy.
+content-hash cache, then writes its part of every origin's survey sorted by a hash of the origin
+(quarry.engine.partitions). The decision runs as a map over partitions of that hash space: each
+merges its origins' parts in shard order (one origin may span shards) and decides their
+governance, its texts already answered, and hands every shard the governance of the origins it
+holds; no process holds every origin. The assigning map gives each record the license of its
+nearest governing scope and applies the policy; ``repo_licenses.json`` is the partitions' parts
+merged in origin order.
 """
 
 from __future__ import annotations
 
 import atexit
-import shutil
+import heapq
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
+
+import orjson
 
 from quarry.config.curation import LicensesParams
-from quarry.engine import Global, GlobalJob, Map, ShardJob, Stage, per_process
+from quarry.engine import Global, GlobalJob, ItemJob, Keyed, Map, ShardJob, Stage, WorkItem, per_process
+from quarry.engine.partitions import SliceWriter, partition_count, read_part, read_slices, slice_files, text_key, write_runs
 from quarry.engine.state import provide
-from quarry.hashing import file_hash
+from quarry.hashing import value_hash
 from quarry.licenses.cache import CachedDetector, default_cache_dir
 from quarry.licenses.governance import OriginSurvey
 from quarry.licenses.repository import Surveys, add_record, detect_repo_licenses
 from quarry.licenses.stage import STAGE, file_statement, license_shard
-from quarry.records import read_json, read_records, write_json
+from quarry.records import atomic_write_bytes, read_records, write_json_pairs
 
 REPO_LICENSES = "repo_licenses.json"
+SURVEY_BYTES = 3   # what a partition holds per byte of survey read: the parsed surveys, their texts' findings
 
 
 def _detector_key(batch_size: int) -> tuple:
@@ -46,13 +56,14 @@ def use_detector(found: CachedDetector, batch_size: int) -> None:
     provide(_detector_key(batch_size), found)
 
 
-def survey_shard_phase(job: ShardJob, config: LicensesParams) -> Path:
+def survey_shard_phase(job: ShardJob, config: LicensesParams) -> dict:
     """One shard's part of every origin's survey (license-bearing files at any depth, folders,
     reserved-rights markings). ScanCode reads its texts here, in parallel across shards: the
     file-level statements, and the license files, manifests and notices of the shard's part of each
     origin (the decision then finds them in the cache; a notice read here may turn out moot when the
-    origin's license file lies in another shard). The survey is written to the shard's work folder:
-    it holds license texts, too large to travel as a result."""
+    origin's license file lies in another shard). The parts go to the shard's work folder sorted by
+    origin hash, for the partitions of the decision to read: they hold license texts, too large to
+    travel as a result."""
     surveys: Surveys = {}
     statements: set[str] = set()
     for record in read_records(job.src):
@@ -62,40 +73,108 @@ def survey_shard_phase(job: ShardJob, config: LicensesParams) -> Path:
             statements.add(statement)
     detector(config).detect(sorted(statements))
     detect_repo_licenses(surveys, detector(config))
-    target = Path(job.work) / "survey.json"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    write_json(target, {origin: survey.to_dict() for origin, survey in sorted(surveys.items())})
-    return target
+    prefix = str(Path(job.work) / "survey")
+    written = write_runs(prefix, ((text_key(origin), orjson.dumps([origin, survey.to_dict()]))
+                                  for origin, survey in surveys.items()))
+    return {"runs": prefix, "bytes": written, "origins": len(surveys)}
 
 
-def decide_phase(job: GlobalJob, config: LicensesParams) -> dict:
+def plan_phase(job: GlobalJob, config: LicensesParams) -> dict:
+    """How many partitions decide, from the surveys' size; the shards' survey files are listed once
+    in a file every partition reads (a list of every shard would travel with each partition)."""
+    surveys = job.results["survey"]
+    work = Path(job.work)
+    runs = work / "runs.json"
+    atomic_write_bytes(runs, orjson.dumps([survey["runs"] for survey in surveys]), durable=False)
+    total = sum(survey["bytes"] for survey in surveys)
+    parts = partition_count(total * SURVEY_BYTES, config.partition_mb, config.partitions)
+    folder = work.parent / "decide"
+    items = [WorkItem(f"partition {part + 1}/{parts}",
+                      {"part": part, "parts": parts, "runs": str(runs), "out": str(folder / f"{part:05d}")},
+                      (*map(str, slice_files(folder / f"{part:05d}")), str(folder / f"{part:05d}.origins.jsonl")))
+             for part in range(parts)]
+    return {"parts": parts, "survey_mb": round(total / 1e6, 3), "items": items}
+
+
+def decide_partition_phase(job: ItemJob, config: LicensesParams) -> dict:
+    """The governance of the origins in one partition of the origin-hash space: their surveys merged
+    in shard order, decided, then written per shard (the origins each shard holds) and in origin
+    order (for the stage's repo_licenses.json)."""
+    item = job.item
+    runs = orjson.loads(Path(item["runs"]).read_bytes())
     surveys: Surveys = {}
-    for shard_survey in job.results["survey"]:  # in shard order: one origin may span shards
-        for origin, data in read_json(shard_survey).items():
-            part = OriginSurvey.from_dict(data)
+    held_in: dict[str, list[int]] = {}
+    read = 0
+    for shard, prefix in enumerate(runs):  # in shard order: one origin may span shards
+        for _, data in read_part(prefix, item["part"], item["parts"]):
+            origin, part = orjson.loads(data)
+            read += len(data)
             if origin in surveys:
-                surveys[origin].merge(part)
+                surveys[origin].merge(OriginSurvey.from_dict(part))
             else:
-                surveys[origin] = part
-    target = Path(job.work) / REPO_LICENSES
-    write_json(target, detect_repo_licenses(surveys, detector(config)))
-    return {"repo_licenses": target}
+                surveys[origin] = OriginSurvey.from_dict(part)
+            held_in.setdefault(origin, []).append(shard)
+    governance = detect_repo_licenses(surveys, detector(config))
+    del surveys
+    out = Path(item["out"])
+    by_shard: dict[int, list[str]] = {}
+    for origin, shards in held_in.items():
+        if origin in governance:
+            for shard in shards:
+                by_shard.setdefault(shard, []).append(origin)
+    with SliceWriter(out, len(runs)) as slices:
+        for shard in sorted(by_shard):
+            slices.add(shard, orjson.dumps({origin: governance[origin] for origin in sorted(by_shard[shard])}))
+        digest = slices.close()
+    origins = Path(f"{out}.origins.jsonl")
+    atomic_write_bytes(origins, b"".join(orjson.dumps([origin, governance[origin]]) + b"\n"
+                                         for origin in sorted(governance)), durable=False)
+    return {"slices": str(out), "origins": str(origins), "digest": digest, "governed": len(governance),
+            "peak_mb": round(read * SURVEY_BYTES / 1e6, 3)}
+
+
+def route_phase(job: GlobalJob, config: LicensesParams) -> dict:
+    """Each shard's input to the assigning map: every partition's slices and the shard's number,
+    keyed for the task cache by the partitions' digests (no task hashes the partitions' files)."""
+    decided = job.results["decide"]
+    slices = [part["slices"] for part in decided]
+    key = value_hash([part["digest"] for part in decided])
+    return {"shards": [Keyed(f"{key}:{shard}", {"slices": slices, "shard": shard}) for shard in range(len(job.names))]}
 
 
 def assign_shard_phase(job: ShardJob, config: LicensesParams) -> dict:
-    path = job.inputs["decide"]["repo_licenses"]
-    repo_licenses = per_process(("repo-licenses", str(path), file_hash(path)), lambda: read_json(path))
+    found = job.inputs["route"].value
+    repo_licenses: dict[str, Any] = {}
+    for part in read_slices(found["slices"], found["shard"]):
+        repo_licenses.update(orjson.loads(part))
     return {"ledger": license_shard(job.src, Path(job.dst), config, repo_licenses, rejects=Path(job.rejects),
                                     detector=detector(config)).to_dict()}
 
 
+def _origins(path: str) -> Iterator[tuple[str, Any]]:
+    with open(path, "rb") as fh:
+        for line in fh:
+            origin, governance = orjson.loads(line)
+            yield origin, governance
+
+
 def licenses_finish(job: GlobalJob, config: LicensesParams) -> dict:
-    shutil.copyfile(job.results["decide"]["repo_licenses"], Path(job.dst) / REPO_LICENSES)
-    return {}
+    """``repo_licenses.json``: the partitions' origins merged in origin order, written as they come."""
+    decided = job.results["decide"]
+    write_json_pairs(Path(job.dst) / REPO_LICENSES,
+                     heapq.merge(*(_origins(part["origins"]) for part in decided), key=lambda pair: pair[0]))
+    plan = job.results["plan"]
+    return {"partitions": {"count": plan["parts"], "partition_mb": config.partition_mb, "survey_mb": plan["survey_mb"],
+                           "estimated_peak_mb": max((part["peak_mb"] for part in decided), default=0.0)}}
 
 
+# The decision's partitions and the route read survey files named by path (uncached, like dedup's
+# partitions); the plan is keyed on the surveys' names and sizes.
 LICENSES = Stage(STAGE, folder="licensed", config=lambda params: params.licenses, finish=licenses_finish, phases=(
     Map("survey", survey_shard_phase),
-    Global("decide", decide_phase),
+    Global("plan", plan_phase),
+    Map("decide", decide_partition_phase, over="plan", cached=False),
+    Global("route", route_phase, cached=False),
     Map("assign", assign_shard_phase, writes=True),
 ))
+
