@@ -66,13 +66,20 @@ def survey_shard_phase(job: ShardJob, config: LicensesParams) -> dict:
     travel as a result."""
     surveys: Surveys = {}
     statements: set[str] = set()
+    held: set[str] = set()
     for record in read_records(job.src):
         statement = file_statement(record["text"], config.header_lines)
         add_record(surveys, record, statement)
+        if isinstance(origin := (record.get("meta") or {}).get("origin"), str):
+            held.add(origin)
         if statement:
             statements.add(statement)
     detector(config).detect(sorted(statements))
     detect_repo_licenses(surveys, detector(config))
+    # the records the survey passes over (standalone, path-less) take their origin's governance
+    # too, as one process gives it: an empty part names the shard among the origin's holders
+    for origin in held - surveys.keys():
+        surveys[origin] = OriginSurvey()
     prefix = str(Path(job.work) / "survey")
     written = write_runs(prefix, ((text_key(origin), orjson.dumps([origin, survey.to_dict()]))
                                   for origin, survey in surveys.items()))

@@ -3,6 +3,7 @@ count, and the governance one process decides over every origin's whole survey."
 
 from __future__ import annotations
 
+import shutil
 from importlib.metadata import distribution
 from pathlib import Path
 
@@ -10,9 +11,10 @@ import pytest
 from licenses_helpers import needs_scancode, snapshot_shards
 
 from quarry.engine import run_local
+from quarry.licenses.governance import govern
 from quarry.licenses.repository import collect_surveys, detect_repo_licenses
 from quarry.licenses.stage import file_statement, stage_shards
-from quarry.records import read_json
+from quarry.records import read_json, read_records, write_records
 from quarry.stages.licenses import LICENSES
 
 pytestmark = needs_scancode
@@ -71,3 +73,22 @@ def test_any_partition_count_decides_what_one_process_decides(snapshot, tmp_path
     assert decided == whole and len(decided) == len(DISTRIBUTIONS)
     assert {origin for origin, entry in decided.items() if " OR " in entry["spdx"]} >= {"pypi:packaging"}
 
+
+
+def test_records_the_survey_passes_over_take_their_origins_governance(snapshot, tmp_path):
+    """A standalone or path-less record of an origin whose repository files all lie in other shards
+    gets the origin's governance, as one process derives it (and the audit re-derives it)."""
+    src = tmp_path / "snapshot"
+    shutil.copytree(snapshot, src)
+    code = "def main():\n    return 42\n"
+    write_records(src / "part-00005.jsonl.zst", [
+        {"text": code, "meta": {"id": "six:doc", "origin": "pypi:six", "path": "doc-1", "standalone": True}},
+        {"text": code, "meta": {"id": "six:bare", "origin": "pypi:six"}}])
+    for parts in (1, 2):
+        out = tmp_path / f"p{parts}"
+        run_local(LICENSES, src, out, {"licenses": {"partitions": parts}}, workers=1)
+        six = read_json(out / "repo_licenses.json")["pypi:six"]
+        found = {r["meta"]["id"]: r["meta"]["license"] for r in read_records(out / "part-00005.jsonl.zst")}
+        expected = {key: value for key, value in govern("", None, None, six).items() if key != "categories"}
+        assert expected["spdx"] and expected["evidence"]["level"] == "repository"
+        assert found == {"six:doc": expected, "six:bare": expected}, parts
