@@ -340,6 +340,12 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes, *, durable: bool = 
         _fsync_dir(path.parent)
 
 
+def json_bytes(value: Any) -> bytes:
+    """Compact JSON as bytes of their own size, for values held by the thousand: orjson's result
+    keeps its whole 4 KB output buffer, so a million small encodings would hold 4 GB."""
+    return bytes(memoryview(orjson.dumps(value)))
+
+
 def write_json(path: str | os.PathLike, value: Any) -> None:
     """Pretty, key-sorted JSON written atomically (manifests, ledgers: stable bytes for hashing)."""
     atomic_write_bytes(path, orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n")
