@@ -31,7 +31,7 @@ from quarry.licenses.cache import CachedDetector, default_cache_dir
 from quarry.licenses.governance import OriginSurvey
 from quarry.licenses.repository import Surveys, add_record, detect_repo_licenses
 from quarry.licenses.stage import STAGE, file_statement, license_shard
-from quarry.records import atomic_write_bytes, read_records, write_json_pairs
+from quarry.records import atomic_write_bytes, json_bytes, read_records, write_json_pairs
 
 REPO_LICENSES = "repo_licenses.json"
 SURVEY_BYTES = 3   # what a partition holds per byte of survey read: the parsed surveys, their texts' findings
@@ -81,7 +81,7 @@ def survey_shard_phase(job: ShardJob, config: LicensesParams) -> dict:
     for origin in held - surveys.keys():
         surveys[origin] = OriginSurvey()
     prefix = str(Path(job.work) / "survey")
-    written = write_runs(prefix, ((text_key(origin), orjson.dumps([origin, survey.to_dict()]))
+    written = write_runs(prefix, ((text_key(origin), json_bytes([origin, survey.to_dict()]))
                                   for origin, survey in surveys.items()))
     return {"runs": prefix, "bytes": written, "origins": len(surveys)}
 
