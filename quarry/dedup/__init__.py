@@ -1,12 +1,14 @@
 """Exact and MinHash near deduplication, built to scale out.
 
-Per shard (parallel): ``index.index_shard`` writes content hashes, signatures and band keys.
-Once: ``cluster.prune`` collapses forks and copies of a repository
-(``repository.repository_duplicates``) and groups exact copies. Per partition (parallel):
-``partition`` finds the band collisions in one range of band keys and verifies them. Once: the
-partitions' clusters merge and ``cluster.decide_near`` decides which copy survives. Per shard
-(parallel): ``stage.filter_shard`` writes the survivors. quarry.stages.dedup describes it all as
-one stage.
+Per shard (parallel): ``index.index_shard`` writes content hashes, signatures, band keys and
+survival keys, each shard's files by origin. Per partition (parallel), each holding one range of
+its key space: forks and copies of a repository collapse (``repository_partitions``), exact
+copies group (``document_partitions``), band collisions are found and verified (``partition``).
+Once: the partitions' forests merge into clusters (a label per clustered document). Per
+partition: each cluster keeps its first copy (``document_partitions``). Per shard (parallel):
+``stage.filter_shard`` writes the survivors, from its slice of every partition's decisions
+(``decisions``). quarry.stages.dedup describes it all as one stage; ``cluster.cluster_index``
+decides the same in one process (the tests' reference).
 """
 
 from quarry.dedup.config import DedupConfig

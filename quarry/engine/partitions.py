@@ -32,6 +32,21 @@ def owner(keys: np.ndarray, parts: int) -> np.ndarray:
     return ((np.asarray(keys, dtype=np.uint64) >> np.uint64(32)) * np.uint64(parts)) >> np.uint64(32)
 
 
+def key_bounds(part: int, parts: int) -> tuple[int, int]:
+    """``[lo, hi)``: the keys partition ``part`` of ``parts`` owns (``hi`` is 2**64 for the last)."""
+    def start(p: int) -> int:
+        return -(-p * 2**32 // parts) << 32
+    return start(part), start(part + 1)
+
+
+def key_slice(keys: np.ndarray, part: int, parts: int) -> slice:
+    """The run of sorted uint64 ``keys`` that partition ``part`` of ``parts`` owns."""
+    lo, hi = key_bounds(part, parts)
+    first = int(np.searchsorted(keys, np.uint64(lo)))
+    last = len(keys) if hi >= 2**64 else int(np.searchsorted(keys, np.uint64(hi)))
+    return slice(first, last)
+
+
 def text_key(text: str) -> int:
     """A stable 64-bit key of a string (an origin, a path), the same on every machine."""
     return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
@@ -69,11 +84,9 @@ def read_part(prefix: str | os.PathLike, part: int, parts: int) -> list[tuple[in
     """The ``(key, bytes)`` entries of one shard's runs that partition ``part`` of ``parts`` owns."""
     keys_file, offsets_file, data_file = run_files(prefix)
     keys = np.load(keys_file, mmap_mode="r")
-    if not len(keys):
-        return []
-    owners = owner(keys, parts)
-    first, last = np.searchsorted(owners, [part, part + 1])
-    if first == last:
+    found = key_slice(keys, part, parts)
+    first, last = found.start, found.stop
+    if first >= last:
         return []
     offsets = np.load(offsets_file, mmap_mode="r")[first:last + 1]
     with open(data_file, "rb") as fh:
@@ -81,6 +94,20 @@ def read_part(prefix: str | os.PathLike, part: int, parts: int) -> list[tuple[in
         data = fh.read(int(offsets[-1] - offsets[0]))
     bounds = (offsets - offsets[0]).tolist()
     return [(int(key), data[start:end]) for key, start, end in zip(keys[first:last].tolist(), bounds, bounds[1:])]
+
+
+def lookup(prefix: str | os.PathLike, key: int) -> list[bytes]:
+    """The entries of a set of runs with this key (a table read by key: one binary search)."""
+    keys_file, offsets_file, data_file = run_files(prefix)
+    keys = np.load(keys_file, mmap_mode="r")
+    first, last = (int(np.searchsorted(keys, np.uint64(key), side=side)) for side in ("left", "right"))
+    if first >= last:
+        return []
+    offsets = np.load(offsets_file, mmap_mode="r")[first:last + 1].tolist()
+    with open(data_file, "rb") as fh:
+        fh.seek(offsets[0])
+        data = fh.read(offsets[-1] - offsets[0])
+    return [data[start - offsets[0]:end - offsets[0]] for start, end in zip(offsets, offsets[1:])]
 
 
 def slice_files(path: str | os.PathLike) -> tuple[Path, Path]:

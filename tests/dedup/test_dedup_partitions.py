@@ -27,7 +27,7 @@ from quarry.engine import run_local
 from quarry.hashing import file_hashes
 from quarry.parallel import input_shards, relative_name
 from quarry.records import write_records
-from quarry.stages.dedup import DEDUP
+from quarry.stages.dedup import DEDUP, decided
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -115,11 +115,10 @@ def test_partitions_decide_as_one_process(runs, tmp_path):
         prefixes.append(folder / "index")
     stats = cluster_index(prefixes, DedupConfig.from_params({}).resolved())
     assert stats == ledgers[1]["clusters"]
-    for prefix, shard in zip(prefixes, input_shards(src), strict=True):
-        safe = relative_name(shard, src).replace("/", "__")
-        one = orjson.loads(decisions_file(prefix).read_bytes())
-        for parts in ledgers:
-            assert orjson.loads((root / f"work{parts}" / "cluster" / f"{safe}.json").read_bytes()) == one
+    one = [orjson.loads(decisions_file(prefix).read_bytes()) for prefix in prefixes]
+    assert sum(map(len, one)) > 100
+    for parts in ledgers:
+        assert decided(root / f"work{parts}") == one
 
 
 def test_min_labels_match_union_find_in_any_order():
@@ -156,7 +155,7 @@ FLOW = textwrap.dedent("""
     from prefect import flow
     from prefect.task_runners import ThreadPoolTaskRunner
     from quarry.engine import run_stage
-    from quarry.stages.dedup import DEDUP
+    from quarry.stages.dedup import DEDUP, decided
     from tasks.executor import PrefectExecutor
 
     @flow(task_runner=ThreadPoolTaskRunner(max_workers=2))
@@ -183,7 +182,7 @@ def test_a_corpus_without_near_duplicates_has_no_near_cluster(tmp_path):
     from dedup_corpus import MODULES, record, source
     from quarry.engine import run_local
     from quarry.records import write_records
-    from quarry.stages.dedup import DEDUP
+    from quarry.stages.dedup import DEDUP, decided
 
     docs = [record(f"d{i}", source(name), origin=f"https://example.org/r{i}", path=f"m{i}.py")
             for i, name in enumerate(MODULES[:6])]

@@ -157,6 +157,20 @@ def test_forks_and_copies_collapse_to_one_repository(repos, tmp_path):
             assert texts.get(path) != record["text"], (origin, path)   # no copy of the survivor's file stays
 
 
+def test_forks_collapse_alike_in_any_number_of_partitions(repos, tmp_path):
+    """The repository steps in 1, 3 and 5 partitions of their key spaces (a group's copies and its
+    survivor in different partitions) write the same bytes and count the same."""
+    ledgers = {parts: run_local(DEDUP, repos / "snap" / "shards", tmp_path / f"p{parts}",
+                                {"dedup": {"partitions": parts}}, workers=2 if parts == 3 else 1)
+               for parts in (1, 3, 5)}
+    for parts, ledger in ledgers.items():
+        assert ledger.pop("partitions")["counts"]["repositories"] == parts
+    assert ledgers[1] == ledgers[3] == ledgers[5] and ledgers[1]["clusters"]["repositories_removed"] == 3
+    shards = {parts: {p.relative_to(tmp_path / f"p{parts}"): p.read_bytes() for p in (tmp_path / f"p{parts}").rglob("*")
+                      if p.is_file() and p.name not in ("ledger.json", "provenance.json")} for parts in ledgers}
+    assert shards[1] == shards[3] == shards[5]
+
+
 def test_repository_threshold_and_switch(repos, tmp_path):
     strict = run_local(DEDUP, repos / "snap" / "shards", tmp_path / "strict", {"dedup": {"repository": {"threshold": 1.0}}})
     assert strict["clusters"]["repositories_removed"] == 1  # only the unedited copy is a full match

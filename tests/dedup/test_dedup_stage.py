@@ -10,7 +10,7 @@ import pytest
 from dedup_corpus import LICENSE_HEADER, MODULES, kept_records, record, source
 from quarry.engine import run_local
 from quarry.records import read_folder, read_json, read_records, write_records
-from quarry.stages.dedup import DEDUP
+from quarry.stages.dedup import DEDUP, decided
 
 
 def _planted() -> tuple[list[list[dict]], dict[str, str]]:
@@ -110,5 +110,5 @@ def test_exact_and_near_can_be_switched_off(planted, tmp_path):
 def test_index_dir_is_kept_when_given(planted, tmp_path):
     root, _ = planted
     run_local(DEDUP, root / "src", tmp_path / "out", {}, work_dir=tmp_path / "index")
-    decisions = orjson.loads((tmp_path / "index" / "cluster" / "part-00000.jsonl.zst.json").read_bytes())
+    decisions = decided(tmp_path / "index")[0]
     assert ["exact_duplicate", "orig-00", 2] in decisions.values()
