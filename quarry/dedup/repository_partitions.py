@@ -33,7 +33,9 @@ from quarry.dedup.repository import (RepoFile, Repository, band_keys_of, copies_
 from quarry.engine.partitions import lookup, owner, read_part, text_key, write_runs
 from quarry.records import JsonDict, atomic_write_bytes, json_bytes
 
-ENTRY_BYTES = 4   # what a partition holds per byte of index entries it reads (parsed files, their keys)
+ENTRY_BYTES = 4    # what a partition holds per byte of index entries it reads (parsed files, their keys)
+KEY_BYTES = 3      # what a candidates partition holds per byte of keys it reads
+PAIR_BYTES = 2000  # per candidate pair of repositories: both read, their files compared
 MB = 1e6
 
 
@@ -95,13 +97,15 @@ def repository_partition(index: ShardIndex, part: int, parts: int, out: Path, se
 def candidate_partition(sources: list[str], part: int, parts: int, out: Path) -> JsonDict:
     """Step 2: the pairs of repositories sharing a key in partition ``part``."""
     owners: dict[tuple, list[str]] = {}
+    read = 0
     for source in sources:
         for _, data in read_part(f"{source}.keys", part, parts):
+            read += len(data)
             *key, origin = orjson.loads(data)
             owners.setdefault(tuple(key), []).append(origin)
     pairs = {pair for holders in owners.values() for pair in shared_pairs(holders)}
     write_runs(f"{out}.pairs", ((text_key(f"{a}\0{b}"), json_bytes([a, b])) for a, b in pairs))
-    return {"out": str(out), "pairs": len(pairs)}
+    return {"out": str(out), "pairs": len(pairs), "peak_mb": round(read * KEY_BYTES / MB, 3)}
 
 
 def pair_partition(index: ShardIndex, sources: list[str], tables: list[str], part: int, parts: int, out: Path,
@@ -115,7 +119,7 @@ def pair_partition(index: ShardIndex, sources: list[str], tables: list[str], par
         if (found := verdict(repos[a], repos[b], _gather(index), config)) is not None:
             merged.append([found, repos[a].rank, repos[b].rank])
     atomic_write_bytes(Path(f"{out}.merged.json"), orjson.dumps(merged), durable=False)
-    return {"merged": f"{out}.merged.json", "pairs": len(pairs)}
+    return {"merged": f"{out}.merged.json", "pairs": len(pairs), "peak_mb": round(len(pairs) * PAIR_BYTES / MB, 3)}
 
 
 def group_copies(merged_files: list[str], out: Path) -> JsonDict:

@@ -23,16 +23,13 @@ from quarry.dedup.index import ShardIndex, index_shard, load_index, save_layout
 from quarry.dedup.partition import (BUCKET_BYTES, bucket_partition, merge_forests, routed_files,
                                     verify_partition)
 from quarry.dedup.repository import empty_stats
-from quarry.dedup.repository_partitions import (ENTRY_BYTES, candidate_partition, copy_partition, group_copies,
-                                                pair_partition, repository_partition)
+from quarry.dedup.repository_partitions import (ENTRY_BYTES, KEY_BYTES, PAIR_BYTES, candidate_partition,
+                                                copy_partition, group_copies, pair_partition,
+                                                repository_partition)
 from quarry.dedup.stage import STAGE, filter_shard
 from quarry.engine import Global, GlobalJob, ItemJob, Keyed, Map, ShardJob, Stage, WorkItem
 from quarry.engine.partitions import partition_count, run_files, slice_files
 from quarry.hashing import value_hash
-
-KEY_BYTES = 3      # what a candidates partition holds per byte of keys it reads
-PAIR_BYTES = 2000  # per candidate pair of repositories: both read, their files compared
-
 
 def dedup_config(params: Params) -> DedupConfig:
     return DedupConfig.from_params(params).resolved()
@@ -274,7 +271,7 @@ def dedup_finish(job: GlobalJob, config: DedupConfig) -> dict:
     counts = {step: len(results[step]) for step in ("repositories", "candidates", "pairs", "exact", "buckets",
                                                      "near")}
     peaks = {step: max((part["peak_mb"] for part in results[step]), default=0.0)
-             for step in ("repositories", "exact", "buckets", "verify", "near")}
+             for step in ("repositories", "candidates", "pairs", "exact", "buckets", "verify", "near")}
     peaks["merge"] = results["cluster"]["merge_mb"]
     partitions = {"count": results["live"]["parts"], "counts": counts, "partition_mb": config.partition_mb,
                   "estimated_peak_mb": peaks}
