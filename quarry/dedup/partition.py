@@ -18,7 +18,6 @@ Memory per partition is estimated from what it held (``*_BYTES``); the ledger re
 
 from __future__ import annotations
 
-import math
 import os
 from pathlib import Path
 
@@ -28,22 +27,13 @@ from quarry.dedup.components import forest, hook
 from quarry.dedup.config import DedupConfig
 from quarry.dedup.index import ShardIndex, save_scratch
 from quarry.dedup.pairs import star_pairs, unique_pairs, verified
+from quarry.engine.partitions import owner
 from quarry.records import JsonDict
 
 BUCKET_BYTES = 48   # per document of one band's slice: key, document, sort order, sorted key, flags
 PAIR_BYTES = 48     # per candidate pair: the pair, its destination and sort order, deduplication's copy
 LABEL_BYTES = 24    # per document in the merge: document, label, hooking temporaries (+ 1 per document seen)
 MB = 1e6
-
-
-def partition_count(live: int, config: DedupConfig) -> int:
-    """``config.partitions``, or as many as keep one band's slice within ``partition_mb``."""
-    return config.partitions or max(1, math.ceil(live * BUCKET_BYTES / (config.partition_mb * MB)))
-
-
-def key_range(keys: np.ndarray, parts: int) -> np.ndarray:
-    """The partition owning each uint64 key: its range of the key space (the top 32 bits)."""
-    return ((keys >> np.uint64(32)) * np.uint64(parts)) >> np.uint64(32)
 
 
 def pair_owner(pairs: np.ndarray, parts: int) -> np.ndarray:
@@ -53,7 +43,7 @@ def pair_owner(pairs: np.ndarray, parts: int) -> np.ndarray:
     mixed ^= mixed >> np.uint64(29)
     mixed *= np.uint64(0xBF58476D1CE4E5B9)
     mixed ^= mixed >> np.uint64(32)
-    return key_range(mixed, parts).astype(np.int64)
+    return owner(mixed, parts).astype(np.int64)
 
 
 def band_slice(index: ShardIndex, live_file: Path, band: int, part: int, parts: int) -> tuple[np.ndarray, np.ndarray]:
@@ -62,7 +52,7 @@ def band_slice(index: ShardIndex, live_file: Path, band: int, part: int, parts: 
     for first, files in zip(index.offsets.tolist(), index.files, strict=False):
         row = np.load(files["bands"], mmap_mode="r")[band]  # one shard's row, unmapped when it goes
         live = np.fromfile(live_file, dtype=np.bool_, count=len(row), offset=first)
-        rows = np.flatnonzero(live & (key_range(row, parts) == part))
+        rows = np.flatnonzero(live & (owner(row, parts) == part))
         keys.append(np.asarray(row[rows]))
         docs.append(rows + first)
     if not keys:
@@ -84,10 +74,10 @@ def bucket_partition(index: ShardIndex, live_file: Path, bands: int, part: int, 
             pairs = star_pairs(keys, docs)
             held = max(held, len(keys) * BUCKET_BYTES + len(pairs) * PAIR_BYTES)
             del keys, docs
-            owner = pair_owner(pairs, parts)
-            pairs[np.argsort(owner, kind="stable")].tofile(fh)  # a band's pairs go to disk, not on
+            destination = pair_owner(pairs, parts)
+            pairs[np.argsort(destination, kind="stable")].tofile(fh)  # a band's pairs go to disk, not on
             offsets[band] = written
-            np.cumsum(np.bincount(owner, minlength=parts), out=offsets[band, 1:])
+            np.cumsum(np.bincount(destination, minlength=parts), out=offsets[band, 1:])
             offsets[band, 1:] += written
             written += len(pairs)
     os.replace(partial, pairs_file)

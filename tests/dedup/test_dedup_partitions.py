@@ -21,7 +21,8 @@ from quarry.datasets.manifest import params_hash
 from quarry.dedup.cluster import cluster_index, decisions_file
 from quarry.dedup.components import forest, min_labels
 from quarry.dedup.config import DedupConfig
-from quarry.dedup.partition import partition_count
+from quarry.dedup.partition import BUCKET_BYTES
+from quarry.engine.partitions import partition_count
 from quarry.dedup.unionfind import UnionFind
 from quarry.engine import run_local
 from quarry.hashing import file_hashes
@@ -139,9 +140,9 @@ def test_min_labels_match_union_find_in_any_order():
 
 
 def test_partition_count_follows_the_memory_bound():
-    assert partition_count(10_000_000, DedupConfig(partition_mb=1024)) == 1
-    assert partition_count(100_000_000, DedupConfig(partition_mb=1024)) == 5
-    assert partition_count(100_000_000, DedupConfig(partitions=3)) == 3
+    assert partition_count(10_000_000 * BUCKET_BYTES, 1024) == 1
+    assert partition_count(100_000_000 * BUCKET_BYTES, 1024) == 5
+    assert partition_count(100_000_000 * BUCKET_BYTES, 1024, partitions=3) == 3
 
 
 def test_partition_settings_leave_the_params_hash():
