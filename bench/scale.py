@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -263,34 +264,68 @@ def rates(result: dict, mb: float, cores: int) -> dict:
             "hash": result["hash"],
             "phase_mb_s_per_core": phases,
             **({"global_phase_peak_mb": result["global_peak_mb"]} if result["global_peak_mb"] else {}),
+            **({"partition_phase_peak_mb": result["partition_peak_mb"]} if result.get("partition_peak_mb") else {}),
             "stage_seconds": {s: round(i["seconds"], 1) for s, i in result["stages"].items()}}
 
 
 MEMORY_LIMIT_GB = 64     # the largest process a projection may name (a common large node's share)
 SCALES = (("1TB", 1e6), ("67TB", 67e6))
 WORKER_COUNTS = (2, 16, 64, 256, 1024)
+TEST_SPLIT_MB = 1000     # the held-out test split of a large release (assemble.splits sized to it; the Pile's: 1.4 GB)
+INDEX_PHASES = ("decontaminate.index", "decontaminate.common")   # hold the test split's n-grams
+SHARED_PARTITIONS = {"dedup.copies": "dedup.repositories"}       # runs over the same partitions
+
+
+def estimates(stages: dict) -> dict[str, float]:
+    """Each partitioned phase's own estimate of what one partition holds (MB), from the ledgers:
+    the partition count the stage chooses follows it (``partition_mb``)."""
+    found = {}
+    for stage, info in stages.items():
+        peaks = (info.get("partitions") or {}).get("estimated_peak_mb")
+        if isinstance(peaks, dict):
+            found.update({f"{stage}.{phase}": mb for phase, mb in peaks.items()})
+        elif peaks is not None:
+            found[f"{stage}.decide"] = peaks
+    return found
 
 
 def project(measured: dict, corpus_mb: float, documents: int, clustering: dict | None = None,
-            worker_peaks_mb: dict[str, float] | None = None) -> dict:
-    """Wall time, task runs and the largest process at 1 TB and 67 TB (The Stack v2) on N workers,
-    from the one-process run (no contention for the cores): map phases scale with data / workers,
-    global phases with data alone (they run in one process); a global phase's memory with its
-    documents (its measured net peak per document); a map worker's memory stays what it was (it
-    holds one shard, its ScanCode worker the licence index); the dedup partitions' memory from bench/clustering.py's measured bytes per
-    document, with as many partitions as workers."""
+            worker_peaks_mb: dict[str, float] | None = None, partition_mb: float = 1024) -> dict:
+    """Wall time, task runs and every process's memory at 1 TB and 67 TB (The Stack v2) on N
+    workers, from the one-process run (no contention for the cores). Map phases scale with
+    data / workers, global phases with data alone (they run in one process). Memory:
+
+    - a global phase: its measured net peak per document, times the documents (the decontamination
+      index and its verdicts: per test-split document, with a test split of TEST_SPLIT_MB);
+    - a partitioned phase (a map over partitions of its key space): its measured peak per document
+      of a partition, times the documents of one partition, the partition count being the one the
+      stage chooses (its own estimate of the whole over ``partition_mb``);
+    - a map worker holds one shard at a time (its ScanCode worker the licence index) and maps the
+      evaluation index: its measured peak, plus the index at that size."""
     from quarry.stages.curation import CURATION
     from tasks.batching import TASKS_PER_STAGE
 
     kinds = {(stage.name, phase.name): type(phase).__name__ for stage in CURATION for phase in stage.phases}
-    per_doc = {name: info["net_mb"] * 1e6 / documents for name, info in measured.get("global_peak_mb", {}).items()}
+    test_docs = measured["stages"].get("decontaminate", {}).get("test_split_items") or 1
+    per_doc = {name: info["net_mb"] * 1e6 / (test_docs if name in INDEX_PHASES else documents)
+               for name, info in measured.get("global_peak_mb", {}).items()}
+    partitioned = measured.get("partition_peak_mb", {})
+    estimated = estimates(measured["stages"])
     out = {}
     for label, mb in SCALES:
         scale, docs = mb / corpus_mb, documents / corpus_mb * mb
         shards = mb / SHARD_BYTES * 1e6
-        memory = {f"global {name}": round(bytes_ * docs / 1e9, 1) for name, bytes_ in per_doc.items()}
+        tests = min(test_docs * scale, documents / corpus_mb * TEST_SPLIT_MB) if test_docs > 1 else 0
+        memory = {f"global {name}": round(bytes_ * (tests if name in INDEX_PHASES else docs) / 1e9, 1)
+                  for name, bytes_ in per_doc.items()}
+        counts = {name: max(1, math.ceil(estimated.get(name, 0.0) * info["partitions"] * scale / partition_mb))
+                  for name, info in partitioned.items()}
+        for name, info in partitioned.items():
+            counts[name] = counts.get(SHARED_PARTITIONS.get(name, name), counts[name])
+            memory[f"partition {name}"] = round(info["net_mb"] * info["partitions"] * scale / counts[name] / 1e3, 1)
+        index_gb = sum(memory.get(f"global {name}", 0.0) for name in INDEX_PHASES[:1])
         for name, peak in (worker_peaks_mb or {}).items():  # one shard at a time: the same at any size
-            memory[name] = round(peak / 1e3, 1)
+            memory[name] = round(peak / 1e3 + (index_gb if name == "map worker" else 0.0), 1)
         rows = {}
         for n in WORKER_COUNTS:
             phases = {}
@@ -307,8 +342,9 @@ def project(measured: dict, corpus_mb: float, documents: int, clustering: dict |
                 row["dedup_partition_worker_gb"] = round(clustering_bytes(clustering, n) * docs / 1e9, 1)
             rows[f"{n}_workers"] = row
         largest = max(memory.items(), key=lambda item: item[1], default=(None, 0.0))
-        out[label] = {"documents": int(docs), "shards_8mb": int(shards),
-                      "tasks_per_stage": min(int(shards), TASKS_PER_STAGE), "process_gb": memory,
+        out[label] = {"documents": int(docs), "test_split_documents": int(tests), "shards_8mb": int(shards),
+                      "tasks_per_stage": min(int(shards), TASKS_PER_STAGE), "partitions": counts,
+                      "process_gb": dict(sorted(memory.items(), key=lambda item: -item[1])),
                       "largest_process": {"name": largest[0], "gb": largest[1],
                                           "within_limit": largest[1] <= MEMORY_LIMIT_GB}, **rows}
     return out

@@ -32,19 +32,22 @@ def mark(mask_file: Path, total: int, dropped: list[str]) -> None:
         mask_file.write_bytes(b"")
 
 
+def _shard_mask(mask_file: Path, index: ShardIndex, shard: int) -> np.ndarray:
+    """One shard's part of a byte-per-document mask (never the whole corpus's)."""
+    first, end = int(index.offsets[shard]), int(index.offsets[shard + 1])
+    return np.fromfile(mask_file, dtype=np.bool_, count=end - first, offset=first)
+
+
 def exact_partition(index: ShardIndex, removed_file: Path, part: int, parts: int, out: Path) -> JsonDict:
     """The exact groups among the documents whose content hash falls in ``part`` (read from every
     shard's hash-sorted table), repository copies left out; decisions written per shard."""
-    removed = np.fromfile(removed_file, dtype=np.bool_)
     hashes, docs = [], []
     for shard, files in enumerate(index.files):
         table = np.load(files["exact_sorted"], mmap_mode="r")
         run = np.asarray(table[key_slice(table[:, 0], part, parts)])
-        found = run[:, 2].astype(np.int64) + index.offsets[shard]
-        kept = ~removed[found]
+        kept = ~_shard_mask(removed_file, index, shard)[run[:, 2].astype(np.int64)]
         hashes.append(run[kept, :2])
-        docs.append(found[kept])
-    del removed
+        docs.append(run[kept, 2].astype(np.int64) + index.offsets[shard])
     hashes = np.concatenate(hashes) if hashes else np.empty((0, 2), dtype=np.uint64)
     docs = np.concatenate(docs) if docs else np.empty(0, dtype=np.int64)
     order = np.argsort(docs, kind="stable")  # document order: a group's ties keep it
@@ -60,15 +63,13 @@ def exact_partition(index: ShardIndex, removed_file: Path, part: int, parts: int
 def live_documents(index: ShardIndex, dropped_file: Path, live_file: Path) -> int:
     """``live_file``: a byte per document, set for those near dedup compares (a signature, and
     not dropped as a copy), shard by shard; returns how many are too short for a signature."""
-    dropped = np.fromfile(dropped_file, dtype=np.bool_)
     short = 0
     partial = live_file.with_name(f".{live_file.name}.tmp")
     with open(partial, "wb") as fh:
         for shard, files in enumerate(index.files):
             has_sig = np.load(files["has_sig"]).astype(bool)
             short += int((~has_sig).sum())
-            first = int(index.offsets[shard])
-            (has_sig & ~dropped[first:first + len(has_sig)]).tofile(fh)
+            (has_sig & ~_shard_mask(dropped_file, index, shard)).tofile(fh)
     partial.replace(live_file)
     return short
 
