@@ -1,5 +1,6 @@
-"""Near-duplicate clustering in partitions decides exactly what the one-process path decides,
-for any number of partitions and workers, on mutated copies of real source files."""
+"""Dedup in partitions (repository copies, exact groups, near-duplicate clusters and their
+survivors) decides exactly what the one-process path decides, for any number of partitions and
+workers and with each step switched off, on mutated copies of real source files spread over shards."""
 
 from __future__ import annotations
 
@@ -48,7 +49,8 @@ def _mutate(text: str, rng: random.Random, rate: float) -> str:
 
 def _corpus() -> list[list[dict]]:
     """Five shards: real modules, copies at several distances (chains among them), exact copies,
-    and one repository forked whole under another origin."""
+    one repository forked whole under another origin, and one forked with an edit and a file of
+    its own, then copied again."""
     rng = random.Random(26)
     files = [p for p in sorted(STDLIB.glob("*.py")) if 3_000 < p.stat().st_size < 40_000][:90]
     docs = []
@@ -66,7 +68,16 @@ def _corpus() -> list[list[dict]]:
             docs.append(record(f"m{i}-x", text, origin="https://example.org/x", path=path.name))
     fork = [record(f"{d['meta']['id']}-fork", d["text"], origin="https://example.org/zz-fork", path=d["meta"]["path"])
             for d in docs if d["meta"]["origin"] == "https://example.org/r3"]
-    docs += fork
+    # one group of three whose survivor is the permissive upstream; the added file stays in both copies
+    upstream = [d for d in docs if d["meta"]["origin"] == "https://example.org/r5"]
+    edited = [record(f"{d['meta']['id']}-edited", _mutate(d["text"], rng, 0.02) if k == 0 else d["text"],
+                     origin="https://example.org/e-fork", path=d["meta"]["path"], category="copyleft")
+              for k, d in enumerate(upstream)]
+    edited.append(record("e-own", (STDLIB / "colorsys.py").read_text(), origin="https://example.org/e-fork",
+                         path="own.py", category="copyleft"))
+    mirror = [record(f"{d['meta']['id']}-mirror", d["text"], origin="https://example.org/e-mirror",
+                     path=d["meta"]["path"]) for d in edited]
+    docs += fork + edited + mirror
     rng.shuffle(docs)
     return [docs[i::5] for i in range(5)]
 
@@ -104,22 +115,50 @@ def test_same_bytes_for_1_2_4_8_partitions(runs):
         assert files == {k: v for k, v in reference.items() if parts == 1 or k != "ledger.json"}
 
 
-def test_partitions_decide_as_one_process(runs, tmp_path):
-    """cluster_index (everything in one process) on the same index: same decisions, same stats."""
-    root, ledgers = runs
+def _one_process(root: Path, work: Path, tmp_path: Path, params: dict) -> tuple[dict, list[dict]]:
+    """cluster_index (everything in one process) on a copy of a run's index: stats, decisions per shard."""
     src = root / "src"
     prefixes = []
     for shard in input_shards(src):
         safe = relative_name(shard, src).replace("/", "__")
-        folder = tmp_path / safe
-        shutil.copytree(root / "work1" / "index" / safe, folder)
-        prefixes.append(folder / "index")
-    stats = cluster_index(prefixes, DedupConfig.from_params({}).resolved())
+        shutil.copytree(work / "index" / safe, tmp_path / safe)
+        prefixes.append(tmp_path / safe / "index")
+    stats = cluster_index(prefixes, DedupConfig.from_params(params).resolved())
+    return stats, [orjson.loads(decisions_file(prefix).read_bytes()) for prefix in prefixes]
+
+
+def test_partitions_decide_as_one_process(runs, tmp_path):
+    """cluster_index on the same index: same decisions, same stats, on a corpus that spreads every
+    kind of copy over several shards."""
+    root, ledgers = runs
+    stats, one = _one_process(root, root / "work1", tmp_path, {})
     assert stats == ledgers[1]["clusters"]
-    one = [orjson.loads(decisions_file(prefix).read_bytes()) for prefix in prefixes]
     assert sum(map(len, one)) > 100
     for parts in ledgers:
         assert decided(root / f"work{parts}") == one
+    shards_of, actions_of = {}, {}
+    for shard, decisions in enumerate(one):
+        for action, cluster, _ in decisions.values():
+            shards_of.setdefault(cluster, set()).add(shard)
+            actions_of.setdefault(cluster, set()).add(action)
+    spread = {action: max(len(shards_of[c]) for c, actions in actions_of.items() if action in actions)
+              for action in ("duplicate_repository", "exact_duplicate", "near_duplicate")}
+    assert min(spread.values()) >= 2, spread
+    assert stats["repository_groups"] >= 2 and stats["fork_files_kept"] >= 2
+    assert {tuple(p["repositories"]) for p in stats["repository_pairs"]} >= {
+        ("https://example.org/e-fork", "https://example.org/e-mirror"),
+        ("https://example.org/e-fork", "https://example.org/r5")}
+
+
+@pytest.mark.parametrize("switch", [{"repository": {"enabled": False}}, {"exact": False}, {"near": False},
+                                    {"repository": {"threshold": 0.5, "file_similarity": 0.3}, "verify": "estimate"}])
+def test_each_step_switched_decides_as_one_process(runs, tmp_path, switch):
+    root, _ = runs
+    ledger = run_local(DEDUP, root / "src", tmp_path / "out", {"dedup": {"partitions": 3, **switch}},
+                       work_dir=tmp_path / "work")
+    stats, one = _one_process(root, tmp_path / "work", tmp_path / "one", {"dedup": switch})
+    assert ledger["clusters"] == stats
+    assert decided(tmp_path / "work") == one
 
 
 def test_min_labels_match_union_find_in_any_order():
