@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import orjson
 
 from quarry.config import Params
 from quarry.dedup.config import DedupConfig
@@ -27,9 +28,10 @@ from quarry.dedup.repository_partitions import (ENTRY_BYTES, KEY_BYTES, PAIR_BYT
                                                 copy_partition, group_copies, pair_partition,
                                                 repository_partition)
 from quarry.dedup.stage import STAGE, filter_shard
-from quarry.engine import Global, GlobalJob, ItemJob, Keyed, Map, ShardJob, Stage, WorkItem
+from quarry.engine import Global, GlobalJob, ItemJob, Keyed, Map, ShardJob, Stage, WorkItem, per_process
 from quarry.engine.partitions import partition_count, run_files, slice_files
 from quarry.hashing import value_hash
+from quarry.records import atomic_write_bytes
 
 def dedup_config(params: Params) -> DedupConfig:
     return DedupConfig.from_params(params).resolved()
@@ -223,20 +225,27 @@ def near_phase(job: ItemJob, config: DedupConfig) -> dict:
 
 
 DECIDING = ("copies", "exact", "near")   # the steps whose decisions a shard applies, in this order
+SLICES = "slices.json"                   # the decisions step's list of their outputs
 
 
 def decisions_phase(job: GlobalJob, config: DedupConfig) -> dict:
-    """Each shard's input to the filter: every deciding partition's slices, in order, and the
-    shard's number; keyed for the task cache by the partitions' digests."""
+    """Each shard's input to the filter: the list of every deciding partition's slices, in order
+    (written once, a file), and the shard's number; keyed for the task cache by the partitions'
+    digests."""
     parts = [part for step in DECIDING for part in job.results[step]]
-    slices = [part["slices"] for part in parts]
+    listed = Path(job.work) / SLICES
+    atomic_write_bytes(listed, orjson.dumps([part["slices"] for part in parts]), durable=False)
     key = value_hash([part["digest"] for part in parts])
-    return {"shards": [Keyed(f"{key}:{shard}", {"slices": slices, "shard": shard}) for shard in range(len(job.names))]}
+    return {"shards": [Keyed(f"{key}:{shard}", {"slices": str(listed), "shard": shard})
+                       for shard in range(len(job.names))]}
 
 
 def filter_shard_phase(job: ShardJob, config: DedupConfig) -> dict:
-    found = job.inputs["decisions"].value
-    decisions = shard_decisions(found["slices"], found["shard"])
+    found = job.inputs["decisions"]
+    listed = found.value["slices"]
+    slices = per_process(("dedup-slices", listed, found.key.rpartition(":")[0]),
+                         lambda: orjson.loads(Path(listed).read_bytes()))
+    decisions = shard_decisions(slices, found.value["shard"])
     return {"ledger": filter_shard(job.src, Path(job.dst), decisions, rejects=Path(job.rejects)).to_dict()}
 
 
@@ -307,8 +316,7 @@ def decided(work: Path) -> list[dict[str, list]]:
     """Each shard's decisions (row -> decision), from the work folder a run of the stage kept
     (``run_local(DEDUP, ..., work_dir=work)``)."""
     shards = len(load_index(work / "plan" / "layout.json").prefixes)
-    slices = [str(path)[:-len(".offsets.npy")] for step in DECIDING
-              for path in sorted((work / step).glob("[0-9]*.offsets.npy"))]
+    slices = orjson.loads((work / "decisions" / SLICES).read_bytes())
     return [shard_decisions(slices, shard) for shard in range(shards)]
 
 

@@ -141,18 +141,24 @@ def decide_partition_phase(job: ItemJob, config: LicensesParams) -> dict:
 
 
 def route_phase(job: GlobalJob, config: LicensesParams) -> dict:
-    """Each shard's input to the assigning map: every partition's slices and the shard's number,
-    keyed for the task cache by the partitions' digests (no task hashes the partitions' files)."""
+    """Each shard's input to the assigning map: the list of every partition's slices (written
+    once, a file) and the shard's number, keyed for the task cache by the partitions' digests (no
+    task hashes the partitions' files)."""
     decided = job.results["decide"]
-    slices = [part["slices"] for part in decided]
+    listed = Path(job.work) / "slices.json"
+    atomic_write_bytes(listed, orjson.dumps([part["slices"] for part in decided]), durable=False)
     key = value_hash([part["digest"] for part in decided])
-    return {"shards": [Keyed(f"{key}:{shard}", {"slices": slices, "shard": shard}) for shard in range(len(job.names))]}
+    return {"shards": [Keyed(f"{key}:{shard}", {"slices": str(listed), "shard": shard})
+                       for shard in range(len(job.names))]}
 
 
 def assign_shard_phase(job: ShardJob, config: LicensesParams) -> dict:
-    found = job.inputs["route"].value
+    found = job.inputs["route"]
+    listed = found.value["slices"]
+    slices = per_process(("licence-slices", listed, found.key.rpartition(":")[0]),
+                         lambda: orjson.loads(Path(listed).read_bytes()))
     repo_licenses: dict[str, Any] = {}
-    for part in read_slices(found["slices"], found["shard"]):
+    for part in read_slices(slices, found.value["shard"]):
         repo_licenses.update(orjson.loads(part))
     return {"ledger": license_shard(job.src, Path(job.dst), config, repo_licenses, rejects=Path(job.rejects),
                                     detector=detector(config)).to_dict()}
