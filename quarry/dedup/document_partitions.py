@@ -13,8 +13,10 @@ from quarry.dedup.index import ShardIndex, save_scratch
 from quarry.engine.partitions import key_slice
 from quarry.records import JsonDict
 
-EXACT_BYTES = 64   # per document of a partition: hash, number, sort order, group bounds
-NEAR_BYTES = 400   # per clustered document: number, label, its survival key as Python objects
+# What a partition holds per document, as measured (tracemalloc) on bench/scale.py's 1 GB corpus
+EXACT_BYTES = 160  # hash, number, sort order, group bounds; the survival keys of each group's members
+NEAR_BYTES = 1000  # number, label, its survival key as Python objects, its decision
+MARK_CHUNK = 1 << 20
 MB = 1e6
 
 
@@ -22,10 +24,10 @@ def mark(mask_file: Path, total: int, dropped: list[str]) -> None:
     """A byte per document, set for those in the ``dropped`` arrays (one file at a time)."""
     mask = np.memmap(mask_file, dtype=np.bool_, mode="r+" if mask_file.exists() else "w+", shape=(total,)) \
         if total else None
-    for path in dropped:
-        docs = np.load(path)
-        if len(docs):
-            mask[docs] = True
+    for path in dropped:  # a chunk at a time: a partition's list is large at scale
+        docs = np.load(path, mmap_mode="r")
+        for start in range(0, len(docs), MARK_CHUNK):
+            mask[np.asarray(docs[start:start + MARK_CHUNK])] = True
     if mask is not None:
         mask.flush()
     elif not mask_file.exists():
@@ -60,18 +62,21 @@ def exact_partition(index: ShardIndex, removed_file: Path, part: int, parts: int
             "largest": largest(groups), "peak_mb": round(len(docs) * EXACT_BYTES / MB, 3)}
 
 
-def live_documents(index: ShardIndex, dropped_file: Path, live_file: Path) -> int:
+def live_documents(index: ShardIndex, dropped_file: Path, live_file: Path) -> tuple[int, int]:
     """``live_file``: a byte per document, set for those near dedup compares (a signature, and
-    not dropped as a copy), shard by shard; returns how many are too short for a signature."""
-    short = 0
+    not dropped as a copy), shard by shard; returns how many are live and how many too short for
+    a signature."""
+    live = short = 0
     partial = live_file.with_name(f".{live_file.name}.tmp")
     with open(partial, "wb") as fh:
         for shard, files in enumerate(index.files):
             has_sig = np.load(files["has_sig"]).astype(bool)
             short += int((~has_sig).sum())
-            (has_sig & ~_shard_mask(dropped_file, index, shard)).tofile(fh)
+            compared = has_sig & ~_shard_mask(dropped_file, index, shard)
+            live += int(compared.sum())
+            compared.tofile(fh)
     partial.replace(live_file)
-    return short
+    return live, short
 
 
 def split_clusters(docs: np.ndarray, labels: np.ndarray, parts: int, folder: Path) -> list[tuple[Path, Path]]:

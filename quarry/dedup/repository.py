@@ -41,6 +41,7 @@ TEMPLATE_PATH = re.compile(
     r"|requirements[^/]*\.txt|package\.json|package-lock\.json|Cargo\.toml|go\.mod|go\.sum|\.?codecov\.yml"
     r"|azure-pipelines\.yml|Jenkinsfile)$", re.IGNORECASE)
 MAX_SHARED_KEY_REPOS = 64   # a (path, content) pair in more repositories than this is boilerplate
+LISTED_PAIRS = 100          # verified pairs the ledger lists (in origin order; it counts them all)
 REPO_BANDS, REPO_ROWS = 16, 4
 
 
@@ -201,7 +202,8 @@ def copies_of(copy: Repository, survivor: Repository, size: int, gather: Gather,
 
 def empty_stats(repositories: int) -> JsonDict:
     return {"repositories": repositories, "repository_groups": 0, "repositories_removed": 0,
-            "repository_files_removed": 0, "fork_files_kept": 0, "repository_pairs": []}
+            "repository_files_removed": 0, "fork_files_kept": 0, "repository_pairs_verified": 0,
+            "repository_pairs": []}
 
 
 def groups_of(edges: list[tuple[str, str]]) -> list[list[str]]:
@@ -242,5 +244,6 @@ def repository_duplicates(keys: list[list], exact: np.ndarray, has_sig: np.ndarr
                 stats["fork_files_kept"] += kept
                 decisions.update(copied)
     stats["repository_files_removed"] = len(decisions)
-    stats["repository_pairs"] = merged
+    stats["repository_pairs_verified"] = len(merged)
+    stats["repository_pairs"] = merged[:LISTED_PAIRS]
     return decisions, stats

@@ -20,6 +20,7 @@ Every step decides what ``repository_duplicates`` decides in one process, for an
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from pathlib import Path
 
 import numpy as np
@@ -28,14 +29,16 @@ import orjson
 from quarry.config.curation import RepositoryParams
 from quarry.dedup.decisions import write_by_shard
 from quarry.dedup.index import ShardIndex, origins_prefix
-from quarry.dedup.repository import (RepoFile, Repository, band_keys_of, copies_of, groups_of, holder_keys,
-                                     shared_pairs, signature_of, verdict)
+from quarry.dedup.repository import (LISTED_PAIRS, RepoFile, Repository, band_keys_of, copies_of, groups_of,
+                                     holder_keys, shared_pairs, signature_of, verdict)
 from quarry.engine.partitions import lookup, owner, read_part, text_key, write_runs
 from quarry.records import JsonDict, atomic_write_bytes, json_bytes
 
-ENTRY_BYTES = 4    # what a partition holds per byte of index entries it reads (parsed files, their keys)
-KEY_BYTES = 3      # what a candidates partition holds per byte of keys it reads
-PAIR_BYTES = 2000  # per candidate pair of repositories: both read, their files compared
+# What a partition holds, as measured (tracemalloc) on bench/scale.py's 1 GB corpus of real code
+ENTRY_BYTES = 8      # per byte of index entries a repositories partition reads: parsed files, keys
+KEY_BYTES = 7        # per byte of keys a candidates partition reads: the keys, their holders
+PAIR_BYTES = 20_000  # per candidate pair: the repositories read for it (kept while later pairs need them)
+READ_REPOSITORIES = 4096   # repositories a partition keeps read (pairs come in origin order)
 MB = 1e6
 
 
@@ -55,17 +58,22 @@ def _decode(data: bytes) -> Repository:
 
 
 class Tables:
-    """Every repository by origin, from the tables the repository partitions wrote."""
+    """Every repository by origin, from the tables the repository partitions wrote; the last
+    READ_REPOSITORIES read are kept."""
 
     def __init__(self, outs: list[str]):
         self.outs = outs
-        self._read: dict[str, Repository] = {}
+        self._read: OrderedDict[str, Repository] = OrderedDict()
 
     def __getitem__(self, origin: str) -> Repository:
-        if origin not in self._read:
-            key = text_key(origin)
-            table = f"{self.outs[int(owner(np.uint64(key), len(self.outs)))]}.repos"
-            self._read[origin] = next(repo for data in lookup(table, key) if (repo := _decode(data)).origin == origin)
+        if origin in self._read:
+            self._read.move_to_end(origin)
+            return self._read[origin]
+        key = text_key(origin)
+        table = f"{self.outs[int(owner(np.uint64(key), len(self.outs)))]}.repos"
+        self._read[origin] = next(repo for data in lookup(table, key) if (repo := _decode(data)).origin == origin)
+        if len(self._read) > READ_REPOSITORIES:
+            self._read.popitem(last=False)
         return self._read[origin]
 
 
@@ -110,36 +118,42 @@ def candidate_partition(sources: list[str], part: int, parts: int, out: Path) ->
 
 def pair_partition(index: ShardIndex, sources: list[str], tables: list[str], part: int, parts: int, out: Path,
                    config: RepositoryParams) -> JsonDict:
-    """Step 3: the candidate pairs of partition ``part``, each once, verified."""
+    """Step 3: the candidate pairs of partition ``part``, each once, verified: the pairs joined
+    (with both repositories' licence ranks) in a file, the first LISTED_PAIRS (origin order) for
+    the ledger."""
     pairs = sorted({tuple(orjson.loads(data)) for source in sources
                     for _, data in read_part(f"{source}.pairs", part, parts)})
     repos = Tables(tables)
-    merged = []
+    listed, edges = [], []
     for a, b in pairs:
         if (found := verdict(repos[a], repos[b], _gather(index), config)) is not None:
-            merged.append([found, repos[a].rank, repos[b].rank])
-    atomic_write_bytes(Path(f"{out}.merged.json"), orjson.dumps(merged), durable=False)
-    return {"merged": f"{out}.merged.json", "pairs": len(pairs), "peak_mb": round(len(pairs) * PAIR_BYTES / MB, 3)}
+            edges.append([a, b, repos[a].rank, repos[b].rank])
+            if len(listed) < LISTED_PAIRS:
+                listed.append(found)
+    atomic_write_bytes(Path(f"{out}.edges.json"), orjson.dumps(edges), durable=False)
+    return {"edges": f"{out}.edges.json", "verified": len(edges), "listed": listed, "pairs": len(pairs),
+            "peak_mb": round(len(pairs) * PAIR_BYTES / MB, 3)}
 
 
-def group_copies(merged_files: list[str], out: Path) -> JsonDict:
+def group_copies(partitions: list[JsonDict], out: Path) -> JsonDict:
     """Step 4: the groups the verified pairs make, each copy assigned to its group's survivor
-    (the smallest licence rank, then origin), as runs by the copy's origin; the groups' stats."""
-    merged, rank = [], {}
-    for path in merged_files:
-        for found, rank_a, rank_b in orjson.loads(Path(path).read_bytes()):
-            merged.append(found)
-            a, b = found["repositories"]
+    (the smallest licence rank, then origin), as runs by the copy's origin; the groups' stats.
+    Holds the verified pairs (two origins each), never a repository's files."""
+    edges, rank = [], {}
+    for found in partitions:
+        for a, b, rank_a, rank_b in orjson.loads(Path(found["edges"]).read_bytes()):
+            edges.append((a, b))
             rank[a], rank[b] = rank_a, rank_b
-    merged.sort(key=lambda found: found["repositories"])
     assigned, groups = [], 0
-    for members in groups_of([tuple(found["repositories"]) for found in merged]):
+    for members in groups_of(edges):
         survivor = min(members, key=lambda origin: (rank[origin], origin))
         groups += 1
         assigned.extend((text_key(copy), json_bytes([copy, survivor, len(members)]))
                         for copy in members if copy != survivor)
     write_runs(out, assigned)
-    return {"assigned": str(out), "repository_groups": groups, "repository_pairs": merged}
+    listed = sorted((pair for found in partitions for pair in found["listed"]), key=lambda pair: pair["repositories"])
+    return {"assigned": str(out), "repository_groups": groups, "repository_pairs_verified": len(edges),
+            "repository_pairs": listed[:LISTED_PAIRS]}
 
 
 def copy_partition(index: ShardIndex, assigned: str, tables: list[str], part: int, out: Path,

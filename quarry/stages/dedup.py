@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import orjson
 
 from quarry.config import Params
@@ -112,7 +111,7 @@ def pairs_plan_phase(job: GlobalJob, config: DedupConfig) -> dict:
     layout = job.results["plan"]["layout"]
     items = _items("pairs", Path(job.work).parent, parts, lambda part, out: {
         "layout": layout, "sources": sources, "tables": tables, "part": part, "parts": parts, "out": str(out)},
-        lambda out: [f"{out}.merged.json"])
+        lambda out: [f"{out}.edges.json"])
     return {"items": items}
 
 
@@ -125,12 +124,12 @@ def pairs_phase(job: ItemJob, config: DedupConfig) -> dict:
 def groups_phase(job: GlobalJob, config: DedupConfig) -> dict:
     """The verified pairs joined into groups (per repository): each copy assigned to its survivor."""
     tables = [part["out"] for part in job.results["repositories"]]
-    grouped = group_copies([part["merged"] for part in job.results["pairs"]], Path(job.work) / "assigned")
+    grouped = group_copies(job.results["pairs"], Path(job.work) / "assigned")
     layout = job.results["plan"]["layout"]
     items = _items("copies", Path(job.work).parent, len(tables), lambda part, out: {
         "layout": layout, "assigned": grouped["assigned"], "tables": tables, "part": part, "out": str(out)},
         lambda out: [*slice_files(out), f"{out}.removed.npy"]) if grouped["repository_groups"] else []
-    return {"repository_groups": grouped["repository_groups"], "repository_pairs": grouped["repository_pairs"],
+    return {**{key: grouped[key] for key in ("repository_groups", "repository_pairs_verified", "repository_pairs")},
             "items": items}
 
 
@@ -172,8 +171,8 @@ def live_phase(job: GlobalJob, config: DedupConfig) -> dict:
     index = _index(plan["layout"], config)
     live = Path(job.work) / "live.bin"
     live.parent.mkdir(parents=True, exist_ok=True)
-    short = live_documents(index, dropped, live)
-    parts = _parts(config, int(np.fromfile(live, dtype=np.bool_).sum()) * BUCKET_BYTES)
+    compared, short = live_documents(index, dropped, live)
+    parts = _parts(config, compared * BUCKET_BYTES)
     items = _items("buckets", Path(job.work).parent, parts, lambda part, out: {
         "layout": plan["layout"], "live": str(live), "part": part, "parts": parts, "out": str(out)},
         lambda out: routed_files(out))
@@ -256,11 +255,13 @@ def _stats(results: dict, config: DedupConfig) -> dict:
     if config.repository.enabled and plan["total"]:
         copies = results["copies"]
         stats.update(empty_stats(sum(part["repositories"] for part in results["repositories"])))
-        stats.update({"repository_groups": results["groups"]["repository_groups"],
+        groups = results["groups"]
+        stats.update({"repository_groups": groups["repository_groups"],
                       "repositories_removed": sum(part["repositories_removed"] for part in copies),
                       "repository_files_removed": sum(part["repository_files_removed"] for part in copies),
                       "fork_files_kept": sum(part["fork_files_kept"] for part in copies),
-                      "repository_pairs": results["groups"]["repository_pairs"]})
+                      "repository_pairs_verified": groups["repository_pairs_verified"],
+                      "repository_pairs": groups["repository_pairs"]})
     exact, near = results["exact"], results["near"]
     if config.exact:
         stats.update({"exact_groups": sum(part["exact_groups"] for part in exact),
