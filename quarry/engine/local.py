@@ -29,7 +29,7 @@ class LocalExecutor:
                           log=self.log)
 
     def run_global(self, stage: Stage, phase: Global, job: GlobalJob, config: Any) -> dict:
-        if self._pool is not None:  # a worker holds the state the maps built (the ScanCode index)
+        if self._pool is not None and not phase.inline:  # a worker holds the state the maps built (ScanCode)
             return self._pool.submit(phase.fn, job, config).result()
         return phase.fn(job, config)
 

@@ -37,6 +37,9 @@ class Global:
     name: str
     fn: Callable[[GlobalJob, Any], dict]
     cached: bool = True
+    # bookkeeping (count, name files, write a small list): run where the driver runs, not as a task
+    # of its own, whose round trip costs more than the step (never cached)
+    inline: bool = False
 
 
 @dataclass(frozen=True)

@@ -185,9 +185,9 @@ def licenses_finish(job: GlobalJob, config: LicensesParams) -> dict:
 # partitions); the plan is keyed on the surveys' names and sizes.
 LICENSES = Stage(STAGE, folder="licensed", config=lambda params: params.licenses, finish=licenses_finish, phases=(
     Map("survey", survey_shard_phase),
-    Global("plan", plan_phase),
+    Global("plan", plan_phase, inline=True),
     Map("decide", decide_partition_phase, over="plan", cached=False),
-    Global("route", route_phase, cached=False),
+    Global("route", route_phase, inline=True),
     Map("assign", assign_shard_phase, writes=True),
 ))
 
