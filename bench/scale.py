@@ -332,7 +332,8 @@ def project(measured: dict, corpus_mb: float, documents: int, clustering: dict |
             for stage, info in measured["stages"].items():
                 for phase, seconds in info["phases"].items():
                     parallel = kinds[(stage, phase)] == "Map"
-                    phases[f"{stage}.{phase}"] = seconds * scale * (1 / n if parallel else 1)
+                    grows = tests / test_docs if f"{stage}.{phase}" == INDEX_PHASES[0] else scale  # the test split's
+                    phases[f"{stage}.{phase}"] = seconds * grows * (1 / n if parallel else 1)
             slowest = max(phases, key=phases.get)
             row = {"hours": round(sum(phases.values()) / 3600, 1), "slowest_phase": slowest,
                    "slowest_phase_hours": round(phases[slowest] / 3600, 1),

@@ -303,6 +303,20 @@ class TrainCounts:
             counts.documents += hits.documents
         return counts
 
+    def merge(self, other: TrainCounts) -> TrainCounts:
+        self.total += other.total
+        self.documents += other.documents
+        return self
+
+    def save(self, path: Path) -> None:
+        with open(path, "wb") as fh:
+            np.savez(fh, total=self.total, documents=self.documents)
+
+    @classmethod
+    def load(cls, path: Path) -> TrainCounts:
+        with np.load(path) as saved:
+            return cls(saved["total"], int(saved["documents"]))
+
     def common(self, config: DecontaminationConfig) -> np.ndarray:
         """Per index n-gram and owner: too common in training to count (see the config's caps)."""
         benchmark_cap = max(config.max_train_documents, math.ceil(config.common_share * self.documents))

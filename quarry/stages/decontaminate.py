@@ -10,6 +10,9 @@ import pickle
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import orjson
+
 from quarry.config import Params
 from quarry.curate.decontaminate import (
     REPORT,
@@ -27,9 +30,9 @@ from quarry.curate.decontaminate import (
     scan_shard,
     test_split_items,
 )
-from quarry.engine import Global, GlobalJob, Map, ShardJob, Stage, per_process
+from quarry.engine import Global, GlobalJob, ItemJob, Map, ShardJob, Stage, WorkItem, per_process
 from quarry.hashing import file_hash, tree_hash
-from quarry.records import write_json
+from quarry.records import atomic_write_bytes, write_json
 from quarry.splits import SPLITS_FILE, SplitCensus, Splits, stratify, write_record
 
 
@@ -81,11 +84,39 @@ def _hits(path: Path) -> ShardHits:
     return pickle.loads(Path(path).read_bytes())
 
 
+SHARDS_PER_COUNT = 1000   # shards whose hits one counting partition sums (an index-sized array each)
+
+
+def counting_phase(job: GlobalJob, config: DecontaminationConfig) -> dict:
+    """The shards' hits in ranges, one counting partition each (a list of its shards' files)."""
+    hits = [str(found) for found in job.results["scan"]]
+    folder = Path(job.work).parent / "count"
+    items = []
+    for start in range(0, len(hits), SHARDS_PER_COUNT):
+        part = len(items)
+        listed, out = folder / f"{part:05d}.hits.json", folder / f"{part:05d}.counts.npz"
+        atomic_write_bytes(listed, orjson.dumps(hits[start:start + SHARDS_PER_COUNT]), durable=False)
+        items.append(WorkItem(f"shards {start + 1}-{min(start + SHARDS_PER_COUNT, len(hits))}",
+                              {"hits": str(listed), "out": str(out)}, (str(out),)))
+    return {"items": items}
+
+
+def count_phase(job: ItemJob, config: DecontaminationConfig) -> dict:
+    """How many training documents of a range of shards hold each index n-gram."""
+    index = _index(job.inputs["index"])
+    counts = TrainCounts.of(map(_hits, orjson.loads(Path(job.item["hits"]).read_bytes())), index)
+    counts.save(Path(job.item["out"]))
+    return {"counts": job.item["out"]}
+
+
 def common_phase(job: GlobalJob, config: DecontaminationConfig) -> dict:
-    """How common each index n-gram is in training, summed one shard's hits at a time; the
-    verdicts every shard's decision needs go to a file (index-sized, too large for a result)."""
+    """The counts of every range summed: which index n-grams are common in training; the verdicts
+    every shard's decision needs go to a file (index-sized, too large for a result)."""
     index = _index(job.results["index"])
-    verdicts = Verdicts.of(TrainCounts.of(map(_hits, job.results["scan"]), index), index, config)
+    counts = TrainCounts(np.zeros(len(index.hashes), dtype=np.int64))
+    for found in job.results["count"]:
+        counts.merge(TrainCounts.load(Path(found["counts"])))
+    verdicts = Verdicts.of(counts, index, config)
     folder = Path(job.work)
     folder.mkdir(parents=True, exist_ok=True)
     verdicts.save(folder / "verdicts.npz")
@@ -118,6 +149,8 @@ DECONTAMINATE = Stage(STAGE, folder="decontaminated", config=DecontaminationConf
                           Map("eval_items", eval_items_phase),
                           Global("index", index_phase),
                           Map("scan", scan_shard_phase),
+                          Global("counting", counting_phase, inline=True),
+                          Map("count", count_phase, over="counting", cached=False),
                           Global("common", common_phase),
                           Map("apply", apply_shard_phase, writes=True),
                       ))

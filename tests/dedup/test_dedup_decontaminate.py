@@ -240,3 +240,25 @@ def test_eval_items_from_folders_and_their_ids(tmp_path):
     (folder / "bad.jsonl").write_text('{"question_id": 1}\n')
     with pytest.raises(ConfigError, match=r"bad.jsonl:1: evaluation record has no text"):
         list(eval_items(folder / "bad.jsonl"))
+
+
+def test_counts_summed_over_ranges_of_shards_find_the_same_boilerplate(tmp_path, monkeypatch):
+    """How common an n-gram is in training is counted per range of shards, then summed: a
+    snippet in four training documents of four shards is boilerplate whatever the ranges."""
+    import quarry.stages.decontaminate as stage
+
+    test_id, *train = _ids("test", 1, "r") + _ids("train", 5, "r")
+    banner = "\n".join(source("shlex.py").splitlines()[60:75]) + "\n"
+    chunk = "\n".join(source("sched.py").splitlines()[40:160])
+    docs = [record(test_id, banner + source("textwrap.py")[:3000] + chunk)]
+    docs += [record(doc_id, banner + source(name)) for doc_id, name in zip(train[:4], MODULES[8:12])]
+    docs += [record(train[4], source("csv.py") + chunk)]
+    for i, doc in enumerate(docs):  # one document per shard
+        write_records(tmp_path / "src" / f"part-{i:05d}.jsonl.zst", [doc])
+    params = {"decontaminate": {"test_split": "test", "max_train_documents": 3, "own_min_share": 0.0,
+                                "own_min_ngrams": 1}}
+    whole = run_local(DECONTAMINATE, tmp_path / "src", tmp_path / "whole", params)
+    monkeypatch.setattr(stage, "SHARDS_PER_COUNT", 2)
+    ranges = run_local(DECONTAMINATE, tmp_path / "src", tmp_path / "ranges", params, workers=2)
+    assert whole == ranges and whole["contamination"]["ignored_common_in_train"] > 50
+    assert {r["meta"]["id"] for r in read_folder(tmp_path / "ranges" / "rejects")} == {train[4]}
