@@ -272,7 +272,8 @@ MEMORY_LIMIT_GB = 64     # the largest process a projection may name (a common l
 SCALES = (("1TB", 1e6), ("67TB", 67e6))
 WORKER_COUNTS = (2, 16, 64, 256, 1024)
 TEST_SPLIT_MB = 1000     # the held-out test split of a large release (assemble.splits sized to it; the Pile's: 1.4 GB)
-INDEX_PHASES = ("decontaminate.index", "decontaminate.common")   # hold the test split's n-grams
+INDEX_PHASES = ("decontaminate.index", "decontaminate.common", "decontaminate.count")  # hold index-sized arrays
+INDEX_BUILD = "decontaminate.index"   # the one whose time grows with the test split, not the corpus
 SHARED_PARTITIONS = {"dedup.copies": "dedup.repositories"}       # runs over the same partitions
 
 
@@ -303,6 +304,7 @@ def project(measured: dict, corpus_mb: float, documents: int, clustering: dict |
     - a map worker holds one shard at a time (its ScanCode worker the licence index) and maps the
       evaluation index: its measured peak, plus the index at that size."""
     from quarry.stages.curation import CURATION
+    from quarry.stages.decontaminate import SHARDS_PER_COUNT
     from tasks.batching import TASKS_PER_STAGE
 
     kinds = {(stage.name, phase.name): type(phase).__name__ for stage in CURATION for phase in stage.phases}
@@ -320,10 +322,13 @@ def project(measured: dict, corpus_mb: float, documents: int, clustering: dict |
                   for name, bytes_ in per_doc.items()}
         counts = {name: max(1, math.ceil(estimated.get(name, 0.0) * info["partitions"] * scale / partition_mb))
                   for name, info in partitioned.items()}
+        if "decontaminate.count" in counts:  # ranges of shards, whatever they hold
+            counts["decontaminate.count"] = math.ceil(shards / SHARDS_PER_COUNT)
         for name, info in partitioned.items():
             counts[name] = counts.get(SHARED_PARTITIONS.get(name, name), counts[name])
-            memory[f"partition {name}"] = round(info["net_mb"] * info["partitions"] * scale / counts[name] / 1e3, 1)
-        index_gb = sum(memory.get(f"global {name}", 0.0) for name in INDEX_PHASES[:1])
+            grows = tests / test_docs if name in INDEX_PHASES else info["partitions"] * scale / counts[name]
+            memory[f"partition {name}"] = round(info["net_mb"] * grows / 1e3, 1)
+        index_gb = memory.get(f"global {INDEX_BUILD}", 0.0)
         for name, peak in (worker_peaks_mb or {}).items():  # one shard at a time: the same at any size
             memory[name] = round(peak / 1e3 + (index_gb if name == "map worker" else 0.0), 1)
         rows = {}
@@ -332,7 +337,7 @@ def project(measured: dict, corpus_mb: float, documents: int, clustering: dict |
             for stage, info in measured["stages"].items():
                 for phase, seconds in info["phases"].items():
                     parallel = kinds[(stage, phase)] == "Map"
-                    grows = tests / test_docs if f"{stage}.{phase}" == INDEX_PHASES[0] else scale  # the test split's
+                    grows = tests / test_docs if f"{stage}.{phase}" == INDEX_BUILD else scale
                     phases[f"{stage}.{phase}"] = seconds * grows * (1 / n if parallel else 1)
             slowest = max(phases, key=phases.get)
             row = {"hours": round(sum(phases.values()) / 3600, 1), "slowest_phase": slowest,

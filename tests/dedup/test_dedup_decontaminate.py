@@ -121,17 +121,24 @@ def test_same_bytes_for_one_or_two_workers(dataset):
         assert (root / "w1" / rel).read_bytes() == (root / "w2" / rel).read_bytes(), rel
 
 
-def test_ngrams_common_in_training_are_boilerplate(tmp_path):
-    """A snippet shared by many training files is boilerplate even outside a licence notice."""
-    test_id, *train = _ids("test", 1, "h") + _ids("train", 5, "h")
+def _boilerplate(prefix: str) -> tuple[list[dict], list[str], dict]:
+    """A test document, four training documents sharing its banner, and one sharing its body;
+    params under which the banner (in four training documents) is boilerplate."""
+    test_id, *train = _ids("test", 1, prefix) + _ids("train", 5, prefix)
     banner = "\n".join(source("shlex.py").splitlines()[60:75]) + "\n"
     chunk = "\n".join(source("sched.py").splitlines()[40:160])
     docs = [record(test_id, banner + source("textwrap.py")[:3000] + chunk)]
     docs += [record(doc_id, banner + source(name)) for doc_id, name in zip(train[:4], MODULES[8:12])]
     docs += [record(train[4], source("csv.py") + chunk)]
-    write_records(tmp_path / "src" / "part-00000.jsonl.zst", docs)
     params = {"decontaminate": {"test_split": "test", "max_train_documents": 3, "own_min_share": 0.0,
                                 "own_min_ngrams": 1}}
+    return docs, train, params
+
+
+def test_ngrams_common_in_training_are_boilerplate(tmp_path):
+    """A snippet shared by many training files is boilerplate even outside a licence notice."""
+    docs, train, params = _boilerplate("h")
+    write_records(tmp_path / "src" / "part-00000.jsonl.zst", docs)
     ledger = run_local(DECONTAMINATE, tmp_path / "src", tmp_path / "out", params)
     assert {r["meta"]["id"] for r in read_folder(tmp_path / "out" / "rejects")} == {train[4]}
     assert ledger["contamination"]["ignored_common_in_train"] > 50
@@ -247,16 +254,9 @@ def test_counts_summed_over_ranges_of_shards_find_the_same_boilerplate(tmp_path,
     snippet in four training documents of four shards is boilerplate whatever the ranges."""
     import quarry.stages.decontaminate as stage
 
-    test_id, *train = _ids("test", 1, "r") + _ids("train", 5, "r")
-    banner = "\n".join(source("shlex.py").splitlines()[60:75]) + "\n"
-    chunk = "\n".join(source("sched.py").splitlines()[40:160])
-    docs = [record(test_id, banner + source("textwrap.py")[:3000] + chunk)]
-    docs += [record(doc_id, banner + source(name)) for doc_id, name in zip(train[:4], MODULES[8:12])]
-    docs += [record(train[4], source("csv.py") + chunk)]
+    docs, train, params = _boilerplate("r")
     for i, doc in enumerate(docs):  # one document per shard
         write_records(tmp_path / "src" / f"part-{i:05d}.jsonl.zst", [doc])
-    params = {"decontaminate": {"test_split": "test", "max_train_documents": 3, "own_min_share": 0.0,
-                                "own_min_ngrams": 1}}
     whole = run_local(DECONTAMINATE, tmp_path / "src", tmp_path / "whole", params)
     monkeypatch.setattr(stage, "SHARDS_PER_COUNT", 2)
     ranges = run_local(DECONTAMINATE, tmp_path / "src", tmp_path / "ranges", params, workers=2)
