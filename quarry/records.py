@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import os
+from contextlib import contextmanager
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -320,15 +321,15 @@ def write_records(path: str | os.PathLike, records: Iterable[Record], *, level: 
     return writer.stats
 
 
-def atomic_write_bytes(path: str | os.PathLike, data: bytes, *, durable: bool = True) -> None:
-    """Write a small file (manifest, ledger, params) atomically. ``durable=False``: without the
-    fsyncs, for a cache entry that a crash may lose (readers still see the whole file or none)."""
+@contextmanager
+def _atomic(path: str | os.PathLike, durable: bool = True) -> Iterator[BinaryIO]:
+    """A file written beside ``path`` and renamed onto it when the block ends (removed if it fails)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = temp_beside(path)
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+            yield fh
             if durable:
                 fh.flush()
                 os.fsync(fh.fileno())
@@ -338,6 +339,13 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes, *, durable: bool = 
         raise
     if durable:
         _fsync_dir(path.parent)
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes, *, durable: bool = True) -> None:
+    """Write a small file (manifest, ledger, params) atomically. ``durable=False``: without the
+    fsyncs, for a cache entry that a crash may lose (readers still see the whole file or none)."""
+    with _atomic(path, durable) as fh:
+        fh.write(data)
 
 
 def json_bytes(value: Any) -> bytes:
@@ -354,25 +362,14 @@ def write_json(path: str | os.PathLike, value: Any) -> None:
 def write_json_pairs(path: str | os.PathLike, pairs: Iterable[tuple[str, Any]]) -> None:
     """A JSON object from ``(key, value)`` pairs in sorted key order, written as they come (never
     the whole object in memory): the bytes ``write_json`` gives the same dict, written atomically."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = temp_beside(path)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(b"{")
-            first = True
-            for key, value in pairs:
-                body = orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).replace(b"\n", b"\n  ")
-                fh.write(b"%s\n  %s: %s" % (b"" if first else b",", orjson.dumps(key), body))
-                first = False
-            fh.write(b"}\n" if first else b"\n}\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    _fsync_dir(path.parent)
+    with _atomic(path) as fh:
+        fh.write(b"{")
+        first = True
+        for key, value in pairs:
+            body = orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).replace(b"\n", b"\n  ")
+            fh.write(b"%s\n  %s: %s" % (b"" if first else b",", orjson.dumps(key), body))
+            first = False
+        fh.write(b"}\n" if first else b"\n}\n")
 
 
 def read_json(path: str | os.PathLike) -> Any:

@@ -2,6 +2,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import orjson
 import pytest
@@ -136,3 +137,22 @@ def test_reader_streams_without_loading_file(tmp_path):
     assert first["meta"]["id"] == 0
     assert reader.stats.bytes < 2 * (1 << 20)  # one decompressed chunk, not 20 MB
     assert os.path.getsize(path) > 0
+
+
+def test_json_pairs_written_as_they_come_are_write_json_bytes(tmp_path):
+    """repo_licenses.json is streamed from sorted pairs: the bytes write_json gives the whole dict."""
+    import json
+    import sysconfig
+
+    from quarry.records import write_json, write_json_pairs
+
+    value = {path.name: {"size": path.stat().st_size, "lines": path.read_text(errors="replace").splitlines()[:3],
+                         "empty": {}, "none": [], "é": None}
+             for path in sorted(Path(sysconfig.get_paths()["stdlib"]).glob("*.py"))[:40]}
+    write_json(tmp_path / "whole.json", value)
+    write_json_pairs(tmp_path / "pairs.json", iter(sorted(value.items())))
+    assert (tmp_path / "pairs.json").read_bytes() == (tmp_path / "whole.json").read_bytes()
+    assert json.loads((tmp_path / "pairs.json").read_bytes()) == value
+    write_json(tmp_path / "empty-whole.json", {})
+    write_json_pairs(tmp_path / "empty-pairs.json", [])
+    assert (tmp_path / "empty-pairs.json").read_bytes() == (tmp_path / "empty-whole.json").read_bytes()
