@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -35,13 +36,35 @@ def bytes_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+# Files this process hashed: (device, inode, size, mtime ns) -> sha256. A cached task's shard is
+# hashed for its cache key, for its resume record and as its output, and the next stage's task
+# keys on it again: each was a full read (at 1 GB, ~20 GB of sha256 per curate run on the workers).
+# Like DVC's state database, a file with the same inode, size and modification time is taken as
+# unchanged; a file modified less than RACY_NS before it was hashed is not remembered, since a
+# rewrite within the clock's granularity could keep all four (git's "racy" files).
+_HASHED: dict[tuple[int, int, int, int], str] = {}
+HASHED_MAX = 100_000
+RACY_NS = 1_000_000_000
+
+
 def file_hash(path: str | os.PathLike) -> str:
-    """sha256 hex of a file's bytes, read in chunks."""
+    """sha256 hex of a file's bytes, read in chunks (or remembered: see _HASHED)."""
+    before = os.stat(path)
+    key = (before.st_dev, before.st_ino, before.st_size, before.st_mtime_ns)
+    if (known := _HASHED.get(key)) is not None:
+        return known
+    started = time.time_ns()
     digest = hashlib.sha256()
     with open(path, "rb") as fh:
         while chunk := fh.read(CHUNK):
             digest.update(chunk)
-    return digest.hexdigest()
+    hexdigest = digest.hexdigest()
+    after = os.stat(path)
+    if before.st_mtime_ns < started - RACY_NS and (after.st_ino, after.st_size, after.st_mtime_ns) == key[1:]:
+        if len(_HASHED) >= HASHED_MAX:
+            _HASHED.clear()
+        _HASHED[key] = hexdigest
+    return hexdigest
 
 
 def file_hashes(root: str | os.PathLike, exclude: tuple[str, ...] = ()) -> dict[str, str]:

@@ -144,12 +144,15 @@ def run_verified(task_obj, calls: Sequence[JsonDict], on_done: Callable[[int], N
     futures = [task_obj.submit(**kwargs) for kwargs in calls]
     index = {future.task_run_id: i for i, future in enumerate(futures)}
     results: list[Any] = [None] * len(futures)
+    hits: list[int] = []
     for future in as_completed(futures):
         i = index[future.task_run_id]
         results[i] = future.result()
+        if future.state.name == "Cached":  # a run that just wrote its files needs no second look
+            hits.append(i)
         if on_done is not None:
             on_done(i)
-    stale = [i for i, result in enumerate(results) if not outputs_intact(result)]
+    stale = [i for i in sorted(hits) if not outputs_intact(results[i])]
     if stale:
         refresh = task_obj.with_options(refresh_cache=True)
         redo = {i: refresh.submit(**calls[i]) for i in stale}
