@@ -36,6 +36,8 @@ import machine_code
 from floors import Floors
 from memory import TreePeak
 
+from quarry.cluster.worker import dask_environment
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 BIN = Path(sys.executable).parent
@@ -167,7 +169,7 @@ def scheduler_address(scheduler_file: Path) -> str | None:
 
 
 def start_cluster(home: Path, log: Path) -> tuple[str, list[subprocess.Popen]]:
-    env = environment(home)
+    env = {**environment(home), **dask_environment()}  # the settings `quarry cluster` gives its scheduler and workers
     address_file = log.with_suffix(".json")  # the address, whatever the log level lets the log say
     with open(log, "w") as out:
         scheduler = subprocess.Popen([str(BIN / "dask"), "scheduler", "--host", "127.0.0.1", "--port", "0",

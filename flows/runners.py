@@ -16,6 +16,7 @@ import os
 import sys
 import threading
 
+import dask
 from distributed import Client
 from distributed.diagnostics.plugin import WorkerPlugin
 from prefect.context import SettingsContext, SyncClientContext
@@ -23,6 +24,7 @@ from prefect.task_runners import ThreadPoolTaskRunner
 from prefect_dask import DaskTaskRunner
 from prefect_dask.client import PrefectDaskClient
 
+from quarry.cluster.worker import DASK_SETTINGS
 from quarry.parallel import share_machine
 
 FORWARDED = ("PREFECT_", "QUARRY_")
@@ -141,6 +143,7 @@ def task_runner(workers: int = 1, dask_address: str | None = None):
         return QuarryDaskTaskRunner(address=dask_address)
     if workers > 1:
         share_machine(workers)  # forwarded to the workers with the other QUARRY_ settings
+        dask.config.set(DASK_SETTINGS)  # the LocalCluster's nannies take them, and pass them to their workers
         return QuarryDaskTaskRunner(cluster_kwargs={"n_workers": workers, "threads_per_worker": 1, "processes": True,
                                                     "dashboard_address": None})
     return ThreadPoolTaskRunner(max_workers=1)

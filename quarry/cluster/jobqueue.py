@@ -45,4 +45,5 @@ def scheduler_line(options: ClusterOptions) -> str:
     """The scheduler as a shell line, in the project folder with its code importable: the scheduler
     unpickles the task graph, which names the project's functions (tasks.executor)."""
     project = shlex.quote(str(options.project))
-    return f"cd {project} && PYTHONPATH={project} {shlex.join(worker.scheduler_command(options))}"
+    settings = " ".join(f"{name}={shlex.quote(value)}" for name, value in worker.dask_environment().items())
+    return f"cd {project} && PYTHONPATH={project} {settings} {shlex.join(worker.scheduler_command(options))}"

@@ -16,6 +16,7 @@ import pytest
 from flows.server import group_alive, stop_group
 from quarry import cli
 from quarry.cluster.jobqueue import job_script, scheduler_line
+from quarry.cluster.worker import DASK_SETTINGS
 from quarry.config.cluster import cluster_options
 from tasks.batching import batch_label
 
@@ -111,21 +112,30 @@ def test_running_the_slurm_script_starts_workers_that_run_quarry_tasks(tmp_path)
                 import os
                 import sys
 
+                import dask
+
                 from quarry.parallel import available_cores, cores_per_process
 
                 return {"preloaded": [name for name in ("tasks.executor", "quarry.stages") if name in sys.modules],
                         "per_machine": os.environ.get("QUARRY_PROCESSES_PER_MACHINE"), "cwd": os.getcwd(),
                         "path": os.environ.get("PYTHONPATH"),
-                        "cores_share": cores_per_process() == max(1, available_cores() // 2)}
+                        "cores_share": cores_per_process() == max(1, available_cores() // 2),
+                        "dask": {key: dask.config.get(key) for key in DASK_SETTINGS}}
 
             futures = [client.submit(probe, workers=[worker], pure=False) for worker in workers]
             results = client.gather(futures, errors="raise")
             # a function of the project's code, pickled by reference: the scheduler and the
             # workers import it (as they do tasks.executor's Prefect tasks)
             assert client.submit(batch_label, "shard-0", 3).result(timeout=30) == batch_label("shard-0", 3)
+            scheduler_settings = client.run_on_scheduler(lambda: {key: __import__("dask").config.get(key)
+                                                                  for key in DASK_SETTINGS})
+        # Quarry's Dask settings reached the scheduler and the workers (quiet event loops, no profiler)
+        quiet = {"distributed.admin.tick.interval": "1s", "distributed.worker.profile.enabled": False,
+                 "distributed.admin.system-monitor.interval": "2s"}
+        assert scheduler_settings == quiet
         for result in results:
             assert result == {"preloaded": ["tasks.executor", "quarry.stages"], "per_machine": "2",
-                              "cwd": str(REPO), "path": str(REPO), "cores_share": True}
+                              "cwd": str(REPO), "path": str(REPO), "cores_share": True, "dask": quiet}
         names = sorted(info["name"] for info in workers.values())
         assert len(set(names)) == 2 and all(re.fullmatch(r"quarry-.+-\d+-[01]", name) for name in names), names
     finally:

@@ -11,6 +11,7 @@ import yaml
 from quarry import cli
 from quarry.cluster.jobqueue import job_script
 from quarry.cluster.kubernetes import manifest
+from quarry.cluster.worker import dask_environment
 from quarry.config.cluster import cluster_options
 
 REPO = Path(__file__).resolve().parents[2]
@@ -64,8 +65,11 @@ def test_the_worker_container_runs_the_batch_scripts_worker_command(tmp_path):
     exports = {line.split("=", 1)[0].removeprefix("export "): line.split("=", 1)[1] for line in lines
                if line.startswith("export ")}
     env = {item["name"]: item["value"] for item in worker["env"]}
-    assert env == {"PYTHONPATH": str(REPO), "QUARRY_PROCESSES_PER_MACHINE": "8"}
-    assert exports == {"PYTHONPATH": f"{REPO}${{PYTHONPATH:+:$PYTHONPATH}}", "QUARRY_PROCESSES_PER_MACHINE": "8"}
+    quiet = dask_environment()  # Quarry's Dask settings, in both
+    assert quiet["DASK_DISTRIBUTED__ADMIN__TICK__INTERVAL"] == "1s"
+    assert env == {"PYTHONPATH": str(REPO), "QUARRY_PROCESSES_PER_MACHINE": "8", **quiet}
+    assert exports == {"PYTHONPATH": f"{REPO}${{PYTHONPATH:+:$PYTHONPATH}}", "QUARRY_PROCESSES_PER_MACHINE": "8",
+                       **quiet}
     assert f"cd {REPO}" in lines  # the batch job starts where the container's workingDir is
     (tmp_path / "command.sh").write_text(command + "\n")
     assert subprocess.run(["bash", "-n", str(tmp_path / "command.sh")]).returncode == 0
