@@ -85,15 +85,8 @@ def read_part(prefix: str | os.PathLike, part: int, parts: int) -> list[tuple[in
     keys_file, offsets_file, data_file = run_files(prefix)
     keys = np.load(keys_file, mmap_mode="r")
     found = key_slice(keys, part, parts)
-    first, last = found.start, found.stop
-    if first >= last:
-        return []
-    offsets = np.load(offsets_file, mmap_mode="r")[first:last + 1]
-    with open(data_file, "rb") as fh:
-        fh.seek(int(offsets[0]))
-        data = fh.read(int(offsets[-1] - offsets[0]))
-    bounds = (offsets - offsets[0]).tolist()
-    return [(int(key), data[start:end]) for key, start, end in zip(keys[first:last].tolist(), bounds, bounds[1:])]
+    entries = _entries(offsets_file, data_file, found.start, found.stop)
+    return list(zip((int(key) for key in keys[found.start:found.stop].tolist()), entries))
 
 
 def lookup(prefix: str | os.PathLike, key: int) -> list[bytes]:
@@ -101,6 +94,11 @@ def lookup(prefix: str | os.PathLike, key: int) -> list[bytes]:
     keys_file, offsets_file, data_file = run_files(prefix)
     keys = np.load(keys_file, mmap_mode="r")
     first, last = (int(np.searchsorted(keys, np.uint64(key), side=side)) for side in ("left", "right"))
+    return _entries(offsets_file, data_file, first, last)
+
+
+def _entries(offsets_file: Path, data_file: Path, first: int, last: int) -> list[bytes]:
+    """Entries ``first`` to ``last`` (exclusive) of a set of runs, in one read."""
     if first >= last:
         return []
     offsets = np.load(offsets_file, mmap_mode="r")[first:last + 1].tolist()
