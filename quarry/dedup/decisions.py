@@ -19,7 +19,7 @@ import numpy as np
 import orjson
 
 from quarry.dedup.index import ShardIndex
-from quarry.engine.partitions import SliceWriter, read_slices
+from quarry.engine.partitions import SliceWriter
 from quarry.records import JsonDict, atomic_write_bytes
 
 LARGEST = 10  # groups of copies listed in the ledger
@@ -38,14 +38,6 @@ def write_by_shard(out: Path, decisions: dict[int, list], offsets: np.ndarray) -
             first = int(offsets[shard])
             writer.add(shard, orjson.dumps({str(doc - first): decisions[doc] for doc in docs[shards == shard].tolist()}))
         return writer.close()
-
-
-def shard_decisions(sources: Iterable[str], shard: int) -> dict[str, list]:
-    """One shard's decisions (row -> decision), each step's slice applied in order."""
-    decided: dict[str, list] = {}
-    for part in read_slices(sources, shard):
-        decided.update(orjson.loads(part))
-    return decided
 
 
 def keep_first(keys: dict[int, list], members: list[int]) -> tuple[int, list]:

@@ -7,7 +7,8 @@ partition p reads from every shard only the entries whose key falls in its range
 (``read_part``: a contiguous slice, found by binary search). What a partition decides for each
 shard goes back shard by shard (``SliceWriter``): one file per partition, the shards' slices in
 shard order with an offsets table, so the map over shards that follows reads only its own slice
-of each partition (``read_slices``).
+of each partition (``read_slices``; ``route_slices`` hands every shard the list of partitions,
+``routed_slices`` merges a shard's JSON slices).
 
 The owner of a key depends on the key and P alone, and a partition visits the shards in order,
 so what it decides does not depend on how many partitions there are or where they ran.
@@ -18,11 +19,15 @@ from __future__ import annotations
 import hashlib
 import math
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
+import orjson
 
+from quarry.engine.stage import Keyed
+from quarry.engine.state import per_process
+from quarry.hashing import value_hash
 from quarry.records import atomic_write_bytes
 
 
@@ -167,3 +172,30 @@ def read_slices(paths: Iterable[str | os.PathLike], shard: int) -> list[bytes]:
                 fh.seek(start)
                 found.append(fh.read(end - start))
     return found
+
+
+def merged_slices(paths: Iterable[str | os.PathLike], shard: int) -> dict:
+    """Shard ``shard``'s slices of each partition's output, JSON objects merged in partition order
+    (a later partition's entry replaces an earlier one's)."""
+    merged: dict = {}
+    for part in read_slices(paths, shard):
+        merged.update(orjson.loads(part))
+    return merged
+
+
+def route_slices(listed: Path, parts: Sequence[dict], shards: int) -> list[Keyed]:
+    """Each shard's input to the map that applies partitioned decisions: the list of every
+    partition's ``slices`` (written once, a file, not a copy per shard) and the shard's number,
+    keyed for the task cache by the partitions' ``digest``s (no task hashes the partitions' files)."""
+    atomic_write_bytes(listed, orjson.dumps([part["slices"] for part in parts]), durable=False)
+    key = value_hash([part["digest"] for part in parts])
+    return [Keyed(f"{key}:{shard}", {"slices": str(listed), "shard": shard}) for shard in range(shards)]
+
+
+def routed_slices(routed: Keyed) -> dict:
+    """The shard's decisions ``route_slices`` routed to it, merged (``merged_slices``); the list of
+    partitions is read once per process."""
+    listed = routed.value["slices"]
+    paths = per_process(("routed-slices", listed, routed.key.rpartition(":")[0]),
+                        lambda: orjson.loads(Path(listed).read_bytes()))
+    return merged_slices(paths, routed.value["shard"])

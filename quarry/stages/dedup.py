@@ -16,7 +16,7 @@ import orjson
 
 from quarry.config import Params
 from quarry.dedup.config import DedupConfig
-from quarry.dedup.decisions import largest, merge_near_stats, shard_decisions, write_clusters
+from quarry.dedup.decisions import largest, merge_near_stats, write_clusters
 from quarry.dedup.document_partitions import (EXACT_BYTES, NEAR_BYTES, exact_partition, live_documents, mark,
                                               near_partition, split_clusters)
 from quarry.dedup.index import ShardIndex, index_shard, load_index, save_layout
@@ -27,10 +27,9 @@ from quarry.dedup.repository_partitions import (ENTRY_BYTES, KEY_BYTES, PAIR_BYT
                                                 copy_partition, group_copies, pair_partition,
                                                 repository_partition)
 from quarry.dedup.stage import STAGE, filter_shard
-from quarry.engine import Global, GlobalJob, ItemJob, Keyed, Map, ShardJob, Stage, WorkItem, per_process
-from quarry.engine.partitions import partition_count, run_files, slice_files
-from quarry.hashing import value_hash
-from quarry.records import atomic_write_bytes
+from quarry.engine import Global, GlobalJob, ItemJob, Map, ShardJob, Stage, WorkItem
+from quarry.engine.partitions import merged_slices, partition_count, route_slices, routed_slices, run_files, slice_files
+
 
 def dedup_config(params: Params) -> DedupConfig:
     return DedupConfig.from_params(params).resolved()
@@ -228,23 +227,14 @@ SLICES = "slices.json"                   # the decisions step's list of their ou
 
 
 def decisions_phase(job: GlobalJob, config: DedupConfig) -> dict:
-    """Each shard's input to the filter: the list of every deciding partition's slices, in order
-    (written once, a file), and the shard's number; keyed for the task cache by the partitions'
-    digests."""
+    """Each shard's input to the filter: its slice of every deciding partition's decisions, in the
+    order of the steps."""
     parts = [part for step in DECIDING for part in job.results[step]]
-    listed = Path(job.work) / SLICES
-    atomic_write_bytes(listed, orjson.dumps([part["slices"] for part in parts]), durable=False)
-    key = value_hash([part["digest"] for part in parts])
-    return {"shards": [Keyed(f"{key}:{shard}", {"slices": str(listed), "shard": shard})
-                       for shard in range(len(job.names))]}
+    return {"shards": route_slices(Path(job.work) / SLICES, parts, len(job.names))}
 
 
 def filter_shard_phase(job: ShardJob, config: DedupConfig) -> dict:
-    found = job.inputs["decisions"]
-    listed = found.value["slices"]
-    slices = per_process(("dedup-slices", listed, found.key.rpartition(":")[0]),
-                         lambda: orjson.loads(Path(listed).read_bytes()))
-    decisions = shard_decisions(slices, found.value["shard"])
+    decisions = routed_slices(job.inputs["decisions"])
     return {"ledger": filter_shard(job.src, Path(job.dst), decisions, rejects=Path(job.rejects)).to_dict()}
 
 
@@ -318,7 +308,7 @@ def decided(work: Path) -> list[dict[str, list]]:
     (``run_local(DEDUP, ..., work_dir=work)``)."""
     shards = len(load_index(work / "plan" / "layout.json").prefixes)
     slices = orjson.loads((work / "decisions" / SLICES).read_bytes())
-    return [shard_decisions(slices, shard) for shard in range(shards)]
+    return [merged_slices(slices, shard) for shard in range(shards)]
 
 
 def write_clusters_file(work: Path, src_dir: Path, target: Path) -> None:

@@ -23,10 +23,10 @@ from typing import Any
 import orjson
 
 from quarry.config.curation import LicensesParams
-from quarry.engine import Global, GlobalJob, ItemJob, Keyed, Map, ShardJob, Stage, WorkItem, per_process
-from quarry.engine.partitions import SliceWriter, partition_count, read_part, read_slices, slice_files, text_key, write_runs
+from quarry.engine import Global, GlobalJob, ItemJob, Map, ShardJob, Stage, WorkItem, per_process
+from quarry.engine.partitions import (SliceWriter, partition_count, read_part, route_slices, routed_slices, slice_files,
+                                      text_key, write_runs)
 from quarry.engine.state import provide
-from quarry.hashing import value_hash
 from quarry.licenses.cache import CachedDetector, default_cache_dir
 from quarry.licenses.governance import OriginSurvey
 from quarry.licenses.repository import Surveys, add_record, detect_repo_licenses
@@ -141,25 +141,12 @@ def decide_partition_phase(job: ItemJob, config: LicensesParams) -> dict:
 
 
 def route_phase(job: GlobalJob, config: LicensesParams) -> dict:
-    """Each shard's input to the assigning map: the list of every partition's slices (written
-    once, a file) and the shard's number, keyed for the task cache by the partitions' digests (no
-    task hashes the partitions' files)."""
-    decided = job.results["decide"]
-    listed = Path(job.work) / "slices.json"
-    atomic_write_bytes(listed, orjson.dumps([part["slices"] for part in decided]), durable=False)
-    key = value_hash([part["digest"] for part in decided])
-    return {"shards": [Keyed(f"{key}:{shard}", {"slices": str(listed), "shard": shard})
-                       for shard in range(len(job.names))]}
+    """Each shard's input to the assigning map: its slice of every partition's governance."""
+    return {"shards": route_slices(Path(job.work) / "slices.json", job.results["decide"], len(job.names))}
 
 
 def assign_shard_phase(job: ShardJob, config: LicensesParams) -> dict:
-    found = job.inputs["route"]
-    listed = found.value["slices"]
-    slices = per_process(("licence-slices", listed, found.key.rpartition(":")[0]),
-                         lambda: orjson.loads(Path(listed).read_bytes()))
-    repo_licenses: dict[str, Any] = {}
-    for part in read_slices(slices, found.value["shard"]):
-        repo_licenses.update(orjson.loads(part))
+    repo_licenses = routed_slices(job.inputs["route"])
     return {"ledger": license_shard(job.src, Path(job.dst), config, repo_licenses, rejects=Path(job.rejects),
                                     detector=detector(config)).to_dict()}
 
