@@ -19,13 +19,13 @@ from __future__ import annotations
 import hashlib
 import math
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
 import orjson
 
-from quarry.engine.stage import Keyed
+from quarry.engine.stage import Keyed, WorkItem
 from quarry.engine.state import per_process
 from quarry.hashing import value_hash
 from quarry.records import atomic_write_bytes
@@ -50,6 +50,18 @@ def key_slice(keys: np.ndarray, part: int, parts: int) -> slice:
     first = int(np.searchsorted(keys, np.uint64(lo)))
     last = len(keys) if hi >= 2**64 else int(np.searchsorted(keys, np.uint64(hi)))
     return slice(first, last)
+
+
+def partition_items(folder: Path, parts: int, value: Callable[[int, Path], dict],
+                    writes: Callable[[Path], Iterable[str | os.PathLike]], label: str | None = None) -> list[WorkItem]:
+    """One work item per partition, its files under ``folder/<part>``: ``value(part, out)`` is what it
+    gets, ``writes(out)`` the files it writes; named "<label> p/P" (label: the folder's name)."""
+    items = []
+    for part in range(parts):
+        out = folder / f"{part:05d}"
+        name = f"{label or folder.name} {part + 1}/{parts}"
+        items.append(WorkItem(name, value(part, out), tuple(map(str, writes(out)))))
+    return items
 
 
 def text_key(text: str) -> int:

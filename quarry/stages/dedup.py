@@ -27,8 +27,9 @@ from quarry.dedup.repository_partitions import (ENTRY_BYTES, KEY_BYTES, PAIR_BYT
                                                 copy_partition, group_copies, pair_partition,
                                                 repository_partition)
 from quarry.dedup.stage import STAGE, filter_shard
-from quarry.engine import Global, GlobalJob, ItemJob, Map, ShardJob, Stage, WorkItem
-from quarry.engine.partitions import merged_slices, partition_count, route_slices, routed_slices, run_files, slice_files
+from quarry.engine import Global, GlobalJob, ItemJob, Map, ShardJob, Stage
+from quarry.engine.partitions import (merged_slices, partition_count, partition_items, route_slices, routed_slices,
+                                      run_files, slice_files)
 
 
 def dedup_config(params: Params) -> DedupConfig:
@@ -48,15 +49,6 @@ def _runs(prefix) -> list[str]:
     return [str(path) for path in run_files(prefix)]
 
 
-def _items(phase: str, folder: Path, parts: int, value, writes) -> list[WorkItem]:
-    """One work item per partition: ``value(part, out)`` is what it gets, ``writes(out)`` its files."""
-    items = []
-    for part in range(parts):
-        out = folder / phase / f"{part:05d}"
-        items.append(WorkItem(f"{phase} {part + 1}/{parts}", value(part, out), tuple(map(str, writes(out)))))
-    return items
-
-
 def index_shard_phase(job: ShardJob, config: DedupConfig) -> dict:
     """Signatures, band keys, content hashes and survival keys of one shard, in its own work folder."""
     folder = Path(job.work)
@@ -74,7 +66,7 @@ def plan_phase(job: GlobalJob, config: DedupConfig) -> dict:
     parts, items = 0, []
     if config.repository.enabled and total:
         parts = _parts(config, sum(found["origin_bytes"] for found in indexed) * ENTRY_BYTES)
-        items = _items("repositories", work.parent, parts, lambda part, out: {
+        items = partition_items(work.parent / "repositories", parts, lambda part, out: {
             "layout": str(layout), "part": part, "parts": parts, "out": str(out)},
             lambda out: [*_runs(f"{out}.repos"), *_runs(f"{out}.keys")])
     return {"layout": str(layout), "total": total, "parts": parts, "items": items}
@@ -91,9 +83,9 @@ def candidates_plan_phase(job: GlobalJob, config: DedupConfig) -> dict:
     sources = [found["out"] for found in repos]
     parts = _parts(config, sum(Path(f"{source}.keys.bin").stat().st_size for source in sources) * KEY_BYTES) \
         if sum(found["repositories"] for found in repos) > 1 else 0
-    items = _items("candidates", Path(job.work).parent, parts,
-                   lambda part, out: {"sources": sources, "part": part, "parts": parts, "out": str(out)},
-                   lambda out: _runs(f"{out}.pairs"))
+    items = partition_items(Path(job.work).parent / "candidates", parts,
+                            lambda part, out: {"sources": sources, "part": part, "parts": parts, "out": str(out)},
+                            lambda out: _runs(f"{out}.pairs"))
     return {"items": items}
 
 
@@ -108,7 +100,7 @@ def pairs_plan_phase(job: GlobalJob, config: DedupConfig) -> dict:
     tables = [part["out"] for part in job.results["repositories"]]
     parts = _parts(config, sum(part["pairs"] for part in found) * PAIR_BYTES) if found else 0
     layout = job.results["plan"]["layout"]
-    items = _items("pairs", Path(job.work).parent, parts, lambda part, out: {
+    items = partition_items(Path(job.work).parent / "pairs", parts, lambda part, out: {
         "layout": layout, "sources": sources, "tables": tables, "part": part, "parts": parts, "out": str(out)},
         lambda out: [f"{out}.edges.json"])
     return {"items": items}
@@ -125,7 +117,7 @@ def groups_phase(job: GlobalJob, config: DedupConfig) -> dict:
     tables = [part["out"] for part in job.results["repositories"]]
     grouped = group_copies(job.results["pairs"], Path(job.work) / "assigned")
     layout = job.results["plan"]["layout"]
-    items = _items("copies", Path(job.work).parent, len(tables), lambda part, out: {
+    items = partition_items(Path(job.work).parent / "copies", len(tables), lambda part, out: {
         "layout": layout, "assigned": grouped["assigned"], "tables": tables, "part": part, "out": str(out)},
         lambda out: [*slice_files(out), f"{out}.removed.npy"]) if grouped["repository_groups"] else []
     return {**{key: grouped[key] for key in ("repository_groups", "repository_pairs_verified", "repository_pairs")},
@@ -147,7 +139,7 @@ def exact_plan_phase(job: GlobalJob, config: DedupConfig) -> dict:
     removed.unlink(missing_ok=True)
     mark(removed, plan["total"], [part["removed"] for part in job.results["copies"]])
     parts = _parts(config, plan["total"] * EXACT_BYTES) if config.exact and plan["total"] else 0
-    items = _items("exact", Path(job.work).parent, parts, lambda part, out: {
+    items = partition_items(Path(job.work).parent / "exact", parts, lambda part, out: {
         "layout": plan["layout"], "removed": str(removed), "part": part, "parts": parts, "out": str(out)},
         lambda out: [*slice_files(out), f"{out}.dropped.npy"])
     return {"dropped": str(removed), "items": items}
@@ -172,7 +164,7 @@ def live_phase(job: GlobalJob, config: DedupConfig) -> dict:
     live.parent.mkdir(parents=True, exist_ok=True)
     compared, short = live_documents(index, dropped, live)
     parts = _parts(config, compared * BUCKET_BYTES)
-    items = _items("buckets", Path(job.work).parent, parts, lambda part, out: {
+    items = partition_items(Path(job.work).parent / "buckets", parts, lambda part, out: {
         "layout": plan["layout"], "live": str(live), "part": part, "parts": parts, "out": str(out)},
         lambda out: routed_files(out))
     return {"near_skipped_short": short, "parts": parts, "items": items}
@@ -190,7 +182,7 @@ def route_phase(job: GlobalJob, config: DedupConfig) -> dict:
     sources = [(bucket["pairs"], bucket["offsets"]) for bucket in job.results["buckets"]]
     parts = job.results["live"]["parts"]
     layout = job.results["plan"]["layout"]
-    items = _items("verify", Path(job.work).parent, parts, lambda part, out: {
+    items = partition_items(Path(job.work).parent / "verify", parts, lambda part, out: {
         "layout": layout, "sources": sources, "part": part, "out": f"{out}.forest.npy"},
         lambda out: [f"{out}.forest.npy"])
     return {"items": items}
@@ -210,7 +202,7 @@ def cluster_phase(job: GlobalJob, config: DedupConfig) -> dict:
     docs, labels, merge_mb = merge_forests([found["forest"] for found in verify], plan["total"])
     parts = _parts(config, len(docs) * NEAR_BYTES)
     files = split_clusters(docs, labels, parts, Path(job.work))
-    items = _items("near", Path(job.work).parent, parts, lambda part, out: {
+    items = partition_items(Path(job.work).parent / "near", parts, lambda part, out: {
         "layout": plan["layout"], "docs": str(files[part][0]), "labels": str(files[part][1]), "out": str(out)},
         lambda out: slice_files(out))
     return {"merge_mb": merge_mb, "candidate_pairs": sum(found["candidate_pairs"] for found in verify),

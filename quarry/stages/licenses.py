@@ -23,9 +23,9 @@ from typing import Any
 import orjson
 
 from quarry.config.curation import LicensesParams
-from quarry.engine import Global, GlobalJob, ItemJob, Map, ShardJob, Stage, WorkItem, per_process
-from quarry.engine.partitions import (SliceWriter, partition_count, read_part, route_slices, routed_slices, slice_files,
-                                      text_key, write_runs)
+from quarry.engine import Global, GlobalJob, ItemJob, Map, ShardJob, Stage, per_process
+from quarry.engine.partitions import (SliceWriter, partition_count, partition_items, read_part, route_slices,
+                                      routed_slices, slice_files, text_key, write_runs)
 from quarry.engine.state import provide
 from quarry.licenses.cache import CachedDetector, default_cache_dir
 from quarry.licenses.governance import OriginSurvey
@@ -95,11 +95,9 @@ def plan_phase(job: GlobalJob, config: LicensesParams) -> dict:
     atomic_write_bytes(runs, orjson.dumps([survey["runs"] for survey in surveys]), durable=False)
     total = sum(survey["bytes"] for survey in surveys)
     parts = partition_count(total * SURVEY_BYTES, config.partition_mb, config.partitions)
-    folder = work.parent / "decide"
-    items = [WorkItem(f"partition {part + 1}/{parts}",
-                      {"part": part, "parts": parts, "runs": str(runs), "out": str(folder / f"{part:05d}")},
-                      (*map(str, slice_files(folder / f"{part:05d}")), str(folder / f"{part:05d}.origins.jsonl")))
-             for part in range(parts)]
+    items = partition_items(work.parent / "decide", parts,
+                            lambda part, out: {"part": part, "parts": parts, "runs": str(runs), "out": str(out)},
+                            lambda out: [*slice_files(out), f"{out}.origins.jsonl"], label="partition")
     return {"parts": parts, "survey_mb": round(total / 1e6, 3), "items": items}
 
 
