@@ -9,8 +9,9 @@ distribution, files in sorted order), three ways side by side:
 
 Each run starts cold (fresh project state: no Prefect results, no ScanCode answers cached).
 Prints JSON: MB/s per core for every phase and end to end, speedup over local-1, peak memory of
-the process tree (scheduler and workers included), and the curated output's hash, which must be
-the same in all three.
+the process tree (scheduler and workers included), the CPU seconds each role used while the run's
+clock ran (one sampler for all of a run's processes, so measuring costs every run the same), and
+the curated output's hash, which must be the same in all three.
 
     python bench/scale.py                 # 250 MB
     python bench/scale.py --mb 20         # a quick look
@@ -96,6 +97,7 @@ if kind == "dask":
     from flows.server import ensure_api
     ensure_api()  # one server for this process and the cluster's workers (started before the clock)
 start = time.perf_counter()
+print("CLOCK", flush=True)  # the bench counts CPU from here (a server's start-up before it is left out)
 globals_peak, partitions_peak = {}, {}
 if kind == "local":
     from quarry.engine import LocalExecutor
@@ -206,11 +208,16 @@ def run(kind: str, workers: int, shards: Path, scratch: Path) -> dict:
         process = subprocess.Popen([sys.executable, "-c", RUN, kind, str(workers), address, str(shards),
                                     str(home / "curated"), str(scratch / "registry.tsv")], cwd=home, env=environment(home), preexec_fn=pin,
                                    stdout=subprocess.PIPE, stderr=open(home / "run.log", "w"), text=True)
-        peaks = [TreePeak(process.pid), *(TreePeak(p.pid) for p in cluster)]
-        output, _ = process.communicate()
-        peak = round(sum(p.stop_mb() for p in peaks), 1)
-        cpu = cpu_by_role(peaks, process.pid)
-        process_peaks = peak_by_role(peaks, process.pid)
+        measured = TreePeak(process.pid, *(p.pid for p in cluster))  # one sampler: the same cost for every run
+        output = ""
+        for line in process.stdout:
+            if line.startswith("CLOCK"):
+                measured.mark()
+            output += line
+        process.wait()
+        peak = measured.stop_mb()
+        cpu = cpu_by_role(measured, process.pid)
+        process_peaks = peak_by_role(measured, process.pid)
     finally:
         if kind == "dask":  # after the run's process has sent its last events to the server
             subprocess.run([str(BIN / "quarry"), "server", "stop"], cwd=home, env=environment(home),
@@ -237,23 +244,21 @@ def role(pid: int, command: list[str], run_pid: int) -> str:
             "scancode" if "scancode" in line else "workers")
 
 
-def cpu_by_role(trees: list[TreePeak], run_pid: int) -> dict[str, float]:
-    """CPU seconds of the measured processes by role (``role``)."""
+def cpu_by_role(measured: TreePeak, run_pid: int) -> dict[str, float]:
+    """CPU seconds the measured processes used while the run's clock ran, by role (``role``)."""
     roles: dict[str, float] = {}
-    for tree in trees:
-        for pid, (command, seconds) in tree.cpu_seconds.items():
-            name = role(pid, command, run_pid)
-            roles[name] = roles.get(name, 0.0) + seconds
+    for pid, (command, seconds) in measured.cpu_since_mark().items():
+        name = role(pid, command, run_pid)
+        roles[name] = roles.get(name, 0.0) + seconds
     return {name: round(seconds, 1) for name, seconds in sorted(roles.items())}
 
 
-def peak_by_role(trees: list[TreePeak], run_pid: int) -> dict[str, float]:
+def peak_by_role(measured: TreePeak, run_pid: int) -> dict[str, float]:
     """The largest peak RSS (MB) of any one process in each role: what a node must hold per process."""
     roles: dict[str, float] = {}
-    for tree in trees:
-        for pid, peak in tree.process_peaks.items():
-            name = role(pid, tree.cpu_seconds.get(pid, ([], 0.0))[0], run_pid)
-            roles[name] = max(roles.get(name, 0.0), round(peak / 1e6, 1))
+    for pid, peak in measured.process_peaks.items():
+        name = role(pid, measured.cpu_seconds.get(pid, ([], 0.0))[0], run_pid)
+        roles[name] = max(roles.get(name, 0.0), round(peak / 1e6, 1))
     return dict(sorted(roles.items()))
 
 
