@@ -131,7 +131,7 @@ def test_running_the_slurm_script_starts_workers_that_run_quarry_tasks(tmp_path)
                                                                   for key in DASK_SETTINGS})
         # Quarry's Dask settings reached the scheduler and the workers (quiet event loops, no profiler)
         quiet = {"distributed.admin.tick.interval": "1s", "distributed.worker.profile.enabled": False,
-                 "distributed.admin.system-monitor.interval": "2s"}
+                 "distributed.admin.system-monitor.interval": "2s", "distributed.worker.memory.monitor-interval": "1s"}
         assert scheduler_settings == quiet
         for result in results:
             assert result == {"preloaded": ["tasks.executor", "quarry.stages"], "per_machine": "2",
