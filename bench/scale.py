@@ -93,15 +93,17 @@ registry = Path(sys.argv[6])  # one file for the three runs: the stages' provena
 registry.write_text("origin\\thttps://example.org/opted-out\\t2026-01-01\\tbench\\n")
 from quarry.config import as_params
 params = as_params({"optout": {"registry": str(registry.resolve())}, "decontaminate": {"test_split": "test"}})
-if kind == "dask":
+from quarry.engine import LocalExecutor
+if kind == "dask":  # the modules each kind runs with imported and the server up before the clock
+    from prefect import flow
+    from flows.runners import task_runner
     from flows.server import ensure_api
-    ensure_api()  # one server for this process and the cluster's workers (started before the clock)
+    from tasks.executor import PrefectExecutor
+    ensure_api()  # one server for this process and the cluster's workers
 start = time.perf_counter()
 print("CLOCK", flush=True)  # the bench counts CPU from here (a server's start-up before it is left out)
 globals_peak, partitions_peak = {}, {}
 if kind == "local":
-    from quarry.engine import LocalExecutor
-
     import tracemalloc
 
     def traced(call):
@@ -137,9 +139,6 @@ if kind == "local":
     with Measured(workers) as executor:
         runs = curate(shards, out, params, executor)
 else:
-    from prefect import flow
-    from flows.runners import task_runner
-    from tasks.executor import PrefectExecutor
     @flow(name="curate-bench")
     def bench():
         return curate(shards, out, params, PrefectExecutor())
@@ -191,6 +190,10 @@ def start_cluster(home: Path, log: Path) -> tuple[str, list[subprocess.Popen]]:
                                  "--no-dashboard", *PRELOAD], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                 env=env)
                for _ in range(2)]
+    from distributed import Client
+
+    with Client(address, timeout=120) as client:  # both up and preloaded before the clock, as on a cluster
+        client.wait_for_workers(2, timeout=300)
     return address, [scheduler, *workers]
 
 
