@@ -11,20 +11,12 @@ TASKS_PER_WORKER = 4   # per map phase: a Prefect task run costs ~0.4 CPU-s of o
 
 
 def batches(jobs: list, budget: int, workers: int = 1, per_worker: int = TASKS_PER_WORKER) -> list[list]:
-    """Consecutive jobs in at most ``budget`` tasks and ``per_worker`` tasks per worker, each task
-    at least one job. Consecutive: neighbouring shards often hold one origin, whose license texts
-    one worker then detects once. The bytes written are the same for any grouping.
-
-    The tasks' shares fall linearly (count : count - 1 : ... : 1) in the order they are submitted,
-    which is the order Dask starts them in: the long ones start first and the last are short, so at
-    a phase's end no worker waits long for another's last task. Equal tasks left a core idle for
-    about 20 of the 300 core-seconds of a 1 GB curation on 2 Dask workers (bench/scale.py)."""
+    """Consecutive jobs in at most ``budget`` tasks and ``per_worker`` tasks per worker, sizes
+    differing by at most one. Consecutive: neighbouring shards often hold one origin, whose license
+    texts one worker then detects once. The bytes written are the same for any grouping."""
     count = max(1, min(len(jobs), budget, per_worker * max(1, workers)))
-    total, share, bounds = count * (count + 1) // 2, 0, [0]
-    for i in range(count):
-        share += count - i
-        # at least one job for this task and one for each task still to come
-        bounds.append(min(max(bounds[-1] + 1, round(len(jobs) * share / total)), len(jobs) - (count - 1 - i)))
+    size, extra = divmod(len(jobs), count)
+    bounds = [i * size + min(i, extra) for i in range(count + 1)]
     return [jobs[start:end] for start, end in zip(bounds, bounds[1:])]
 
 

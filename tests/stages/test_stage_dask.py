@@ -216,7 +216,7 @@ curate.with_options(task_runner=task_runner(dask_address=sys.argv[1]))(sys.argv[
 
 
 def test_a_worker_killed_mid_stage_costs_only_its_unfinished_shards(cluster, tmp_path):
-    """SIGKILL one `dask worker` process while both run a task (of five and of three shards): the flow completes,
+    """SIGKILL one `dask worker` process while both run a task of four shards: the flow completes,
     the task the dead worker held runs again elsewhere and redoes only its unfinished shard."""
     import signal
 
