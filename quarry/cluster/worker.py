@@ -31,14 +31,15 @@ NAME = "quarry-${HOSTNAME}-${BASHPID}"
 # three (the nanny 0.18 -> 0.03 with the fourth); on a 2-core node that was the cores' time the
 # stages lacked. A worker over its memory limit is still stopped within a second.
 DASK_SETTINGS = {"distributed.admin.tick.interval": "1s",
-                 "distributed.worker.profile.enabled": "False",
+                 "distributed.worker.profile.enabled": False,  # typed: dask.config.set keeps a string as it is
                  "distributed.admin.system-monitor.interval": "2s",
                  "distributed.worker.memory.monitor-interval": "1s"}
 
 
 def dask_environment() -> dict[str, str]:
     """DASK_SETTINGS as the variables Dask reads at start (DASK_DISTRIBUTED__ADMIN__TICK__INTERVAL=1s)."""
-    return {"DASK_" + key.replace(".", "__").replace("-", "_").upper(): value for key, value in DASK_SETTINGS.items()}
+    return {"DASK_" + key.replace(".", "__").replace("-", "_").upper(): str(value)
+            for key, value in DASK_SETTINGS.items()}
 
 
 def environment(options: ClusterOptions) -> dict[str, str]:

@@ -144,6 +144,20 @@ def test_running_the_slurm_script_starts_workers_that_run_quarry_tasks(tmp_path)
     assert not any(group_alive(group) for group in groups)
 
 
+def test_the_dask_settings_mean_the_same_in_this_process_and_in_a_workers_environment():
+    """The flows' LocalCluster takes DASK_SETTINGS through dask.config.set, the launcher's workers
+    through the environment: both must read a setting as the same value (a string "False" is true)."""
+    import dask
+
+    from quarry.cluster.worker import dask_environment
+
+    from_environment = dask.config.collect_env(dask_environment())
+    with dask.config.set(DASK_SETTINGS):
+        for key in DASK_SETTINGS:
+            assert dask.config.get(key) == dask.config.get(key, config=from_environment), key
+        assert dask.config.get("distributed.worker.profile.enabled") is False
+
+
 def test_the_command_writes_the_script_and_names_a_bad_option(tmp_path, capsys):
     out = tmp_path / "job.sh"
     assert cli.main(["cluster", "script", "slurm", "-N", "2", "-c", "4", "-m", "8GB", "-q", "short",
