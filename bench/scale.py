@@ -37,13 +37,13 @@ import machine_code
 from floors import Floors
 from memory import TreePeak
 
-from quarry.cluster.worker import dask_environment
+from quarry.cluster.worker import PRELOADS, dask_environment
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 BIN = Path(sys.executable).parent
 SHARD_BYTES = 8_000_000  # the snapshot's default; smaller corpora get smaller shards (at least 16)
-PRELOAD = ["--preload", "tasks.executor", "--preload", "quarry.stages"]
+PRELOAD = [arg for module in PRELOADS for arg in ("--preload", module)]  # as `quarry cluster` starts its workers
 
 
 def build_corpus(folder: Path, target_bytes: int) -> dict:
