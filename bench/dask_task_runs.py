@@ -50,12 +50,13 @@ def main() -> None:
     sys.path.insert(0, str(scale.REPO))
     address, cluster = scale.start_cluster(home, home / "cluster.log")
     try:
+        from flows.server import ensure_api
+        ensure_api()  # before Prefect reads its settings
+
         from prefect import flow, task
         from prefect.cache_policies import NO_CACHE
 
         from flows.runners import task_runner
-        from flows.server import ensure_api
-        ensure_api()
 
         @task(cache_policy=NO_CACHE, persist_result=False)
         def noop(i: int) -> int:

@@ -95,11 +95,11 @@ from quarry.config import as_params
 params = as_params({"optout": {"registry": str(registry.resolve())}, "decontaminate": {"test_split": "test"}})
 from quarry.engine import LocalExecutor
 if kind == "dask":  # the modules each kind runs with imported and the server up before the clock
+    from flows.server import ensure_api
+    ensure_api()  # one server for this process and the cluster's workers, before Prefect reads its settings
     from prefect import flow
     from flows.runners import task_runner
-    from flows.server import ensure_api
     from tasks.executor import PrefectExecutor
-    ensure_api()  # one server for this process and the cluster's workers
 start = time.perf_counter()
 print("CLOCK", flush=True)  # the bench counts CPU from here (a server's start-up before it is left out)
 globals_peak, partitions_peak = {}, {}

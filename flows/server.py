@@ -2,7 +2,8 @@
 server, started by the first `quarry flow` that needs it and reused by the next ones (all the
 stages of one `dvc repro`, later runs too) instead of a temporary server per process.
 
-Call ``ensure_api()`` before Prefect is imported: Prefect reads its settings once, at import.
+Prefect reads its settings once, at import: ``ensure_api()`` refreshes them when Prefect was
+imported first, so that process's flows use the project's server too.
 The server's address is in .quarry/prefect/server.json; every start is appended to
 servers.log. ``stop_api()`` ends it; so does its supervisor (flows.server_watch) after params
 ``pipeline.server_idle_minutes`` without a flow run, or when the project folder is gone.
@@ -91,6 +92,7 @@ def _supervise(group: int, url: str, folder: Path, env: dict) -> None:
 def ensure_api() -> str:
     """The API URL flows of this process (and its Dask workers) report to; sets PREFECT_API_URL."""
     if url := os.environ.get("PREFECT_API_URL"):
+        _refresh_prefect_settings()
         return url
     configure_prefect_env()  # the server's database lives in the project's Prefect home
     folder = _folder()
@@ -104,7 +106,16 @@ def ensure_api() -> str:
         else:
             os.utime(state)  # in use: the supervisor counts idle time from here
     os.environ["PREFECT_API_URL"] = current["url"]
+    _refresh_prefect_settings()
     return current["url"]
+
+
+def _refresh_prefect_settings() -> None:
+    """Prefect's settings from the environment again when it was imported before they were set:
+    else its flows start a temporary server of their own (seconds of start-up, and flow runs in
+    another database than the task runs of the workers that got PREFECT_API_URL)."""
+    if (context := sys.modules.get("prefect.context")) is not None:
+        context.refresh_global_settings_context()
 
 
 def running_api() -> str | None:

@@ -41,3 +41,34 @@ def test_runs_share_one_local_server(tmp_path):
     finally:
         subprocess.run([sys.executable, "-c", "from flows.server import stop_api; stop_api()"], cwd=tmp_path,
                        env={**os.environ, "QUARRY_HOME": str(tmp_path), "PYTHONPATH": str(REPO)}, check=True)
+
+
+IMPORTED_FIRST = """
+import prefect
+from prefect import flow
+from prefect.settings import get_current_settings
+from flows.server import ensure_api
+
+url = ensure_api()
+
+@flow
+def probe():
+    return get_current_settings().api.url
+
+print(url == get_current_settings().api.url == probe())
+"""
+
+
+@pytest.mark.slow  # a server start
+def test_a_process_that_imported_prefect_first_still_uses_the_project_server(tmp_path):
+    (tmp_path / "params.yaml").write_text("pipeline: {}\n")
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
+    try:
+        done = subprocess.run([sys.executable, "-c", IMPORTED_FIRST], cwd=tmp_path, capture_output=True, text=True,
+                              env={**clean, "QUARRY_HOME": str(tmp_path), "PYTHONPATH": str(REPO)}, timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert done.stdout.strip().splitlines()[-1] == "True"
+        assert "Starting temporary server" not in done.stderr  # the flow ran against the project's server
+    finally:
+        subprocess.run([sys.executable, "-c", "from flows.server import stop_api; stop_api()"], cwd=tmp_path,
+                       env={**os.environ, "QUARRY_HOME": str(tmp_path), "PYTHONPATH": str(REPO)}, check=True)
