@@ -1,6 +1,7 @@
-"""The orchestration under the largest task count the engine creates: one stage whose map phase is
-``--tasks`` Prefect task runs (the engine's cap per stage is 2,000), on tiny shards, against the
-same stage on the local executor, on the project's own Prefect server.
+"""The orchestration under the largest task count the engine creates (a map over a plan's items:
+origins, splits, partitions): one stage whose map phase is ``--tasks`` Prefect task runs (the
+engine's cap per stage is 2,000; its shards in fixed batches, as items are, instead of shared out),
+on tiny shards, against the same stage on the local executor, on the project's own Prefect server.
 
 Prints JSON: wall seconds of both, the orchestration overhead per task run ((Prefect wall - local
 wall) / task runs), the Prefect server's peak RSS and CPU seconds, and whether both wrote the same
@@ -46,7 +47,8 @@ else:
 
     @flow(name="orchestration-load", task_runner=ThreadPoolTaskRunner(max_workers=2))
     def load():
-        return run_stage(FILTERS, src, dst, {}, PrefectExecutor(tasks_per_stage=tasks, tasks_per_worker=tasks))
+        return run_stage(FILTERS, src, dst, {}, PrefectExecutor(tasks_per_stage=tasks, tasks_per_worker=tasks,
+                                                                   share_shards=False))
 
     begun = time.perf_counter()
     load()

@@ -68,7 +68,7 @@ CONTENT_CACHE = TASK_SOURCE + ContentInputs()
 TRANSIENT = (OSError, TimeoutError, ConnectionError)
 
 
-def _retry_transient(task_obj, task_run, state) -> bool:
+def retry_transient(task_obj, task_run, state) -> bool:
     """Retry only errors that can pass (I/O, timeouts); a bad record fails at once."""
     try:
         state.result()
@@ -91,7 +91,7 @@ def cached_task(fn=None, /, *, outputs: Outputs | None = None, **options):
     becomes ``{"result": value, "outputs": {path: hash}}``, which only ``run_verified`` unwraps.
     """
     defaults = dict(cache_policy=CONTENT_CACHE, persist_result=True, retries=2, retry_delay_seconds=1,
-                    retry_condition_fn=_retry_transient)
+                    retry_condition_fn=retry_transient)
     defaults.update(options)
     if fn is None:
         return functools.partial(cached_task, outputs=outputs, **defaults)

@@ -18,10 +18,11 @@ from quarry.records import atomic_write_bytes
 from tasks.caching import fingerprint
 
 
-def run_resumable(fn: Callable[[Any, Any], Any], phase: str, job: Any, config: Any) -> Any:
-    """``fn(job, config)``, or the result a finished earlier call of it recorded."""
+def run_resumable(fn: Callable[[Any, Any], Any], phase: str, job: Any, config: Any) -> tuple[Any, bool]:
+    """``fn(job, config)``, or the result a finished earlier call of it recorded; and whether the
+    record gave it."""
     if not isinstance(job, ShardJob) or not job.record:  # plans and items: no scratch folder to keep a record in
-        return fn(job, config)
+        return fn(job, config), False
     record_file = Path(job.record)
     key = value_hash({"phase": phase, "job": fingerprint(job), "config": fingerprint(config), "code": code_version()})
     if record_file.is_file():
@@ -30,11 +31,11 @@ def run_resumable(fn: Callable[[Any, Any], Any], phase: str, job: Any, config: A
         except (pickle.UnpicklingError, EOFError, ValueError):  # torn by a kill: run the shard again
             record = None
         if record is not None and record["key"] == key and _intact(record["outputs"]):
-            return record["result"]
+            return record["result"], True
     result = fn(job, config)
     outputs = {path: tree_hash(path) if os.path.exists(path) else None for path in job.outputs() if path != job.record}
     atomic_write_bytes(record_file, pickle.dumps({"key": key, "outputs": outputs, "result": result}))
-    return result
+    return result, False
 
 
 def _intact(outputs: dict[str, str | None]) -> bool:
