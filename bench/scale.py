@@ -200,8 +200,8 @@ def start_cluster(home: Path, log: Path) -> tuple[str, list[subprocess.Popen]]:
     return address, [scheduler, *workers]
 
 
-def run(kind: str, workers: int, shards: Path, scratch: Path) -> dict:
-    home = scratch / f"{kind}-{workers}"
+def run(kind: str, workers: int, shards: Path, scratch: Path, name: str | None = None) -> dict:
+    home = scratch / (name or f"{kind}-{workers}").replace("#", ".")  # a repeat's own folder: dask-2.2
     home.mkdir()
     (home / "params.yaml").write_text("pipeline: {}\n")
     cluster: list[subprocess.Popen] = []
@@ -233,7 +233,7 @@ def run(kind: str, workers: int, shards: Path, scratch: Path) -> dict:
             p.wait(timeout=60)
         shutil.rmtree(home / "scancode", ignore_errors=True)  # its socket file gone, the server ends
     if process.returncode != 0:
-        raise SystemExit(f"{kind}-{workers} failed: {(home / 'run.log').read_text()[-3000:]}")
+        raise SystemExit(f"{home.name} failed: {(home / 'run.log').read_text()[-3000:]}")
     result = json.loads(output.split("RESULT ", 1)[1])
     result["peak_mb"], result["cpu_s"], result["process_peak_mb"] = peak, cpu, process_peaks
     return result
@@ -401,7 +401,7 @@ def main() -> None:
         corpus = build_corpus(scratch / "corpus", int(args.mb * 1e6))
         raw = {"local-1": run("local", 1, scratch / "corpus", scratch)}
         for name, kind in abba(args.pairs):
-            raw[name] = run(kind, 2, scratch / "corpus", scratch)
+            raw[name] = run(kind, 2, scratch / "corpus", scratch, name)
         (scratch / "raw.json").write_text(json.dumps({"corpus": corpus, "runs": raw}, indent=1))  # to re-project
     mb = corpus["bytes"] / 1e6
     results = {name: rates(result, mb, int(name.split("-")[1].split("#")[0])) for name, result in raw.items()}
