@@ -1,13 +1,12 @@
-"""How many Prefect tasks a map over shards (or origins) becomes: a few per worker of the flow's
-task runner, never more than TASKS_PER_STAGE, each over consecutive items."""
+"""How many Prefect tasks a map over a plan's items (origins, splits, partitions) becomes: a few
+per worker of the flow's task runner, never more than TASKS_PER_STAGE, each over consecutive items.
+A map over shards is shared out instead (tasks.sharing), whose ranges are split the same way."""
 
 from __future__ import annotations
 
 TASKS_PER_STAGE = 2000
-TASKS_PER_WORKER = 4   # per map phase: a Prefect task run costs ~0.4 CPU-s of orchestration (submission,
-                       # task engine, the server's records: bench/scale.py's CPU by role), yet the
-                       # license survey's cost is lumpy (one text can take ScanCode seconds): 2 per
-                       # worker balanced it worse and was no faster on Dask
+TASKS_PER_WORKER = 4   # per map phase over items: a Prefect task run costs ~70 ms of CPU on the head and
+                       # the worker (bench/dask_task_runs.py), and fewer, larger batches end unevenly
 
 
 def batches(jobs: list, budget: int, workers: int = 1, per_worker: int = TASKS_PER_WORKER) -> list[list]:

@@ -28,7 +28,7 @@ from tasks.batching import TASKS_PER_STAGE, TASKS_PER_WORKER, batch_label, batch
 from tasks.caching import cached_task, retry_transient, run_verified
 from tasks.progress import ProgressArtifact
 from tasks.resume import run_resumable
-from tasks.sharing import claim_order, finished, mark_done, take
+from tasks.sharing import claim_order, finished, mark_done, read_jobs, take, write_jobs
 
 POLL_S = 1.0  # how often the flow counts a shared map's finished shards (progress)
 
@@ -43,12 +43,13 @@ def run_phase(phase: str, label: str, jobs: list[ShardJob | ItemJob | GlobalJob]
 
 @task(cache_policy=NO_CACHE, persist_result=False, retries=2, retry_delay_seconds=1,
       retry_condition_fn=retry_transient, task_run_name="{label}")
-def run_shared(phase: str, label: str, jobs: list[ShardJob], config: Any, claims: str, slot: int,
-               slots: int) -> dict[int, Any]:
-    """``phase`` on every shard this slot takes (tasks.sharing); their answers by index. Uncached:
-    each shard's resume record answers for a shard an earlier run finished."""
+def run_shared(phase: str, label: str, config: Any, claims: str, slot: int, slots: int) -> dict[int, Any]:
+    """``phase`` on every shard this slot takes (tasks.sharing) of the jobs in the claims folder;
+    their answers by index. Uncached: each shard's resume record answers for a shard an earlier run
+    finished."""
     fn = resolve_phase(phase)
     folder, answers, reused = Path(claims), {}, 0
+    jobs = read_jobs(folder)
     for index in claim_order(len(jobs), slot, slots):
         if take(folder, index, slot):
             answers[index], recorded = run_resumable(fn, phase, jobs[index], config)
@@ -94,10 +95,10 @@ class PrefectExecutor:
         claims_root = Path(jobs[0].work).parent / ".claims"
         shutil.rmtree(claims_root, ignore_errors=True)  # a killed run's (one writer per project: quarry.lock)
         claims = claims_root / uuid.uuid4().hex
-        claims.mkdir(parents=True)
+        write_jobs(claims, jobs)  # read by every slot: not sent with each task run
         sizes = job_bytes(jobs)
-        futures = [run_shared.submit(phase=phase_ref(phase.fn), label=f"{label} {slot + 1}/{slots}", jobs=jobs,
-                                   config=config, claims=str(claims), slot=slot, slots=slots) for slot in range(slots)]
+        futures = [run_shared.submit(phase=phase_ref(phase.fn), label=f"{label} {slot + 1}/{slots}", config=config,
+                                     claims=str(claims), slot=slot, slots=slots) for slot in range(slots)]
         answers: dict[int, Any] = {}
         with ShardProgress(description, len(jobs), sum(sizes), log=self.log,
                            sink=ProgressArtifact(stage.name, phase.name, description)) as progress:
