@@ -419,8 +419,9 @@ def main() -> None:
     same_hash = len({r["hash"] for r in results.values()}) == 1
     floors.equals("same_hash", same_hash, True)
     dask_over_local = round(sum(repeats["dask-2"]) / sum(repeats["local-2"]), 3)  # ABBA: a drift in speed cancels
+    local_2_speedup = round(base / (sum(repeats["local-2"]) / len(repeats["local-2"])), 2)  # over their mean
     goals = {"local_1_mb_s_per_core": {"value": results["local-1"]["mb_s_per_core"], "goal": ">= 2"},
-             "local_2_speedup": {"value": results["local-2"]["speedup"], "goal": ">= 1.8"},
+             "local_2_speedup": {"value": local_2_speedup, "goal": ">= 1.8"},
              "dask_2_wall_over_local_2": {"value": dask_over_local, "goal": "<= 1.1"}}
     floors.emit({"corpus": {**corpus, "mb": round(mb, 1)}, "cpus": os.cpu_count(), "runs": results,
                  "wall_s_in_order": repeats, "same_hash": same_hash, "goals": goals, "projection": projection})
