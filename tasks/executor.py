@@ -73,9 +73,8 @@ class PrefectExecutor:
         if not jobs:
             return []
         label = stage.name if phase.writes or phase.over else f"{stage.name} {phase.name}"  # read as the stage
-        description = f"{stage.name}: {phase.name}"
         if self.share_shards and all(isinstance(job, ShardJob) and job.record for job in jobs):
-            return self._shared(stage, phase, label, jobs, config, description)
+            return self._shared(stage, phase, label, jobs, config)
         maps = sum(isinstance(p, Map) for p in stage.phases)
         grouped = batches(jobs, self.tasks_per_stage // maps, runner_workers(), self.tasks_per_worker)
         calls = [{"phase": phase_ref(phase.fn), "config": config, "jobs": batch,
@@ -83,14 +82,12 @@ class PrefectExecutor:
                   "outputs": [path for job in batch for path in job.outputs()]}
                  for batch in grouped]
         sizes = [sum(job_bytes(batch)) for batch in grouped]
-        with ShardProgress(description, len(jobs), sum(sizes), log=self.log,
-                           sink=ProgressArtifact(stage.name, phase.name, description)) as progress:
+        with self._progress(stage, phase, len(jobs), sum(sizes)) as progress:
             done = run_verified(_task_for(phase), calls, on_done=lambda i: progress.advance(len(grouped[i]), sizes[i]))
         # consecutive batches in order: their answers, flattened, are the jobs' answers in order
         return [answer for batch in done for answer in batch]
 
-    def _shared(self, stage: Stage, phase: Map, label: str, jobs: list[ShardJob], config: Any,
-                description: str) -> list[Any]:
+    def _shared(self, stage: Stage, phase: Map, label: str, jobs: list[ShardJob], config: Any) -> list[Any]:
         slots = min(len(jobs), runner_workers())
         claims_root = Path(jobs[0].work).parent / ".claims"
         shutil.rmtree(claims_root, ignore_errors=True)  # a killed run's (one writer per project: quarry.lock)
@@ -100,8 +97,7 @@ class PrefectExecutor:
         futures = [run_shared.submit(phase=phase_ref(phase.fn), label=f"{label} {slot + 1}/{slots}", config=config,
                                      claims=str(claims), slot=slot, slots=slots) for slot in range(slots)]
         answers: dict[int, Any] = {}
-        with ShardProgress(description, len(jobs), sum(sizes), log=self.log,
-                           sink=ProgressArtifact(stage.name, phase.name, description)) as progress:
+        with self._progress(stage, phase, len(jobs), sum(sizes)) as progress:
             counted: set[int] = set()
             all_done = _all_done(futures)
             while True:
@@ -121,6 +117,12 @@ class PrefectExecutor:
             answers.update(zip(missing, redone))
         shutil.rmtree(claims_root, ignore_errors=True)
         return [answers[i] for i in range(len(jobs))]
+
+    def _progress(self, stage: Stage, phase: Map, jobs: int, nbytes: int) -> ShardProgress:
+        """A map's progress, in the log and as a Prefect progress artifact."""
+        description = f"{stage.name}: {phase.name}"
+        return ShardProgress(description, jobs, nbytes, log=self.log,
+                             sink=ProgressArtifact(stage.name, phase.name, description))
 
     def run_global(self, stage: Stage, phase: Global, job: GlobalJob, config: Any) -> dict:
         if phase.inline:
