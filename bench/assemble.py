@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from quarry.stages.assemble import assemble
-from quarry.hashing import file_hash
+from quarry.infra.hashing import file_hash
 from quarry.records import RecordWriter, dumps, read_folder, read_records, write_records
 from floors import Floors
 from peers import peer_versions

@@ -6,8 +6,8 @@ earlier document (so copies of copies form chains and larger clusters), and a co
 of the 25 bands with its original with probability ``--band-share`` (0.33: Jaccard 0.8 at 5
 rows per band); every other key is distinct. They are written as the per-shard index files the
 dedup stage reads (band-major keys, a signature flag), so both paths run the library code on
-them: the one-process path (quarry.dedup.pairs.candidate_pairs + union-find, as
-cluster.near_clusters) and the partitioned one (quarry.dedup.partition: bucket partitions,
+them: the one-process path (quarry.curation.dedup.pairs.candidate_pairs + union-find, as
+cluster.near_clusters) and the partitioned one (quarry.curation.dedup.partition: bucket partitions,
 verify partitions, merge of forests) with 2, 4 and 8 partitions. Pairs are not verified
 (no signatures: ``verify: none``); verification is per pair, so it divides with the pairs.
 
@@ -61,7 +61,7 @@ def _mix(values: np.ndarray, salt: int) -> np.ndarray:
 
 def write_index(folder: Path, docs: int, shard_docs: int, dup_share: float, band_share: float, seed: int) -> list[Path]:
     """Shards of synthetic index files (bands.npy band-major, has_sig.npy); their prefixes."""
-    from quarry.dedup.index import save_scratch
+    from quarry.curation.dedup.index import save_scratch
 
     prefixes = []
     dup_cut, band_cut = np.uint64(int(dup_share * 2**64 - 1)), np.uint64(int(band_share * 2**64 - 1))
@@ -100,22 +100,22 @@ def _canonical(docs: np.ndarray, labels: np.ndarray) -> str:
 
 
 def _config():
-    from quarry.dedup.config import DedupConfig
+    from quarry.curation.dedup.config import DedupConfig
 
     return DedupConfig(verify="none", bands=BANDS, rows=ROWS)
 
 
 def idle_task() -> dict:
-    import quarry.dedup.partition  # noqa: F401  the modules every step imports
-    from quarry.dedup.unionfind import UnionFind  # noqa: F401
+    import quarry.curation.dedup.partition  # noqa: F401  the modules every step imports
+    from quarry.curation.dedup.unionfind import UnionFind  # noqa: F401
 
     return {"peak_mb": _peak_mb()}
 
 
 def one_process_task(prefixes: list[str]) -> dict:
-    from quarry.dedup.index import ShardIndex
-    from quarry.dedup.pairs import candidate_pairs, verified
-    from quarry.dedup.unionfind import UnionFind
+    from quarry.curation.dedup.index import ShardIndex
+    from quarry.curation.dedup.pairs import candidate_pairs, verified
+    from quarry.curation.dedup.unionfind import UnionFind
 
     begun = time.perf_counter()
     index = ShardIndex([Path(p) for p in prefixes])
@@ -131,8 +131,8 @@ def one_process_task(prefixes: list[str]) -> dict:
 
 
 def bucket_task(prefixes: list[str], live: str, part: int, parts: int, out: str) -> dict:
-    from quarry.dedup.index import ShardIndex
-    from quarry.dedup.partition import bucket_partition
+    from quarry.curation.dedup.index import ShardIndex
+    from quarry.curation.dedup.partition import bucket_partition
 
     result = bucket_partition(ShardIndex([Path(p) for p in prefixes]), Path(live), BANDS, part, parts, Path(out))
     return {"peak_mb": _peak_mb(), "estimate_mb": result["peak_mb"], "pairs": str(result["pairs"]),
@@ -140,8 +140,8 @@ def bucket_task(prefixes: list[str], live: str, part: int, parts: int, out: str)
 
 
 def verify_task(prefixes: list[str], sources: list[tuple[str, str]], part: int, out: str) -> dict:
-    from quarry.dedup.index import ShardIndex
-    from quarry.dedup.partition import verify_partition
+    from quarry.curation.dedup.index import ShardIndex
+    from quarry.curation.dedup.partition import verify_partition
 
     result = verify_partition(ShardIndex([Path(p) for p in prefixes]), [(Path(a), Path(b)) for a, b in sources],
                               part, _config(), Path(out))
@@ -149,7 +149,7 @@ def verify_task(prefixes: list[str], sources: list[tuple[str, str]], part: int, 
 
 
 def merge_task(forests: list[str], docs: int) -> dict:
-    from quarry.dedup.partition import merge_forests
+    from quarry.curation.dedup.partition import merge_forests
 
     docs, labels, estimate = merge_forests([Path(f) for f in forests], docs)
     peak = _peak_mb()  # before the digest, which is the bench's own

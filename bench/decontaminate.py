@@ -57,7 +57,7 @@ def corpus_roots() -> list[tuple[str, Path]]:
 
 def source_files(limit_bytes: int):
     """(origin, path, text) of distinct text files, in sorted path order, up to ``limit_bytes``."""
-    from quarry.dedup.shingles import normalized_content_hash
+    from quarry.curation.dedup.shingles import normalized_content_hash
 
     seen, total = set(), 0
     for name, root in corpus_roots():
@@ -83,7 +83,7 @@ def source_files(limit_bytes: int):
 
 def build_corpus(folder: Path, mb: float, planted: int) -> dict:
     from quarry.records import RecordWriter
-    from quarry.splits import split_of
+    from quarry.datasets.splits import split_of
 
     folder.mkdir(parents=True, exist_ok=True)
     shard, size, writer, docs, total = 0, 0, None, 0, 0
@@ -116,7 +116,7 @@ def plant(shard: Path, tests: list, hosts: list) -> list[str]:
     """Training documents with the second half of a test-split document pasted after their text
     (a test file copied into another project); their ids, all outside the test split."""
     from quarry.records import write_records
-    from quarry.splits import split_of
+    from quarry.datasets.splits import split_of
 
     records = []
     for (test, test_text), (host, host_text) in zip(tests, hosts):
@@ -152,7 +152,7 @@ def explain(report: dict, documents: int, planted: set[str]) -> dict:
 
 def run_rule(src: Path, out: Path, decontaminate: dict, workers: int, documents: int, mb: float,
              planted: set[str]) -> dict:
-    from quarry.curate.decontaminate import REPORT
+    from quarry.curation.decontaminate.overlap import REPORT
     from quarry.engine import run_local
     from quarry.stages.decontaminate import DECONTAMINATE
 

@@ -76,7 +76,7 @@ def source_files(limit_bytes: int, seed: int) -> list[tuple[str, str]]:
 
 
 def word_ngrams(text: str, n: int = 5) -> set:
-    from quarry.dedup.shingles import words
+    from quarry.curation.dedup.shingles import words
 
     tokens = words(text)
     return {tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1)}

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import torch
 
-from quarry.bpb import rolling_windows, score_documents
+from quarry.eval.bpb import rolling_windows, score_documents
 from quarry.models import llama_tiny
 from quarry.models.checkpoint import load_pretrained, save_pretrained
 from quarry.tokenizer import train_tokenizer

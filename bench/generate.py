@@ -64,7 +64,7 @@ def main(argv=None) -> dict:
     torch.set_num_threads(args.threads)
     from transformers import LlamaForCausalLM
 
-    from quarry.generate import generate
+    from quarry.models.generate import generate
     from quarry.models import build_model
     from quarry.models.checkpoint import save_pretrained
 

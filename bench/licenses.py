@@ -13,7 +13,7 @@ against plain ScanCode too. Prints one JSON document.
     python bench/licenses.py --corpus-mb 290 --workers 2            # the full measurement
     python bench/licenses.py --diverse --corpus-mb 24 --workers 1   # C headers, Perl, shell scripts
 
-ScanCode runs as the machine's one server (quarry.licenses.engine), here one of this run's own
+ScanCode runs as the machine's one server (quarry.curation.licenses.engine), here one of this run's own
 (QUARRY_SCANCODE_RUNTIME in its temp folder), so the cold run loads the index as a first run on the
 machine does; ``--running-server`` uses the machine's, which may already hold it. The CPU seconds
 count the server's (the index load) and its children's (the detections), as read from /proc.
@@ -42,10 +42,10 @@ from floors import Floors  # noqa: E402
 from machine_code import is_shell  # noqa: E402
 from peers import peer_versions  # noqa: E402
 
-from quarry.licenses.cache import CachedDetector  # noqa: E402
-from quarry.licenses.engine import ScanCodeWorker, process_cpu_seconds, scancode_version  # noqa: E402
-from quarry.licenses.findings import LicenseFinding  # noqa: E402
-from quarry.params import Params, as_params, load_params  # noqa: E402
+from quarry.curation.licenses.cache import CachedDetector  # noqa: E402
+from quarry.curation.licenses.engine import ScanCodeWorker, process_cpu_seconds, scancode_version  # noqa: E402
+from quarry.curation.licenses.findings import LicenseFinding  # noqa: E402
+from quarry.config.values import Params, as_params, load_params  # noqa: E402
 from quarry.engine import run_local  # noqa: E402
 from quarry.stages.licenses import LICENSES, use_detector  # noqa: E402
 from quarry.stages.snapshot import run_snapshot  # noqa: E402

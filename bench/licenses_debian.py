@@ -38,11 +38,11 @@ from floors import Floors  # noqa: E402
 from license_expression import ExpressionError, Licensing  # noqa: E402
 
 from quarry.engine import run_local  # noqa: E402
-from quarry.licenses.cache import CachedDetector  # noqa: E402
-from quarry.licenses.declarations import _paragraphs, debian_expression  # noqa: E402
-from quarry.licenses.findings import LicenseFinding  # noqa: E402
-from quarry.licenses.policy import LicensePolicy  # noqa: E402
-from quarry.licenses.stage import stage_shards  # noqa: E402
+from quarry.curation.licenses.cache import CachedDetector  # noqa: E402
+from quarry.curation.licenses.declarations import _paragraphs, debian_expression  # noqa: E402
+from quarry.curation.licenses.findings import LicenseFinding  # noqa: E402
+from quarry.curation.licenses.policy import LicensePolicy  # noqa: E402
+from quarry.curation.licenses.shards import stage_shards  # noqa: E402
 from quarry.records import read_folder, read_records, write_records  # noqa: E402
 from quarry.stages.licenses import LICENSES  # noqa: E402
 

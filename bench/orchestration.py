@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tasks", type=int, default=2000)
     args = parser.parse_args(argv)
     sys.path.insert(0, str(REPO))
-    from quarry.hashing import tree_hash
+    from quarry.infra.hashing import tree_hash
 
     with tempfile.TemporaryDirectory(prefix="quarry-orchestration-") as tmp:
         project = Path(tmp)

@@ -1,4 +1,4 @@
-"""PII / secret detection, side by side: quarry.pii vs detect-secrets (all plugins) vs datatrove's
+"""PII / secret detection, side by side: quarry.curation.pii vs detect-secrets (all plugins) vs datatrove's
 PIIFormatter, on one labeled set (precision / recall per type, and the share of planted values that
 redaction leaves wholly or in part) and one real-text corpus (throughput in MB/s per core, measured
 as CPU time of this process). Prints JSON. A peer that is not installed is reported as such.
@@ -29,8 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "pii"))  
 
 from floors import Floors  # noqa: E402
 from peers import peer_versions  # noqa: E402
-from quarry.pii import detect  # noqa: E402
-from quarry.pii.detectors import DETECTORS  # noqa: E402
+from quarry.curation.pii import detect  # noqa: E402
+from quarry.curation.pii.detectors import DETECTORS  # noqa: E402
 from labeled import build_labeled_set  # noqa: E402  (tests/pii: the labelled set the tests score too)
 from pii_scoring import CATEGORY, score, summary, survival  # noqa: E402
 from real_text import by_class, load_real_text  # noqa: E402
@@ -154,7 +154,7 @@ def mb_per_cpu_second(files, fn) -> tuple[float, float]:
 
 def stage_mb_per_cpu_second(files) -> float:
     """The whole stage on one shard of the corpus: read jsonl.zst, redact, write jsonl.zst."""
-    from quarry.pii import redact_shard
+    from quarry.curation.pii import redact_shard
     from quarry.records import write_records
 
     size = sum(len(text.encode("utf-8")) for _, text in files) / 1e6

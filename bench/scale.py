@@ -89,8 +89,8 @@ def build_corpus(folder: Path, target_bytes: int) -> dict:
 RUN = """
 import json, sys, time
 from pathlib import Path
-from quarry.hashing import tree_hash
-from quarry.stages.curation import CURATION, curate
+from quarry.infra.hashing import tree_hash
+from quarry.stages.curation import CURATION, run_curation
 kind, workers, address, shards, out = sys.argv[1], int(sys.argv[2]), sys.argv[3], Path(sys.argv[4]), Path(sys.argv[5])
 registry = Path(sys.argv[6])  # one file for the three runs: the stages' provenance (and hash) names it
 registry.write_text("origin\\thttps://example.org/opted-out\\t2026-01-01\\tbench\\n")
@@ -140,11 +140,11 @@ if kind == "local":
             return results
 
     with Measured(workers) as executor:
-        runs = curate(shards, out, params, executor)
+        runs = run_curation(shards, out, params, executor)
 else:
     @flow(name="curate-bench")
     def bench():
-        return curate(shards, out, params, PrefectExecutor())
+        return run_curation(shards, out, params, PrefectExecutor())
     runs = bench.with_options(task_runner=task_runner(dask_address=address))()
 wall = time.perf_counter() - start
 print("RESULT " + json.dumps({"wall_s": wall, "hash": tree_hash(out / CURATION[-1].folder), "global_peak_mb": globals_peak,

@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from quarry.params import Params, load_params  # noqa: E402
+from quarry.config.values import Params, load_params  # noqa: E402
 from quarry.snapshot import language  # noqa: E402
 from quarry.stages.snapshot import run_snapshot  # noqa: E402
 from quarry.snapshot.driver import plan_all  # noqa: E402

@@ -13,15 +13,14 @@ from prefect import flow
 
 from flows.artifacts import publish_datacard, publish_ledgers
 from flows.data_runs import track
-from quarry.audit import run_audit, summary
+from quarry.datasets.audit import run_audit, summary
 from quarry.config import Params
 from quarry.engine import run_stage
 from quarry.errors import QuarryError
-from quarry.params import load_params
+from quarry.config.values import load_params
 from quarry.records import JsonDict, read_json, write_json
-from quarry.stages.curation import CURATION, curated_output
 from quarry.stages.optout import OPTOUT
-from quarry.stages.curation import curate as curate_stages
+from quarry.stages.curation import CURATION, curated_output, run_curation
 from quarry.stages.assemble import ASSEMBLE, AssembleArgs
 from tasks.executor import PrefectExecutor
 
@@ -42,7 +41,7 @@ def curate(snapshot_dir: str, out_dir: str, params_file: str | None = None,
            params: Params | None = None) -> JsonDict:
     """Run every curation stage over the snapshot's shards; returns the ledgers by stage."""
     settings = load_params(params_file, params)
-    runs = curate_stages(Path(snapshot_dir) / "shards", Path(out_dir), settings, PrefectExecutor())
+    runs = run_curation(Path(snapshot_dir) / "shards", Path(out_dir), settings, PrefectExecutor())
     ledgers = {run.stage: run.result for run in runs}
     write_json(Path(out_dir) / "ledgers.json", ledgers)
     publish_ledgers(ledgers)
@@ -73,7 +72,7 @@ def assemble(curated_dir: str, snapshot_dir: str, out_dir: str, params_file: str
 @flow(name="audit")
 def audit(dataset_dir: str, snapshot_dir: str, out: str, params_file: str | None = None,
           params: Params | None = None) -> JsonDict:
-    """Audit the assembled version against the snapshot (quarry.audit); fails on any violation, so
+    """Audit the assembled version against the snapshot (quarry.datasets.audit); fails on any violation, so
     the DAG stops before anything is built on a dataset that breaks its own policy."""
     report = run_audit(Path(dataset_dir), Path(snapshot_dir), load_params(params_file, params), Path(out))
     if not report["passed"]:

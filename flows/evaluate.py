@@ -11,8 +11,8 @@ from prefect import flow
 from flows.artifacts import publish_bpb
 from quarry.config import Params
 from quarry.engine import run_stage
-from quarry.eval.stage import checkpoint_label
-from quarry.params import load_params
+from quarry.eval.scoring import checkpoint_label
+from quarry.config.values import load_params
 from quarry.records import JsonDict
 from quarry.stages.evaluate import EVALUATE, EvaluateArgs
 from tasks.executor import PrefectExecutor

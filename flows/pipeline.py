@@ -1,6 +1,6 @@
-"""The whole DAG as one flow: each stage of quarry.stages.DAG a subflow over the folders of
+"""The whole DAG as one flow: each node of quarry.dag.NODES a subflow over the folders of
 params.yaml `pipeline.paths` (the same folders dvc.yaml uses, so `dvc repro` and a Prefect
-deployment build the same thing); ``run_stage`` runs it, or one of its stages."""
+deployment build the same thing); ``run_node`` runs it, or one of its nodes."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ from typing import Any
 
 from prefect import flow
 
-from quarry.stages import DAG
-from flows.stages import runner_for, stage_calls
+from quarry.dag import NODES
+from flows.dag import runner_for, node_calls
 from quarry.config import Params
 from quarry.config.params import effective_file
 from quarry.errors import QuarryError
-from quarry.lock import project_lock
-from quarry.params import load_params
+from quarry.infra.lock import project_lock
+from quarry.config.values import load_params
 from quarry.records import JsonDict
 
 
@@ -30,20 +30,20 @@ def pipeline(params_file: str | None = None, workers: int | None = None,
     runner = runner_for(params, workers, dask_address)
     with project_lock("pipeline flow"):  # a scheduled run and one started by hand never mix
         results = {name: flow_obj.with_options(task_runner=runner)(*args)
-                   for name, (flow_obj, args) in stage_calls(params, params_file).items()}
+                   for name, (flow_obj, args) in node_calls(params, params_file).items()}
     return {"dataset": results["assemble"].get("version"), "reports": results["evaluate"]}
 
 
-def run_stage(stage: str, params_file: str | None = None, *, workers: int | None = None,
-              dask_address: str | None = None) -> Any:
-    """One stage of the DAG as its flow, or the whole ``pipeline``, on the task runner of params
+def run_node(node: str, params_file: str | None = None, *, workers: int | None = None,
+             dask_address: str | None = None) -> Any:
+    """One node of the DAG as its flow, or the whole ``pipeline``, on the task runner of params
     ``pipeline`` (or of ``workers`` / ``dask_address``)."""
-    if stage == "pipeline":
+    if node == "pipeline":
         return pipeline.with_options(task_runner=runner_for(load_params(params_file), workers, dask_address))(
             params_file, workers, dask_address)
     params = load_params(params_file)
-    calls = stage_calls(params, params_file)
-    if stage not in calls:
-        raise QuarryError(f"unknown stage '{stage}'; stages: {', '.join((*DAG, 'pipeline'))}")
-    flow_obj, args = calls[stage]
+    calls = node_calls(params, params_file)
+    if node not in calls:
+        raise QuarryError(f"unknown DAG node '{node}'; nodes: {', '.join((*NODES, 'pipeline'))}")
+    flow_obj, args = calls[node]
     return flow_obj.with_options(task_runner=runner_for(params, workers, dask_address))(*args)

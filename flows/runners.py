@@ -25,7 +25,7 @@ from prefect_dask import DaskTaskRunner
 from prefect_dask.client import PrefectDaskClient
 
 from quarry.cluster.worker import DASK_SETTINGS
-from quarry.parallel import share_machine
+from quarry.infra.parallel import share_machine
 
 FORWARDED = ("PREFECT_", "QUARRY_")
 M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3   # glibc mallopt parameters

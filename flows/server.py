@@ -25,7 +25,7 @@ from pathlib import Path
 
 from quarry.config.pipeline import PipelineParams
 from quarry.errors import QuarryError
-from quarry.params import load_params
+from quarry.config.values import load_params
 from quarry.paths import project_root, state_dir
 from tasks.settings import configure_prefect_env
 

@@ -8,7 +8,7 @@ from prefect import flow
 
 from quarry.config import Params
 from quarry.engine import run_stage
-from quarry.params import load_params
+from quarry.config.values import load_params
 from quarry.records import JsonDict
 from quarry.stages.snapshot import SNAPSHOT, SnapshotArgs
 from tasks.executor import PrefectExecutor

@@ -10,9 +10,9 @@ from rich.console import Console
 from rich.table import Table
 
 from flows.server import running_api
-from quarry.audit import summary
+from quarry.datasets.audit import summary
 from quarry.config import Layout
-from quarry.params import load_params
+from quarry.config.values import load_params
 from quarry.records import read_json
 from quarry.tracking import tracking_uri
 

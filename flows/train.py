@@ -15,7 +15,7 @@ from quarry.config import Params
 from quarry.engine import run_stage
 from quarry.config.training import RecipeRun, TokenizerParams
 from quarry.errors import ConfigError
-from quarry.params import load_params
+from quarry.config.values import load_params
 from quarry.recipes.registry import run_recipe
 from quarry.recipes.subsets import recipe_subset
 from quarry.records import JsonDict

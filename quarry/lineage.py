@@ -27,7 +27,7 @@ from quarry.config.pipeline import FINAL
 from quarry.datasets.manifest import Manifest
 from quarry.datasets.versions import DROPPED, locate, read_dropped
 from quarry.errors import QuarryError
-from quarry.hashing import file_hash, value_hash
+from quarry.infra.hashing import file_hash, value_hash
 from quarry.paths import project_root
 from quarry.records import JsonDict, Record, read_json, read_records, shard_paths
 

@@ -22,7 +22,7 @@ from typing import Any, BinaryIO, TypeAlias
 import orjson
 import zstandard
 
-from quarry.atomic import temp_beside
+from quarry.infra.atomic import temp_beside
 from quarry.errors import RecordError
 
 # A record: one JSON line of a shard, {"text": ..., "meta": {...}}; every stage may add meta keys,

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from quarry.config.training import SpecialTokens, TokenizerParams
 from quarry.errors import QuarryError
-from quarry.hashing import bytes_hash, tree_hash
+from quarry.infra.hashing import bytes_hash, tree_hash
 from quarry.records import JsonDict, atomic_write_bytes, read_folder, read_json, write_json
 
 TOKENIZER_JSON = "tokenizer.json"

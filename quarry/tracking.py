@@ -297,7 +297,7 @@ def runs_on_datasets(versions: set[str], run_ids: set[str] = frozenset(), root: 
         for key, role in DATASET_TAGS.items():
             for run in search(key, version):
                 built = experiments.get(run.info.experiment_id) == DATA_EXPERIMENT  # the run that assembled it
-                add(run, "built" if built else "evaluated" if run.data.tags.get("quarry.stage") == "evaluate" else role)
+                add(run, "built" if built else "evaluated" if run.data.tags.get("quarry.curation.steps") == "evaluate" else role)
     for run_id in sorted(run_ids):
         if run_exists(run_id, root):
             add(client.get_run(run_id), "trained")

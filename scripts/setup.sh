@@ -4,7 +4,7 @@
 #
 # Why two environments: scancode-toolkit 32.5 needs plugincode 32.0, which cannot find its hooks
 # with pluggy >= 1.6, while Prefect 3.4+ requires pluggy >= 1.6. ScanCode therefore runs from its
-# own environment as a worker subprocess (quarry/licenses), found at .venv-scancode or at
+# own environment as a worker subprocess (quarry/curation/licenses), found at .venv-scancode or at
 # $QUARRY_SCANCODE_PYTHON.
 #
 # torch: the lock pins torch==2.13.0. On Linux, PyPI's wheel of that version is the CUDA build;
@@ -50,7 +50,7 @@ echo "setup: ScanCode environment (.venv-scancode)"
 .venv-scancode/bin/python -m pip install -q --upgrade pip setuptools wheel
 .venv-scancode/bin/python -m pip install -q -c requirements-scancode.lock "scancode-toolkit==32.5.0" "pluggy<1.6"
 # Build (or load) ScanCode's license index once, so the first scan does not pay for it.
-.venv-scancode/bin/python quarry/licenses/scancode_worker.py --build-index
+.venv-scancode/bin/python quarry/curation/licenses/scancode_worker.py --build-index
 echo "$STAMP" > .venv-scancode/.quarry-setup
 # Record ScanCode's interpreter in the project environment: `quarry` finds it from any folder.
 echo "$PWD/.venv-scancode/bin/python" > .venv/quarry-scancode-python

@@ -29,7 +29,7 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE, TASK_SOURCE, CachePolicy
 from prefect.futures import as_completed
 
-from quarry.hashing import code_version, tree_hash, value_hash
+from quarry.infra.hashing import code_version, tree_hash, value_hash
 from quarry.records import JsonDict
 
 

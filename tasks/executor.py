@@ -23,7 +23,7 @@ from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
 from quarry.engine.stage import Global, GlobalJob, ItemJob, Map, ShardJob, Stage, job_bytes, phase_ref, resolve_phase
-from quarry.progress import ShardProgress
+from quarry.infra.progress import ShardProgress
 from tasks.batching import TASKS_PER_STAGE, TASKS_PER_WORKER, batch_label, batches, runner_workers
 from tasks.caching import cached_task, retry_transient, run_verified
 from tasks.progress import ProgressArtifact
@@ -90,7 +90,7 @@ class PrefectExecutor:
     def _shared(self, stage: Stage, phase: Map, label: str, jobs: list[ShardJob], config: Any) -> list[Any]:
         slots = min(len(jobs), runner_workers())
         claims_root = Path(jobs[0].work).parent / ".claims"
-        shutil.rmtree(claims_root, ignore_errors=True)  # a killed run's (one writer per project: quarry.lock)
+        shutil.rmtree(claims_root, ignore_errors=True)  # a killed run's (one writer per project: quarry.infra.lock)
         claims = claims_root / uuid.uuid4().hex
         write_jobs(claims, jobs)  # read by every slot: not sent with each task run
         sizes = job_bytes(jobs)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from quarry.engine.stage import ShardJob
-from quarry.hashing import code_version, tree_hash, value_hash
+from quarry.infra.hashing import code_version, tree_hash, value_hash
 from quarry.records import atomic_write_bytes
 from tasks.caching import fingerprint
 

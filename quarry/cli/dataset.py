@@ -14,7 +14,7 @@ from quarry.datasets.changelog import compare, render
 from quarry.datasets.manifest import verify_sums, version_hash
 from quarry.datasets.versions import locate
 from quarry.errors import QuarryError
-from quarry.params import load_params
+from quarry.config.values import load_params
 from quarry.records import read_json, read_records
 from quarry.stages.assemble import assemble
 from quarry.tokenizer import Tokenizer

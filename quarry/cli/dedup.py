@@ -11,9 +11,9 @@ from rich.console import Console
 from rich.table import Table
 
 from quarry.config import with_overrides
-from quarry.curate.decontaminate import REPORT
+from quarry.curation.decontaminate.overlap import REPORT
 from quarry.engine import run_local
-from quarry.params import Params, load_params
+from quarry.config.values import Params, load_params
 from quarry.records import JsonDict
 from quarry.stages.decontaminate import decontaminate_with
 from quarry.stages.dedup import DEDUP, write_clusters_file

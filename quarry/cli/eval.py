@@ -18,7 +18,7 @@ from quarry.config.training import EvaluateParams
 from quarry.errors import ConfigError
 from quarry.lineage import lineage_chain, openlineage_events
 from quarry.lineage import trace as trace_document
-from quarry.params import load_params
+from quarry.config.values import load_params
 from quarry.records import JsonDict, atomic_write_bytes
 from quarry.tracking import compare_runs, tracking_uri
 

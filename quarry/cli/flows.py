@@ -9,11 +9,11 @@ import typer
 from rich.console import Console
 
 from quarry.cli.project_code import load_project_code
-from quarry.lock import project_lock
-from quarry.stages import DAG
+from quarry.infra.lock import project_lock
+from quarry.dag import NODES
 
 out = Console()
-STAGES = (*DAG, "pipeline")
+STAGES = (*NODES, "pipeline")
 
 
 def register(app: typer.Typer) -> None:
@@ -32,9 +32,9 @@ def register(app: typer.Typer) -> None:
 
         with project_lock(f"quarry flow {stage}", wait=not no_wait):  # one writer per project
             ensure_api()  # one API for every stage of the run, before Prefect reads its settings
-            from flows.pipeline import run_stage  # Prefect: loaded once ensure_api has set its API URL
+            from flows.pipeline import run_node  # Prefect: loaded once ensure_api has set its API URL
 
-            result = run_stage(stage, str(params_file) if params_file else None, workers=workers,
+            result = run_node(stage, str(params_file) if params_file else None, workers=workers,
                                dask_address=dask_address)
         print_stage_summary(stage, result, out)
 

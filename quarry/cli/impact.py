@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from quarry.impact import optout_impact, shown
+from quarry.datasets.impact import optout_impact, shown
 from quarry.records import JsonDict
 
 out = Console()

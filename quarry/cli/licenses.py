@@ -8,17 +8,17 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from quarry.audit import run_audit, summary
+from quarry.datasets.audit import run_audit, summary
 from quarry.cli.impact import register_impact
 from quarry.config import Layout, with_overrides
 from quarry.datasets.versions import locate
 from quarry.engine import run_local
 from quarry.errors import QuarryError
-from quarry.licenses.report import folder_governance, license_counts, subtree_rows
-from quarry.licenses.stage import stage_shards
-from quarry.optout import (add_entry, entry_matches, folder_origins, latest_data, load_registry, nearest_origins,
-                           reapply_optout, remove_entry)
-from quarry.params import Params, load_params
+from quarry.curation.licenses.report import folder_governance, license_counts, subtree_rows
+from quarry.curation.licenses.shards import stage_shards
+from quarry.curation.optout import add_entry, load_registry, remove_entry
+from quarry.datasets.reapply import entry_matches, folder_origins, latest_data, nearest_origins, reapply_optout
+from quarry.config.values import Params, load_params
 from quarry.stages.licenses import LICENSES
 from quarry.stages.optout import OPTOUT
 

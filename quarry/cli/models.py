@@ -14,7 +14,7 @@ from quarry.config import with_overrides
 from quarry.config.compute import torch_dtype
 from quarry.engine import run_local
 from quarry.errors import QuarryError
-from quarry.params import load_params
+from quarry.config.values import load_params
 from quarry.records import atomic_write_bytes
 from quarry.tokenizer import Tokenizer, train_from_dataset
 
@@ -85,7 +85,7 @@ def register(app: typer.Typer) -> None:
         dtype: str = typer.Option(None, help="float32 / bfloat16 / float16 (default: bf16 on cuda)."),
     ) -> None:
         """Generate text from a checkpoint for a prompt or a file of prompts."""
-        from quarry.generate import generate  # torch: only the commands that run a model load it
+        from quarry.models.generate import generate  # torch: only the commands that run a model load it
         from quarry.models.checkpoint import load_pretrained  # torch: as above
         from quarry.models.hub import resolve  # torch (quarry.models): as above
 

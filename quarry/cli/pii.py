@@ -10,10 +10,10 @@ from rich.table import Table
 
 from quarry.config import with_overrides
 from quarry.engine import run_local
-from quarry.params import load_params
-from quarry.pii.engine import PiiConfig
-from quarry.pii.files import holds_shards, redact_files
-from quarry.pii.stage import scan_path
+from quarry.config.values import load_params
+from quarry.curation.pii.engine import PiiConfig
+from quarry.curation.pii.files import holds_shards, redact_files
+from quarry.curation.pii.shards import scan_path
 from quarry.records import RecordWriter
 from quarry.stages.pii import PII
 

@@ -10,7 +10,7 @@ from rich.table import Table
 
 from quarry.cli.project_code import load_project_code
 from quarry.errors import ConfigError
-from quarry.params import load_params
+from quarry.config.values import load_params
 from quarry.records import read_json
 
 out = Console()

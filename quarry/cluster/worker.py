@@ -13,7 +13,7 @@ import shlex
 
 from quarry.config.cluster import ClusterOptions
 from quarry.errors import QuarryError
-from quarry.parallel import PROCESSES_PER_MACHINE
+from quarry.infra.parallel import PROCESSES_PER_MACHINE
 
 # Imported as each worker starts, as a local pool's processes inherit them from their parent.
 PRELOADS = ("tasks.executor", "quarry.stages")

@@ -24,7 +24,7 @@ class Section(BaseModel):
 
     @classmethod
     def from_section(cls, section: Section):
-        """This class (a section with behaviour, such as quarry.dedup.config.DedupConfig) holding
+        """This class (a section with behaviour, such as quarry.curation.dedup.config.DedupConfig) holding
         the values of the plain ``section`` it extends, already checked."""
         return section if isinstance(section, cls) else cls(**dict(section))
 

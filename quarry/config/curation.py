@@ -114,7 +114,7 @@ class PiiParams(Section):
     sensitivity: Literal["low", "medium", "high"] = "medium"   # confidence >= 0.8 | 0.5 | 0.3
     ip_replacement: Literal["fake", "placeholder"] = "fake"
     types: tuple[PiiType, ...] = ("EMAIL", "KEY", "PASSWORD", "IP_ADDRESS", "PHONE", "CARD")
-    detectors: tuple[PiiDetector, ...] = get_args(PiiDetector)   # quarry.pii.detectors.DETECTORS
+    detectors: tuple[PiiDetector, ...] = get_args(PiiDetector)   # quarry.curation.pii.detectors.DETECTORS
 
 
 class RepositoryParams(Section):
@@ -143,7 +143,7 @@ class DedupParams(Section):
     seed: int = 1
     permissive: tuple[str, ...] = ("permissive", "public-domain")   # license categories whose copy survives
     repository: RepositoryParams = RepositoryParams()
-    # near-duplicate clustering runs in partitions by band-key hash range (quarry.dedup.partition):
+    # near-duplicate clustering runs in partitions by band-key hash range (quarry.curation.dedup.partition):
     # as many as keep each one's band keys within partition_mb, or exactly `partitions`
     partition_mb: PositiveInt = 1024
     partitions: PositiveInt | None = None

@@ -17,7 +17,7 @@ from quarry.config.pipeline import Layout, PipelineParams
 from quarry.config.snapshot import SnapshotParams
 from quarry.config.training import EvaluateParams, FinetuneParams, TokenizeParams, TokenizerParams, TrainParams
 from quarry.errors import ConfigError
-from quarry.hashing import value_hash
+from quarry.infra.hashing import value_hash
 from quarry.paths import project_root, state_dir
 from quarry.records import atomic_write_bytes
 

@@ -93,7 +93,7 @@ class SnapshotParams(Section):
     max_file_bytes: PositiveInt = 1_000_000
     shard_bytes: PositiveInt = 8_000_000        # target uncompressed bytes per output shard
     # A dist-info's RECORD and top_level.txt are read: in a folder several distributions share, they
-    # say which files each one governs (quarry.licenses.ownership); the licenses stage drops them.
+    # say which files each one governs (quarry.curation.licenses.ownership); the licenses stage drops them.
     exclude: list[str] = [
         "**/.git/**", "**/__pycache__/**", "**/node_modules/**",
         "**/*.min.js", "**/*.min.css", "**/*.map", "**/package-lock.json", "**/yarn.lock",

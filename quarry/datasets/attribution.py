@@ -8,7 +8,7 @@ For every origin with a released document under such a licence the bundle holds:
 - ``files/<origin>/<path>``: the origin's own licence, copying, copyright and NOTICE files from the
   snapshot, verbatim (whether or not curation released them as documents);
 - ``licenses/<SPDX id>.txt``: the standard text of a licence named only by headers (an origin
-  without a licence file of its own), from the licence data ScanCode ships (quarry.licenses.texts);
+  without a licence file of its own), from the licence data ScanCode ships (quarry.curation.licenses.texts);
 - ``NOTICE.md``: per origin its licences (documents each), the copyright lines of its documents'
   headers, and links to its files; ``origins.json``: the same for programs.
 

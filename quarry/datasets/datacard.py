@@ -9,7 +9,7 @@ import yaml
 
 from quarry.datasets.cite import bibtex, plain
 from quarry.datasets.manifest import Manifest
-from quarry.plots import horizontal_bars, pyplot, save
+from quarry.infra.plots import horizontal_bars, pyplot, save
 from quarry.records import JsonDict
 
 SIZE_CATEGORIES = [(1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"),

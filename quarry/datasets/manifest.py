@@ -15,8 +15,8 @@ from typing import Any, TypeAlias
 
 from quarry.config.params import Params
 from quarry.errors import QuarryError
-from quarry.hashing import file_hash, value_hash
-from quarry.params import section_hash
+from quarry.infra.hashing import file_hash, value_hash
+from quarry.config.values import section_hash
 from quarry.ledger import merge_ledgers
 from quarry.records import JsonDict, atomic_write_bytes, read_json
 

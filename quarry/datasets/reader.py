@@ -8,6 +8,7 @@ from pathlib import Path
 
 from quarry.datasets.versions import locate
 from quarry.errors import QuarryError
+from quarry.infra.hashing import tree_hash
 from quarry.records import JsonDict, Record, read_records, shard_paths
 
 
@@ -53,3 +54,12 @@ def _stream(shards: list[Path], split: str | None, subset: str | None) -> Iterat
             if subset is not None and meta.get("pile_set_name") != subset:
                 continue
             yield record
+
+
+def dataset_version(source: str | Path) -> str | None:
+    """The dataset's version hash from its manifest, or the content hash of the shards."""
+    path = Path(source)
+    try:
+        return load_manifest(path)["version"]
+    except Exception:  # noqa: BLE001 - any folder of shards is a valid source too
+        return tree_hash(path) if path.exists() else None

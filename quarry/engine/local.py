@@ -8,9 +8,9 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from quarry.engine.stage import Global, GlobalJob, Map, ShardJob, Stage, job_bytes
-from quarry.parallel import map_shards, share_machine
+from quarry.infra.parallel import map_shards, share_machine
 
-log = logging.getLogger("quarry.stage")
+log = logging.getLogger("quarry.curation.steps")
 
 
 

@@ -27,7 +27,7 @@ import orjson
 
 from quarry.engine.stage import Keyed, WorkItem
 from quarry.engine.state import per_process
-from quarry.hashing import value_hash
+from quarry.infra.hashing import value_hash
 from quarry.records import atomic_write_bytes
 
 

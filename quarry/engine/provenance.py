@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from quarry.errors import QuarryError
-from quarry.hashing import code_version, file_hashes, hashes_digest, value_hash
+from quarry.infra.hashing import code_version, file_hashes, hashes_digest, value_hash
 from quarry.records import read_json, write_json
 
 PROVENANCE = "provenance.json"

@@ -21,8 +21,8 @@ from quarry.engine.output import StagedOutput
 from quarry.engine.stage import Global, GlobalJob, ItemJob, Map, ShardJob, Stage
 from quarry.errors import QuarryError
 from quarry.ledger import merge_ledgers
-from quarry.lock import writing
-from quarry.parallel import input_shards, relative_name
+from quarry.infra.lock import writing
+from quarry.infra.parallel import input_shards, relative_name
 from quarry.records import write_json
 
 
@@ -175,7 +175,7 @@ def run_local(stage: Stage, src_dir: Path | None, dst_dir: Path, params: Params 
               args: Any = None, work_dir: Path | None = None, echo=None) -> dict[str, Any]:
     """The stage over ``workers`` local processes (the CLI's way); returns its result (the ledger
     of a stage that writes shards). Scratch files go unless ``work_dir`` names where to keep them.
-    Writing into the project, it holds the project's lock (quarry.lock)."""
+    Writing into the project, it holds the project's lock (quarry.infra.lock)."""
     with writing(Path(dst_dir)), LocalExecutor(workers, echo=echo) as executor:
         return run_stage(stage, src_dir, dst_dir, params, executor, args=args, work_dir=work_dir,
                          keep_work=work_dir is not None).result

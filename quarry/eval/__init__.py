@@ -1,6 +1,6 @@
 """Bits-per-byte evaluation of checkpoints: the stage, its float64 reference, the lm-eval cross-check,
-plots; the batched rolling-window scorer itself is quarry.bpb."""
+plots; the batched rolling-window scorer itself is quarry.eval.bpb."""
 
-from quarry.bpb import BpbResult, SubsetScore, rolling_windows, score_documents, score_records
+from quarry.eval.bpb import BpbResult, SubsetScore, rolling_windows, score_documents, score_records
 
 __all__ = ["BpbResult", "SubsetScore", "rolling_windows", "score_documents", "score_records"]

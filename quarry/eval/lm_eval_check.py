@@ -15,10 +15,10 @@ import re
 import tempfile
 from pathlib import Path
 
-from quarry.bpb import DEFAULT_SUBSET, score_records
+from quarry.eval.bpb import DEFAULT_SUBSET, score_records
 from quarry.errors import QuarryError
 from quarry.config.training import EvaluateParams
-from quarry.eval.stage import context_of, evaluation_records, load_for_eval, pick_device
+from quarry.eval.scoring import context_of, evaluation_records, load_for_eval, pick_device
 from quarry.models.checkpoint import save_pretrained
 from quarry.records import JsonDict
 

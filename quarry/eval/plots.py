@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from quarry.plots import ACCENT, COLOR, horizontal_bars, pyplot, save
+from quarry.infra.plots import ACCENT, COLOR, horizontal_bars, pyplot, save
 from quarry.records import JsonDict
 
 

@@ -15,7 +15,7 @@ import torch
 from safetensors import safe_open
 from safetensors.torch import save_file
 
-from quarry.atomic import current_umask, temp_beside
+from quarry.infra.atomic import current_umask, temp_beside
 from quarry.errors import QuarryError
 from quarry.models.hub import resolve
 from quarry.models.llama import ModelArgs, Transformer

@@ -19,7 +19,7 @@ import torch
 from torch import nn
 
 from quarry import tracking
-from quarry.bpb import score_records
+from quarry.eval.bpb import score_records
 from quarry.config.compute import torch_dtype
 from quarry.config.recipes import RecipeConfig
 from quarry.datasets.subsets import LARGEST, resolve_subset, version_subsets
@@ -30,7 +30,8 @@ from quarry.stages.tokenize import cached_tokens
 from quarry.tracking import git_commit
 from quarry.training import checkpointing, distributed
 from quarry.training.config import ConfigNode, config_hash, instantiate, merge_defaults, validate
-from quarry.training.data import EpochSampler, dataset_version, document_mask, open_records
+from quarry.datasets.reader import dataset_version
+from quarry.training.data import EpochSampler, document_mask, open_records
 from quarry.training.losses import CausalLMHead, IGNORE_INDEX
 from quarry.training.metrics import Reporter, Throughput, peak_memory_gib
 from quarry.training.token_data import TokenShards, check_tokens

@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 
 from quarry.config.snapshot import SnapshotParams
-from quarry.hashing import file_hash
+from quarry.infra.hashing import file_hash
 from quarry.ledger import Ledger
 from quarry.paths import state_dir
 from quarry.records import JsonDict, RecordWriter, write_json

@@ -11,7 +11,7 @@ from typing import Any
 
 from quarry.config.snapshot import SnapshotParams
 from quarry.errors import QuarryError
-from quarry.hashing import value_hash
+from quarry.infra.hashing import value_hash
 from quarry.paths import state_dir
 from quarry.snapshot.filters import matches_any, path_refusal
 from quarry.snapshot.plan import OriginPlan, Refused, admit, printable_path

@@ -7,7 +7,7 @@ from collections import Counter
 from pathlib import Path
 
 from quarry.config.snapshot import SnapshotParams
-from quarry.hashing import value_hash
+from quarry.infra.hashing import value_hash
 from quarry.ledger import Ledger
 from quarry.records import JsonDict, read_json
 from quarry.snapshot.plan import OriginPlan

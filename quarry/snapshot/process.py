@@ -16,7 +16,7 @@ import orjson
 import zstandard
 
 from quarry.config.snapshot import SnapshotParams
-from quarry.hashing import bytes_hash, value_hash
+from quarry.infra.hashing import bytes_hash, value_hash
 from quarry.records import JsonDict, dumps, read_records
 from quarry.snapshot import filters, language
 from quarry.snapshot.settings import processing_hash

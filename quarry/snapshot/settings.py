@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import get_args
 
 from quarry.config.snapshot import SnapshotParams, SourceKind
-from quarry.hashing import value_hash
+from quarry.infra.hashing import value_hash
 
 # Keys whose values change what a processed origin looks like (its cache key depends on them).
 PROCESSING_KEYS = ("max_file_bytes", "binary_extensions", "generated_markers", "minified_line_length",

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from quarry.config.snapshot import SnapshotParams
 from quarry.errors import QuarryError
-from quarry.hashing import file_hash
+from quarry.infra.hashing import file_hash
 from quarry.records import read_records, shard_paths
 from quarry.snapshot import archives
 from quarry.snapshot.git import plan_git

@@ -15,7 +15,7 @@ from quarry.datasets.build import load_parent, plan, publish, staging_dir, token
 from quarry.datasets.mixture import Mixture
 from quarry.datasets.shards import STAGE, write_split
 from quarry.engine import Global, GlobalJob, ItemJob, Keyed, Map, Stage, WorkItem, run_local
-from quarry.licenses.texts import standard_texts
+from quarry.curation.licenses.texts import standard_texts
 from quarry.records import JsonDict
 
 

@@ -2,7 +2,7 @@
 
     snapshot shards -> licenses -> optout -> filters -> PII -> dedup -> decontaminate
 
-``curate`` runs them all with one executor; the CLI runs one with the same description.
+``run_curation`` runs them all with one executor; the CLI runs one with the same description.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def check_config(params: Params) -> None:
         stage.config(params)
 
 
-def curate(shards_dir: Path, curated_dir: Path, params: Params, executor: Executor) -> list[StageRun]:
+def run_curation(shards_dir: Path, curated_dir: Path, params: Params, executor: Executor) -> list[StageRun]:
     """Every curation stage in order, each reading the previous one's folder under ``curated_dir``."""
     check_config(params)
     runs = []

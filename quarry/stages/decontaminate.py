@@ -14,7 +14,7 @@ import numpy as np
 import orjson
 
 from quarry.config import Params
-from quarry.curate.decontaminate import (
+from quarry.curation.decontaminate.overlap import (
     REPORT,
     STAGE,
     DecontaminationConfig,
@@ -31,9 +31,9 @@ from quarry.curate.decontaminate import (
     test_split_items,
 )
 from quarry.engine import Global, GlobalJob, ItemJob, Map, ShardJob, Stage, WorkItem, per_process
-from quarry.hashing import file_hash, tree_hash
+from quarry.infra.hashing import file_hash, tree_hash
 from quarry.records import atomic_write_bytes, write_json
-from quarry.splits import SPLITS_FILE, SplitCensus, Splits, stratify, write_record
+from quarry.datasets.splits import SPLITS_FILE, SplitCensus, Splits, stratify, write_record
 
 
 def eval_items_phase(job: ShardJob, config: DecontaminationConfig) -> dict:

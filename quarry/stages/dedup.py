@@ -2,10 +2,10 @@
 clusters, each in partitions of its own key space -> survivors per shard.
 
 Every step that decides by repository or by document runs as a map over partitions
-(quarry.dedup.repository_partitions, quarry.dedup.document_partitions, quarry.dedup.partition),
+(quarry.curation.dedup.repository_partitions, quarry.curation.dedup.document_partitions, quarry.curation.dedup.partition),
 so no process holds every document's keys or decisions; the global steps between them only
 count, name files and keep a byte per document (which documents are gone, which are live). The
-filter of each shard reads its slice of every step's decisions (quarry.dedup.decisions).
+filter of each shard reads its slice of every step's decisions (quarry.curation.dedup.decisions).
 """
 
 from __future__ import annotations
@@ -15,18 +15,18 @@ from pathlib import Path
 import orjson
 
 from quarry.config import Params
-from quarry.dedup.config import DedupConfig
-from quarry.dedup.decisions import largest, merge_near_stats, write_clusters
-from quarry.dedup.document_partitions import (EXACT_BYTES, NEAR_BYTES, exact_partition, live_documents, mark,
+from quarry.curation.dedup.config import DedupConfig
+from quarry.curation.dedup.decisions import largest, merge_near_stats, write_clusters
+from quarry.curation.dedup.document_partitions import (EXACT_BYTES, NEAR_BYTES, exact_partition, live_documents, mark,
                                               near_partition, split_clusters)
-from quarry.dedup.index import ShardIndex, index_shard, load_index, save_layout
-from quarry.dedup.partition import (BUCKET_BYTES, bucket_partition, merge_forests, routed_files,
+from quarry.curation.dedup.index import ShardIndex, index_shard, load_index, save_layout
+from quarry.curation.dedup.partition import (BUCKET_BYTES, bucket_partition, merge_forests, routed_files,
                                     verify_partition)
-from quarry.dedup.repository import empty_stats
-from quarry.dedup.repository_partitions import (ENTRY_BYTES, KEY_BYTES, PAIR_BYTES, candidate_partition,
+from quarry.curation.dedup.repository import empty_stats
+from quarry.curation.dedup.repository_partitions import (ENTRY_BYTES, KEY_BYTES, PAIR_BYTES, candidate_partition,
                                                 copy_partition, group_copies, pair_partition,
                                                 repository_partition)
-from quarry.dedup.stage import STAGE, filter_shard
+from quarry.curation.dedup.shards import STAGE, filter_shard
 from quarry.engine import Global, GlobalJob, ItemJob, Map, ShardJob, Stage
 from quarry.engine.partitions import (merged_slices, partition_count, partition_items, route_slices, routed_slices,
                                       run_files, slice_files)
@@ -231,7 +231,7 @@ def filter_shard_phase(job: ShardJob, config: DedupConfig) -> dict:
 
 
 def _stats(results: dict, config: DedupConfig) -> dict:
-    """The clusters' statistics, as the one-process path (quarry.dedup.cluster) gives them."""
+    """The clusters' statistics, as the one-process path (quarry.curation.dedup.cluster) gives them."""
     plan = results["plan"]
     stats: dict = {"documents": plan["total"]}
     if config.repository.enabled and plan["total"]:

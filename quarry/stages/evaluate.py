@@ -13,7 +13,7 @@ from typing import Any
 from quarry.config.training import EvaluateParams
 from quarry.datasets.subsets import resolve_subset, version_subsets
 from quarry.engine import Global, GlobalJob, ItemJob, Map, Stage, WorkItem, run_local
-from quarry.eval.stage import (build_report, checkpoint_label, document_limits, evaluation_shards, merge_shards,
+from quarry.eval.scoring import (build_report, checkpoint_label, document_limits, evaluation_shards, merge_shards,
                                publish_report, score_shard)
 from quarry.records import JsonDict, write_json
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from quarry.config.curation import FiltersParams
-from quarry.curate.filters import STAGE, build_filters
+from quarry.curation.filters.rules import STAGE, build_filters
 from quarry.engine import Map, ShardJob, Stage, per_process
-from quarry.hashing import value_hash
-from quarry.stage import run_step_on_shard
+from quarry.infra.hashing import value_hash
+from quarry.curation.steps import run_step_on_shard
 
 
 def filter_shard_phase(job: ShardJob, config: FiltersParams) -> dict:

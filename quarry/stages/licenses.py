@@ -1,7 +1,7 @@
 """The licenses stage: a survey map, a decision partitioned by origin, an assigning map.
 
 The survey reads each shard once (in parallel across workers): it collects each origin's
-license-bearing files at any depth (quarry.licenses.governance) and sends the shard's texts
+license-bearing files at any depth (quarry.curation.licenses.governance) and sends the shard's texts
 (file-level statements, license files, manifests, notices) to ScanCode through the shared
 content-hash cache, then writes its part of every origin's survey sorted by a hash of the origin
 (quarry.engine.partitions). The decision runs as a map over partitions of that hash space: each
@@ -27,10 +27,10 @@ from quarry.engine import Global, GlobalJob, ItemJob, Map, ShardJob, Stage, per_
 from quarry.engine.partitions import (SliceWriter, partition_count, partition_items, read_part, route_slices,
                                       routed_slices, slice_files, text_key, write_runs)
 from quarry.engine.state import provide
-from quarry.licenses.cache import CachedDetector, default_cache_dir
-from quarry.licenses.governance import OriginSurvey
-from quarry.licenses.repository import Surveys, add_record, detect_repo_licenses
-from quarry.licenses.stage import STAGE, file_statement, license_shard
+from quarry.curation.licenses.cache import CachedDetector, default_cache_dir
+from quarry.curation.licenses.governance import OriginSurvey
+from quarry.curation.licenses.repository import Surveys, add_record, detect_repo_licenses
+from quarry.curation.licenses.shards import STAGE, file_statement, license_shard
 from quarry.records import atomic_write_bytes, json_bytes, read_records, write_json_pairs
 
 REPO_LICENSES = "repo_licenses.json"

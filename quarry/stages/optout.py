@@ -8,8 +8,8 @@ from pydantic import Field
 
 from quarry.config import Params, Section
 from quarry.engine import GlobalJob, Map, ShardJob, Stage, per_process
-from quarry.hashing import file_hash
-from quarry.optout import STAGE, load_registry, optout_shard, registry_path_from
+from quarry.infra.hashing import file_hash
+from quarry.curation.optout import STAGE, load_registry, optout_shard, registry_path_from
 
 
 class OptOutConfig(Section):

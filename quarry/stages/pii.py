@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from quarry.engine import Map, ShardJob, Stage
-from quarry.pii.engine import PiiConfig
-from quarry.pii.stage import STAGE, redact_shard
+from quarry.curation.pii.engine import PiiConfig
+from quarry.curation.pii.shards import STAGE, redact_shard
 
 
 def redact_shard_phase(job: ShardJob, config: PiiConfig) -> dict:

@@ -11,7 +11,7 @@ from quarry.config import Params
 from quarry.engine import Global, GlobalJob, ItemJob, Map, Stage, WorkItem, run_local
 from quarry.paths import state_dir
 from quarry.records import JsonDict
-from quarry.training.data import dataset_version
+from quarry.datasets.reader import dataset_version
 from quarry.training.tokens import (MANIFEST, TokenizeConfig, cache_key, load_tokenizer, plan, read_manifest,
                                     shard_files, tokenize_shard, tokenizer_spec, write_manifest)
 

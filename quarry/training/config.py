@@ -24,7 +24,7 @@ from pydantic_core import ErrorDetails
 
 from quarry.config.base import valid_keys
 from quarry.errors import ConfigError
-from quarry.hashing import value_hash
+from quarry.infra.hashing import value_hash
 
 # A recipe config or a node of it: plain YAML values, `_component_` nodes among them.
 ConfigNode: TypeAlias = dict[str, Any]

@@ -21,7 +21,6 @@ import torch
 
 from quarry import datasets
 from quarry.errors import ConfigError
-from quarry.hashing import tree_hash
 from quarry.records import JsonDict
 from quarry.training.losses import IGNORE_INDEX
 
@@ -47,15 +46,6 @@ class ByteTokenizer:
 def open_records(source: str | Path, split: str | None = None, subset: str | None = None) -> Iterator[JsonDict]:
     """Records of a dataset version (or any folder of shards), optionally one split and one subset."""
     yield from datasets.open(str(source), split=split, subset=subset)
-
-
-def dataset_version(source: str | Path) -> str | None:
-    """The dataset's version hash from its manifest, or the content hash of the shards."""
-    path = Path(source)
-    try:
-        return datasets.load_manifest(path)["version"]
-    except Exception:  # noqa: BLE001 - any folder of shards is a valid source too
-        return tree_hash(path) if path.exists() else None
 
 
 @dataclass

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from quarry.errors import ConfigError
-from quarry.hashing import value_hash
+from quarry.infra.hashing import value_hash
 from quarry.config import Params, as_params
 from quarry.config.training import TokenizeParams
 from quarry.datasets.reader import data_shards
@@ -223,7 +223,7 @@ def _batches(items, size: int):
 def write_manifest(out_dir: str | os.PathLike, dataset: str | os.PathLike, spec: str, config: TokenizeConfig,
                    jobs: list[TokenShard], entries: list[JsonDict]) -> JsonDict:
     """Write manifest.json (last, atomically) and remove files no entry names (an earlier plan's)."""
-    from quarry.training.data import dataset_version  # torch (quarry.training.data): tokenizing needs no torch until here
+    from quarry.datasets.reader import dataset_version
 
     out = Path(out_dir)
     info = tokenizer_info(load_tokenizer(spec))

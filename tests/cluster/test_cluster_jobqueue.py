@@ -114,7 +114,7 @@ def test_running_the_slurm_script_starts_workers_that_run_quarry_tasks(tmp_path)
 
                 import dask
 
-                from quarry.parallel import available_cores, cores_per_process
+                from quarry.infra.parallel import available_cores, cores_per_process
 
                 return {"preloaded": [name for name in ("tasks.executor", "quarry.stages") if name in sys.modules],
                         "per_machine": os.environ.get("QUARRY_PROCESSES_PER_MACHINE"), "cwd": os.getcwd(),

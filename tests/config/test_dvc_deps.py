@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from code_closure import ROOT, flow_code, module_file
-from flows.stages import stage_calls
+from flows.dag import node_calls
 from quarry.config import Params
 
 STAGES = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]
@@ -37,7 +37,7 @@ def _components(config_name: str) -> set[Path]:
 @pytest.mark.parametrize("stage", list(STAGES))
 def test_a_stage_depends_on_every_file_its_flow_runs(stage):
     params = Params()
-    flow_obj, _ = stage_calls(params, None)[stage]
+    flow_obj, _ = node_calls(params, None)[stage]
     code = flow_code(flow_obj)
     if stage in ("train", "finetune"):
         code |= _components(getattr(params, stage).config)

@@ -14,7 +14,7 @@ from quarry.cli import main
 from quarry.config import Layout, Params, as_params
 from quarry.config.params import effective_file, load, with_overrides
 from quarry.errors import ConfigError
-from quarry.params import load_params
+from quarry.config.values import load_params
 
 ROOT = Path(__file__).resolve().parents[2]
 SECTIONS = list(Params.model_fields)
@@ -76,7 +76,7 @@ def test_the_issue_examples_name_their_keys(tmp_path):
 def test_a_bad_late_section_stops_the_first_stage_before_it_writes(tmp_path, monkeypatch):
     """`quarry flow snapshot` (what dvc.yaml runs) reads the whole file first: a typo under
     `evaluate`, the last stage, fails the snapshot before anything exists."""
-    from flows.pipeline import run_stage
+    from flows.pipeline import run_node
 
     monkeypatch.chdir(tmp_path)
     project = yaml.safe_load((ROOT / "params.yaml").read_text())
@@ -84,7 +84,7 @@ def test_a_bad_late_section_stops_the_first_stage_before_it_writes(tmp_path, mon
     project["pipeline"]["paths"]["snapshot"] = str(tmp_path / "snap")
     path = _write(tmp_path, project)
     with pytest.raises(ConfigError, match="unknown key 'evaluate.batchsize'; did you mean 'evaluate.batch_size'"):
-        run_stage("snapshot", str(path))
+        run_node("snapshot", str(path))
     assert not (tmp_path / "snap").exists()
 
 
@@ -97,9 +97,9 @@ def test_validate_checks_recipe_value_types(capsys):
 
 
 def test_defaults_live_in_the_models_and_every_stage_reads_them():
-    from quarry.curate.decontaminate import DecontaminationConfig
-    from quarry.dedup.config import DedupConfig
-    from quarry.pii.engine import PiiConfig
+    from quarry.curation.decontaminate.overlap import DecontaminationConfig
+    from quarry.curation.dedup.config import DedupConfig
+    from quarry.curation.pii.engine import PiiConfig
     from quarry.stages.evaluate import EVALUATE
     from quarry.stages.filters import FILTERS
     from quarry.stages.licenses import LICENSES
@@ -127,8 +127,8 @@ def test_an_empty_params_file_means_every_default(tmp_path):
 
 
 def test_the_literal_choices_match_the_code_they_configure():
-    from quarry.licenses.policy import CATEGORIES
-    from quarry.pii.detectors import DETECTORS, TYPES
+    from quarry.curation.licenses.policy import CATEGORIES
+    from quarry.curation.pii.detectors import DETECTORS, TYPES
 
     assert set(Params().pii.detectors) == set(DETECTORS) and set(Params().pii.types) == set(TYPES)
     category = typing.get_args(Params.model_fields["licenses"].annotation.model_fields["policy"].annotation
@@ -157,11 +157,11 @@ def test_overrides_are_checked_like_the_file_and_written_by_content(tmp_path):
 
 def test_the_layout_comes_from_pipeline_paths_everywhere(tmp_path):
     from flows.paths import recipe_paths
-    from flows.stages import stage_calls
+    from flows.dag import node_calls
 
     params = with_overrides(Params(), {"pipeline.paths.dataset": "elsewhere/ds",
                                        "pipeline.paths.pretrain": "ckpt/pre"})
-    calls = stage_calls(params, None)
+    calls = node_calls(params, None)
     assert calls["assemble"][1][2] == "elsewhere/ds"
     assert calls["evaluate"][1][1] == [str(Path("ckpt/pre/final")), str(Layout.of(params).finetuned)]
     assert recipe_paths("finetune", params)["base_model"] == str(Path("ckpt/pre/final"))
@@ -172,9 +172,9 @@ def test_every_flow_shows_typed_sections_to_the_prefect_ui():
     from prefect.utilities.callables import parameter_schema
 
     from flows.pipeline import pipeline
-    from flows.stages import stage_calls
+    from flows.dag import node_calls
 
-    flows = [pipeline, *(flow_obj for flow_obj, _ in stage_calls(Params(), None).values())]
+    flows = [pipeline, *(flow_obj for flow_obj, _ in node_calls(Params(), None).values())]
     for flow_obj in flows:
         schema = parameter_schema(flow_obj.fn).model_dump()
         assert "params" in schema["properties"], flow_obj.name

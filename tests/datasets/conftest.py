@@ -1,4 +1,4 @@
-"""Curated shards to assemble: real records written by a real curation step (quarry.stage),
+"""Curated shards to assemble: real records written by a real curation step (quarry.curation.steps),
 with its ledger.json and rejects/ beside them, as an upstream stage leaves them."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from quarry.curate.base import Filter
+from quarry.curation.filters.base import Filter
 from quarry.ledger import merge_ledgers
 from quarry.records import write_json, write_records
-from quarry.stage import run_step_on_shard
+from quarry.curation.steps import run_step_on_shard
 
 LANGUAGES = {"Python": ".py", "JavaScript": ".js", "Markdown": ".md"}
 LICENSES = [("MIT", "permissive"), ("Apache-2.0", "permissive"), ("GPL-3.0-only", "copyleft"), (None, "unknown")]

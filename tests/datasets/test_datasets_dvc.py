@@ -14,7 +14,7 @@ import yaml
 import quarry.datasets as qd
 from quarry.cli import main
 from quarry.datasets.manifest import verify_sums, version_hash
-from quarry.hashing import tree_hash
+from quarry.infra.hashing import tree_hash
 
 DVC = shutil.which("dvc", path=str(Path(sys.executable).parent)) or "dvc"
 

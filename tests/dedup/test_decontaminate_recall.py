@@ -13,7 +13,7 @@ import textwrap
 import pytest
 
 from dedup_corpus import source
-from quarry.curate.decontaminate import REPORT
+from quarry.curation.decontaminate.overlap import REPORT
 from quarry.engine import run_local
 from quarry.records import read_json, write_records
 from quarry.stages.decontaminate import DECONTAMINATE

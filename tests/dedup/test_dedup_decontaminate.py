@@ -10,11 +10,11 @@ import orjson
 import pytest
 
 from dedup_corpus import LICENSE_HEADER, MODULES, kept_records, record, source
-from quarry.curate.decontaminate import REPORT
+from quarry.curation.decontaminate.overlap import REPORT
 from quarry.engine import run_local
 from quarry.errors import ConfigError
 from quarry.records import read_folder, read_json, write_records
-from quarry.splits import split_of
+from quarry.datasets.splits import split_of
 from quarry.stages.decontaminate import DECONTAMINATE, decontaminate_with
 
 
@@ -230,7 +230,7 @@ def test_json_escaped_markdown_and_html_pastes_flag(tmp_path):
 
 
 def test_eval_items_from_folders_and_their_ids(tmp_path):
-    from quarry.curate.eval_sources import eval_items
+    from quarry.curation.decontaminate.eval_sources import eval_items
 
     folder = tmp_path / "bench"
     (folder / "sub").mkdir(parents=True)

@@ -9,7 +9,7 @@ import pytest
 
 from dedup_corpus import MODULES, record, source
 from quarry.config import as_params
-from quarry.curate.filters import (
+from quarry.curation.filters.rules import (
     BASE64,
     HEX_BYTES,
     UNICODE_ESCAPES,
@@ -19,7 +19,7 @@ from quarry.curate.filters import (
 from quarry.engine import run_local
 from quarry.errors import ConfigError
 from quarry.records import read_folder, write_records
-from quarry.stage import Drop
+from quarry.curation.steps import Drop
 from quarry.stages.filters import FILTERS
 
 

@@ -8,9 +8,9 @@ from datasketch import MinHash
 from datasketch.lsh import _optimal_param
 
 from dedup_corpus import source
-from quarry.dedup import MinHasher, band_keys, choose_bands, estimated_jaccard, shingles, words
-from quarry.dedup.config import DedupConfig
-from quarry.dedup.unionfind import UnionFind
+from quarry.curation.dedup import MinHasher, band_keys, choose_bands, estimated_jaccard, shingles, words
+from quarry.curation.dedup.config import DedupConfig
+from quarry.curation.dedup.unionfind import UnionFind
 from quarry.errors import ConfigError
 
 

@@ -19,15 +19,15 @@ import pytest
 from dedup_corpus import STDLIB, record
 from quarry.config import Params
 from quarry.datasets.manifest import params_hash
-from quarry.dedup.cluster import cluster_index, decisions_file
-from quarry.dedup.components import forest, min_labels
-from quarry.dedup.config import DedupConfig
-from quarry.dedup.partition import BUCKET_BYTES
+from quarry.curation.dedup.cluster import cluster_index, decisions_file
+from quarry.curation.dedup.components import forest, min_labels
+from quarry.curation.dedup.config import DedupConfig
+from quarry.curation.dedup.partition import BUCKET_BYTES
 from quarry.engine.partitions import partition_count
-from quarry.dedup.unionfind import UnionFind
+from quarry.curation.dedup.unionfind import UnionFind
 from quarry.engine import run_local
-from quarry.hashing import file_hashes
-from quarry.parallel import input_shards, relative_name
+from quarry.infra.hashing import file_hashes
+from quarry.infra.parallel import input_shards, relative_name
 from quarry.records import write_records
 from quarry.stages.dedup import DEDUP, decided
 

@@ -179,7 +179,7 @@ def test_repository_threshold_and_switch(repos, tmp_path):
 
 
 def test_unknown_repository_key_is_reported():
-    from quarry.dedup.config import DedupConfig
+    from quarry.curation.dedup.config import DedupConfig
     from quarry.errors import ConfigError
 
     with pytest.raises(ConfigError, match="dedup.repository"):

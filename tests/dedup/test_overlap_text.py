@@ -5,8 +5,8 @@ from __future__ import annotations
 import html
 import json
 
-from quarry.curate.overlap_text import code_only, normalize, notice_words
-from quarry.dedup.shingles import words
+from quarry.curation.decontaminate.overlap_text import code_only, normalize, notice_words
+from quarry.curation.dedup.shingles import words
 
 CODE = 'def greet(name):\n    """Say hello."""\n    print(f"hello {name}\\n")  # \u00e9t\u00e9\n    return name < "z"\n'
 

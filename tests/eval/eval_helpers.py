@@ -89,7 +89,7 @@ class DropTinyAndLicense:
     name = "filters"
 
     def apply(self, record):
-        from quarry.stage import Drop
+        from quarry.curation.steps import Drop
 
         if len(record["text"]) < 40:
             return Drop("too short")
@@ -103,7 +103,7 @@ def build_project(root):
     from quarry.ledger import merge_ledgers
     from quarry.records import read_json, shard_paths, write_json
     from quarry.stages.snapshot import run_snapshot
-    from quarry.stage import run_step_on_shard
+    from quarry.curation.steps import run_step_on_shard
     from quarry.config.training import TokenizerParams
     from quarry.tokenizer import train_from_dataset
     from quarry.recipes.registry import build_recipe

@@ -7,7 +7,7 @@ import math
 import pytest
 import torch
 
-from quarry.bpb import rolling_windows, score_documents, score_records
+from quarry.eval.bpb import rolling_windows, score_documents, score_records
 from quarry.eval.reference import reference_bpb
 from eval_helpers import DOCS, BigramModel, ByteTokenizer, UniformByteModel, tiny_llama
 

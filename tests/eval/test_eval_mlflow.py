@@ -112,7 +112,7 @@ def test_evaluation_of_a_run_from_another_store_gets_a_linked_run(in_project, tm
     report = run_evaluate(ckpt, in_project["dataset"], tmp_path / "eval", {"evaluate": {"batch_size": 4}})
     run = tracking.configure().MlflowClient().get_run(report["mlflow_run_id"])
     assert run.data.tags["quarry.evaluated_run_id"] == "0123456789abcdef0123456789abcdef"
-    assert run.data.tags["quarry.stage"] == "evaluate"
+    assert run.data.tags["quarry.curation.steps"] == "evaluate"
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from quarry.records import read_json
 def test_flow_of_shard_tasks_gives_the_report_of_the_local_run(project, tmp_path, monkeypatch):
     monkeypatch.setenv("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "180")  # a busy machine starts slowly
     from flows.evaluate import evaluate
-    from quarry.eval.stage import checkpoint_label
+    from quarry.eval.scoring import checkpoint_label
     from quarry.stages.evaluate import run_evaluate
 
     params = {"evaluate": {"mlflow": False, "batch_size": 4, "context_len": 32}}

@@ -4,7 +4,7 @@ import hashlib
 import os
 import time
 
-from quarry import hashing
+from quarry.infra import hashing
 
 
 def _age(path, seconds: float) -> None:

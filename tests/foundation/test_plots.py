@@ -1,7 +1,7 @@
 """Plots people read: values on the bars, small subsets visible, the same bytes for the same figure."""
 
 from quarry.datasets.datacard import plot
-from quarry.plots import horizontal_bars, pyplot
+from quarry.infra.plots import horizontal_bars, pyplot
 
 MANIFEST = {"name": "tiny", "label": "0.1.0", "version": "f" * 64, "composition": {
     "total": {"bytes": 10_000_000},

@@ -20,7 +20,7 @@ JSON_SOURCE = f"dir:{Path(sysconfig.get_paths()['stdlib']) / 'json'}"
 HOLDER = """
 import sys, time
 from pathlib import Path
-from quarry.lock import project_lock
+from quarry.infra.lock import project_lock
 with project_lock("test holder"):
     print("held", flush=True)
     time.sleep(float(sys.argv[1]))

@@ -103,7 +103,7 @@ def tiny_project(tmp_path, monkeypatch):
 def test_every_cached_task_declares_the_files_it_writes(tiny_project, monkeypatch):
     from flows.evaluate import evaluate
     from flows.inventory import inventory
-    from flows.pipeline import run_stage
+    from flows.pipeline import run_node
 
     from prefect.settings import PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS, temporary_settings
 
@@ -119,7 +119,7 @@ def test_every_cached_task_declares_the_files_it_writes(tiny_project, monkeypatc
     # A busy machine can take minutes to start Prefect's temporary API server.
     with temporary_settings(updates={PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS: 600}):
         for stage in ("snapshot", "curate", "assemble", "audit", "tokenizer", "tokenize", "train"):
-            run_stage(stage, params)
+            run_node(stage, params)
         evaluate("data/datasets/default", ["models/pretrain/final"], "reports/eval", "reports/metrics.json", params)
         inventory(str(root / "data" / "snapshot" / "shards"))
 

@@ -62,7 +62,7 @@ def govern(root: Path, layouts: dict[str, dict[str, str]]) -> tuple[dict, dict, 
     snapshotted over 3 shards: (kept (origin, path) -> licence, dropped (origin, path) -> meta,
     the stage's output folder)."""
     from quarry.engine import run_local
-    from quarry.licenses.stage import stage_shards
+    from quarry.curation.licenses.shards import stage_shards
     from quarry.records import read_folder, read_records
     from quarry.stages.licenses import LICENSES
 
@@ -88,7 +88,7 @@ def detector():
     """One ScanCode worker for the whole test session: its index loads once."""
     if LICENSE_DATA is None:
         pytest.skip(f"ScanCode virtualenv absent ({SCANCODE_PYTHON})")
-    from quarry.licenses.cache import CachedDetector
+    from quarry.curation.licenses.cache import CachedDetector
 
     with CachedDetector() as shared:
         yield shared

@@ -8,12 +8,12 @@ import shutil
 
 import pytest
 
-from quarry.audit import audit
+from quarry.datasets.audit import audit
 from quarry.config.curation import LicensesParams
 from quarry.datasets.attribution import FOLDER, origin_folder
 from quarry.datasets.build import derive_version
 from quarry.engine import run_local
-from quarry.optout import Registry
+from quarry.curation.optout import Registry
 from quarry.records import read_json
 from quarry.stages.assemble import assemble
 from quarry.stages.licenses import LICENSES

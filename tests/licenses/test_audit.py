@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from quarry.config.curation import LicensesParams
-from quarry.audit import audit
+from quarry.datasets.audit import audit
 from quarry.engine import run_local
-from quarry.licenses.stage import stage_shards
-from quarry.optout import OptOut, Registry
+from quarry.curation.licenses.shards import stage_shards
+from quarry.curation.optout import OptOut, Registry
 from quarry.records import read_records, write_records
 from quarry.stages.licenses import LICENSES
 from licenses_helpers import license_text, make_repo, needs_scancode, snapshot_shards

@@ -192,7 +192,7 @@ def test_disagreeing_metadata_is_recorded_beside_the_text(governed):
 
 
 def test_plain_folder_answers_per_subtree(detector, tmp_path):
-    from quarry.licenses.report import folder_governance, subtree_rows
+    from quarry.curation.licenses.report import folder_governance, subtree_rows
 
     root = make_repo(tmp_path / "checkout", layouts(license_text)["https://example.org/vendored"])
     (root / ".git").mkdir()

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from quarry.licenses.declarations import debian_expression, parse_declaration
-from quarry.licenses.findings import LicenseFinding
-from quarry.licenses.governance import OriginSurvey, decide, govern, origin_governance, plan
-from quarry.licenses.notices import has_choice, offers_choice, rights_reserved, split_docs_clause
+from quarry.curation.licenses.declarations import debian_expression, parse_declaration
+from quarry.curation.licenses.findings import LicenseFinding
+from quarry.curation.licenses.governance import OriginSurvey, decide, govern, origin_governance, plan
+from quarry.curation.licenses.notices import has_choice, offers_choice, rights_reserved, split_docs_clause
 
 CATS = {"MIT": "permissive", "Apache-2.0": "permissive", "GPL-2.0-only": "strong-copyleft",
         "GPL-2.0-or-later": "strong-copyleft", "GPL-3.0-only": "strong-copyleft", "LGPL-3.0-only": "weak-copyleft",
@@ -131,7 +131,7 @@ def test_unknown_gives_way_and_disagreement_is_recorded():
 
 
 def test_agreements_and_lone_exceptions_are_not_licenses():
-    from quarry.licenses.policy import drop_references
+    from quarry.curation.licenses.policy import drop_references
 
     assert drop_references("BSD-3-Clause AND GCC-exception-3.1") == "BSD-3-Clause"
     assert drop_references("LicenseRef-scancode-generic-cla AND BSD-3-Clause") == "BSD-3-Clause"
@@ -146,7 +146,7 @@ def test_a_stray_match_in_a_long_dual_license_text_is_no_permissive_option():
 
 
 def test_choices_between_files_in_pointers_and_readme_sections():
-    from quarry.licenses.notices import license_passages
+    from quarry.curation.licenses.notices import license_passages
 
     files = ["LICENSE.APACHE2", "LICENSE.MIT"]
     assert offers_choice("Available under the terms of *either* of the licenses in LICENSE.APACHE2 or "
@@ -162,7 +162,7 @@ def test_choices_between_files_in_pointers_and_readme_sections():
 
 
 def test_canonical_expressions():
-    from quarry.licenses.expressions import canonical, without
+    from quarry.curation.licenses.expressions import canonical, without
 
     assert canonical("(BSD-3-Clause AND BSD-2-Clause) AND BSD-3-Clause") == "BSD-2-Clause AND BSD-3-Clause"
     assert canonical("MIT OR Apache-2.0") == "Apache-2.0 OR MIT"

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from licenses_helpers import license_text, needs_scancode
 
-from quarry.licenses.cache import CachedDetector, text_key
-from quarry.licenses.normalize import normalize
+from quarry.curation.licenses.cache import CachedDetector, text_key
+from quarry.curation.licenses.normalize import normalize
 
 
 def _commented(text: str, marker: str) -> str:
@@ -70,7 +70,7 @@ def test_the_tokens_of_a_normal_form_without_building_it():
     normal form, whatever their line breaks, comment markers and copyright lines."""
     from licenses_helpers import LICENSE_DATA
 
-    from quarry.licenses.normalize import normal_tokens, tokens
+    from quarry.curation.licenses.normalize import normal_tokens, tokens
 
     texts = [path.read_text(encoding="utf-8") for path in sorted(LICENSE_DATA.glob("*.LICENSE"))[::7]]
     texts += ["a\rCopyright 2000 X\rb", "x (C) 1999 y\n(c) 2000 z", " * Copyright 2001 Foo, licensed under MIT",
@@ -110,7 +110,7 @@ def test_the_candidate_filter_gives_scancodes_own_candidates(tmp_path):
 
     from licenses_helpers import SCANCODE_PYTHON
 
-    from quarry.licenses.engine import WORKER_SCRIPT
+    from quarry.curation.licenses.engine import WORKER_SCRIPT
 
     gpl_header = ("This library is free software; you can redistribute it and/or modify it under the terms of the "
                   "GNU Lesser General Public License as published by the Free Software Foundation; either version "

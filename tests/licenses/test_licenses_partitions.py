@@ -11,9 +11,9 @@ import pytest
 from licenses_helpers import needs_scancode, snapshot_shards
 
 from quarry.engine import run_local
-from quarry.licenses.governance import govern
-from quarry.licenses.repository import collect_surveys, detect_repo_licenses
-from quarry.licenses.stage import file_statement, stage_shards
+from quarry.curation.licenses.governance import govern
+from quarry.curation.licenses.repository import collect_surveys, detect_repo_licenses
+from quarry.curation.licenses.shards import file_statement, stage_shards
 from quarry.records import read_json, read_records, write_records
 from quarry.stages.licenses import LICENSES
 

@@ -12,7 +12,7 @@ from licenses_helpers import license_text, needs_scancode, with_registry
 
 from quarry.cli import main as quarry_main
 from quarry.engine import run_local
-from quarry.licenses.stage import stage_shards
+from quarry.curation.licenses.shards import stage_shards
 from quarry.records import read_records
 from quarry.stages.licenses import LICENSES
 from quarry.stages.optout import OPTOUT

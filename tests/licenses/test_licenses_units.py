@@ -8,9 +8,9 @@ from hypothesis import strategies as st
 
 from quarry.config import as_params
 from quarry.errors import ConfigError
-from quarry.licenses.engine import ScanCodeError, ScanCodeWorker, scancode_python
-from quarry.licenses.policy import LicensePolicy, drop_references, expression_category
-from quarry.licenses.sources import declared_licenses, license_header, repo_file_tier, spdx_identifier
+from quarry.curation.licenses.engine import ScanCodeError, ScanCodeWorker, scancode_python
+from quarry.curation.licenses.policy import LicensePolicy, drop_references, expression_category
+from quarry.curation.licenses.sources import declared_licenses, license_header, repo_file_tier, spdx_identifier
 
 CATS = {"MIT": "permissive", "Apache-2.0": "permissive", "GPL-2.0-only": "strong-copyleft",
         "LGPL-2.1-only": "weak-copyleft", "CC0-1.0": "public-domain"}
@@ -93,7 +93,7 @@ def test_missing_scancode_is_a_clear_error(monkeypatch, tmp_path):
     # the interpreter setup recorded in the environment wins over the project folder ...
     recorded = tmp_path / "recorded"
     recorded.write_text(str(tmp_path / "nope" / "python"))  # ... unless it is gone
-    monkeypatch.setattr("quarry.licenses.engine.RECORDED_PYTHON", recorded)
+    monkeypatch.setattr("quarry.curation.licenses.engine.RECORDED_PYTHON", recorded)
     with pytest.raises(ScanCodeError, match=r"\.venv-scancode"):
         scancode_python()
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from quarry.licenses.upstream import agreement
+from quarry.curation.licenses.upstream import agreement
 
 
 @pytest.mark.parametrize("labels, decided, said", [

@@ -11,7 +11,8 @@ import quarry.datasets as qd
 from quarry.stages.assemble import assemble
 from quarry.cli import main as quarry_main
 from quarry.engine import run_local
-from quarry.optout import OptOut, Registry, reapply_optout, registry_hash, whois
+from quarry.curation.optout import OptOut, Registry, registry_hash
+from quarry.datasets.reapply import reapply_optout, whois
 from quarry.records import read_records, shard_paths, write_records
 from quarry.stages.optout import OPTOUT
 

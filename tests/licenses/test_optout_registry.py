@@ -13,8 +13,8 @@ from quarry.stages.assemble import assemble
 from quarry.cli import main as quarry_main
 from quarry.engine import run_local
 from quarry.errors import ConfigError, QuarryError
-from quarry.optout import (OptOut, Registry, add_entry, load_registry, normalize_origin, reapply_optout,
-                           registry_hash, whois)
+from quarry.curation.optout import OptOut, Registry, add_entry, load_registry, normalize_origin, registry_hash
+from quarry.datasets.reapply import reapply_optout, whois
 from quarry.records import read_folder, read_json, read_records, shard_paths, write_json, write_records
 from quarry.stages.optout import OPTOUT
 

@@ -6,10 +6,10 @@ import subprocess
 import sys
 import tempfile
 
-from quarry.licenses.engine import RECORDED_PYTHON, ScanCodeWorker
+from quarry.curation.licenses.engine import RECORDED_PYTHON, ScanCodeWorker
 
 SCRIPT = """
-from quarry.licenses.engine import ScanCodeWorker
+from quarry.curation.licenses.engine import ScanCodeWorker
 with ScanCodeWorker() as worker:
     print(worker.python)
     print(worker.detect(["SPDX-License-Identifier: MIT"])[0])

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from licenses_helpers import needs_scancode
-from quarry.licenses.engine import ScanCodeWorker, server_folder
+from quarry.curation.licenses.engine import ScanCodeWorker, server_folder
 
 pytestmark = needs_scancode
 REPO = Path(__file__).resolve().parents[2]
@@ -107,7 +107,7 @@ def test_workers_share_one_server_and_answer_as_a_direct_worker(runtime, license
 
 CLIENT = """
 import json, sys, time
-from quarry.licenses.engine import ScanCodeWorker
+from quarry.curation.licenses.engine import ScanCodeWorker
 worker = ScanCodeWorker()
 print(json.dumps({"pid": worker.pid, "server_pid": worker.server_pid, "started": worker.started_server}), flush=True)
 worker.detect(["SPDX-License-Identifier: MIT"])
@@ -189,7 +189,7 @@ def test_workers_starting_together_start_one_server(runtime):
 
 
 def test_a_python_without_scancode_is_a_clear_error(runtime, monkeypatch):
-    from quarry.licenses.engine import ScanCodeError
+    from quarry.curation.licenses.engine import ScanCodeError
 
     monkeypatch.setenv("QUARRY_SCANCODE_PYTHON", sys.executable)  # Quarry's: no ScanCode there
     with pytest.raises(ScanCodeError, match="ScanCode worker did not start.*licensedcode"):

@@ -8,7 +8,7 @@ import torch
 from models_helpers import CORPUS
 
 from quarry.cli import main
-from quarry.generate import generate
+from quarry.models.generate import generate
 from quarry.models import llama_tiny
 from quarry.models.checkpoint import save_pretrained
 from quarry.records import write_records

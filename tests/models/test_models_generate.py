@@ -6,7 +6,7 @@ import pytest
 import torch
 from transformers import LlamaForCausalLM
 
-from quarry.generate import beam_search, generate, sample_next
+from quarry.models.generate import beam_search, generate, sample_next
 from quarry.models.checkpoint import save_pretrained
 
 PROMPTS = [[5, 17, 33, 2, 99, 4, 8], [40, 41], [300, 200, 100, 7], [11]]

@@ -9,7 +9,7 @@ import torch
 from torch.nn.attention import SDPBackend, sdpa_kernel
 from transformers import LlamaForCausalLM
 
-from quarry.generate import generate
+from quarry.models.generate import generate
 from quarry.models import llama_tiny
 from quarry.models.checkpoint import load_pretrained, save_pretrained
 

@@ -16,10 +16,10 @@ import string
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from quarry.pii.findings import CARD, EMAIL, IP_ADDRESS, KEY, PASSWORD, PHONE
+from quarry.curation.pii.findings import CARD, EMAIL, IP_ADDRESS, KEY, PASSWORD, PHONE
 from labeled_context import NEGATIVE_SNIPPETS, PREFIXED_KINDS, SNIPPETS, Planted, rand_text
 from template_split import line_key, snippet_key, template_half
-from quarry.pii.suppress import is_public_ip
+from quarry.curation.pii.suppress import is_public_ip
 
 ALNUM = string.ascii_letters + string.digits
 B32 = string.ascii_uppercase + "234567"

@@ -14,7 +14,7 @@ import string
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from quarry.pii.findings import IP_ADDRESS, KEY, PASSWORD
+from quarry.curation.pii.findings import IP_ADDRESS, KEY, PASSWORD
 
 ALNUM = string.ascii_letters + string.digits
 HEX = "0123456789abcdef"

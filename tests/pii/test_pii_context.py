@@ -3,7 +3,7 @@ redaction replaces the whole value and leaves no part of it."""
 
 import pytest
 
-from quarry.pii import PiiConfig, detect, redact
+from quarry.curation.pii import PiiConfig, detect, redact
 
 # (shape, text, planted value): the value must be found whole and redaction must remove all of it.
 POSITIVES = [

@@ -2,9 +2,9 @@
 
 import pytest
 
-from quarry.pii import detect
-from quarry.pii.personal import luhn_ok
-from quarry.pii.engine import PiiConfig
+from quarry.curation.pii import detect
+from quarry.curation.pii.personal import luhn_ok
+from quarry.curation.pii.engine import PiiConfig
 
 POSITIVES = [
     # (text, planted value, type, detector)
@@ -157,8 +157,8 @@ def test_literal_finder_reports_every_word_that_occurs():
     also for overlapping words, words sharing a character and words at the text's edges."""
     import random
 
-    from quarry.pii.credentials import SHAPES
-    from quarry.pii.findings import literal_finder
+    from quarry.curation.pii.credentials import SHAPES
+    from quarry.curation.pii.findings import literal_finder
 
     words = sorted({g for shape in SHAPES for g in shape.gate} | {"a", "ab", "ba", "PASSWORD=", "_TOKEN="})
     present = literal_finder(words)

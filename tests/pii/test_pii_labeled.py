@@ -1,6 +1,6 @@
 """The labeled set is deterministic and the detectors meet the stated goals on a fresh seed."""
 
-from quarry.pii import detect
+from quarry.curation.pii import detect
 from pii_scoring import CATEGORY, score, survival
 from labeled import build_labeled_set
 

@@ -3,7 +3,7 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from quarry.pii import PiiConfig, redact
+from quarry.curation.pii import PiiConfig, redact
 
 MULTIBYTE = st.text(alphabet=st.sampled_from(list("設定本番環境ÜüÏïçé✓🚀🙂 ,;\n\t—«»")), max_size=40)
 

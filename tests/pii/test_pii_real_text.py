@@ -2,7 +2,7 @@
 
 import pytest
 
-from quarry.pii import detect
+from quarry.curation.pii import detect
 from pii_scoring import CATEGORY, summary
 from real_text import REAL_TEXT, by_class, load_real_text
 

@@ -8,8 +8,8 @@ import pytest
 import zstandard
 
 from quarry.engine import run_local
-from quarry.pii import PiiConfig, detect, redact, redact_shard
-from quarry.pii.fake_ips import FAKE_IP_POOL, fake_ip
+from quarry.curation.pii import PiiConfig, detect, redact, redact_shard
+from quarry.curation.pii.fake_ips import FAKE_IP_POOL, fake_ip
 from labeled import build_labeled_set
 from quarry.records import read_json, read_records, write_records
 from quarry.stages.pii import PII

@@ -3,7 +3,7 @@ words, '&', '#'); a reference, a placeholder or a code expression in the same pl
 
 import pytest
 
-from quarry.pii import detect
+from quarry.curation.pii import detect
 
 VALUES = ["river.falcon42", "ab&cd123", "Cedar&Maple#7", "tundra.ember.9", "x9&k2;p0=q", "Orbit@2291", "maple&cedar",
           "k7Yp2mQ9wLz3"]

@@ -3,7 +3,7 @@ next to it; names, digests, flags' values and words near the same words are not.
 
 import pytest
 
-from quarry.pii import detect
+from quarry.curation.pii import detect
 
 T = "kJ8s9dLq2mZ0xP4vB7nW"
 FOUND = [

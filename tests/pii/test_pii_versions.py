@@ -3,7 +3,7 @@ remote-login command line is an address even where it looks like a version."""
 
 import pytest
 
-from quarry.pii import detect
+from quarry.curation.pii import detect
 
 V = "4.20.1.99"  # a valid public IPv4 address and a four-part version alike
 VERSION_CONTEXTS = [

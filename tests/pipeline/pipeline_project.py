@@ -16,7 +16,7 @@ from pathlib import Path
 
 import yaml
 
-from quarry.stages import DAG
+from quarry.dag import NODES
 from quarry.records import read_json
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "licenses"))
@@ -131,7 +131,7 @@ def dataset_version(root: Path) -> str:
 # ---------------------------------------------------------------------------------------------
 # The project as a DVC repository
 
-STAGES = list(DAG)
+STAGES = list(NODES)
 
 
 def run(root: Path, *args: str, timeout: float = 1800) -> str:

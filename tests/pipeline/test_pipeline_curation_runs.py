@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from pipeline_project import BIN, SCANCODE_PYTHON, dataset_version, make_project, project_env, quarry, stop_server
 
-from quarry.hashing import tree_hash
+from quarry.infra.hashing import tree_hash
 
 pytestmark = pytest.mark.slow
 

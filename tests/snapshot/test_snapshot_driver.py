@@ -7,7 +7,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from quarry.hashing import tree_hash
+from quarry.infra.hashing import tree_hash
 from quarry.ledger import Ledger
 from quarry.records import read_folder, read_json, read_records, write_records
 from quarry.snapshot import load_manifest, process_origin, verify

@@ -1,0 +1,249 @@
+"""Repository-level near dedup: a fork or copy of a repository under another origin is one repository.
+
+Runs in the global step, before file-level dedup, on the per-shard index alone (origin and path
+from the survival keys, content hashes, MinHash signatures). A repository is the set of its
+files (``meta.origin``); its signature is the set of its (path, content hash) pairs and a MinHash
+over all its content (the element-wise minimum of its files' signatures). Licence, CI, packaging
+and other template files (``TEMPLATE_PATH``) are left out of both when a repository has other
+files: distinct projects started from one template share them and are not copies.
+
+Candidate pairs share a (path, content hash) or a band of the repository MinHash. A pair is one
+repository when one of them shares ``threshold`` of its files with the other, a file counting as
+shared when the other has the same path with the same content or a near-duplicate of it (MinHash
+agreement >= ``file_similarity``); the estimated similarity of their whole contents is reported
+beside it (a fork that deleted a large file shares little content but most files). Files are
+compared at the same path, so a repository that vendors another inside a subfolder is not
+merged with it. In each group of copies the repository with the smallest key survives
+(permissive first, then origin); a file of the others is dropped as ``duplicate_repository`` when
+the survivor holds it (same path, same or near-duplicate content): what a fork added or rewrote
+stays, for file-level dedup to judge like any other file.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+
+from quarry.config.curation import RepositoryParams
+from quarry.curation.dedup.components import min_labels
+from quarry.curation.dedup.minhash import band_keys, estimated_jaccard
+from quarry.records import JsonDict
+
+TEMPLATE_PATH = re.compile(
+    r"(?:^|/)(?:\.[^/]+"                                                      # dotfiles: .github/, .gitignore
+    r"|(?:LICEN[CS]E|COPYING|NOTICE|AUTHORS|CONTRIBUTING|CODE_OF_CONDUCT|SECURITY|CHANGELOG|CHANGES)[^/]*"
+    r"|setup\.py|setup\.cfg|pyproject\.toml|MANIFEST\.in|tox\.ini|noxfile\.py|Makefile|Dockerfile"
+    r"|requirements[^/]*\.txt|package\.json|package-lock\.json|Cargo\.toml|go\.mod|go\.sum|\.?codecov\.yml"
+    r"|azure-pipelines\.yml|Jenkinsfile)$", re.IGNORECASE)
+MAX_SHARED_KEY_REPOS = 64   # a (path, content) pair in more repositories than this is boilerplate
+LISTED_PAIRS = 100          # verified pairs the ledger lists (in origin order; it counts them all)
+REPO_BANDS, REPO_ROWS = 16, 4
+
+
+@dataclass(frozen=True)
+class RepoFile:
+    doc: int                    # global document number
+    path: str
+    rank: int                   # 0: a permissive licence (the survival key's first item)
+    exact: tuple[int, int]      # normalised content hash
+    has_sig: bool               # has a MinHash signature
+
+
+@dataclass
+class Repository:
+    origin: str
+    files: list[RepoFile]       # every file, in document order
+    signature: np.ndarray | None = None   # the MinHash of its content (None: no counted file has one)
+
+    @property
+    def content(self) -> list[RepoFile]:
+        """The files that count: templates left out when the repository has other files."""
+        kept = [f for f in self.files if not TEMPLATE_PATH.search(f.path)]
+        return kept or self.files
+
+    @property
+    def rank(self) -> int:
+        """0 when every counted file has a permissive licence."""
+        return max(f.rank for f in self.content)
+
+    @property
+    def signed(self) -> bool:
+        return self.signature is not None
+
+    def key(self) -> tuple[int, str]:
+        return self.rank, self.origin
+
+
+SignatureShards = Callable[[], Iterator[tuple[int, np.ndarray]]]   # (first document, its shard's signatures)
+Gather = Callable[[np.ndarray], np.ndarray]                        # documents -> their signatures
+
+
+def repositories(keys: list[list], exact: np.ndarray, has_sig: np.ndarray) -> list[Repository]:
+    """Files grouped by origin (documents without one belong to none), in origin order."""
+    by_origin: dict[str, list[RepoFile]] = defaultdict(list)
+    for doc, (rank, origin, path, _) in enumerate(keys):
+        if origin:
+            by_origin[origin].append(RepoFile(doc, path, rank, (int(exact[doc, 0]), int(exact[doc, 1])),
+                                              bool(has_sig[doc])))
+    return [Repository(origin, by_origin[origin]) for origin in sorted(by_origin)]
+
+
+def counted_docs(repo: Repository) -> list[int]:
+    """The documents whose signatures make the repository's MinHash."""
+    return [f.doc for f in repo.content if f.has_sig]
+
+
+def _repo_signatures(repos: list[Repository], total: int, shards: SignatureShards) -> None:
+    """Each repository's MinHash: the element-wise minimum of its counted files' signatures,
+    accumulated one (memory-mapped) shard at a time."""
+    repo_of = np.full(total, -1, dtype=np.int64)
+    for i, repo in enumerate(repos):
+        repo_of[counted_docs(repo)] = i
+    out = None
+    for first, sigs in shards():
+        if out is None:
+            out = np.full((len(repos), sigs.shape[1]), np.iinfo(sigs.dtype).max, dtype=sigs.dtype)
+        owners = repo_of[first:first + len(sigs)]
+        rows = np.flatnonzero(owners >= 0)
+        if len(rows):
+            np.minimum.at(out, owners[rows], np.asarray(sigs[rows]))
+    for i, repo in enumerate(repos):
+        repo.signature = out[i] if out is not None and counted_docs(repo) else None
+
+
+def signature_of(repo: Repository, gather: Gather) -> np.ndarray | None:
+    """One repository's MinHash from its counted files' signatures (read for it alone)."""
+    docs = counted_docs(repo)
+    return np.minimum.reduce(gather(np.array(docs, dtype=np.int64)), axis=0) if docs else None
+
+
+def holder_keys(repo: Repository) -> list[tuple[str, int, int]]:
+    """What a file shared with another repository is: its path and content."""
+    return [(f.path, *f.exact) for f in repo.content]
+
+
+def band_keys_of(signature: np.ndarray, seed: int) -> list[int] | None:
+    """The repository MinHash's LSH bucket per band (None: too short a signature to band)."""
+    if signature is None or len(signature) < REPO_BANDS * REPO_ROWS:
+        return None
+    return band_keys(signature[None], REPO_BANDS, REPO_ROWS, seed)[0].tolist()
+
+
+def shared_pairs(owners: list[str]) -> list[tuple[str, str]]:
+    """The pairs of the repositories holding one key, unless so many do that it is boilerplate."""
+    distinct = sorted(set(owners))
+    return list(combinations(distinct, 2)) if 1 < len(owners) <= MAX_SHARED_KEY_REPOS else []
+
+
+def _candidates(repos: list[Repository], seed: int) -> set[tuple[str, str]]:
+    holders: dict[tuple, list[str]] = defaultdict(list)
+    buckets: dict[tuple[int, int], list[str]] = defaultdict(list)
+    for repo in repos:
+        for key in holder_keys(repo):
+            holders[key].append(repo.origin)
+        for band, key in enumerate(band_keys_of(repo.signature, seed) or ()):
+            buckets[(band, key)].append(repo.origin)
+    return {pair for owners in (*holders.values(), *buckets.values()) for pair in shared_pairs(owners)}
+
+
+def shared_docs(mine: list[RepoFile], theirs: list[RepoFile], gather: Gather, file_threshold: float) -> set[int]:
+    """The documents among ``mine`` whose path among ``theirs`` holds the same or near-duplicate content."""
+    at_path = {f.path: f for f in theirs}
+    shared, compare = set(), []
+    for f in mine:
+        other = at_path.get(f.path)
+        if other is None:
+            continue
+        if f.exact == other.exact:
+            shared.add(f.doc)
+        elif f.has_sig and other.has_sig:
+            compare.append((f.doc, other.doc))
+    if compare:
+        pairs = np.array(compare, dtype=np.int64)
+        near = estimated_jaccard(gather(pairs[:, 0]), gather(pairs[:, 1])) >= file_threshold
+        shared.update(int(doc) for doc in pairs[near, 0])
+    return shared
+
+
+def verdict(a: Repository, b: Repository, gather: Gather, config: RepositoryParams) -> JsonDict | None:
+    """The pair, when one of the two shares ``threshold`` of its files with the other; else None."""
+    shared = len(shared_docs(a.content, b.content, gather, config.file_similarity))
+    share = max(shared / len(a.content), shared / len(b.content))
+    if share < config.threshold:
+        return None
+    content = float(estimated_jaccard(*_comparable(a.signature, b.signature))[0])
+    return {"repositories": [a.origin, b.origin], "shared_files": shared, "share": round(share, 3),
+            "content_similarity": round(content, 3)}
+
+
+def _comparable(a: np.ndarray | None, b: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Two repository MinHashes as rows; one without a signature is all maximal (nothing seen)."""
+    if a is None and b is None:
+        return np.zeros((1, 1)), np.zeros((1, 1))
+    like = a if a is not None else b
+    fill = np.full_like(like, np.iinfo(like.dtype).max)
+    return (a if a is not None else fill)[None], (b if b is not None else fill)[None]
+
+
+def copies_of(copy: Repository, survivor: Repository, size: int, gather: Gather,
+              config: RepositoryParams) -> tuple[dict[int, list], int]:
+    """The decisions for the files a copy shares with its group's survivor, and how many of its
+    files it keeps: a fork's own files (added, or rewritten beyond the near-duplicate threshold)
+    are not copies of anything."""
+    shared = shared_docs(copy.files, survivor.files, gather, config.file_similarity)
+    decisions = {doc: ["duplicate_repository", survivor.origin, size] for doc in sorted(shared)}
+    return decisions, len(copy.files) - len(shared)
+
+
+def empty_stats(repositories: int) -> JsonDict:
+    return {"repositories": repositories, "repository_groups": 0, "repositories_removed": 0,
+            "repository_files_removed": 0, "fork_files_kept": 0, "repository_pairs_verified": 0,
+            "repository_pairs": []}
+
+
+def groups_of(edges: list[tuple[str, str]]) -> list[list[str]]:
+    """The repositories the verified pairs join, as groups of two or more (each in origin order)."""
+    origins = sorted({origin for edge in edges for origin in edge})
+    number = {origin: i for i, origin in enumerate(origins)}
+    pairs = np.array([(number[a], number[b]) for a, b in edges], dtype=np.int64)
+    groups: dict[int, list[str]] = defaultdict(list)
+    for i, label in enumerate(min_labels(len(origins), pairs).tolist()):
+        groups[label].append(origins[i])
+    return [members for _, members in sorted(groups.items()) if len(members) > 1]
+
+
+def repository_duplicates(keys: list[list], exact: np.ndarray, has_sig: np.ndarray, shards: SignatureShards,
+                          gather: Gather, config: RepositoryParams, seed: int = 1,
+                          ) -> tuple[dict[int, list], JsonDict]:
+    """Decisions (doc -> ["duplicate_repository", surviving origin, group size]) and statistics,
+    in one process (quarry.curation.dedup.repository_partitions runs the same steps in partitions).
+
+    ``keys``, ``exact`` and ``has_sig``: per document (survival key, content hash, has a
+    signature); signatures come shard by shard (``shards``) or for a few documents (``gather``)."""
+    repos = repositories(keys, exact, has_sig)
+    stats = empty_stats(len(repos))
+    if not config.enabled or len(repos) < 2:
+        return {}, stats
+    _repo_signatures(repos, len(keys), shards)
+    by_origin = {repo.origin: repo for repo in repos}
+    merged = [found for a, b in sorted(_candidates(repos, seed))
+              if (found := verdict(by_origin[a], by_origin[b], gather, config)) is not None]
+    decisions: dict[int, list] = {}
+    for members in groups_of([tuple(found["repositories"]) for found in merged]):
+        survivor = min((by_origin[origin] for origin in members), key=Repository.key)
+        stats["repository_groups"] += 1
+        for origin in members:
+            if origin != survivor.origin:
+                stats["repositories_removed"] += 1
+                copied, kept = copies_of(by_origin[origin], survivor, len(members), gather, config)
+                stats["fork_files_kept"] += kept
+                decisions.update(copied)
+    stats["repository_files_removed"] = len(decisions)
+    stats["repository_pairs_verified"] = len(merged)
+    stats["repository_pairs"] = merged[:LISTED_PAIRS]
+    return decisions, stats

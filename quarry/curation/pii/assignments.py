@@ -1,0 +1,225 @@
+"""Credentials found by context: a literal assigned to a credential-like name (password = "...",
+API_KEY: ..., <password>...</password>, --password=...), bearer and basic auth headers, and
+generic high-entropy values, judged by entropy, character classes and the shape of the name.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Iterator
+
+from quarry.curation.pii import suppress, syntax
+from quarry.curation.pii.findings import KEY, PASSWORD, Finding, line_prefix
+from quarry.curation.pii.values import (DICTIONARY_PLACEHOLDERS, describes_something_else, is_expression, looks_generated,
+                               plausible_secret, typed_secret)
+
+# Anchored at each occurrence of a root word (found with str.find on the lowered text, which is
+# much faster than letting a case-insensitive alternation try every position).
+_ROOTS = ("pass", "pwd", "secret", "token", "credential", "key", "auth")
+_CREDENTIAL_NAME = re.compile(
+    r"(?i)(?:pass(?:w(?:or)?d|phrase)?(?![a-z])|pwd|secret|token|credentials?|key|auth)"
+    r"(?P<tail>[A-Za-z0-9_.-]*)(?P<close>[\"'\]]*)[ \t]*(?P<op>:=|=>|=|:)[ \t]*"
+    r"(?:(?P<q>[\"'`])(?P<quoted>[^\"'`\r\n]{4,512}?)(?P=q)|(?P<bare>[^\s\"'`,;&(){}\[\]<>]{1,512}))"
+)
+_PASSWORD_WORD = re.compile(r"(?i)pass|pwd")
+_KEY_QUALIFIER = re.compile(
+    r"(?:api|access|private|auth|signing|encryption|master|consumer|app|client|account|storage|secret)"
+    r"[_.-]?$")
+_REFERENCE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")  # a variable or attribute path
+# Name parts that make a credential-like name describe something else (token_hash, secret_name).
+_IDENTIFIER_LITERAL = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z]+(?:_[a-z]+)+|[a-z]+(?:[A-Z][a-z]+)+")
+_END_OF_LINE = re.compile(r"[ \t]*(?:[#;].*)?(?:\r?\n|$)")
+_LANGUAGE_WORDS = frozenset("lambda function def fn func new await async return none null nil undefined true "
+                            "false self this str string int bool bytes dict list object any optional required "
+                            "os env process getenv".split())
+_XML_CREDENTIAL = re.compile(
+    r"<((?:[\w-]+:)?[\w.-]*"
+    r"(?:[Pp]assw(?:or)?d|PASSWORD|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[_-]?[Kk]ey|API_KEY)[\w.-]*)>"
+    r"([^<\s]{4,256})</\1>")
+# '[Bb](?<!\w[Bb])' is '\b[Bb]' written so that the engine skips to each 'B' or 'b' (a leading
+# '\b' makes it stop at every position).
+_BEARER = re.compile(r"[Bb](?<!\w[Bb])earer[ \t]+([A-Za-z0-9._~+/-]{16,}=*)")
+_BASIC = re.compile(r"[Bb](?<!\w[Bb])asic[ \t]+([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])")
+
+
+_CONFIG_LINE_START = re.compile(r"\s*(?:-\s+)?(?:export\s+|set\s+)?[\"']?[\w.-]*")
+# In a list only its separator ends a value: a query string's '&' ('password=ab;cd&ssl=true'), a
+# connection string's ';' ('Password=a,=v*gv;Encrypt=true').
+_LIST_VALUE = {"?": re.compile(r"[^&#\s\"'`<>]*"), "&": re.compile(r"[^&#\s\"'`<>]*"), ";": re.compile(r"[^;\s\"'`<>]*")}
+_DOTENV_LINE_START = re.compile(r"(?:export[ \t]+|set[ \t]+|[ \t]*-[ \t]+)?[\"']?[\w.-]*")
+_NAME_BEFORE = re.compile(r"[\w.-]*$")
+
+
+def _config_line(text: str, start: int) -> bool:
+    """The name starts its line (KEY=value, key: value, export KEY=...): a config, not code."""
+    return _CONFIG_LINE_START.fullmatch(line_prefix(text, start)) is not None
+
+
+def _lower_same_length(text: str) -> str:
+    """text.lower() with the same offsets (a few non-ASCII letters lower to two characters)."""
+    lower = text.lower()
+    if len(lower) == len(text):
+        return lower
+    return "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+
+
+def _root_positions(lower: str) -> list[int]:
+    positions = []
+    for root in _ROOTS:
+        at = lower.find(root)
+        while at >= 0:
+            positions.append(at)
+            at = lower.find(root, at + len(root))
+    positions.sort()
+    return positions
+
+
+def find_assignments(text: str) -> Iterator[Finding]:
+    lower = _lower_same_length(text)
+    seen_values: set[int] = set()
+    for at in _root_positions(lower):
+        m = _CREDENTIAL_NAME.match(text, at)
+        if not m or m.start(_value_group(m)) in seen_values:
+            continue
+        keyword = lower[at:m.start("tail")]
+        if keyword == "key" and not _KEY_QUALIFIER.search(lower, max(0, at - 16), at):
+            continue  # a bare 'key' is a dict key or a sort key, not a credential
+        if keyword in ("pwd", "pass") and at and lower[at - 1].isalpha() and not text[at].isupper():
+            continue  # cwd/pwd of a shell, bypass, compass; but dbPass, DB_PASS
+        quoted = m.group("q") is not None
+        if m.group("op") == ":" and not quoted and m.group("close") == "" and not _config_line(text, at):
+            continue  # 'token: str' / 'case TOKEN:' in code is a type or a label
+        value = m.group(_value_group(m))
+        if quoted and any(c.isspace() for c in value):
+            continue  # "Enter your password": a message, not a password
+        prefix = _NAME_BEFORE.search(line_prefix(text, at)[-48:]).group()
+        # url query (?password=...&), key=v;key=v connection strings, --password=... command lines
+        in_list = at - len(prefix) > 0 and (text[at - len(prefix) - 1] in "?&;" or prefix.startswith("--"))
+        separator = text[at - len(prefix) - 1:at - len(prefix)] if in_list else ""
+        finding = _judge_assignment(text, m, prefix + keyword + m.group("tail"), value, quoted, in_list,
+                                    _LIST_VALUE.get(separator))
+        if finding:
+            seen_values.add(m.start(_value_group(m)))
+            yield finding
+    if "earer" in text:
+        for m in _BEARER.finditer(text):
+            token = m.group(1)
+            if looks_generated(token) and not suppress.is_lookalike_secret(token):
+                yield Finding(m.start(1), m.end(1), KEY, "bearer_token", 0.8)
+    if "</" in text:
+        for m in _XML_CREDENTIAL.finditer(text):
+            value = m.group(2)
+            if suppress.is_placeholder(value) or describes_something_else(m.group(1)):
+                continue
+            if _PASSWORD_WORD.search(m.group(1)) and len(value) >= 6:
+                yield Finding(m.start(2), m.end(2), PASSWORD, "password_assignment", 0.8)
+            elif len(value) >= 16 and looks_generated(value) and not suppress.is_lookalike_secret(value):
+                yield Finding(m.start(2), m.end(2), KEY, "high_entropy_assignment", 0.7)
+    if "asic " in text:
+        for m in _BASIC.finditer(text):
+            if _basic_credentials(m.group(1)):
+                yield Finding(m.start(1), m.end(1), PASSWORD, "basic_auth", 0.85)
+
+
+def _basic_credentials(token: str) -> bool:
+    """'Basic <base64 of user:password>' with a password that is not a template."""
+    try:
+        decoded = base64.b64decode(token, validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return False
+    user, sep, password = decoded.partition(":")
+    return bool(sep and password) and not suppress.is_placeholder(password)
+
+
+def _value_group(m: re.Match) -> str:
+    return "quoted" if m.group("q") is not None else "bare"
+
+
+def _judge_assignment(text: str, m: re.Match, name: str, value: str, quoted: bool,
+                      in_list: bool = False, list_value: re.Pattern | None = None) -> Finding | None:
+    start, end = m.span(_value_group(m))
+    if list_value and not quoted:
+        end = list_value.match(text, start).end()
+        value = text[start:end]
+    if suppress.is_placeholder(value) or describes_something_else(name):
+        return None
+    if _IDENTIFIER_LITERAL.fullmatch(value):
+        return None  # "OAUTH_OWNER_PASSWORD", "some_password": a constant's or a field's name
+    dotenv = literal = False
+    if not quoted:
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        whole_line = not in_list and _whole_line_value(text, m)
+        ini = not (in_list or whole_line) and _spaced_config_line(text, m) and (
+            syntax.in_ini_section(text, line_start) or syntax.in_properties(text, line_start))
+        if whole_line or ini:
+            end = _line_value_end(text, end)
+            value = text[start:end]
+            dotenv = m.group("op") == "=" and not ini
+            # What the syntax makes a string: a .env value, a YAML scalar, an INI value.
+            literal = dotenv or ini or m.group("op") == ":" and syntax.in_config_block(text, line_start)
+            if any(c.isspace() for c in value) or suppress.is_placeholder(value) or is_expression(value):
+                return None
+        if not (in_list or _END_OF_LINE.match(text, end)) or value.rstrip(":").lower() in _LANGUAGE_WORDS:
+            return None  # 'password=lambda: ...', 'token=get_token(),' is code, not a config value
+        if not literal and (value.startswith("_") or value[:4].lower() in ("pass", "secr", "toke", "cred", "pwd", "key")):
+            return None
+        keyword = text[m.start():m.start("tail")].lower()
+        if not (in_list or literal) and _REFERENCE.fullmatch(value) and ("." in value or keyword in value.lower()
+                                            or value.isupper() or not _config_line(text, m.start())):
+            return None  # a variable, an attribute or an env var name, not a literal
+    literal = literal or quoted
+    if _PASSWORD_WORD.search(text, m.start(), start):
+        if len(value) < 6 or value.lower() in _LANGUAGE_WORDS or value.lower() in DICTIONARY_PLACEHOLDERS:
+            return None
+        return Finding(start, end, PASSWORD, "password_assignment", 0.8 if quoted else 0.6)
+    if "aws" in name.lower() and re.fullmatch(r"[A-Za-z0-9/+]{40}", value):
+        if suppress.shannon_entropy(value) >= 3.5:
+            return Finding(start, end, KEY, "aws_secret_key", 0.95)
+        return None
+    # A hex string assigned to a credential name is a key (Flask SECRET_KEY, API keys), not a digest.
+    if len(value) >= 16 and looks_generated(value) and (
+            suppress.is_hex_digest(value) and not suppress.is_integrity_hash(value)
+            or not suppress.is_lookalike_secret(value)):
+        return Finding(start, end, KEY, "high_entropy_assignment", 0.7)
+    # A config line (KEY=value, key: value) says more than code does: shorter values count there.
+    # A declaration starting its line (KEY=value, key: value, SECRET = '...') says more than code does.
+    min_length = 6 if literal and _config_line(text, m.start()) or not quoted and m.group("op") == ":" else 8
+    if (_STRONG_NAME.search(name) and plausible_secret(value, min_length=min_length, literal=literal)
+            and typed_secret(value, literal=literal)):
+        return Finding(start, end, KEY, "secret_assignment", 0.7)
+    return None
+
+
+# Names that say "this is a secret" by themselves: whatever literal they hold is one.
+_STRONG_NAME = re.compile(r"(?i)secret|passphrase|(?:api|access|private|signing|encryption|master|app|client|auth|"
+                          r"session|cookie|jwt|hmac|bot|refresh|account)[_.-]?(?:key|token)|^token$|_token$|token_?key")
+
+
+def _whole_line_value(text: str, m: re.Match) -> bool:
+    """KEY=value (.env, compose) or key: value (YAML) starting its line: the value is the rest of
+    the line, whatever punctuation it holds. 'x = f(y)' in code has spaces around '='."""
+    op = m.group("op")
+    if op == "=" and (text[m.start("op") - 1] in " \t" or text[m.end("op"):m.end("op") + 1] in (" ", "\t")
+                      or not _DOTENV_LINE_START.fullmatch(line_prefix(text, m.start()))):
+        return False  # 'x = f(y)' in code has spaces; 'f(\n    key=value,' is indented
+    line_end = text.find("\n", m.end())
+    line = text[m.end():len(text) if line_end < 0 else line_end].rstrip()
+    return op in ("=", ":") and _config_line(text, m.start()) and not line.endswith(",")
+
+
+def _spaced_config_line(text: str, m: re.Match) -> bool:
+    """'password = value' (INI, TOML, properties): the name starts its line, nothing else follows."""
+    return _config_line(text, m.start()) and m.group("op") in ("=", ":")
+
+
+def _line_value_end(text: str, end: int) -> int:
+    """The end of the line, less a trailing comment and blanks."""
+    line_end = text.find("\n", end)
+    rest = text[end:len(text) if line_end < 0 else line_end]
+    comment = _TRAILING_COMMENT.search(rest)
+    return end + len((rest[:comment.start()] if comment else rest).rstrip())
+
+
+_TRAILING_COMMENT = re.compile(r"[ \t]+[#;]|[ \t]+//")

@@ -1,0 +1,90 @@
+"""Passwords on command lines: ``mysql -p<pw>``, ``--password <pw>``, ``sshpass -p``,
+``redis-cli -a``, ``docker login -p``, ``PGPASSWORD=<pw> psql``, ``openssl -passout pass:<pw>``,
+``keytool -storepass``; in SQL (``IDENTIFIED BY '<pw>'``, ``WITH PASSWORD '<pw>'``) and .netrc
+lines. ``curl -u user:pw`` is a connection string (quarry.curation.pii.credentials). A value that is a variable (``$PW``, ``"${PW}"``)
+or another flag (``psql --password -U app``: a prompt) is not a password.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from quarry.curation.pii import suppress
+from quarry.curation.pii.findings import PASSWORD, Finding, literal_finder
+from quarry.curation.pii.values import DICTIONARY_PLACEHOLDERS, describes_something_else, plausible_secret
+
+_QUOTED_OR_BARE = r"(?:'(?P<sq>[^'\r\n]{1,256})'|\"(?P<dq>[^\"\r\n]{1,256})\"|(?P<bare>[^\s'\"`;|&]{1,256}))"
+# Client programs whose '-p' glued to a value is the password (mysql -psecret), where '-p' alone prompts.
+_MYSQL_P = re.compile(r"\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dump)\b[^\n|;&]{0,200}?"
+                      r"[ \t]-p(?=[^\s-])" + _QUOTED_OR_BARE)
+# Flags that take a password as the next word or after '='.
+# Any flag whose name ends in a password's name (--master-user-password), and the flags of
+# credential tokens and secrets (--access-token, --client-secret; --change-token, --starting-token
+# are not); the name is checked as a whole afterwards (--password-file names a file).
+_LONG_FLAG = re.compile(r"--(?P<flag>[\w-]{0,40}?(?:password|passwd|pass)|(?:(?:access|auth|api|session|bearer|refresh|"
+                        r"id|personal|bot|client|shared|app|webhook|signing)-)?(?:token|secret|api-key|apikey))"
+                        r"(?:=|[ \t]+)" + _QUOTED_OR_BARE)
+_SHORT_FLAG = re.compile(r"\b(?:sshpass|redis-cli\b[^\n|;&]{0,200}?|(?:docker|podman|helm registry) login\b[^\n|;&]{0,200}?)"
+                         r"[ \t]-[pa][ \t]+" + _QUOTED_OR_BARE)
+_OPENSSL_PASS = re.compile(r"-(?:passout|passin|pass|password)[ \t]+(?:pass|env-no):" + _QUOTED_OR_BARE)
+_JAVA_STOREPASS = re.compile(r"-(?:storepass|keypass|srcstorepass|deststorepass|srckeypass|destkeypass)[ \t]+"
+                             + _QUOTED_OR_BARE)
+_SQL_PASSWORD = re.compile(r"\b(?:IDENTIFIED[ \t]+BY|identified[ \t]+by|PASSWORD|password)[ \t]+'(?P<sq>[^'\r\n]{4,128})'(?P<dq>)?(?P<bare>)?")
+_NETRC = re.compile(r"m(?<!\wm)achine[ \t]+\S+[ \t]+login[ \t]+\S+[ \t]+password[ \t]+" + _QUOTED_OR_BARE)
+# VAR=value before a command on the same line: PGPASSWORD=... psql, MYSQL_PWD=... mysql.
+_ENV_PREFIX = re.compile(r"[A-Z](?<!\w[A-Z])[A-Z0-9_]*(?:PASSWORD|PASS|PWD|_TOKEN|_SECRET|_API_KEY|_AUTH)=" + _QUOTED_OR_BARE
+                         + r"(?=[ \t]+[\w./-])")
+_ENV_PREFIX_GATE = ("PASSWORD=", "PASS=", "PWD=", "_TOKEN=", "_SECRET=", "_API_KEY=", "_AUTH=")
+# Each pattern runs only where its literal occurs: most source files hold none of them.
+# (_LONG_FLAG starts with the literal '--' the engine itself skips to.)
+_PATTERNS = ((_MYSQL_P, ("mysql", "mariadb")), (_LONG_FLAG, ()),
+             (_SHORT_FLAG, ("sshpass", "redis-cli", " login")), (_ENV_PREFIX, _ENV_PREFIX_GATE),
+             (_OPENSSL_PASS, (" pass:", " env-no:")), (_JAVA_STOREPASS, ("storepass ", "keypass ")),
+             (_SQL_PASSWORD, ("IDENTIFIED BY", "identified by", "PASSWORD '", "password '")), (_NETRC, ("machine ",)))
+
+
+def _value(m: re.Match) -> tuple[int, int, str] | None:
+    """(start, end, value); a bare value starting with '-' is the next flag (a prompt), a quoted one is not."""
+    for group in ("sq", "dq", "bare"):
+        value = m.group(group)
+        if value:
+            return None if group == "bare" and value.startswith("-") else (m.start(group), m.end(group), value)
+    return None
+
+
+# A value naming what goes there ('OldPassword', 'kmsPswd', 'my-token') is a placeholder.
+_NAMES_ITSELF = re.compile(r"(?i)passw|pswd|passphrase|secret|token")
+
+
+def _password_ok(value: str) -> bool:
+    if suppress.is_placeholder(value) or _NAMES_ITSELF.search(value) and not any(c.isdigit() for c in value):
+        return False
+    return (not value.startswith(("$", "%", "`")) and value.lower() not in DICTIONARY_PLACEHOLDERS
+            and plausible_secret(value, min_length=4) or _looks_like_password(value))
+
+
+def _looks_like_password(value: str) -> bool:
+    """plausible_secret rejects plain words; a password flag's plain word is still a password."""
+    return (len(value) >= 6 and value.isalnum()
+            and value.lower() not in DICTIONARY_PLACEHOLDERS and not value.isupper())
+
+
+_PRESENT_GATES = literal_finder(g for _, gate in _PATTERNS for g in gate)
+
+
+def find_command_passwords(text: str) -> Iterator[Finding]:
+    present = _PRESENT_GATES(text)
+    for pattern, gate in _PATTERNS:
+        if gate and present.isdisjoint(gate):
+            continue
+        for m in pattern.finditer(text):
+            found = _value(m)
+            if pattern is _LONG_FLAG and describes_something_else(m.group("flag")):
+                continue
+            if found and _password_ok(found[2]) and not _template(found[2]):
+                yield Finding(found[0], found[1], PASSWORD, "command_line", 0.8)
+
+
+def _template(value: str) -> bool:
+    return value.startswith(("$", "<")) or "{{" in value

@@ -1,0 +1,63 @@
+"""A Prefect task over several shards, killed (SIGKILL) after finishing some of them: run again, it
+does only the shards it had not finished, and the output is the undisturbed run's."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from engine_corpus import tree
+from test_engine_output import shards
+
+from quarry.engine import run_local
+from quarry.stages.filters import FILTERS
+
+REPO = Path(__file__).resolve().parents[2]
+
+FLOW = textwrap.dedent("""
+    import dataclasses, os, signal, sys
+    from pathlib import Path
+    from prefect import flow
+    from prefect.task_runners import ThreadPoolTaskRunner
+    from quarry.engine import Map, run_stage
+    from quarry.stages.filters import FILTERS, filter_shard_phase
+    from tasks.executor import PrefectExecutor
+
+    def counted(job, config):  # the same phase in both runs: its records key on its name
+        calls = Path(os.environ["CALLS"])
+        if calls.exists() and len(calls.read_text().split()) == int(os.environ["KILL_AFTER"]):
+            os.kill(os.getpid(), signal.SIGKILL)  # the worker dies after finishing KILL_AFTER shards
+        with open(calls, "a") as out:
+            out.write(job.name + "\\n")
+        return filter_shard_phase(job, config)
+
+    @flow(task_runner=ThreadPoolTaskRunner(max_workers=1))
+    def curate(src, dst):
+        stage = dataclasses.replace(FILTERS, phases=(Map("filter", counted, writes=True),))
+        return run_stage(stage, Path(src), Path(dst), {}, PrefectExecutor(tasks_per_worker=1)).result  # one task
+
+    curate(sys.argv[1], sys.argv[2])
+""")
+
+
+def test_a_killed_task_runs_only_its_unfinished_shards_again(tmp_path):
+    src = shards(tmp_path / "src", 5)
+    (tmp_path / "params.yaml").write_text("pipeline: {}\n")
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}, "PYTHONPATH": str(REPO),
+           "QUARRY_HOME": str(tmp_path), "CALLS": str(tmp_path / "calls-1"), "KILL_AFTER": "2",
+           "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "300"}
+    out = tmp_path / "out"
+    killed = subprocess.run([sys.executable, "-c", FLOW, str(src), str(out)], cwd=tmp_path, env=env)
+    assert killed.returncode == -signal.SIGKILL
+    assert (tmp_path / "calls-1").read_text().split() == ["part-00000.jsonl.zst", "part-00001.jsonl.zst"]
+    rerun = subprocess.run([sys.executable, "-c", FLOW, str(src), str(out)], cwd=tmp_path,
+                           env={**env, "CALLS": str(tmp_path / "calls-2"), "KILL_AFTER": "0"},
+                           capture_output=True, text=True)
+    assert rerun.returncode == 0, rerun.stderr[-3000:]
+    assert (tmp_path / "calls-2").read_text().split() == [f"part-0000{i}.jsonl.zst" for i in (2, 3, 4)]
+    run_local(FILTERS, src, tmp_path / "undisturbed", {})
+    assert tree(out) == tree(tmp_path / "undisturbed")
