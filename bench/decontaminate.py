@@ -83,7 +83,7 @@ def source_files(limit_bytes: int):
 
 def build_corpus(folder: Path, mb: float, planted: int) -> dict:
     from quarry.records import RecordWriter
-    from quarry.datasets.splits import split_of
+    from quarry.splits import split_of
 
     folder.mkdir(parents=True, exist_ok=True)
     shard, size, writer, docs, total = 0, 0, None, 0, 0
@@ -116,7 +116,7 @@ def plant(shard: Path, tests: list, hosts: list) -> list[str]:
     """Training documents with the second half of a test-split document pasted after their text
     (a test file copied into another project); their ids, all outside the test split."""
     from quarry.records import write_records
-    from quarry.datasets.splits import split_of
+    from quarry.splits import split_of
 
     records = []
     for (test, test_text), (host, host_text) in zip(tests, hosts):

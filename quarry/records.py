@@ -201,6 +201,19 @@ def shard_paths(folder: str | os.PathLike, pattern: str = "*.jsonl*") -> list[Pa
                   if p.is_file() and not p.name.startswith(".") and p.suffix in (".jsonl", ".zst", ".zstd"))
 
 
+def input_shards(src_dir: Path) -> list[Path]:
+    """Record shards below ``src_dir``, sorted, leaving out a previous stage's ``rejects/``."""
+    src_dir = Path(src_dir)
+    if src_dir.is_file():
+        return [src_dir]
+    return [p for p in shard_paths(src_dir) if "rejects" not in p.relative_to(src_dir).parts[:-1]]
+
+
+def relative_name(shard: Path, src_dir: Path) -> str:
+    src_dir = Path(src_dir)
+    return shard.name if src_dir.is_file() else shard.relative_to(src_dir).as_posix()
+
+
 def read_folder(folder: str | os.PathLike, *, strict: bool = True) -> Iterator[Record]:
     """Stream every record of every shard below a folder, shards in sorted order."""
     for path in shard_paths(folder):

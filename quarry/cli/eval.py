@@ -16,8 +16,8 @@ from rich.tree import Tree
 from quarry.config import with_overrides
 from quarry.config.training import EvaluateParams
 from quarry.errors import ConfigError
-from quarry.lineage import lineage_chain, openlineage_events
-from quarry.lineage import trace as trace_document
+from quarry.datasets.lineage import lineage_chain, openlineage_events
+from quarry.datasets.lineage import trace as trace_document
 from quarry.config.values import load_params
 from quarry.records import JsonDict, atomic_write_bytes
 from quarry.tracking import compare_runs, tracking_uri

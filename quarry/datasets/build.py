@@ -25,7 +25,7 @@ from quarry.datasets.manifest import Manifest
 from quarry.datasets.manifest import (MANIFEST, SCHEMA, ledger_paths, normalise_ledgers, params_hash, read_manifest,
                                       seal, shard_entries, write_sums)
 from quarry.datasets.mixture import Mixture, uses_weights
-from quarry.datasets.splits import SPLITS_FILE, SplitCensus, moved_counts, recorded_moves, stratify, subset_of
+from quarry.splits import SPLITS_FILE, SplitCensus, moved_counts, recorded_moves, stratify, subset_of
 from quarry.datasets.reader import data_shards, open_dataset
 from quarry.datasets.shards import STAGE
 from quarry.errors import QuarryError

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from quarry.datasets.splits import subset_of
+from quarry.splits import subset_of
 from quarry.records import JsonDict, Record
 
 DIMENSIONS = ("split", "subset", "language", "license_category")

@@ -15,7 +15,7 @@ import shlex
 from pathlib import Path
 
 from quarry.config import Layout
-from quarry.lineage import dataset_manifest
+from quarry.datasets.lineage import dataset_manifest
 from quarry.curation.optout import default_registry_path
 from quarry.datasets.reapply import whois
 from quarry.config.values import load_params

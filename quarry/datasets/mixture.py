@@ -17,7 +17,7 @@ from typing import Any
 
 from quarry.errors import ConfigError
 from quarry.records import JsonDict
-from quarry.datasets.splits import DEFAULT_FRACTIONS, Splits, unit_interval
+from quarry.splits import DEFAULT_FRACTIONS, Splits, unit_interval
 
 MIXTURE_SALT = "quarry-mixture-v1"
 

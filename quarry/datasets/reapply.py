@@ -20,8 +20,8 @@ from quarry.datasets.changelog import index_origin
 from quarry.datasets.manifest import Manifest, read_manifest
 from quarry.datasets.versions import read_index, releases
 from quarry.errors import QuarryError
-from quarry.lineage import checkpoints_with_origin
-from quarry.infra.parallel import input_shards
+from quarry.datasets.lineage import checkpoints_with_origin
+from quarry.records import input_shards
 from quarry.config.values import Params
 from quarry.paths import project_root
 from quarry.records import JsonDict, Record, read_json, read_records

@@ -21,7 +21,7 @@ import zstandard
 from quarry.datasets.composition import Composition
 from quarry.datasets.attribution import Credits
 from quarry.datasets.mixture import Mixture
-from quarry.datasets.splits import subset_of
+from quarry.splits import subset_of
 from quarry.errors import RecordError
 from quarry.ledger import Ledger
 from quarry.records import JsonDict, Record, RecordWriter, read_records

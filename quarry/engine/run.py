@@ -22,7 +22,7 @@ from quarry.engine.stage import Global, GlobalJob, ItemJob, Map, ShardJob, Stage
 from quarry.errors import QuarryError
 from quarry.ledger import merge_ledgers
 from quarry.infra.lock import writing
-from quarry.infra.parallel import input_shards, relative_name
+from quarry.records import input_shards, relative_name
 from quarry.records import write_json
 
 

@@ -15,7 +15,7 @@ from quarry.config import compute
 from quarry.config.training import EvaluateParams
 from quarry.errors import ConfigError, QuarryError
 from quarry.eval.plots import bpb_bar_chart, loss_curve
-from quarry.lineage import checkpoint_hash, lineage_chain, lineage_summary, split_shards
+from quarry.datasets.lineage import checkpoint_hash, lineage_chain, lineage_summary, split_shards
 from quarry.models.checkpoint import load_pretrained
 from quarry.models.hub import resolve
 from quarry.records import JsonDict, Record, read_json, read_records, shard_paths, write_json

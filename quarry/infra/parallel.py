@@ -1,16 +1,13 @@
-"""The shards of a stage's input folder, their names, and mapping a phase over them with its
-progress shown (quarry.engine.local: in this process or a process pool)."""
+"""The cores a worker process may use, and mapping a phase over shards with its progress shown (quarry.engine.local: in this process or a process pool)."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from pathlib import Path
 from typing import Any
 
 from quarry.infra.progress import ShardProgress
-from quarry.records import shard_paths
 
 
 # Worker processes of one run on this machine, set in each of them by the executor that started them
@@ -34,19 +31,6 @@ def available_cores() -> int:
 def cores_per_process() -> int:
     """This process's share of the cores it may run on."""
     return max(1, available_cores() // max(1, int(os.environ.get(PROCESSES_PER_MACHINE) or 1)))
-
-
-def input_shards(src_dir: Path) -> list[Path]:
-    """Record shards below ``src_dir``, sorted, leaving out a previous stage's ``rejects/``."""
-    src_dir = Path(src_dir)
-    if src_dir.is_file():
-        return [src_dir]
-    return [p for p in shard_paths(src_dir) if "rejects" not in p.relative_to(src_dir).parts[:-1]]
-
-
-def relative_name(shard: Path, src_dir: Path) -> str:
-    src_dir = Path(src_dir)
-    return shard.name if src_dir.is_file() else shard.relative_to(src_dir).as_posix()
 
 
 def map_shards(fn: Callable[..., Any], jobs: Sequence[tuple], *, workers: int = 1, description: str = "shards",

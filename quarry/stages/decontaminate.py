@@ -33,7 +33,7 @@ from quarry.curation.decontaminate.overlap import (
 from quarry.engine import Global, GlobalJob, ItemJob, Map, ShardJob, Stage, WorkItem, per_process
 from quarry.infra.hashing import file_hash, tree_hash
 from quarry.records import atomic_write_bytes, write_json
-from quarry.datasets.splits import SPLITS_FILE, SplitCensus, Splits, stratify, write_record
+from quarry.splits import SPLITS_FILE, SplitCensus, Splits, stratify, write_record
 
 
 def eval_items_phase(job: ShardJob, config: DecontaminationConfig) -> dict:

@@ -17,7 +17,7 @@ from quarry.datasets.manifest import verify_sums
 from quarry.datasets.shards import order_key
 from quarry.errors import QuarryError
 from quarry.records import read_json, read_records
-from quarry.datasets.splits import split_of
+from quarry.splits import split_of
 
 
 def shard_bytes(folder: Path) -> dict[str, bytes]:

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from quarry.config.datasets import StratifyParams
 from quarry.datasets.reader import open_dataset
 from quarry.records import read_json, write_records
-from quarry.datasets.splits import SplitCensus, Splits, split_of, stratify
+from quarry.splits import SplitCensus, Splits, split_of, stratify
 from quarry.stages.assemble import assemble
 from quarry.stages.decontaminate import DECONTAMINATE
 from quarry.engine import run_local

@@ -41,7 +41,7 @@ def test_bad_params_are_one_line_errors(tmp_path, capsys):
 
 def test_decontaminate_eval_files_on_a_plain_folder(tmp_path, monkeypatch, capsys):
     """Outside a project the own test split is off unless asked; --eval-file adds benchmark items."""
-    from quarry.datasets.splits import Splits
+    from quarry.splits import Splits
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("QUARRY_HOME", raising=False)

@@ -14,7 +14,7 @@ from quarry.curation.decontaminate.overlap import REPORT
 from quarry.engine import run_local
 from quarry.errors import ConfigError
 from quarry.records import read_folder, read_json, write_records
-from quarry.datasets.splits import split_of
+from quarry.splits import split_of
 from quarry.stages.decontaminate import DECONTAMINATE, decontaminate_with
 
 

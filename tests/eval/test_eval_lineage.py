@@ -11,7 +11,7 @@ from quarry.eval.bpb import score_records
 from quarry.eval.reference import reference_bpb
 from quarry.eval.scoring import evaluation_records, load_for_eval
 from quarry.stages.evaluate import run_evaluate, score_checkpoint
-from quarry.lineage import checkpoints_with_origin, lineage_chain, openlineage_events, trace
+from quarry.datasets.lineage import checkpoints_with_origin, lineage_chain, openlineage_events, trace
 from quarry.records import read_json
 
 NO_MLFLOW = {"evaluate": {"mlflow": False, "batch_size": 4}}

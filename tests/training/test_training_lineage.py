@@ -4,7 +4,7 @@ and `quarry whois` finds the step checkpoints trained on an origin, not only the
 from __future__ import annotations
 
 from quarry.cli import main
-from quarry.lineage import checkpoints_with_origin, lineage_chain
+from quarry.datasets.lineage import checkpoints_with_origin, lineage_chain
 from quarry.records import read_json
 from quarry.recipes.registry import build_recipe
 

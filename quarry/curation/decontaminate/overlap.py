@@ -2,7 +2,7 @@
 evaluation item (13 words by default, as GPT-3 did).
 
 Evaluation items are the dataset's own held-out test split (membership by a hash of meta.id,
-stratified by subset: quarry.datasets.splits), when asked for, plus named benchmark files.
+stratified by subset: quarry.splits), when asked for, plus named benchmark files.
 Text is normalised first (quarry.curation.decontaminate.overlap_text: JSON escapes, code fences, HTML entities),
 then compared as lower-cased, punctuation-free words, so re-indenting, re-quoting or pasting an
 item into markdown or a JSON dump does not hide it. What says nothing about leakage is found from
@@ -46,7 +46,7 @@ from quarry.errors import ConfigError
 from quarry.ledger import Ledger
 from quarry.records import JsonDict, Record, read_records
 from quarry.curation.steps import shard_output
-from quarry.datasets.splits import DEFAULT_FRACTIONS, SplitCensus, Splits, doc_id_of, document_of, moved_where
+from quarry.splits import DEFAULT_FRACTIONS, SplitCensus, Splits, doc_id_of, document_of, moved_where
 
 STAGE = "decontaminate"
 REPORT = "decontamination.json"
