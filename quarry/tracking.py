@@ -152,7 +152,7 @@ def log_evaluation(result: JsonDict, *, training_run_id: str | None = None,
                    dataset_path: str | os.PathLike | None = None, settings: JsonDict | None = None,
                    step: int | None = None, root: Path | None = None) -> str:
     """Log BPB metrics, plots and the lineage record (``lineage`` as lineage.json, its
-    ``lineage_summary`` as quarry.datasets.lineage.* tags) to the training run when it is in this
+    ``lineage_summary`` as quarry.lineage.* tags) to the training run when it is in this
     store, else to a new run tagged with the training run's id; returns the run id used.
 
     The training run's own tags (its code version, its dataset hash) are left as they are: what
@@ -167,7 +167,7 @@ def log_evaluation(result: JsonDict, *, training_run_id: str | None = None,
     if dataset_hash:
         tags["quarry.eval.dataset_hash"] = dataset_hash
     tags.update({f"quarry.eval.{k}": v for k, v in _flat("", settings or {}).items()})
-    tags.update({f"quarry.datasets.lineage.{k}": v for k, v in _flat("", lineage_summary or {}).items()})
+    tags.update({f"quarry.lineage.{k}": v for k, v in _flat("", lineage_summary or {}).items()})
     if run_exists(training_run_id, root):
         run_id = training_run_id
     else:
@@ -234,7 +234,7 @@ def register_checkpoint(checkpoint: Path, name: str, *, run_id: str,
         client.get_registered_model(name)
     except Exception:  # noqa: BLE001 - not registered yet
         client.create_registered_model(name, tags={"quarry.kind": "checkpoint"})
-    tags = {f"quarry.datasets.lineage.{k}": v for k, v in _flat("", lineage or {}).items()}
+    tags = {f"quarry.lineage.{k}": v for k, v in _flat("", lineage or {}).items()}
     return client.create_model_version(name, source=f"runs:/{run_id}/checkpoint", run_id=run_id, tags=tags,
                                        description=f"Quarry checkpoint {checkpoint.name}")
 
@@ -297,7 +297,7 @@ def runs_on_datasets(versions: set[str], run_ids: set[str] = frozenset(), root: 
         for key, role in DATASET_TAGS.items():
             for run in search(key, version):
                 built = experiments.get(run.info.experiment_id) == DATA_EXPERIMENT  # the run that assembled it
-                add(run, "built" if built else "evaluated" if run.data.tags.get("quarry.curation.steps") == "evaluate" else role)
+                add(run, "built" if built else "evaluated" if run.data.tags.get("quarry.stage") == "evaluate" else role)
     for run_id in sorted(run_ids):
         if run_exists(run_id, root):
             add(client.get_run(run_id), "trained")
@@ -308,7 +308,7 @@ def runs_on_datasets(versions: set[str], run_ids: set[str] = frozenset(), root: 
 
 
 COMPARE_TAGS = ("quarry.dataset_hash", "quarry.params_hash", "quarry.git_commit", "quarry.evaluated_run_id")
-COMPARE_TAG_PREFIXES = ("quarry.datasets.lineage.", "quarry.eval.")  # what the evaluation ran on and with
+COMPARE_TAG_PREFIXES = ("quarry.lineage.", "quarry.eval.")  # what the evaluation ran on and with
 
 
 def compare_runs(refs: list[str], root: Path | None = None) -> tuple[list[str], list[tuple[str, list[str]]]]:

@@ -31,7 +31,7 @@ from quarry.infra.hashing import file_hash, value_hash
 from quarry.paths import project_root
 from quarry.records import JsonDict, Record, read_json, read_records, shard_paths
 
-SCHEMA = "quarry.datasets.lineage/1"
+SCHEMA = "quarry.lineage/1"
 STEP_DIR = re.compile(r"^step-(\d+)$")  # an intermediate checkpoint of a training run
 CHECKPOINT_LINEAGE = "lineage.json"
 TOKENIZER_LINEAGE = "tokenizer_lineage.json"

@@ -10,7 +10,7 @@ from typing import Any
 from quarry.engine.stage import Global, GlobalJob, Map, ShardJob, Stage, job_bytes
 from quarry.infra.parallel import map_shards, share_machine
 
-log = logging.getLogger("quarry.curation.steps")
+log = logging.getLogger("quarry.engine")
 
 
 

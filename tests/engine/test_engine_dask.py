@@ -34,7 +34,7 @@ def scheduler_address(scheduler_file: Path) -> str | None:
 def cluster(tmp_path):
     # tests/engine: the workers import slow_phases.py, a phase a test kills a worker in
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")},
-           "PYTHONPATH": os.pathsep.join([str(REPO), str(REPO / "tests" / "stages")])}
+           "PYTHONPATH": os.pathsep.join([str(REPO), str(REPO / "tests" / "engine")])}
     log, address_file = open(tmp_path / "scheduler.log", "w+"), tmp_path / "scheduler.json"
     # the address comes from --scheduler-file: the log may be quiet (DASK_LOGGING__DISTRIBUTED=warning)
     processes = [subprocess.Popen([str(BIN / "dask"), "scheduler", "--host", "127.0.0.1", "--port", "0",
@@ -230,7 +230,7 @@ def test_a_worker_killed_mid_stage_costs_only_its_unfinished_shards(cluster, tmp
     calls = tmp_path / "calls"
     (tmp_path / "params.yaml").write_text("pipeline: {}\n")
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}, "QUARRY_HOME": str(tmp_path),
-           "PYTHONPATH": os.pathsep.join([str(REPO), str(REPO / "tests" / "stages")]), "QUARRY_TEST_CALLS": str(calls)}
+           "PYTHONPATH": os.pathsep.join([str(REPO), str(REPO / "tests" / "engine")]), "QUARRY_TEST_CALLS": str(calls)}
     with Client(cluster) as client:
         client.wait_for_workers(2, timeout=120)
         pids = client.run(os.getpid)  # worker address -> its process

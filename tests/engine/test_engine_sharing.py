@@ -68,7 +68,7 @@ def test_a_worker_that_falls_behind_has_its_shards_taken_by_the_other(tmp_path):
     calls = tmp_path / "calls"
     (tmp_path / "params.yaml").write_text("pipeline: {}\n")
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}, "QUARRY_HOME": str(tmp_path),
-           "PYTHONPATH": os.pathsep.join([str(REPO), str(REPO / "tests" / "stages")]), "QUARRY_TEST_CALLS": str(calls)}
+           "PYTHONPATH": os.pathsep.join([str(REPO), str(REPO / "tests" / "engine")]), "QUARRY_TEST_CALLS": str(calls)}
     try:
         done = subprocess.run([sys.executable, "-c", SHARED_FLOW, str(src), str(tmp_path / "shared")], cwd=tmp_path,
                               env=env, capture_output=True, text=True, timeout=600)

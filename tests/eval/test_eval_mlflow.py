@@ -55,8 +55,8 @@ def evaluate_and_compare(project, tmp_path, capsys) -> None:
         assert run.data.metrics[f"eval_docs/{name}"] == score["docs"]
     tags = run.data.tags
     assert tags["quarry.dataset_hash"] == version  # the training run's own tags are kept
-    assert tags["quarry.datasets.lineage.dataset_version"] == version
-    assert tags["quarry.datasets.lineage.snapshot_id"] == project["snapshot"]["snapshot_id"]
+    assert tags["quarry.lineage.dataset_version"] == version
+    assert tags["quarry.lineage.snapshot_id"] == project["snapshot"]["snapshot_id"]
     assert tags["quarry.eval.stride"] == str(reports[0]["stride"])
     artifacts = {a.path for a in client.list_artifacts(runs[0], "evaluation")}
     assert {"evaluation/bpb.png", "evaluation/loss.png", "evaluation/bpb.json"} <= artifacts
@@ -70,7 +70,7 @@ def evaluate_and_compare(project, tmp_path, capsys) -> None:
     versions = client.search_model_versions("name='tiny-code-lm'")
     assert sorted(int(v.version) for v in versions) == [1, 2]
     newest = max(versions, key=lambda v: int(v.version))
-    assert newest.run_id == runs[1] and newest.tags["quarry.datasets.lineage.dataset_version"] == version
+    assert newest.run_id == runs[1] and newest.tags["quarry.lineage.dataset_version"] == version
     assert "config.json" in {Path(a.path).name for a in client.list_artifacts(runs[1], "checkpoint")}
 
     headers, rows = tracking.compare_runs(runs)
@@ -112,7 +112,7 @@ def test_evaluation_of_a_run_from_another_store_gets_a_linked_run(in_project, tm
     report = run_evaluate(ckpt, in_project["dataset"], tmp_path / "eval", {"evaluate": {"batch_size": 4}})
     run = tracking.configure().MlflowClient().get_run(report["mlflow_run_id"])
     assert run.data.tags["quarry.evaluated_run_id"] == "0123456789abcdef0123456789abcdef"
-    assert run.data.tags["quarry.curation.steps"] == "evaluate"
+    assert run.data.tags["quarry.stage"] == "evaluate"
 
 
 @pytest.fixture
