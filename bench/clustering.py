@@ -135,8 +135,8 @@ def bucket_task(prefixes: list[str], live: str, part: int, parts: int, out: str)
     from quarry.curation.dedup.partition import bucket_partition
 
     result = bucket_partition(ShardIndex([Path(p) for p in prefixes]), Path(live), BANDS, part, parts, Path(out))
-    return {"peak_mb": _peak_mb(), "estimate_mb": result["peak_mb"], "pairs": str(result["pairs"]),
-            "offsets": str(result["offsets"])}
+    return {"peak_mb": _peak_mb(), "estimate_mb": result.peak_mb, "pairs": str(result.pairs),
+            "offsets": str(result.offsets)}
 
 
 def verify_task(prefixes: list[str], sources: list[tuple[str, str]], part: int, out: str) -> dict:
@@ -145,7 +145,7 @@ def verify_task(prefixes: list[str], sources: list[tuple[str, str]], part: int, 
 
     result = verify_partition(ShardIndex([Path(p) for p in prefixes]), [(Path(a), Path(b)) for a, b in sources],
                               part, _config(), Path(out))
-    return {"peak_mb": _peak_mb(), "estimate_mb": result["peak_mb"], "pairs": result["candidate_pairs"]}
+    return {"peak_mb": _peak_mb(), "estimate_mb": result.peak_mb, "pairs": result.candidate_pairs}
 
 
 def merge_task(forests: list[str], docs: int) -> dict:

@@ -20,7 +20,9 @@ import hashlib
 import math
 import os
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import orjson
@@ -29,6 +31,23 @@ from quarry.engine.stage import Keyed, WorkItem
 from quarry.engine.state import per_process
 from quarry.infra.hashing import value_hash
 from quarry.records import atomic_write_bytes
+
+
+@dataclass(frozen=True, kw_only=True)
+class Decided:
+    """What a partition that decides per shard returns: its ``SliceWriter`` output and the digest of
+    its slices (subclasses add the partition's own counts)."""
+
+    slices: str
+    digest: str
+
+
+@dataclass(frozen=True)
+class RoutedSlices:
+    """A shard's way to its decisions: the file listing every partition's slices, and its number."""
+
+    listed: str
+    shard: int
 
 
 def owner(keys: np.ndarray, parts: int) -> np.ndarray:
@@ -52,7 +71,7 @@ def key_slice(keys: np.ndarray, part: int, parts: int) -> slice:
     return slice(first, last)
 
 
-def partition_items(folder: Path, parts: int, value: Callable[[int, Path], dict],
+def partition_items(folder: Path, parts: int, value: Callable[[int, Path], Any],
                     writes: Callable[[Path], Iterable[str | os.PathLike]], label: str | None = None) -> list[WorkItem]:
     """One work item per partition, its files under ``folder/<part>``: ``value(part, out)`` is what it
     gets, ``writes(out)`` the files it writes; named "<label> p/P" (label: the folder's name)."""
@@ -195,19 +214,19 @@ def merged_slices(paths: Iterable[str | os.PathLike], shard: int) -> dict:
     return merged
 
 
-def route_slices(listed: Path, parts: Sequence[dict], shards: int) -> list[Keyed]:
+def route_slices(listed: Path, parts: Sequence[Decided], shards: int) -> list[Keyed]:
     """Each shard's input to the map that applies partitioned decisions: the list of every
     partition's ``slices`` (written once, a file, not a copy per shard) and the shard's number,
     keyed for the task cache by the partitions' ``digest``s (no task hashes the partitions' files)."""
-    atomic_write_bytes(listed, orjson.dumps([part["slices"] for part in parts]), durable=False)
-    key = value_hash([part["digest"] for part in parts])
-    return [Keyed(f"{key}:{shard}", {"slices": str(listed), "shard": shard}) for shard in range(shards)]
+    atomic_write_bytes(listed, orjson.dumps([part.slices for part in parts]), durable=False)
+    key = value_hash([part.digest for part in parts])
+    return [Keyed(f"{key}:{shard}", RoutedSlices(str(listed), shard)) for shard in range(shards)]
 
 
 def routed_slices(routed: Keyed) -> dict:
     """The shard's decisions ``route_slices`` routed to it, merged (``merged_slices``); the list of
     partitions is read once per process."""
-    listed = routed.value["slices"]
-    paths = per_process(("routed-slices", listed, routed.key.rpartition(":")[0]),
-                        lambda: orjson.loads(Path(listed).read_bytes()))
-    return merged_slices(paths, routed.value["shard"])
+    where: RoutedSlices = routed.value
+    paths = per_process(("routed-slices", where.listed, routed.key.rpartition(":")[0]),
+                        lambda: orjson.loads(Path(where.listed).read_bytes()))
+    return merged_slices(paths, where.shard)

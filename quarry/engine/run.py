@@ -12,24 +12,27 @@ import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from quarry.config import Params, as_params
 from quarry.engine import provenance
 from quarry.engine.local import LocalExecutor
 from quarry.engine.output import StagedOutput
-from quarry.engine.stage import Global, GlobalJob, ItemJob, Map, ShardJob, Stage
+from quarry.engine.stage import Global, GlobalJob, ItemJob, Map, PerShard, Plan, ShardJob, Stage
 from quarry.errors import QuarryError
 from quarry.ledger import merge_ledgers
 from quarry.infra.lock import writing
 from quarry.records import input_shards, relative_name
 from quarry.records import write_json
 
+C = TypeVar("C")
+R = TypeVar("R")
+
 
 class Executor(Protocol):
-    def map(self, stage: Stage, phase: Map, jobs: list[ShardJob | ItemJob], config: Any) -> list[Any]: ...
+    def map(self, stage: Stage[C], phase: Map[R], jobs: list[ShardJob | ItemJob], config: C) -> list[R]: ...
 
-    def run_global(self, stage: Stage, phase: Global, job: GlobalJob, config: Any) -> dict: ...
+    def run_global(self, stage: Stage[C], phase: Global[R], job: GlobalJob, config: C) -> R: ...
 
     def log(self, message: str) -> None: ...
 
@@ -115,16 +118,16 @@ def _run_phases(stage: Stage, config: Any, args: Any, src: Path | None, names: l
             jobs = (_item_jobs(phase, results, stage) if phase.over else
                     [_shard_job(phase, shard, name, i, target, folder, results, stage)
                      for i, (shard, name) in enumerate(zip(shards, names, strict=True))])
-            results[phase.name] = executor.map(stage, phase, jobs, config)
+            results[phase.name] = _checked(stage, phase, executor.map(stage, phase, jobs, config))
         else:
             job = GlobalJob(names, dict(results), str(folder), _str(src), str(target), args)
-            results[phase.name] = executor.run_global(stage, phase, job, config)
+            results[phase.name] = _checked(stage, phase, executor.run_global(stage, phase, job, config))
         timings[phase.name] = time.perf_counter() - begun
     if output is not None:  # files of an earlier, larger input go; a finish writes its own anew
         output.prune({*names, *(f"rejects/{name}" for name in names)} if stage.writer else None)
     result: dict[str, Any] = {}
     if stage.writer is not None:
-        result = merge_ledgers(stage.name, [r["ledger"] for r in results[stage.writer.name]]).to_dict()
+        result = merge_ledgers(stage.name, [written.ledger for written in results[stage.writer.name]]).to_dict()
     if stage.finish is not None:
         job = GlobalJob(names, results, str(work / "finish"), _str(src), str(target), args)
         result.update(stage.finish(job, config))
@@ -137,21 +140,29 @@ def _str(path: Path | None) -> str | None:
     return None if path is None else str(path)
 
 
+def _checked(stage: Stage, phase: Map | Global, result: Any) -> Any:
+    """The result, if it is of the type the phase declares (every job's, for a map)."""
+    for value in (result if isinstance(phase, Map) else [result]):
+        if not isinstance(value, phase.returns):
+            raise QuarryError(f"stage {stage.name}: phase {phase.name} returned {type(value).__name__}, "
+                              f"but declares {phase.returns.__name__}")
+    return result
+
+
 def _earlier_results(phase: Map, stage: Stage, results: dict[str, Any], index: int) -> dict[str, Any]:
+    """What job ``index`` of ``phase`` receives of each earlier phase, by the kind it declares."""
     inputs = {}
     for earlier in stage.phases:
         if earlier.name == phase.name:
             break
         value = results[earlier.name]
-        if earlier.name == phase.over:
-            continue  # the plan itself: its item is the job
-        if isinstance(value, list):
-            if getattr(earlier, "over", None) == phase.over:  # a map over the same units as this one
+        if isinstance(earlier, Map):
+            if earlier.over == phase.over:  # a map over the same units as this one: its result for this unit
                 inputs[earlier.name] = value[index]
-        elif "items" in value:
-            continue  # another map's plan
-        elif "shards" in value:
-            inputs[earlier.name] = value["shards"][index]  # a global's decision for this shard
+        elif issubclass(earlier.returns, Plan):
+            continue  # a plan reaches its maps as their jobs' items
+        elif issubclass(earlier.returns, PerShard):
+            inputs[earlier.name] = value.shards[index]  # a global's decision for this shard
         else:
             inputs[earlier.name] = value
     return inputs
@@ -166,7 +177,7 @@ def _shard_job(phase: Map, shard: Path, name: str, index: int, staging: Path, fo
 
 
 def _item_jobs(phase: Map, results: dict[str, Any], stage: Stage) -> list[ItemJob]:
-    items = results[phase.over]["items"]
+    items = results[phase.over].items
     return [ItemJob(item.value, item.name, tuple(item.writes), _earlier_results(phase, stage, results, i))
             for i, item in enumerate(items)]
 

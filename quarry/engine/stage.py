@@ -1,17 +1,27 @@
-"""A stage as data: its phases, its typed config, what its output holds.
+"""A stage as data: its phases, its typed config, what each phase hands the next.
 
     FILTERS = Stage("filters", folder="filtered", config=lambda params: params.filters,
-                    phases=(Map("filter", filter_phase, writes=True),))
+                    phases=(Map("filter", filter_phase, Written, writes=True),))
 
 A ``Map`` phase is a pure function ``fn(job, config)`` of one unit of work. By default the units
-are the input folder's shards (``ShardJob``), and the one phase with ``writes=True`` writes the
-output shard and its rejects and returns ``{"ledger": ..., ...}``. A map ``over`` a global phase
-runs over the ``"items"`` that phase returned instead (``ItemJob``: an origin to snapshot, a split
-to write, a shard to score). A ``Global`` phase ``fn(job: GlobalJob, config)`` sees every earlier
-result and returns a small dict; its ``"shards"`` list, when present, hands item i to shard i of
-the next maps. ``finish`` is a global step run last in the driver's process, which may write into
-the output folder; what it returns is the stage's result. Executors (quarry.engine.local,
-tasks.executor) run the phases; quarry.engine.run drives them.
+are the input folder's shards (``ShardJob``); the one phase with ``writes=True`` writes the output
+shard and its rejects and returns a ``Written`` (its ``ledger``). A map ``over`` a global phase
+runs over that phase's plan (``ItemJob``: an origin to snapshot, a split to write, a shard to
+score). A ``Global`` phase ``fn(job: GlobalJob, config)`` sees every earlier result.
+
+Every phase declares the type it returns, and the engine routes a result by that declared kind,
+never by looking inside it:
+- a ``Plan`` (``items``: the work of the maps ``over`` it) reaches only those maps;
+- a ``PerShard`` (``shards``: one value per input shard) hands value i to shard i of later maps;
+- any other type reaches every later job whole (a summary, a layout);
+- a map's results reach later maps over the same units, one each, and global phases as a list.
+
+Phases read earlier results by phase, typed: ``job.of(PLAN)`` (a global's result),
+``job.each(INDEX)`` (a map's results in job order), ``job.input(DECISIONS)`` (a map job's own
+share). ``finish`` is a global step run last in the driver's process, which may write into the
+output folder; what it returns is the stage's result. A ``Stage[C]`` is generic in its config
+type ``C``: ``config`` derives it from Params and every phase receives it as typed.
+Executors (quarry.engine.local, tasks.executor) run the phases; quarry.engine.run drives them.
 """
 
 from __future__ import annotations
@@ -20,44 +30,95 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
+
+C = TypeVar("C")      # a stage's config type
+R = TypeVar("R")      # a phase's result type
+
+
+@dataclass(frozen=True, kw_only=True)
+class Plan:
+    """A global phase's work list: the maps ``over`` it run once per item (subclasses add what
+    later phases read besides)."""
+
+    items: list[WorkItem]
+
+
+@dataclass(frozen=True, kw_only=True)
+class PerShard:
+    """A global phase's decision for each input shard: shard i of the later maps gets ``shards[i]``."""
+
+    shards: list[Any]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Written:
+    """What a map that writes the stage's output shards returns: the shard's ledger."""
+
+    ledger: dict[str, Any]
 
 
 @dataclass(frozen=True)
-class Map:
+class Map(Generic[R]):
     name: str
-    fn: Callable[[Any, Any], Any]
+    fn: Callable[[Any, Any], R]
+    returns: type[R]          # each job's result (a Written for the phase that writes)
     writes: bool = False
-    over: str | None = None   # a Global phase whose "items" this map runs over (default: the input shards)
+    over: str | None = None   # a Global phase returning a Plan, whose items this map runs over (default: the input shards)
     cached: bool = True       # False where the inputs' content is not in the job (files a plan names by path)
 
 
 @dataclass(frozen=True)
-class Global:
+class Global(Generic[R]):
     name: str
-    fn: Callable[[GlobalJob, Any], dict]
+    fn: Callable[[GlobalJob, Any], R]
+    returns: type[R]          # a Plan, a PerShard, or a value every later job receives
     cached: bool = True
     # bookkeeping (count, name files, write a small list): run where the driver runs, not as a task
     # of its own, whose round trip costs more than the step (never cached)
     inline: bool = False
 
 
+Phase = Map | Global
+
+
 @dataclass(frozen=True)
-class Stage:
+class Stage(Generic[C]):
     name: str                                  # the ledger's stage name
     folder: str                                # its folder under the curated output ("" outside curation)
-    config: Callable[[Any], Any]               # Params -> its section (or a frozen config derived from it)
+    config: Callable[[Any], C]                 # Params -> its section (or a frozen config derived from it)
     phases: tuple[Map | Global, ...]
     # (job with every phase's result and the output folder, config) -> the stage's result; for a stage
     # that writes shards, extra ledger keys. May write report files into job.dst.
-    finish: Callable[[GlobalJob, Any], dict[str, Any]] | None = None
+    finish: Callable[[GlobalJob, C], dict[str, Any]] | None = None
     reads_shards: bool = True     # its input is a folder of record shards
     staged: bool = True           # the output is built in a staging folder and swapped in whole
     keeps_work: bool = True       # scratch files stay for the next run's cache hits
 
+    def __post_init__(self) -> None:
+        globals_by_name = {p.name: p for p in self.phases if isinstance(p, Global)}
+        for phase in self.phases:
+            if isinstance(phase, Map) and phase.over is not None:
+                planner = globals_by_name.get(phase.over)
+                if planner is None or not issubclass(planner.returns, Plan):
+                    raise TypeError(f"stage {self.name}: map {phase.name} runs over {phase.over!r}, "
+                                    "which is not a global phase that returns a Plan")
+            if isinstance(phase, Map) and phase.writes and not issubclass(phase.returns, Written):
+                raise TypeError(f"stage {self.name}: map {phase.name} writes the output, so it returns a Written")
+
     @property
     def writer(self) -> Map | None:
         return next((p for p in self.phases if isinstance(p, Map) and p.writes), None)
+
+
+class _Results:
+    """Typed reads of earlier phases' results, by phase (the phase object, not its name)."""
+
+    inputs: dict[str, Any]
+
+    def input(self, phase: Map[R] | Global[R]) -> R:
+        """This job's share of an earlier phase's result (routed by the engine)."""
+        return self.inputs[phase.name]
 
 
 @dataclass(frozen=True)
@@ -70,7 +131,7 @@ class WorkItem:
 
 
 @dataclass(frozen=True)
-class ShardJob:
+class ShardJob(_Results):
     """One shard's call of a map phase. Paths it writes are strings, so that a cache key over
     the job's content sees the input shard's bytes but not the files the call produces."""
 
@@ -92,7 +153,7 @@ class ShardJob:
 
 
 @dataclass(frozen=True)
-class ItemJob:
+class ItemJob(_Results):
     """One work item's call of a map ``over`` a planning phase."""
 
     item: Any
@@ -112,6 +173,14 @@ class GlobalJob:
     src: str | None = None         # the stage's input folder
     dst: str | None = None         # the folder the output is built in (staging, for a staged stage)
     args: Any = None               # what the stage reads besides params and its input (a frozen dataclass)
+
+    def of(self, phase: Global[R]) -> R:
+        """What an earlier global phase returned."""
+        return self.results[phase.name]
+
+    def each(self, phase: Map[R]) -> list[R]:
+        """What an earlier map returned, one result per job, in job order."""
+        return self.results[phase.name]
 
     def outputs(self) -> list[str]:
         return [self.work]

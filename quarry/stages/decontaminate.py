@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import pickle
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,13 +31,49 @@ from quarry.curation.decontaminate.overlap import (
     scan_shard,
     test_split_items,
 )
-from quarry.engine import Global, GlobalJob, ItemJob, Map, ShardJob, Stage, WorkItem, per_process
+from quarry.engine import Global, GlobalJob, ItemJob, Map, Plan, ShardJob, Stage, WorkItem, Written, per_process
 from quarry.infra.hashing import file_hash, tree_hash
 from quarry.records import atomic_write_bytes, write_json
 from quarry.splits import SPLITS_FILE, SplitCensus, Splits, stratify, write_record
 
 
-def eval_items_phase(job: ShardJob, config: DecontaminationConfig) -> dict:
+@dataclass(frozen=True)
+class ShardEvalItems:
+    items: Path        # the shard's test-split items, pickled in its work folder
+    census: dict       # its split census (SplitCensus.to_dict)
+
+
+@dataclass(frozen=True)
+class BuiltIndex:
+    """The evaluation index's folder and digest, and the splits stratification chose."""
+
+    index: str
+    digest: str
+    moved: dict
+    census: dict
+
+
+@dataclass(frozen=True)
+class CountWork:
+    hits: str          # the file listing the range's hits files
+    out: str
+
+
+@dataclass(frozen=True)
+class CommonNgrams:
+    """Which index n-grams are common in training (a file, index-sized), and how many were ignored."""
+
+    verdicts: str
+    digest: str
+    ignored_common_in_train: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class Decontaminated(Written):
+    matches: list
+
+
+def eval_items_phase(job: ShardJob, config: DecontaminationConfig) -> ShardEvalItems:
     """The shard's test-split items (their n-grams) in the shard's work folder - together they are
     far larger than a task result should be (110 MiB of Dask graph on 250 MB of code) - and its
     split census (a few ids per subset)."""
@@ -44,16 +81,16 @@ def eval_items_phase(job: ShardJob, config: DecontaminationConfig) -> dict:
     target = Path(job.work) / "eval_items.pickle"
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_bytes(pickle.dumps(items, protocol=5))
-    return {"items": target, "census": census.to_dict()}
+    return ShardEvalItems(target, census.to_dict())
 
 
-def index_phase(job: GlobalJob, config: DecontaminationConfig) -> dict:
+def index_phase(job: GlobalJob, config: DecontaminationConfig) -> BuiltIndex:
     """The stratified splits over every shard's census, then the index of the test split's items
     (those by hash, and those stratification moved in) and of the benchmark files."""
-    found = job.results["eval_items"]
-    census = SplitCensus.merged(SplitCensus.from_dict(shard["census"]) for shard in found)
+    found = job.each(EVAL_ITEMS)
+    census = SplitCensus.merged(SplitCensus.from_dict(shard.census) for shard in found)
     splits = Splits(config.fractions, stratify(census, config.fractions, config.stratify))
-    items = [item for shard in found for item in pickle.loads(Path(shard["items"]).read_bytes())]
+    items = [item for shard in found for item in pickle.loads(Path(shard.items).read_bytes())]
     items.extend(moved_test_items(census, splits, config))
     for name in config.eval_files:
         items.extend(eval_file_items(name, config))
@@ -62,12 +99,11 @@ def index_phase(job: GlobalJob, config: DecontaminationConfig) -> dict:
     EvalIndex.build(items, config).save(folder)
     # the folder by name and its digest: every scan task's cache key covers the index by its
     # digest, not by hashing the folder again
-    return {"index": str(folder), "digest": tree_hash(folder), "moved": dict(splits.moved),
-            "census": census.counts}
+    return BuiltIndex(str(folder), tree_hash(folder), dict(splits.moved), census.counts)
 
 
-def _index(built: dict) -> EvalIndex:
-    return per_process(("eval-index", str(built["index"]), built["digest"]), lambda: EvalIndex.load(Path(built["index"])))
+def _index(built: BuiltIndex) -> EvalIndex:
+    return per_process(("eval-index", built.index, built.digest), lambda: EvalIndex.load(Path(built.index)))
 
 
 def scan_shard_phase(job: ShardJob, config: DecontaminationConfig) -> Path:
@@ -75,8 +111,9 @@ def scan_shard_phase(job: ShardJob, config: DecontaminationConfig) -> Path:
     decision reads every shard's, and results travel through the task runner)."""
     target = Path(job.work) / "hits.pickle"
     target.parent.mkdir(parents=True, exist_ok=True)
-    splits = Splits(config.fractions, job.inputs["index"]["moved"])
-    target.write_bytes(pickle.dumps(scan_shard(job.src, _index(job.inputs["index"]), config, splits), protocol=5))
+    built = job.input(INDEX)
+    splits = Splits(config.fractions, built.moved)
+    target.write_bytes(pickle.dumps(scan_shard(job.src, _index(built), config, splits), protocol=5))
     return target
 
 
@@ -87,9 +124,9 @@ def _hits(path: Path) -> ShardHits:
 SHARDS_PER_COUNT = 1000   # shards whose hits one counting partition sums (an index-sized array each)
 
 
-def counting_phase(job: GlobalJob, config: DecontaminationConfig) -> dict:
+def counting_phase(job: GlobalJob, config: DecontaminationConfig) -> Plan:
     """The shards' hits in ranges, one counting partition each (a list of its shards' files)."""
-    hits = [str(found) for found in job.results["scan"]]
+    hits = [str(found) for found in job.each(SCAN)]
     folder = Path(job.work).parent / "count"
     items = []
     for start in range(0, len(hits), SHARDS_PER_COUNT):
@@ -97,63 +134,58 @@ def counting_phase(job: GlobalJob, config: DecontaminationConfig) -> dict:
         listed, out = folder / f"{part:05d}.hits.json", folder / f"{part:05d}.counts.npz"
         atomic_write_bytes(listed, orjson.dumps(hits[start:start + SHARDS_PER_COUNT]), durable=False)
         items.append(WorkItem(f"shards {start + 1}-{min(start + SHARDS_PER_COUNT, len(hits))}",
-                              {"hits": str(listed), "out": str(out)}, (str(out),)))
-    return {"items": items}
+                              CountWork(str(listed), str(out)), (str(out),)))
+    return Plan(items=items)
 
 
-def count_phase(job: ItemJob, config: DecontaminationConfig) -> dict:
-    """How many training documents of a range of shards hold each index n-gram."""
-    index = _index(job.inputs["index"])
-    counts = TrainCounts.of(map(_hits, orjson.loads(Path(job.item["hits"]).read_bytes())), index)
-    counts.save(Path(job.item["out"]))
-    return {"counts": job.item["out"]}
+def count_phase(job: ItemJob, config: DecontaminationConfig) -> str:
+    """How many training documents of a range of shards hold each index n-gram (a file, returned)."""
+    work: CountWork = job.item
+    counts = TrainCounts.of(map(_hits, orjson.loads(Path(work.hits).read_bytes())), _index(job.input(INDEX)))
+    counts.save(Path(work.out))
+    return work.out
 
 
-def common_phase(job: GlobalJob, config: DecontaminationConfig) -> dict:
+def common_phase(job: GlobalJob, config: DecontaminationConfig) -> CommonNgrams:
     """The counts of every range summed: which index n-grams are common in training; the verdicts
     every shard's decision needs go to a file (index-sized, too large for a result)."""
-    index = _index(job.results["index"])
+    index = _index(job.of(INDEX))
     counts = TrainCounts(np.zeros(len(index.hashes), dtype=np.int64))
-    for found in job.results["count"]:
-        counts.merge(TrainCounts.load(Path(found["counts"])))
+    for found in job.each(COUNT):
+        counts.merge(TrainCounts.load(Path(found)))
     verdicts = Verdicts.of(counts, index, config)
     folder = Path(job.work)
     folder.mkdir(parents=True, exist_ok=True)
     verdicts.save(folder / "verdicts.npz")
-    return {"verdicts": str(folder / "verdicts.npz"), "digest": file_hash(folder / "verdicts.npz"),
-            "ignored_common_in_train": verdicts.ignored_common}
+    return CommonNgrams(str(folder / "verdicts.npz"), file_hash(folder / "verdicts.npz"), verdicts.ignored_common)
 
 
-def apply_shard_phase(job: ShardJob, config: DecontaminationConfig) -> dict:
-    found, index = job.inputs["common"], _index(job.inputs["index"])
-    verdicts = per_process(("eval-verdicts", found["verdicts"], found["digest"]),
-                           lambda: Verdicts.load(Path(found["verdicts"])))
-    decisions = decide_shard(_hits(job.inputs["scan"]), index, verdicts, config)
+def apply_shard_phase(job: ShardJob, config: DecontaminationConfig) -> Decontaminated:
+    common, index = job.input(COMMON), _index(job.input(INDEX))
+    verdicts = per_process(("eval-verdicts", common.verdicts, common.digest), lambda: Verdicts.load(Path(common.verdicts)))
+    decisions = decide_shard(_hits(job.input(SCAN)), index, verdicts, config)
     ledger, matches = apply_shard(job.src, Path(job.dst), decisions, config, rejects=Path(job.rejects))
-    return {"ledger": ledger.to_dict(), "matches": matches}
+    return Decontaminated(ledger=ledger.to_dict(), matches=matches)
 
 
 def decontaminate_finish(job: GlobalJob, config: DecontaminationConfig) -> dict:
-    results = job.results
-    matches = [match for result in results["apply"] for match in result["matches"]]
-    report = contamination_report(config, _index(results["index"]), results["common"]["ignored_common_in_train"],
-                                  matches)
+    built = job.of(INDEX)
+    matches = [match for result in job.each(APPLY) for match in result.matches]
+    report = contamination_report(config, _index(built), job.of(COMMON).ignored_common_in_train, matches)
     write_json(Path(job.dst) / REPORT, report)
-    write_record(Path(job.dst) / SPLITS_FILE, config.fractions, config.stratify, results["index"]["moved"],
-                 results["index"]["census"])
+    write_record(Path(job.dst) / SPLITS_FILE, config.fractions, config.stratify, built.moved, built.census)
     return {"contamination": {key: value for key, value in report.items() if key != "matches"}}
 
 
+EVAL_ITEMS = Map("eval_items", eval_items_phase, ShardEvalItems)
+INDEX = Global("index", index_phase, BuiltIndex)
+SCAN = Map("scan", scan_shard_phase, Path)                  # the shard's hits file
+COUNTING = Global("counting", counting_phase, Plan, inline=True)
+COUNT = Map("count", count_phase, str, over="counting", cached=False)   # a range's counts file
+COMMON = Global("common", common_phase, CommonNgrams)
+APPLY = Map("apply", apply_shard_phase, Decontaminated, writes=True)
 DECONTAMINATE = Stage(STAGE, folder="decontaminated", config=DecontaminationConfig.from_params,
-                      finish=decontaminate_finish, phases=(
-                          Map("eval_items", eval_items_phase),
-                          Global("index", index_phase),
-                          Map("scan", scan_shard_phase),
-                          Global("counting", counting_phase, inline=True),
-                          Map("count", count_phase, over="counting", cached=False),
-                          Global("common", common_phase),
-                          Map("apply", apply_shard_phase, writes=True),
-                      ))
+                      finish=decontaminate_finish, phases=(EVAL_ITEMS, INDEX, SCAN, COUNTING, COUNT, COMMON, APPLY))
 
 
 def decontaminate_with(**overrides: Any) -> Stage:

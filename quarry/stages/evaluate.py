@@ -12,7 +12,7 @@ from typing import Any
 
 from quarry.config.training import EvaluateParams
 from quarry.datasets.subsets import resolve_subset, version_subsets
-from quarry.engine import Global, GlobalJob, ItemJob, Map, Stage, WorkItem, run_local
+from quarry.engine import Global, GlobalJob, ItemJob, Map, Plan, Stage, WorkItem, run_local
 from quarry.eval.scoring import (build_report, checkpoint_label, document_limits, evaluation_shards, merge_shards,
                                publish_report, score_shard)
 from quarry.records import JsonDict, write_json
@@ -28,28 +28,42 @@ class EvaluateArgs:
     track: bool | None = None             # log to MLflow (None: params evaluate.mlflow)
 
 
-def plan_phase(job: GlobalJob, cfg: EvaluateParams) -> dict:
+@dataclass(frozen=True, kw_only=True)
+class ScoringPlan(Plan):
+    """Every checkpoint's shards of the split (items: checkpoint-major)."""
+
+    per_checkpoint: int
+
+
+@dataclass(frozen=True)
+class ScoreWork:
+    checkpoint: Path
+    shard: Any
+    max_docs: int | None
+
+
+def plan_phase(job: GlobalJob, cfg: EvaluateParams) -> ScoringPlan:
     args: EvaluateArgs = job.args
     if (subsets := version_subsets(job.src)) is not None:  # a subset the version lacks: say so before scoring
         for subset in cfg.subsets or ():
             resolve_subset("params evaluate.subsets", subset, subsets)
     shards = evaluation_shards(job.src, cfg.split)
     limits = document_limits(shards, cfg.subsets, cfg.max_docs)
-    items = [WorkItem(f"{checkpoint_label(checkpoint)} {shard.name}",
-                      {"checkpoint": Path(checkpoint), "shard": shard, "max_docs": limit})
+    items = [WorkItem(f"{checkpoint_label(checkpoint)} {shard.name}", ScoreWork(Path(checkpoint), shard, limit))
              for checkpoint in args.checkpoints for shard, limit in zip(shards, limits)]
-    return {"per_checkpoint": len(shards), "items": items}
+    return ScoringPlan(per_checkpoint=len(shards), items=items)
 
 
 def score_phase(job: ItemJob, cfg: EvaluateParams) -> dict:
-    return score_shard(job.item["checkpoint"], job.item["shard"], cfg, job.item["max_docs"])
+    work: ScoreWork = job.item
+    return score_shard(work.checkpoint, work.shard, cfg, work.max_docs)
 
 
 def report_finish(job: GlobalJob, cfg: EvaluateParams) -> dict:
     """One report per checkpoint from its shards' totals, written and logged where args say."""
     args: EvaluateArgs = job.args
-    per_checkpoint = job.results["plan"]["per_checkpoint"]
-    scores = job.results["score"]
+    per_checkpoint = job.of(PLAN).per_checkpoint
+    scores = job.each(SCORE)
     reports = {}
     for i, (checkpoint, folder) in enumerate(zip(args.checkpoints, args.report_dirs, strict=True)):
         result = merge_shards(scores[i * per_checkpoint:(i + 1) * per_checkpoint])
@@ -69,11 +83,10 @@ def _metrics(report: JsonDict) -> JsonDict:
 
 # The plan lists the split's shards (uncached, cheap); nothing is staged: each report folder is
 # written whole by publish_report.
+PLAN = Global("plan", plan_phase, ScoringPlan, cached=False)
+SCORE = Map("score", score_phase, dict, over="plan")   # one shard's BPB totals
 EVALUATE = Stage(STAGE, folder="", config=lambda params: params.evaluate, finish=report_finish, reads_shards=False,
-                 staged=False, keeps_work=False, phases=(
-                     Global("plan", plan_phase, cached=False),
-                     Map("score", score_phase, over="plan"),
-                 ))
+                 staged=False, keeps_work=False, phases=(PLAN, SCORE))
 
 
 def score_checkpoint(checkpoint: str | os.PathLike, data: str | os.PathLike, params: Any = None, *,

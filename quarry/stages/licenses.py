@@ -17,14 +17,15 @@ from __future__ import annotations
 import atexit
 import heapq
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from quarry.config.curation import LicensesParams
-from quarry.engine import Global, GlobalJob, ItemJob, Map, ShardJob, Stage, per_process
-from quarry.engine.partitions import (SliceWriter, partition_count, partition_items, read_part, route_slices,
+from quarry.engine import Global, GlobalJob, ItemJob, Map, PerShard, Plan, ShardJob, Stage, Written, per_process
+from quarry.engine.partitions import (Decided, SliceWriter, partition_count, partition_items, read_part, route_slices,
                                       routed_slices, slice_files, text_key, write_runs)
 from quarry.engine.state import provide
 from quarry.curation.licenses.cache import CachedDetector, default_cache_dir
@@ -35,6 +36,40 @@ from quarry.records import atomic_write_bytes, json_bytes, read_records, write_j
 
 REPO_LICENSES = "repo_licenses.json"
 SURVEY_BYTES = 3   # what a partition holds per byte of survey read: the parsed surveys, their texts' findings
+
+
+@dataclass(frozen=True)
+class SurveyRuns:
+    """One shard's survey: its runs by origin hash, their bytes, how many origins."""
+
+    runs: str
+    bytes: int
+    origins: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class DecisionPlan(Plan):
+    """How many partitions decide (items: one each), and the surveys' size."""
+
+    parts: int
+    survey_mb: float
+
+
+@dataclass(frozen=True)
+class OriginPartition:
+    part: int
+    parts: int
+    runs: str      # the file listing every shard's survey runs
+    out: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Governed(Decided):
+    """One partition's governance: per shard (slices) and in origin order (``origins``)."""
+
+    origins: str
+    governed: int
+    peak_mb: float
 
 
 def _detector_key(batch_size: int) -> tuple:
@@ -56,7 +91,7 @@ def use_detector(found: CachedDetector, batch_size: int) -> None:
     provide(_detector_key(batch_size), found)
 
 
-def survey_shard_phase(job: ShardJob, config: LicensesParams) -> dict:
+def survey_shard_phase(job: ShardJob, config: LicensesParams) -> SurveyRuns:
     """One shard's part of every origin's survey (license-bearing files at any depth, folders,
     reserved-rights markings). ScanCode reads its texts here, in parallel across shards: the
     file-level statements, and the license files, manifests and notices of the shard's part of each
@@ -83,35 +118,35 @@ def survey_shard_phase(job: ShardJob, config: LicensesParams) -> dict:
     prefix = str(Path(job.work) / "survey")
     written = write_runs(prefix, ((text_key(origin), json_bytes([origin, survey.to_dict()]))
                                   for origin, survey in surveys.items()))
-    return {"runs": prefix, "bytes": written, "origins": len(surveys)}
+    return SurveyRuns(prefix, written, len(surveys))
 
 
-def plan_phase(job: GlobalJob, config: LicensesParams) -> dict:
+def plan_phase(job: GlobalJob, config: LicensesParams) -> DecisionPlan:
     """How many partitions decide, from the surveys' size; the shards' survey files are listed once
     in a file every partition reads (a list of every shard would travel with each partition)."""
-    surveys = job.results["survey"]
+    surveys = job.each(SURVEY)
     work = Path(job.work)
     runs = work / "runs.json"
-    atomic_write_bytes(runs, orjson.dumps([survey["runs"] for survey in surveys]), durable=False)
-    total = sum(survey["bytes"] for survey in surveys)
+    atomic_write_bytes(runs, orjson.dumps([survey.runs for survey in surveys]), durable=False)
+    total = sum(survey.bytes for survey in surveys)
     parts = partition_count(total * SURVEY_BYTES, config.partition_mb, config.partitions)
     items = partition_items(work.parent / "decide", parts,
-                            lambda part, out: {"part": part, "parts": parts, "runs": str(runs), "out": str(out)},
+                            lambda part, out: OriginPartition(part, parts, str(runs), str(out)),
                             lambda out: [*slice_files(out), f"{out}.origins.jsonl"], label="partition")
-    return {"parts": parts, "survey_mb": round(total / 1e6, 3), "items": items}
+    return DecisionPlan(parts=parts, survey_mb=round(total / 1e6, 3), items=items)
 
 
-def decide_partition_phase(job: ItemJob, config: LicensesParams) -> dict:
+def decide_partition_phase(job: ItemJob, config: LicensesParams) -> Governed:
     """The governance of the origins in one partition of the origin-hash space: their surveys merged
     in shard order, decided, then written per shard (the origins each shard holds) and in origin
     order (for the stage's repo_licenses.json)."""
-    item = job.item
-    runs = orjson.loads(Path(item["runs"]).read_bytes())
+    item: OriginPartition = job.item
+    runs = orjson.loads(Path(item.runs).read_bytes())
     surveys: Surveys = {}
     held_in: dict[str, list[int]] = {}
     read = 0
     for shard, prefix in enumerate(runs):  # in shard order: one origin may span shards
-        for _, data in read_part(prefix, item["part"], item["parts"]):
+        for _, data in read_part(prefix, item.part, item.parts):
             origin, part = orjson.loads(data)
             read += len(data)
             if origin in surveys:
@@ -121,7 +156,7 @@ def decide_partition_phase(job: ItemJob, config: LicensesParams) -> dict:
             held_in.setdefault(origin, []).append(shard)
     governance = detect_repo_licenses(surveys, detector(config))
     del surveys
-    out = Path(item["out"])
+    out = Path(item.out)
     by_shard: dict[int, list[str]] = {}
     for origin, shards in held_in.items():
         if origin in governance:
@@ -134,19 +169,19 @@ def decide_partition_phase(job: ItemJob, config: LicensesParams) -> dict:
     origins = Path(f"{out}.origins.jsonl")
     atomic_write_bytes(origins, b"".join(orjson.dumps([origin, governance[origin]]) + b"\n"
                                          for origin in sorted(governance)), durable=False)
-    return {"slices": str(out), "origins": str(origins), "digest": digest, "governed": len(governance),
-            "peak_mb": round(read * SURVEY_BYTES / 1e6, 3)}
+    return Governed(slices=str(out), digest=digest, origins=str(origins), governed=len(governance),
+                    peak_mb=round(read * SURVEY_BYTES / 1e6, 3))
 
 
-def route_phase(job: GlobalJob, config: LicensesParams) -> dict:
+def route_phase(job: GlobalJob, config: LicensesParams) -> PerShard:
     """Each shard's input to the assigning map: its slice of every partition's governance."""
-    return {"shards": route_slices(Path(job.work) / "slices.json", job.results["decide"], len(job.names))}
+    return PerShard(shards=route_slices(Path(job.work) / "slices.json", job.each(DECIDE), len(job.names)))
 
 
-def assign_shard_phase(job: ShardJob, config: LicensesParams) -> dict:
-    repo_licenses = routed_slices(job.inputs["route"])
-    return {"ledger": license_shard(job.src, Path(job.dst), config, repo_licenses, rejects=Path(job.rejects),
-                                    detector=detector(config)).to_dict()}
+def assign_shard_phase(job: ShardJob, config: LicensesParams) -> Written:
+    repo_licenses = routed_slices(job.input(ROUTE))
+    return Written(ledger=license_shard(job.src, Path(job.dst), config, repo_licenses, rejects=Path(job.rejects),
+                                        detector=detector(config)).to_dict())
 
 
 def _origins(path: str) -> Iterator[tuple[str, Any]]:
@@ -158,21 +193,21 @@ def _origins(path: str) -> Iterator[tuple[str, Any]]:
 
 def licenses_finish(job: GlobalJob, config: LicensesParams) -> dict:
     """``repo_licenses.json``: the partitions' origins merged in origin order, written as they come."""
-    decided = job.results["decide"]
+    decided = job.each(DECIDE)
     write_json_pairs(Path(job.dst) / REPO_LICENSES,
-                     heapq.merge(*(_origins(part["origins"]) for part in decided), key=lambda pair: pair[0]))
-    plan = job.results["plan"]
-    return {"partitions": {"count": plan["parts"], "partition_mb": config.partition_mb, "survey_mb": plan["survey_mb"],
-                           "estimated_peak_mb": max((part["peak_mb"] for part in decided), default=0.0)}}
+                     heapq.merge(*(_origins(part.origins) for part in decided), key=lambda pair: pair[0]))
+    plan = job.of(PLAN)
+    return {"partitions": {"count": plan.parts, "partition_mb": config.partition_mb, "survey_mb": plan.survey_mb,
+                           "estimated_peak_mb": max((part.peak_mb for part in decided), default=0.0)}}
 
 
 # The decision's partitions and the route read survey files named by path (uncached, like dedup's
 # partitions); the plan is keyed on the surveys' names and sizes.
-LICENSES = Stage(STAGE, folder="licensed", config=lambda params: params.licenses, finish=licenses_finish, phases=(
-    Map("survey", survey_shard_phase),
-    Global("plan", plan_phase, inline=True),
-    Map("decide", decide_partition_phase, over="plan", cached=False),
-    Global("route", route_phase, inline=True),
-    Map("assign", assign_shard_phase, writes=True),
-))
+SURVEY = Map("survey", survey_shard_phase, SurveyRuns)
+PLAN = Global("plan", plan_phase, DecisionPlan, inline=True)
+DECIDE = Map("decide", decide_partition_phase, Governed, over="plan", cached=False)
+ROUTE = Global("route", route_phase, PerShard, inline=True)
+ASSIGN = Map("assign", assign_shard_phase, Written, writes=True)
+LICENSES = Stage(STAGE, folder="licensed", config=lambda params: params.licenses, finish=licenses_finish,
+                 phases=(SURVEY, PLAN, DECIDE, ROUTE, ASSIGN))
 

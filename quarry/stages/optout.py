@@ -7,7 +7,7 @@ from pathlib import Path
 from pydantic import Field
 
 from quarry.config import Params, Section
-from quarry.engine import GlobalJob, Map, ShardJob, Stage, per_process
+from quarry.engine import GlobalJob, Map, ShardJob, Stage, Written, per_process
 from quarry.infra.hashing import file_hash
 from quarry.curation.optout import STAGE, load_registry, optout_shard, registry_path_from
 
@@ -35,8 +35,8 @@ class OptOutConfig(Section):
                            lambda: load_registry(self.path))
 
 
-def optout_shard_phase(job: ShardJob, config: OptOutConfig) -> dict:
-    return {"ledger": optout_shard(job.src, Path(job.dst), config.load(), rejects=Path(job.rejects)).to_dict()}
+def optout_shard_phase(job: ShardJob, config: OptOutConfig) -> Written:
+    return Written(ledger=optout_shard(job.src, Path(job.dst), config.load(), rejects=Path(job.rejects)).to_dict())
 
 
 def optout_finish(job: GlobalJob, config: OptOutConfig) -> dict:
@@ -44,4 +44,4 @@ def optout_finish(job: GlobalJob, config: OptOutConfig) -> dict:
 
 
 OPTOUT = Stage(STAGE, folder="optout", config=OptOutConfig.from_params,
-               phases=(Map("filter", optout_shard_phase, writes=True),), finish=optout_finish)
+               phases=(Map("filter", optout_shard_phase, Written, writes=True),), finish=optout_finish)

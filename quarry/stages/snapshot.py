@@ -8,9 +8,10 @@ from pathlib import Path
 
 from quarry.config import Params
 from quarry.config.snapshot import SnapshotParams
-from quarry.engine import Global, GlobalJob, ItemJob, Map, Stage, WorkItem, run_local
+from quarry.engine import Global, GlobalJob, ItemJob, Map, Plan, Stage, WorkItem, run_local
 from quarry.records import JsonDict
 from quarry.snapshot.driver import STAGE, cache_root, cap_report, describe_caps, finalize, plan_all
+from quarry.snapshot.plan import OriginPlan
 from quarry.snapshot.process import process_origin
 
 
@@ -20,11 +21,28 @@ class SnapshotArgs:
     cache_dir: str | None = None              # processed origins (default: the project's cache)
 
 
+@dataclass(frozen=True, kw_only=True)
+class SnapshotPlan(Plan):
+    """Every origin's capped plan (items: an origin each), and what the finish needs to seal them."""
+
+    sources: list[dict]
+    plans: list[OriginPlan]
+    cache_dir: str
+
+
+@dataclass(frozen=True)
+class OriginWork:
+    """One origin to snapshot: its plan without the refusals, and where processed origins are kept."""
+
+    plan: OriginPlan
+    cache_dir: str
+
+
 def named_sources(listed: list[dict]) -> list[dict]:
     return [{"name": source.get("name") or source["kind"], **source} for source in listed]
 
 
-def plan_phase(job: GlobalJob, cfg: SnapshotParams) -> dict:
+def plan_phase(job: GlobalJob, cfg: SnapshotParams) -> SnapshotPlan:
     """Every origin's capped plan; archives extract into this phase's work folder."""
     args: SnapshotArgs = job.args or SnapshotArgs()
     # the sources as params.yaml gives them: an absent key and `lock: null` differ to a source
@@ -35,29 +53,28 @@ def plan_phase(job: GlobalJob, cfg: SnapshotParams) -> dict:
     plans = plan_all(sources, cfg, work)
     cache_dir = str(args.cache_dir or cache_root())
     # Refusals stay with the plan: a worker needs only the candidates.
-    items = [WorkItem(plan.origin, {"plan": replace(plan, refused=[]), "cache_dir": cache_dir}) for plan in plans]
-    return {"sources": sources, "plans": plans, "cache_dir": cache_dir, "items": items}
+    items = [WorkItem(plan.origin, OriginWork(replace(plan, refused=[]), cache_dir)) for plan in plans]
+    return SnapshotPlan(sources=sources, plans=plans, cache_dir=cache_dir, items=items)
 
 
 def origin_phase(job: ItemJob, cfg: SnapshotParams) -> dict:
-    return process_origin(job.item["plan"], cfg, Path(job.item["cache_dir"]))
+    work: OriginWork = job.item
+    return process_origin(work.plan, cfg, Path(work.cache_dir))
 
 
 def snapshot_finish(job: GlobalJob, cfg: SnapshotParams) -> dict:
-    plan = job.results["plan"]
-    manifest = finalize(cfg, plan["sources"], plan["plans"], job.results["origins"], Path(job.dst),
-                        Path(plan["cache_dir"]))
+    plan = job.of(PLAN)
+    manifest = finalize(cfg, plan.sources, plan.plans, job.each(ORIGINS), Path(job.dst), Path(plan.cache_dir))
     # the run's summary (and the flow's result) says what the caps left out; the manifest stays as sealed
-    return {**manifest, "notice": describe_caps(cap_report(plan["plans"]))}
+    return {**manifest, "notice": describe_caps(cap_report(plan.plans))}
 
 
 # Uncached phases: a plan names files by path, and an origin's reuse is process_origin's own
 # cache, keyed on the content of every selected file.
-SNAPSHOT = Stage(STAGE, folder="", config=lambda params: params.snapshot, finish=snapshot_finish, reads_shards=False, keeps_work=False,
-                 phases=(
-                     Global("plan", plan_phase, cached=False),
-                     Map("origins", origin_phase, over="plan", cached=False),
-                 ))
+PLAN = Global("plan", plan_phase, SnapshotPlan, cached=False)
+ORIGINS = Map("origins", origin_phase, dict, over="plan", cached=False)   # process_origin's summary of one origin
+SNAPSHOT = Stage(STAGE, folder="", config=lambda params: params.snapshot, finish=snapshot_finish, reads_shards=False,
+                 keeps_work=False, phases=(PLAN, ORIGINS))
 
 
 def run_snapshot(sources: list[dict] | None, out_dir: Path, params: Params | dict | None = None, *, workers: int = 1,

@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from quarry.config import Params
-from quarry.engine import Global, GlobalJob, ItemJob, Map, Stage, WorkItem, run_local
+from quarry.engine import Global, GlobalJob, ItemJob, Map, Plan, Stage, WorkItem, run_local
 from quarry.paths import state_dir
 from quarry.records import JsonDict
 from quarry.datasets.reader import dataset_version
-from quarry.training.tokens import (MANIFEST, TokenizeConfig, cache_key, load_tokenizer, plan, read_manifest,
+from quarry.training.tokens import (MANIFEST, TokenizeConfig, TokenShard, cache_key, load_tokenizer, plan, read_manifest,
                                     shard_files, tokenize_shard, tokenizer_spec, write_manifest)
 
 STAGE = "tokenize"
@@ -23,31 +23,43 @@ class TokenizeArgs:
     tokenizer: Path | dict  # a tokenizer folder (keyed by its content), or a config node naming a component
 
 
-def plan_phase(job: GlobalJob, config: TokenizeConfig) -> dict:
+@dataclass(frozen=True, kw_only=True)
+class TokenPlan(Plan):
+    token_shards: list[TokenShard]   # items: one each, in the same order
+
+
+@dataclass(frozen=True)
+class TokenWork:
+    shard: TokenShard
+    tokenizer: Path | dict
+    out_dir: str
+
+
+def plan_phase(job: GlobalJob, config: TokenizeConfig) -> TokenPlan:
     args: TokenizeArgs = job.args
     shards = plan(job.src, config)
-    items = [WorkItem(shard.name, {"shard": shard, "tokenizer": args.tokenizer, "out_dir": job.dst},
-                      tuple(map(str, shard_files(job.dst, shard)))) for shard in shards]
-    return {"token_shards": shards, "items": items}
+    items = [WorkItem(shard.name, TokenWork(shard, args.tokenizer, job.dst), tuple(map(str, shard_files(job.dst, shard))))
+             for shard in shards]
+    return TokenPlan(token_shards=shards, items=items)
 
 
 def shard_phase(job: ItemJob, config: TokenizeConfig) -> dict:
-    return tokenize_shard(job.item["shard"], tokenizer_spec(job.item["tokenizer"]), job.item["out_dir"], config)
+    work: TokenWork = job.item
+    return tokenize_shard(work.shard, tokenizer_spec(work.tokenizer), work.out_dir, config)
 
 
 def manifest_finish(job: GlobalJob, config: TokenizeConfig) -> dict:
     args: TokenizeArgs = job.args
-    return write_manifest(job.dst, job.src, tokenizer_spec(args.tokenizer), config,
-                          job.results["plan"]["token_shards"], job.results["shards"])
+    return write_manifest(job.dst, job.src, tokenizer_spec(args.tokenizer), config, job.of(PLAN).token_shards,
+                          job.each(SHARDS))
 
 
 # The plan reads the dataset's manifest by path (uncached, cheap); a shard is keyed on its record
 # shard's and the tokenizer's content.
+PLAN = Global("plan", plan_phase, TokenPlan, cached=False)
+SHARDS = Map("shards", shard_phase, dict, over="plan")   # a token shard's entry in the manifest
 TOKENIZE = Stage(STAGE, folder="", config=TokenizeConfig.from_params, finish=manifest_finish, reads_shards=False,
-                 keeps_work=False, phases=(
-                     Global("plan", plan_phase, cached=False),
-                     Map("shards", shard_phase, over="plan"),
-                 ))
+                 keeps_work=False, phases=(PLAN, SHARDS))
 
 
 def tokenize_dataset(dataset: str | os.PathLike, tokenizer: JsonDict | str | os.PathLike,

@@ -201,14 +201,14 @@ ensure_api()
 import dataclasses
 from prefect import flow
 from flows.runners import task_runner
-from quarry.engine import Map, run_stage
+from quarry.engine import Map, Written, run_stage
 from quarry.stages.filters import FILTERS
 from slow_phases import slow_filter
 from tasks.executor import PrefectExecutor
 
 @flow
 def curate(src, dst):
-    stage = dataclasses.replace(FILTERS, phases=(Map("filter", slow_filter, writes=True),))
+    stage = dataclasses.replace(FILTERS, phases=(Map("filter", slow_filter, Written, writes=True),))
     return run_stage(stage, Path(src), Path(dst), {}, PrefectExecutor(tasks_per_worker=1)).result  # a task per worker
 
 curate.with_options(task_runner=task_runner(dask_address=sys.argv[1]))(sys.argv[2], sys.argv[3])

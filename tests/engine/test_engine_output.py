@@ -63,7 +63,7 @@ def test_killed_run_leaves_the_previous_complete_output(tmp_path):
     script = textwrap.dedent(f"""
         import os, signal
         from quarry.stages.filters import FILTERS, filter_shard_phase
-        from quarry.engine import LocalExecutor, Map, run_stage
+        from quarry.engine import LocalExecutor, Map, Written, run_stage
         import dataclasses
         done = []
         def dying(job, config):
@@ -72,7 +72,7 @@ def test_killed_run_leaves_the_previous_complete_output(tmp_path):
             if len(done) == 2:
                 os.kill(os.getpid(), signal.SIGKILL)
             return result
-        stage = dataclasses.replace(FILTERS, phases=(Map("filter", dying, writes=True),))
+        stage = dataclasses.replace(FILTERS, phases=(Map("filter", dying, Written, writes=True),))
         run_stage(stage, {str(src)!r}, {str(out)!r}, {{}}, LocalExecutor(1))
     """)
     run = subprocess.run([sys.executable, "-c", script], env={**os.environ, "PYTHONPATH": os.getcwd()})

@@ -49,14 +49,14 @@ from flows.server import ensure_api
 ensure_api()  # this process and the cluster's workers report to one server
 from prefect import flow
 from flows.runners import task_runner
-from quarry.engine import Map, run_stage
+from quarry.engine import Map, Written, run_stage
 from quarry.stages.filters import FILTERS
 from slow_phases import uneven_filter
 from tasks.executor import PrefectExecutor
 
 @flow
 def filtered(src, dst):
-    stage = dataclasses.replace(FILTERS, phases=(Map("filter", uneven_filter, writes=True),))
+    stage = dataclasses.replace(FILTERS, phases=(Map("filter", uneven_filter, Written, writes=True),))
     return run_stage(stage, Path(src), Path(dst), {}, PrefectExecutor()).result
 
 filtered.with_options(task_runner=task_runner(workers=2))(sys.argv[1], sys.argv[2])

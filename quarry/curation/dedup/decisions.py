@@ -19,6 +19,7 @@ import numpy as np
 import orjson
 
 from quarry.curation.dedup.index import ShardIndex
+from quarry.curation.dedup.parts import NearDecided
 from quarry.engine.partitions import SliceWriter
 from quarry.records import JsonDict, atomic_write_bytes
 
@@ -109,15 +110,16 @@ def near_stats(groups: list[JsonDict]) -> JsonDict:
             "cluster_sizes": {str(size): count for size, count in sorted(sizes.items())}}
 
 
-def merge_near_stats(parts: Iterable[JsonDict]) -> JsonDict:
+def merge_near_stats(parts: Iterable[NearDecided]) -> JsonDict:
+    """The partitions' cluster counts as ``near_stats`` gives them for the whole corpus."""
+    parts = list(parts)
     sizes: Counter = Counter()
-    merged = {"near_clusters": 0, "near_removed": 0, "largest_cluster": 0}
     for part in parts:
-        merged["near_clusters"] += part["near_clusters"]
-        merged["near_removed"] += part["near_removed"]
-        merged["largest_cluster"] = max(merged["largest_cluster"], part["largest_cluster"])
-        sizes.update({int(size): count for size, count in part["cluster_sizes"].items()})
-    return {**merged, "cluster_sizes": {str(size): count for size, count in sorted(sizes.items())}}
+        sizes.update({int(size): count for size, count in part.cluster_sizes.items()})
+    return {"near_clusters": sum(part.near_clusters for part in parts),
+            "near_removed": sum(part.near_removed for part in parts),
+            "largest_cluster": max((part.largest_cluster for part in parts), default=0),
+            "cluster_sizes": {str(size): count for size, count in sorted(sizes.items())}}
 
 
 def write_clusters(index: ShardIndex, decided: Iterable[dict[str, list]], path: Path) -> int:

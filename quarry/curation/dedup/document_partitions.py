@@ -10,8 +10,8 @@ import numpy as np
 
 from quarry.curation.dedup.decisions import exact_groups, exact_stats, largest, near_groups, near_stats, write_by_shard
 from quarry.curation.dedup.index import ShardIndex, save_scratch
+from quarry.curation.dedup.parts import ExactDecided, NearDecided
 from quarry.engine.partitions import key_slice
-from quarry.records import JsonDict
 
 # What a partition holds per document, as measured (tracemalloc) on bench/scale.py's 1 GB corpus
 EXACT_BYTES = 160  # hash, number, sort order, group bounds; the survival keys of each group's members
@@ -40,7 +40,7 @@ def _shard_mask(mask_file: Path, index: ShardIndex, shard: int) -> np.ndarray:
     return np.fromfile(mask_file, dtype=np.bool_, count=end - first, offset=first)
 
 
-def exact_partition(index: ShardIndex, removed_file: Path, part: int, parts: int, out: Path) -> JsonDict:
+def exact_partition(index: ShardIndex, removed_file: Path, part: int, parts: int, out: Path) -> ExactDecided:
     """The exact groups among the documents whose content hash falls in ``part`` (read from every
     shard's hash-sorted table), repository copies left out; decisions written per shard."""
     hashes, docs = [], []
@@ -58,8 +58,8 @@ def exact_partition(index: ShardIndex, removed_file: Path, part: int, parts: int
     dropped = Path(f"{out}.dropped.npy")
     save_scratch(dropped, np.array(sorted(doc for doc, (action, _, _) in decisions.items() if action != "keep"),
                                    dtype=np.int64))
-    return {"slices": str(out), "digest": digest, "dropped": str(dropped), **exact_stats(groups),
-            "largest": largest(groups), "peak_mb": round(len(docs) * EXACT_BYTES / MB, 3)}
+    return ExactDecided(slices=str(out), digest=digest, dropped=str(dropped), **exact_stats(groups),
+                        largest=largest(groups), peak_mb=round(len(docs) * EXACT_BYTES / MB, 3))
 
 
 def live_documents(index: ShardIndex, dropped_file: Path, live_file: Path) -> tuple[int, int]:
@@ -96,10 +96,10 @@ def split_clusters(docs: np.ndarray, labels: np.ndarray, parts: int, folder: Pat
     return files
 
 
-def near_partition(index: ShardIndex, docs_file: Path, labels_file: Path, out: Path) -> JsonDict:
+def near_partition(index: ShardIndex, docs_file: Path, labels_file: Path, out: Path) -> NearDecided:
     """The near-duplicate clusters of one label range: each keeps its first, written per shard."""
     docs, labels = np.load(docs_file), np.load(labels_file)
     decisions, groups = near_groups(index, docs, labels)
     digest = write_by_shard(out, decisions, index.offsets)
-    return {"slices": str(out), "digest": digest, **near_stats(groups), "largest": largest(groups),
-            "peak_mb": round(len(docs) * NEAR_BYTES / MB, 3)}
+    return NearDecided(slices=str(out), digest=digest, **near_stats(groups), largest=largest(groups),
+                       peak_mb=round(len(docs) * NEAR_BYTES / MB, 3))

@@ -27,8 +27,8 @@ from quarry.curation.dedup.components import forest, hook
 from quarry.curation.dedup.config import DedupConfig
 from quarry.curation.dedup.index import ShardIndex, save_scratch
 from quarry.curation.dedup.pairs import star_pairs, unique_pairs, verified
+from quarry.curation.dedup.parts import RoutedBuckets, VerifiedForest
 from quarry.engine.partitions import owner
-from quarry.records import JsonDict
 
 BUCKET_BYTES = 48   # per document of one band's slice: key, document, sort order, sorted key, flags
 PAIR_BYTES = 48     # per candidate pair: the pair, its destination and sort order, deduplication's copy
@@ -60,7 +60,7 @@ def band_slice(index: ShardIndex, live_file: Path, band: int, part: int, parts: 
     return np.concatenate(keys), np.concatenate(docs)
 
 
-def bucket_partition(index: ShardIndex, live_file: Path, bands: int, part: int, parts: int, out: Path) -> JsonDict:
+def bucket_partition(index: ShardIndex, live_file: Path, bands: int, part: int, parts: int, out: Path) -> RoutedBuckets:
     """Partition ``part``'s candidate pairs, band by band, each band's sorted by destination, into
     ``out``.pairs.bin (int64 rows); ``out``.offsets.npy holds each (band, destination)'s rows."""
     pairs_file, offsets_file = routed_files(out)
@@ -82,7 +82,7 @@ def bucket_partition(index: ShardIndex, live_file: Path, bands: int, part: int, 
             written += len(pairs)
     os.replace(partial, pairs_file)
     save_scratch(offsets_file, offsets)
-    return {"pairs": pairs_file, "offsets": offsets_file, "peak_mb": round(held / MB, 3)}
+    return RoutedBuckets(pairs=pairs_file, offsets=offsets_file, peak_mb=round(held / MB, 3))
 
 
 def routed_files(out: Path) -> tuple[Path, Path]:
@@ -95,7 +95,7 @@ def routed_pairs(pairs_file: Path, offsets: np.ndarray, band: int, part: int) ->
 
 
 def verify_partition(index: ShardIndex, sources: list[tuple[Path, Path]], part: int, config: DedupConfig,
-                     out: Path) -> JsonDict:
+                     out: Path) -> VerifiedForest:
     """The pairs every bucket partition sent to ``part``, each once, verified; their forest into ``out``."""
     pairs, held = np.empty((0, 2), dtype=np.int64), 0
     for pairs_file, offsets_file in sources:  # distinct so far, merged one bucket partition at a time
@@ -107,8 +107,8 @@ def verify_partition(index: ShardIndex, sources: list[tuple[Path, Path]], part: 
     edges = verified(index, pairs, config)
     out.parent.mkdir(parents=True, exist_ok=True)
     save_scratch(out, forest(edges))
-    return {"forest": out, "candidate_pairs": int(len(pairs)), "verified_pairs": int(len(edges)),
-            "peak_mb": round(held * PAIR_BYTES / MB, 3)}
+    return VerifiedForest(forest=out, candidate_pairs=int(len(pairs)), verified_pairs=int(len(edges)),
+                          peak_mb=round(held * PAIR_BYTES / MB, 3))
 
 
 def merge_forests(files: list[Path], total: int) -> tuple[np.ndarray, np.ndarray, float]:

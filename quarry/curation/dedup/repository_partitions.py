@@ -29,10 +29,11 @@ import orjson
 from quarry.config.curation import RepositoryParams
 from quarry.curation.dedup.decisions import write_by_shard
 from quarry.curation.dedup.index import ShardIndex, origins_prefix
+from quarry.curation.dedup.parts import CandidatePairs, CopiesDecided, CopyGroups, RepositoryTable, VerifiedPairs
 from quarry.curation.dedup.repository import (LISTED_PAIRS, RepoFile, Repository, band_keys_of, copies_of, groups_of,
                                      holder_keys, shared_pairs, signature_of, verdict)
 from quarry.engine.partitions import lookup, owner, read_part, text_key, write_runs
-from quarry.records import JsonDict, atomic_write_bytes, json_bytes
+from quarry.records import atomic_write_bytes, json_bytes
 
 # What a partition holds, as measured (tracemalloc) on bench/scale.py's 1 GB corpus of real code
 ENTRY_BYTES = 8      # per byte of index entries a repositories partition reads: parsed files, keys
@@ -77,7 +78,7 @@ class Tables:
         return self._read[origin]
 
 
-def repository_partition(index: ShardIndex, part: int, parts: int, out: Path, seed: int) -> JsonDict:
+def repository_partition(index: ShardIndex, part: int, parts: int, out: Path, seed: int) -> RepositoryTable:
     """Step 1 for the origins in partition ``part``: their tables and their keys."""
     files: dict[str, list[RepoFile]] = {}
     read = 0
@@ -99,10 +100,10 @@ def repository_partition(index: ShardIndex, part: int, parts: int, out: Path, se
                     for band, key in enumerate(band_keys_of(repo.signature, seed) or ()))
     write_runs(f"{out}.repos", table)
     write_runs(f"{out}.keys", keys)
-    return {"out": str(out), "repositories": len(table), "peak_mb": round(read * ENTRY_BYTES / MB, 3)}
+    return RepositoryTable(out=str(out), repositories=len(table), peak_mb=round(read * ENTRY_BYTES / MB, 3))
 
 
-def candidate_partition(sources: list[str], part: int, parts: int, out: Path) -> JsonDict:
+def candidate_partition(sources: list[str], part: int, parts: int, out: Path) -> CandidatePairs:
     """Step 2: the pairs of repositories sharing a key in partition ``part``."""
     owners: dict[tuple, list[str]] = {}
     read = 0
@@ -113,11 +114,11 @@ def candidate_partition(sources: list[str], part: int, parts: int, out: Path) ->
             owners.setdefault(tuple(key), []).append(origin)
     pairs = {pair for holders in owners.values() for pair in shared_pairs(holders)}
     write_runs(f"{out}.pairs", ((text_key(f"{a}\0{b}"), json_bytes([a, b])) for a, b in pairs))
-    return {"out": str(out), "pairs": len(pairs), "peak_mb": round(read * KEY_BYTES / MB, 3)}
+    return CandidatePairs(out=str(out), pairs=len(pairs), peak_mb=round(read * KEY_BYTES / MB, 3))
 
 
 def pair_partition(index: ShardIndex, sources: list[str], tables: list[str], part: int, parts: int, out: Path,
-                   config: RepositoryParams) -> JsonDict:
+                   config: RepositoryParams) -> VerifiedPairs:
     """Step 3: the candidate pairs of partition ``part``, each once, verified: the pairs joined
     (with both repositories' licence ranks) in a file, the first LISTED_PAIRS (origin order) for
     the ledger."""
@@ -131,17 +132,17 @@ def pair_partition(index: ShardIndex, sources: list[str], tables: list[str], par
             if len(listed) < LISTED_PAIRS:
                 listed.append(found)
     atomic_write_bytes(Path(f"{out}.edges.json"), orjson.dumps(edges), durable=False)
-    return {"edges": f"{out}.edges.json", "verified": len(edges), "listed": listed, "pairs": len(pairs),
-            "peak_mb": round(len(pairs) * PAIR_BYTES / MB, 3)}
+    return VerifiedPairs(edges=f"{out}.edges.json", verified=len(edges), listed=listed, pairs=len(pairs),
+                         peak_mb=round(len(pairs) * PAIR_BYTES / MB, 3))
 
 
-def group_copies(partitions: list[JsonDict], out: Path) -> JsonDict:
+def group_copies(partitions: list[VerifiedPairs], out: Path) -> CopyGroups:
     """Step 4: the groups the verified pairs make, each copy assigned to its group's survivor
     (the smallest licence rank, then origin), as runs by the copy's origin; the groups' stats.
     Holds the verified pairs (two origins each), never a repository's files."""
     edges, rank = [], {}
     for found in partitions:
-        for a, b, rank_a, rank_b in orjson.loads(Path(found["edges"]).read_bytes()):
+        for a, b, rank_a, rank_b in orjson.loads(Path(found.edges).read_bytes()):
             edges.append((a, b))
             rank[a], rank[b] = rank_a, rank_b
     assigned, groups = [], 0
@@ -151,13 +152,13 @@ def group_copies(partitions: list[JsonDict], out: Path) -> JsonDict:
         assigned.extend((text_key(copy), json_bytes([copy, survivor, len(members)]))
                         for copy in members if copy != survivor)
     write_runs(out, assigned)
-    listed = sorted((pair for found in partitions for pair in found["listed"]), key=lambda pair: pair["repositories"])
-    return {"assigned": str(out), "repository_groups": groups, "repository_pairs_verified": len(edges),
-            "repository_pairs": listed[:LISTED_PAIRS]}
+    listed = sorted((pair for found in partitions for pair in found.listed), key=lambda pair: pair["repositories"])
+    return CopyGroups(assigned=str(out), repository_groups=groups, repository_pairs_verified=len(edges),
+                      repository_pairs=listed[:LISTED_PAIRS])
 
 
 def copy_partition(index: ShardIndex, assigned: str, tables: list[str], part: int, out: Path,
-                   config: RepositoryParams) -> JsonDict:
+                   config: RepositoryParams) -> CopiesDecided:
     """Step 5: the files the copies assigned in partition ``part`` share with their survivors,
     dropped as ``duplicate_repository`` (written per shard), and the documents so removed."""
     repos = Tables(tables)
@@ -171,5 +172,5 @@ def copy_partition(index: ShardIndex, assigned: str, tables: list[str], part: in
     digest = write_by_shard(out, decisions, index.offsets)
     dropped = Path(f"{out}.removed.npy")
     np.save(dropped, np.array(sorted(decisions), dtype=np.int64))
-    return {"slices": str(out), "digest": digest, "removed": str(dropped), "repositories_removed": removed,
-            "fork_files_kept": kept, "repository_files_removed": len(decisions)}
+    return CopiesDecided(slices=str(out), digest=digest, removed=str(dropped), repositories_removed=removed,
+                         fork_files_kept=kept, repository_files_removed=len(decisions))
