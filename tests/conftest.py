@@ -1,6 +1,7 @@
 """Test isolation: project state (Prefect home and results, caches, MLflow store) lives in a
-temporary folder created before any test module imports tasks/ or flows/, and the suite fails if
-it leaves any file behind in the checkout."""
+temporary folder created before any test module imports tasks/ or flows/; the suite fails if it
+leaves any file behind in the checkout, and a test fails if it leaves a process running that
+nothing would stop (tests/leftovers.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,12 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 from pathlib import Path
+
+import pytest
+
+import leftovers
 
 REPO = Path(__file__).resolve().parents[1]
 _HOME = Path(tempfile.mkdtemp(prefix="quarry-test-home-"))
@@ -18,6 +24,7 @@ os.environ["QUARRY_HOME"] = str(_HOME)
 os.environ.pop("MLFLOW_TRACKING_URI", None)
 for key in [k for k in os.environ if k.startswith("PREFECT_")]:
     del os.environ[key]
+leftovers.mark_session()
 
 
 def checkout_files() -> set[str] | None:
@@ -33,7 +40,40 @@ def checkout_files() -> set[str] | None:
 _BEFORE = checkout_files()
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    leftovers.mark_test(item.nodeid)   # before any fixture: what they start is the test's too
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_fixture_setup(fixturedef, request):
+    # what a session or module fixture starts belongs to the fixture, which stops it at its own end
+    if fixturedef.scope == "function":
+        yield
+        return
+    test = os.environ.get(leftovers.NODE_VAR, "")
+    leftovers.mark_test(f"{fixturedef.scope} fixture {fixturedef.argname}")
+    try:
+        yield
+    finally:
+        leftovers.mark_test(test)
+
+
+@pytest.fixture(autouse=True)
+def no_leftover_processes(request):
+    """Fails the test that leaves a process running (after stopping it)."""
+    started = time.time()
+    yield
+    left = leftovers.left_by(request.node.nodeid, started)
+    if left:
+        described = leftovers.describe(left)
+        leftovers.stop(left)
+        pytest.fail(f"the test left {len(left)} process(es) running: {described}", pytrace=False)
+
+
 def pytest_sessionfinish(session, exitstatus):
+    # the shared services (the ScanCode server) and anything else of the session still running
+    leftovers.stop(leftovers.session_processes())
     shutil.rmtree(_HOME, ignore_errors=True)
     after = checkout_files()
     if _BEFORE is None or after is None:

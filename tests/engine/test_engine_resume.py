@@ -3,6 +3,7 @@ does only the shards it had not finished, and the output is the undisturbed run'
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -23,7 +24,7 @@ FLOW = textwrap.dedent("""
     from pathlib import Path
     from prefect import flow
     from prefect.task_runners import ThreadPoolTaskRunner
-    from quarry.engine import Map, run_stage
+    from quarry.engine import Map, Written, run_stage
     from quarry.stages.filters import FILTERS, filter_shard_phase
     from tasks.executor import PrefectExecutor
 
@@ -37,7 +38,7 @@ FLOW = textwrap.dedent("""
 
     @flow(task_runner=ThreadPoolTaskRunner(max_workers=1))
     def curate(src, dst):
-        stage = dataclasses.replace(FILTERS, phases=(Map("filter", counted, writes=True),))
+        stage = dataclasses.replace(FILTERS, phases=(Map("filter", counted, Written, writes=True),))
         return run_stage(stage, Path(src), Path(dst), {}, PrefectExecutor(tasks_per_worker=1)).result  # one task
 
     curate(sys.argv[1], sys.argv[2])
@@ -51,8 +52,15 @@ def test_a_killed_task_runs_only_its_unfinished_shards_again(tmp_path):
            "QUARRY_HOME": str(tmp_path), "CALLS": str(tmp_path / "calls-1"), "KILL_AFTER": "2",
            "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "300"}
     out = tmp_path / "out"
-    killed = subprocess.run([sys.executable, "-c", FLOW, str(src), str(out)], cwd=tmp_path, env=env)
-    assert killed.returncode == -signal.SIGKILL
+    # a process group of its own: the flow's temporary Prefect server, which the kill leaves without
+    # its parent, goes with it
+    killed = subprocess.Popen([sys.executable, "-c", FLOW, str(src), str(out)], cwd=tmp_path, env=env,
+                              start_new_session=True)
+    try:
+        assert killed.wait(timeout=600) == -signal.SIGKILL
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(killed.pid, signal.SIGKILL)
     assert (tmp_path / "calls-1").read_text().split() == ["part-00000.jsonl.zst", "part-00001.jsonl.zst"]
     rerun = subprocess.run([sys.executable, "-c", FLOW, str(src), str(out)], cwd=tmp_path,
                            env={**env, "CALLS": str(tmp_path / "calls-2"), "KILL_AFTER": "0"},
