@@ -73,10 +73,10 @@ def session_processes(since: float = 0.0, node: str | None = None) -> list[psuti
     return found
 
 
-def left_by(node: str, since: float) -> list[psutil.Process]:
+def left_by(node: str, since: float, grace: float = GRACE_S) -> list[psutil.Process]:
     """The test's processes still alive after it (the services meant to outlive it aside), once they
-    had ``GRACE_S`` to finish stopping."""
-    deadline = time.monotonic() + GRACE_S
+    had ``grace`` seconds to finish stopping."""
+    deadline = time.monotonic() + grace
     while True:
         left = [p for p in session_processes(since, node) if not _own_helper(p) and not _shared(p)]
         if not left or time.monotonic() > deadline:
