@@ -15,7 +15,7 @@ from typing import Callable, Iterable
 import torch
 from torch import nn
 
-from quarry.training.lora import ALL_LINEAR
+from quarry.training.lora import ALL_LINEAR, resolve_targets
 
 
 MODES = ("nf4", "int8")
@@ -25,11 +25,11 @@ def is_quantized(param: torch.Tensor) -> bool:
     return getattr(param, "quant_state", None) is not None or type(param).__name__ in ("Params4bit", "Int8Params")
 
 
-def _swap_linears(model: nn.Module, target_modules: Iterable[str], device: str | torch.device | None,
+def _swap_linears(model: nn.Module, target_modules: Iterable[str] | str, device: str | torch.device | None,
                   quantized: Callable[[nn.Linear], nn.Module]) -> list[str]:
     """Replace every nn.Linear named in ``target_modules`` by ``quantized(linear)`` moved to
     ``device`` (default: where the layer was); returns the swapped names."""
-    targets = set(target_modules)
+    targets = resolve_targets(model, target_modules)
     swapped = []
     for name, module in list(model.named_modules()):
         for child_name, child in list(module.named_children()):

@@ -1,0 +1,139 @@
+"""Every supported family against transformers in float32: prefill, KV-cache decoding, greedy
+generation, export and PEFT adapters; and configs Quarry does not implement refused by name."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+from family_models import FAMILIES, hf_model, save_hf
+from transformers import AutoModelForCausalLM
+
+from quarry.errors import QuarryError
+from quarry.generate import generate
+from quarry.models.checkpoint import load_pretrained, save_pretrained
+from quarry.training.lora import LoRALinear, apply_lora, save_adapter
+
+TOLERANCE = 1e-4
+NAMES = list(FAMILIES)
+
+
+@pytest.fixture(params=NAMES)
+def pair(request, tmp_path):
+    """(name, transformers model, the same checkpoint loaded by Quarry)."""
+    hf = save_hf(request.param, tmp_path / "hf")
+    return request.param, hf, load_pretrained(tmp_path / "hf"), tmp_path
+
+
+def tokens(batch: int = 2, length: int = 24, seed: int = 1) -> torch.Tensor:
+    return torch.randint(0, 256, (batch, length), generator=torch.Generator().manual_seed(seed))
+
+
+def max_diff(a: torch.Tensor, b: torch.Tensor) -> float:
+    return (a - b).abs().max().item()
+
+
+@torch.no_grad()
+def test_prefill_logits_match_transformers(pair):
+    name, hf, ours, _ = pair
+    ids = tokens()
+    assert ours.args.family == hf.config.model_type
+    assert max_diff(ours(ids), hf(ids).logits) < TOLERANCE, name
+
+
+@torch.no_grad()
+def test_kv_cache_decoding_matches_transformers(pair):
+    """Prefill 9 tokens, then one token at a time past the 7-token sliding windows."""
+    name, hf, ours, _ = pair
+    ids = tokens()
+    expected = hf(ids).logits
+    ours.setup_caches(batch_size=2, max_seq_len=32)
+    steps = [ours(ids[:, :9])] + [ours(ids[:, i:i + 1]) for i in range(9, ids.shape[1])]
+    ours.remove_caches()
+    assert max_diff(torch.cat(steps, dim=1), expected) < TOLERANCE, name
+
+
+def test_greedy_generation_matches_transformers(pair):
+    name, hf, ours, _ = pair
+    for prompt in ([5, 17, 33, 2, 99, 4], [40, 41, 250]):
+        ids = torch.tensor([prompt])
+        theirs = hf.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=16, do_sample=False,
+                             pad_token_id=0, eos_token_id=None)
+        assert generate(ours, [prompt], max_new_tokens=16)[0] == theirs[0, len(prompt):].tolist(), name
+
+
+@torch.no_grad()
+def test_export_round_trips_through_transformers(pair):
+    name, hf, ours, tmp_path = pair
+    save_pretrained(ours, tmp_path / "ours")
+    config = json.loads((tmp_path / "ours" / "config.json").read_text())
+    assert config["model_type"] == hf.config.model_type
+    theirs = AutoModelForCausalLM.from_pretrained(tmp_path / "ours", dtype=torch.float32,
+                                                  attn_implementation="eager").eval()
+    assert type(theirs) is type(hf)
+    ids = tokens(seed=2)
+    assert max_diff(theirs(ids).logits, hf(ids).logits) < TOLERANCE, name
+    assert torch.equal(load_pretrained(tmp_path / "ours")(ids), ours(ids))
+
+
+def test_lora_adapter_loads_in_peft_with_the_same_logits(pair):
+    """Adapters on every projection (Phi-3's fused qkv_proj / gate_up_proj as PEFT names them)."""
+    peft = pytest.importorskip("peft")
+    name, hf, ours, tmp_path = pair
+    wrapped = apply_lora(ours, rank=4, alpha=8, target_modules="all-linear")
+    torch.manual_seed(3)
+    for module in ours.modules():
+        if isinstance(module, LoRALinear):
+            torch.nn.init.normal_(module.lora_B.weight, std=0.05)
+    save_adapter(ours, tmp_path / "adapter", base_model=str(tmp_path / "hf"))
+    targets = set(json.loads((tmp_path / "adapter" / "adapter_config.json").read_text())["target_modules"])
+    assert targets == {w.split(".")[-1] for w in wrapped}
+    adapted = peft.PeftModel.from_pretrained(hf_model(name), tmp_path / "adapter").eval()
+    ids = tokens(seed=4)
+    with torch.no_grad():
+        assert max_diff(adapted(ids).logits, ours.eval()(ids)) < TOLERANCE, name
+
+
+def test_fused_and_plain_projections_take_llama_target_names(tmp_path):
+    save_hf("phi3", tmp_path / "phi3")
+    save_hf("starcoder2", tmp_path / "sc2")
+    phi3 = apply_lora(load_pretrained(tmp_path / "phi3"), target_modules=["q_proj", "v_proj", "up_proj"])
+    assert {w.split(".")[-1] for w in phi3} == {"qkv_proj", "gate_up_proj"}
+    sc2 = apply_lora(load_pretrained(tmp_path / "sc2"), target_modules=["q_proj", "up_proj", "down_proj"])
+    assert {w.split(".")[-1] for w in sc2} == {"q_proj", "c_fc", "c_proj"}
+
+
+def _config_only(tmp_path, name: str, **changes):
+    """A folder holding only a family's config.json, edited: no weights to load at all."""
+    save_hf(name, tmp_path / "src")
+    config = json.loads((tmp_path / "src" / "config.json").read_text())
+    folder = tmp_path / "edited"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps({**config, **changes}))
+    return folder
+
+
+@pytest.mark.parametrize("name, changes, message", [
+    ("llama", {"model_type": "gpt_neox"}, "model_type 'gpt_neox' is not supported"),
+    ("llama", {"quantization_config": {"quant_method": "gptq"}}, "'quantization_config' is not implemented"),
+    ("mistral", {"attention_bias": True}, "'attention_bias' is not implemented"),
+    ("qwen2", {"rope_parameters": {"rope_type": "yarn", "rope_theta": 1e6, "factor": 4.0}}, "'yarn'"),
+    ("phi3", {"rope_parameters": {"rope_type": "longrope", "rope_theta": 1e4}}, "'longrope'"),
+    ("gemma2", {"use_bidirectional_attention": True}, "use_bidirectional_attention=True"),
+    ("starcoder2", {"hidden_act": "relu2"}, "hidden_act='relu2'"),
+    ("qwen2", {"use_mrope": True}, "use_mrope=True"),
+])
+def test_unimplemented_configs_are_refused_before_any_weight_loads(tmp_path, name, changes, message):
+    with pytest.raises(QuarryError, match=message):
+        load_pretrained(_config_only(tmp_path, name, **changes))
+
+
+def test_gemma_is_not_loaded_as_llama(tmp_path):
+    """The silent failure of the issue: a Gemma checkpoint read with Llama's norms and MLP."""
+    hf = save_hf("gemma", tmp_path)
+    ours = load_pretrained(tmp_path)
+    assert (ours.args.norm_offset, ours.args.embed_scale, ours.args.activation) == (1.0, True, "gelu_pytorch_tanh")
+    ids = tokens()
+    with torch.no_grad():
+        assert max_diff(ours(ids), hf(ids).logits) < TOLERANCE
