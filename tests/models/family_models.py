@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 import transformers
 
-SHAPE = dict(vocab_size=256, hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
+SHAPE = dict(vocab_size=320, hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
              num_key_value_heads=2, max_position_embeddings=512)
 # Small windows and caps, so sliding windows and soft-capping change the logits of a 24-token test.
 FAMILIES = {
