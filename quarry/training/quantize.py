@@ -10,6 +10,7 @@ in int8. Embeddings, norms and the output head stay dense in both, as in the pap
 
 from __future__ import annotations
 
+import logging
 from typing import Callable, Iterable
 
 import torch
@@ -19,6 +20,18 @@ from quarry.training.lora import ALL_LINEAR, resolve_targets
 
 
 MODES = ("nf4", "int8")
+
+
+class _NoOptionalCpuKernel(logging.Filter):
+    """bitsandbytes (0.49+) warns at import, on CPUs with AVX512-BF16, that the optional
+    ``kernels`` package (a faster NF4 matmul downloaded from the Hub) is missing; it then uses its
+    own built-in CPU kernel, which is correct. Quarry never downloads kernels: drop that one line."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("Failed to load CPU gemm_4bit_forward from kernels-community")
+
+
+logging.getLogger("bitsandbytes.backends.cpu.ops").addFilter(_NoOptionalCpuKernel())
 
 
 def is_quantized(param: torch.Tensor) -> bool:

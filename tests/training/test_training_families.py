@@ -7,6 +7,7 @@ train what they should, and export a folder transformers loads as the same famil
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -87,3 +88,74 @@ def test_dpo_step_on_the_family(name, checkpoints, tmp_path):
     recipe.train()
     assert not torch.equal(recipe.margins(), before)
     assert load_pretrained(tmp_path / "out" / "final").args.family == recipe.model.args.family
+
+
+@pytest.mark.parametrize("name", ["qwen2", "starcoder2"])
+def test_quarry_run_qlora_on_a_checkpoint_folder_with_its_own_tokenizer(name, dataset_dir, tmp_path):
+    """The issue's command, through the CLI: QLoRA from a user's Qwen2 / StarCoder2 folder,
+    tokenised by the tokenizer.json in that folder; lineage hashes the base model's files."""
+    from models_helpers import CORPUS
+
+    from quarry.cli import main
+    from quarry.hashing import file_hash
+    from quarry.tokenizer import Tokenizer, train_tokenizer
+
+    base = tmp_path / name
+    save_hf(name, base)
+    train_tokenizer(CORPUS, vocab_size=300).save(base)
+    out = tmp_path / "out"
+    args = tiny_overrides(dataset_dir, out, base_model=base, max_steps=2, batch_size=2,
+                          **{"tokenizer._component_": "quarry.tokenizer.Tokenizer.load", "tokenizer.path": base})
+    assert main(["run", "qlora_finetune", "--config", "tiny_qlora", *args]) == 0
+    lineage = json.loads((out / "final" / "lineage.json").read_text())
+    files = lineage["base_model_files"]
+    assert files["model.safetensors"] == file_hash(base / "model.safetensors")
+    assert files["tokenizer.json"] == file_hash(base / "tokenizer.json") and "config.json" in files
+    assert lineage["tokenizer"]["hash"] == str(Tokenizer.load(base).hash)
+    assert Tokenizer.load(out / "final").hash == Tokenizer.load(base).hash
+    assert load_pretrained(out / "final").args.family == name
+    adapter = json.loads((out / "final" / "adapter" / "adapter_config.json").read_text())
+    assert adapter["base_model_name_or_path"] == str(base)
+
+
+def test_a_tokenizer_larger_than_the_embedding_is_refused(checkpoints, dataset_dir, tmp_path):
+    from quarry.errors import ConfigError
+
+    recipe = build_recipe("lora_finetune", "tiny_lora", tiny_overrides(
+        dataset_dir, tmp_path, base_model=checkpoints["gemma"], max_steps=1,
+        **{"tokenizer._component_": "training_helpers.WideByteTokenizer"}))
+    with pytest.raises(ConfigError, match="the tokenizer has 70003 ids but .* embeds only 320"):
+        recipe.setup()
+
+
+def test_the_dag_fine_tune_starts_from_the_users_checkpoint(tmp_path):
+    from flows.paths import recipe_paths
+
+    from quarry.config import Params
+    from quarry.config.params import with_overrides
+
+    folder = tmp_path / "my-qwen"
+    save_hf("qwen2", folder)
+    params = with_overrides(Params(), {"finetune.base_model": str(folder)})
+    paths = recipe_paths("finetune", params)
+    assert paths["base_model"] == paths["tokenizer.path"] == str(folder)
+    assert recipe_paths("finetune", Params())["base_model"] != str(folder)
+
+
+@pytest.mark.slow  # two fresh interpreters importing torch and bitsandbytes: ~15 s
+def test_bitsandbytes_optional_kernel_warning_is_filtered_alone():
+    """bitsandbytes warns at import that the optional ``kernels`` package is missing (on CPUs with
+    AVX512-BF16); importing it through quarry.training.quantize drops that line and no other."""
+    import subprocess
+
+    def stderr(code: str) -> str:
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                              timeout=120).stderr
+
+    plain = stderr("import bitsandbytes")
+    if "kernels-community" not in plain:
+        pytest.skip("this CPU's bitsandbytes backend does not look for the optional kernel")
+    ours = stderr("import logging, quarry.training.quantize, bitsandbytes; "
+                  "logging.getLogger('bitsandbytes.backends.cpu.ops').warning('other warnings still show')")
+    assert "kernels-community" not in ours and "other warnings still show" in ours
