@@ -159,3 +159,56 @@ def test_bitsandbytes_optional_kernel_warning_is_filtered_alone():
     ours = stderr("import logging, quarry.training.quantize, bitsandbytes; "
                   "logging.getLogger('bitsandbytes.backends.cpu.ops').warning('other warnings still show')")
     assert "kernels-community" not in ours and "other warnings still show" in ours
+
+
+@pytest.fixture
+def one_rank_group(tmp_path):
+    """A real (gloo) process group of one rank: FSDP2 shards over it as over many."""
+    import torch.distributed as dist
+
+    dist.init_process_group("gloo", init_method=f"file://{tmp_path / 'rendezvous'}", rank=0, world_size=1)
+    yield
+    dist.destroy_process_group()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_fsdp2_and_activation_checkpointing_wrap_every_family_block(name, checkpoints, one_rank_group):
+    from torch.distributed.fsdp import FSDPModule
+
+    from quarry.training.distributed import checkpoint_blocks, shard_model
+    from quarry.training.losses import CausalLMHead
+
+    reference = load_pretrained(checkpoints[name]).train()
+    model = load_pretrained(checkpoints[name]).train()
+    checkpoint_blocks(model)
+    head = shard_model(model, CausalLMHead(model))
+    assert all(isinstance(block, FSDPModule) for block in model.layers) and isinstance(head, FSDPModule)
+    ids = torch.randint(0, 256, (2, 16), generator=torch.Generator().manual_seed(5))
+    labels = torch.roll(ids, -1, dims=1)
+    expected = CausalLMHead(reference)(ids, labels)
+    expected.backward()
+    loss = head(ids, labels)
+    loss.backward()
+    assert torch.allclose(loss, expected, atol=1e-5)
+    grads = {n: p.grad for n, p in reference.named_parameters()}
+    for param_name, param in model.named_parameters():
+        grad = param.grad.full_tensor() if hasattr(param.grad, "full_tensor") else param.grad
+        assert torch.allclose(grad, grads[param_name], atol=1e-5), param_name
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["phi3", "gemma2"])
+def test_two_rank_fsdp_lora_on_a_family_matches_single_process(name, checkpoints, dataset_dir, tmp_path):
+    from test_training_fsdp import _torchrun
+    from safetensors.torch import load_file
+
+    settings = {"max_steps": 2, "device": "cpu", "base_model": checkpoints[name], "dtype": "fp32",
+                "lora.dtype": "fp32", "activation_checkpointing": "true"}
+    build_recipe("lora_finetune", "tiny_lora", tiny_overrides(dataset_dir, tmp_path / "one", batch_size=4,
+                                                              **settings)).run()
+    _torchrun("lora_finetune", "tiny_lora", tiny_overrides(dataset_dir, tmp_path / "two", batch_size=2, **settings))
+    one = load_file(str(tmp_path / "one" / "final" / "adapter" / "adapter_model.safetensors"))
+    two = load_file(str(tmp_path / "two" / "final" / "adapter" / "adapter_model.safetensors"))
+    assert one.keys() == two.keys() and one
+    for key in one:
+        assert torch.allclose(one[key], two[key], atol=1e-5, rtol=1e-4), key
