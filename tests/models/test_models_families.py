@@ -19,6 +19,16 @@ TOLERANCE = 1e-4
 NAMES = list(FAMILIES)
 
 
+@pytest.fixture(scope="module")
+def small_tokenizer():
+    """Fewer ids than the families' 320-row embeddings."""
+    from models_helpers import CORPUS
+
+    from quarry.tokenizer import train_tokenizer
+
+    return train_tokenizer(CORPUS, vocab_size=300)
+
+
 @pytest.fixture(params=NAMES)
 def pair(request, tmp_path):
     """(name, transformers model, the same checkpoint loaded by Quarry)."""
@@ -137,3 +147,36 @@ def test_gemma_is_not_loaded_as_llama(tmp_path):
     ids = tokens()
     with torch.no_grad():
         assert max_diff(ours(ids), hf(ids).logits) < TOLERANCE
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_quarry_eval_bpb_on_the_family_equals_transformers_scoring(name, tmp_path, small_tokenizer, capsys):
+    """`quarry eval bpb` on a transformers checkpoint folder (with a tokenizer.json): the same
+    bits per byte as the same documents scored through transformers' own forward."""
+    from quarry.bpb import score_documents
+    from quarry.cli import main
+
+    hf = save_hf(name, tmp_path / "model")
+    tokenizer = small_tokenizer
+    tokenizer.save(tmp_path / "model")
+    texts = ["def add(a, b):\n    return a + b\n" * 3, "The quick brown fox jumps over the lazy dog. " * 4]
+    (tmp_path / "docs.jsonl").write_text("".join(
+        json.dumps({"text": t, "meta": {"pile_set_name": "code", "id": str(i)}}) + "\n" for i, t in enumerate(texts)))
+    assert main(["eval", "bpb", str(tmp_path / "model"), str(tmp_path / "docs.jsonl"), "--context-len", "32",
+                 "--stride", "16", "--device", "cpu", "--no-mlflow", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    with torch.no_grad():
+        theirs = score_documents(lambda ids: hf(ids).logits, tokenizer, [("code", t) for t in texts],
+                                 context_len=32, stride=16, device="cpu")
+    assert report["aggregate"]["bpb"] == pytest.approx(theirs.aggregate.bpb, rel=1e-5)
+    assert report["aggregate"]["tokens"] == theirs.aggregate.tokens > 0
+
+
+def test_eval_refuses_a_tokenizer_larger_than_the_embedding(tmp_path, tokenizer, capsys):
+    from quarry.cli import main
+
+    save_hf("qwen2", tmp_path / "model")
+    tokenizer.save(tmp_path / "model")  # 400 ids, 320 embedding rows
+    (tmp_path / "docs.jsonl").write_text(json.dumps({"text": "x = 1\n", "meta": {"pile_set_name": "code"}}) + "\n")
+    assert main(["eval", "bpb", str(tmp_path / "model"), str(tmp_path / "docs.jsonl"), "--no-mlflow"]) == 1
+    assert "its tokenizer has 400 ids, the model embeds only 320" in capsys.readouterr().err
