@@ -10,6 +10,12 @@ then a JSON summary with the ratios to the eager peer.
 
     python bench/gpu/train_gpu.py                        # the full comparison (H200)
     python bench/gpu/train_gpu.py --dry-run              # tiny shape on CPU: checks it runs
+    python bench/gpu/train_gpu.py --families all         # then each family's published shape (FAMILY_SHAPES,
+                                                         # depth cut to --family-layers), FAMILY_PLAN each
+    python bench/gpu/train_gpu.py --families all --dry-run --plan ''   # tiny family shapes on CPU
+
+Each family row is keyed ``<family>:<side>/<method>/<mode>``; the summary compares it with the peer
+run on the same family checkpoint.
 
 No quality floor (bench/floors.py): speed and memory only, and the sides train on different
 batches (token shards, random ids), so no loss compares. It checks that every run was measured.
@@ -34,6 +40,8 @@ sys.path.append(str(ROOT / "bench"))  # floors.py, last so bench/'s scripts shad
 
 import torch  # noqa: E402
 
+import quarry.training.quantize  # noqa: E402,F401 - before the peer imports bitsandbytes: filters its optional-kernel warning
+
 LORA_R, LORA_ALPHA = 16, 32
 
 
@@ -46,6 +54,35 @@ DEFAULT_PLAN = [
     "quarry/qlora8/compiled", "peer/qlora8/eager", "quarry/qlora8/eager", "peer/qlora8/compiled",
 ]
 QUANTIZED = ("qlora", "qlora8")
+# Per family, the essential pairs only: LoRA and QLoRA against PEFT, compiled and eager.
+FAMILY_PLAN = ["quarry/lora/compiled", "peer/lora/eager", "quarry/qlora/compiled", "peer/qlora/eager",
+               "quarry/lora/eager", "quarry/qlora8/compiled", "peer/qlora8/eager"]
+# The smallest published shape of each family (transformers config keys); depth is cut to
+# --family-layers so one family's runs fit a few minutes.
+FAMILY_SHAPES = {
+    "mistral_7b": {"model_type": "mistral", "vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 14336,
+                   "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+                   "sliding_window": 4096, "rope_theta": 10000.0, "max_position_embeddings": 32768},
+    "qwen2_5_0_5b": {"model_type": "qwen2", "vocab_size": 151936, "hidden_size": 896, "intermediate_size": 4864,
+                     "num_hidden_layers": 24, "num_attention_heads": 14, "num_key_value_heads": 2,
+                     "rope_theta": 1000000.0, "tie_word_embeddings": True, "max_position_embeddings": 32768},
+    "gemma_2b": {"model_type": "gemma", "vocab_size": 256000, "hidden_size": 2048, "intermediate_size": 16384,
+                 "num_hidden_layers": 18, "num_attention_heads": 8, "num_key_value_heads": 1, "head_dim": 256,
+                 "max_position_embeddings": 8192},
+    "gemma2_2b": {"model_type": "gemma2", "vocab_size": 256000, "hidden_size": 2304, "intermediate_size": 9216,
+                  "num_hidden_layers": 26, "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256,
+                  "query_pre_attn_scalar": 256, "sliding_window": 4096, "attn_logit_softcapping": 50.0,
+                  "final_logit_softcapping": 30.0, "max_position_embeddings": 8192},
+    "phi3_mini": {"model_type": "phi3", "vocab_size": 32064, "hidden_size": 3072, "intermediate_size": 8192,
+                  "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 32,
+                  "sliding_window": 2047, "max_position_embeddings": 4096},
+    "starcoder2_3b": {"model_type": "starcoder2", "vocab_size": 49152, "hidden_size": 3072,
+                      "intermediate_size": 12288, "num_hidden_layers": 30, "num_attention_heads": 24,
+                      "num_key_value_heads": 2, "sliding_window": 4096, "rope_theta": 999999.4420358813,
+                      "norm_epsilon": 1e-5, "max_position_embeddings": 16384},
+}
+TINY = {"vocab_size": 320, "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
+        "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16}
 
 
 def emit(row: dict, sink: Path | None) -> None:
@@ -56,17 +93,30 @@ def emit(row: dict, sink: Path | None) -> None:
             fh.write(line + "\n")
 
 
-def make_inputs(folder: Path, shape: str, n_chars: int, device: str) -> tuple[Path, Path]:
-    """A random model saved in the Hugging Face layout, and a shard of synthetic text."""
+def make_family_model(config: dict, device: str) -> torch.nn.Module:
+    """A random model of a family shape (a transformers config dict), built on the device."""
+    from quarry.models.checkpoint import config_from_hf
+    from quarry.models.llama import Transformer
+
+    with torch.device(device):
+        model = Transformer(config_from_hf(config))
+    return model.to(torch.bfloat16).cpu()
+
+
+def make_inputs(folder: Path, shape: str | dict, n_chars: int, device: str) -> tuple[Path, Path]:
+    """A random model saved in the Hugging Face layout (a Llama preset name or a family config
+    dict), and a shard of synthetic text."""
     from quarry.models import build_model
     from quarry.models.checkpoint import save_pretrained
     from quarry.records import write_records
 
     torch.manual_seed(0)
-    model = build_model(shape).to(torch.bfloat16)
+    model = make_family_model(shape, device) if isinstance(shape, dict) else build_model(shape).to(torch.bfloat16)
     base = folder / "base"
     save_pretrained(model, base)
     del model
+    if (folder / "data").is_dir():
+        return base, folder / "data"
     rng = random.Random(0)
     words = "def return import class self value for while if else print yield with open read".split()
     docs, total = [], 0
@@ -125,7 +175,7 @@ def quarry_run(method: str, mode: str, args, base: Path, data: Path, work: Path)
 
     recipe_name, config = QUARRY_RECIPES[method]
     overrides = {
-        "base_model": base, "dataset.path": data, "output_dir": work / f"quarry-{method}-{mode}",
+        "base_model": base, "dataset.path": data, "output_dir": work / f"quarry-{base.parent.name}-{method}-{mode}",
         "dataset.seq_len": args.seq, "batch_size": args.batch, "dtype": "bf16", "device": args.device,
         "compile": str(mode in ("compiled", "compiled+ckpt")).lower(),
         "activation_checkpointing": str(mode in ("act-ckpt", "compiled+ckpt")).lower(),
@@ -228,16 +278,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, default=None, help="keep the random model and data here, reuse them")
     parser.add_argument("--run-timeout", type=int, default=150, help="seconds one run may take (compile included)")
     parser.add_argument("--dry-run", action="store_true", help="tiny shape on CPU, eager only")
+    parser.add_argument("--families", default="", help="also these FAMILY_SHAPES (comma-separated, or 'all')")
+    parser.add_argument("--family-plan", default=",".join(FAMILY_PLAN), help="the runs of each family")
+    parser.add_argument("--family-layers", type=int, default=4, help="decoder layers of each family model")
     args = parser.parse_args(argv)
     signal.signal(signal.SIGALRM, _too_long)
     if args.dry_run:
         args.shape, args.batch, args.seq, args.warmup, args.steps, args.device = "llama_tiny", 2, 64, 1, 2, "cpu"
         args.plan = ",".join(p for p in args.plan.split(",") if "compiled" not in p)
+        args.family_plan = ",".join(p.replace("compiled", "eager") for p in args.family_plan.split(","))
     if args.device.startswith("cuda") and not torch.cuda.is_available():
         parser.error("no CUDA device (use --dry-run on CPU)")
     torch.backends.cuda.matmul.allow_tf32 = True
-    plan = [tuple(item.split("/")) for item in args.plan.split(",") if item]
-    methods = sorted({method for _, method, _ in plan}, key=["full", "lora", "qlora", "qlora8"].index)
+    plan = [("", *item.split("/")) for item in args.plan.split(",") if item]
+    families = list(FAMILY_SHAPES) if args.families == "all" else [f for f in args.families.split(",") if f]
+    unknown = sorted(set(families) - set(FAMILY_SHAPES))
+    if unknown:
+        parser.error(f"unknown families {unknown}; have: {', '.join(FAMILY_SHAPES)}")
+    family_plan = [item.split("/") for item in dict.fromkeys(args.family_plan.split(",")) if item]
+    plan += [(f"{family}:", *item) for family in families for item in family_plan]
     results: dict[str, dict] = {}
     with tempfile.TemporaryDirectory() as tmp:
         work = args.work or Path(tmp)
@@ -249,12 +308,20 @@ def main(argv: list[str] | None = None) -> int:
         env = {"torch": torch.__version__, "device": torch.cuda.get_device_name() if args.device.startswith("cuda")
                else "cpu", "shape": args.shape, "batch": args.batch, "seq": args.seq}
         emit({"env": env}, args.out)
-        for side, method, mode in plan:
-            key = f"{side}/{method}/{mode}"
+        inputs = {"": (base, data)}
+        for prefix, side, method, mode in plan:
+            key = f"{prefix}{side}/{method}/{mode}"
             signal.alarm(args.run_timeout)
             try:
-                row = quarry_run(method, mode, args, base, data, work) if side == "quarry" \
-                    else peer_run(method, mode, args, base)
+                if prefix not in inputs:  # the family's checkpoint, beside the shared data
+                    shape = {**FAMILY_SHAPES[prefix[:-1]], "num_hidden_layers": args.family_layers,
+                             **(TINY if args.dry_run else {})}
+                    if args.dry_run and "query_pre_attn_scalar" in shape:
+                        shape["query_pre_attn_scalar"] = TINY["head_dim"]
+                    inputs[prefix] = make_inputs(work / prefix[:-1], shape, n_chars, args.device)[0], data
+                run_base, run_data = inputs[prefix]
+                row = quarry_run(method, mode, args, run_base, run_data, work) if side == "quarry" \
+                    else peer_run(method, mode, args, run_base)
             except Exception as exc:  # noqa: BLE001 - report and carry on with the rest
                 row = {"error": f"{type(exc).__name__}: {exc}"[:500]}
             finally:
@@ -262,14 +329,14 @@ def main(argv: list[str] | None = None) -> int:
             results[key] = row
             emit({"run": key, **row}, args.out)
     summary = {}
-    for method in methods:
-        eager = results.get(f"peer/{method}/eager", {})
-        for key, row in results.items():
-            if key.split("/")[1] == method and "tokens_per_s" in row and "tokens_per_s" in eager:
-                summary[key] = {"tokens_per_s": row["tokens_per_s"], "peak_gib": row["peak_gib"],
-                                "speed_vs_peer_eager": round(row["tokens_per_s"] / eager["tokens_per_s"], 3),
-                                "memory_vs_peer_eager": round(row["peak_gib"] / eager["peak_gib"], 3)
-                                if eager["peak_gib"] == eager["peak_gib"] else None}
+    for key, row in results.items():
+        prefix, (side, method, mode) = key.rpartition(":")[0], key.rpartition(":")[2].split("/")
+        eager = results.get(f"{prefix + ':' if prefix else ''}peer/{method}/eager", {})
+        if "tokens_per_s" in row and "tokens_per_s" in eager:
+            summary[key] = {"tokens_per_s": row["tokens_per_s"], "peak_gib": row["peak_gib"],
+                            "speed_vs_peer_eager": round(row["tokens_per_s"] / eager["tokens_per_s"], 3),
+                            "memory_vs_peer_eager": round(row["peak_gib"] / eager["peak_gib"], 3)
+                            if eager["peak_gib"] == eager["peak_gib"] else None}
     emit({"summary": summary or results}, args.out)
     from floors import Floors
 
