@@ -114,16 +114,6 @@ def test_fused_and_plain_projections_take_llama_target_names(tmp_path):
     assert {w.split(".")[-1] for w in sc2} == {"q_proj", "c_fc", "c_proj"}
 
 
-def _config_only(tmp_path, name: str, **changes):
-    """A folder holding only a family's config.json, edited: no weights to load at all."""
-    save_hf(name, tmp_path / "src")
-    config = json.loads((tmp_path / "src" / "config.json").read_text())
-    folder = tmp_path / "edited"
-    folder.mkdir()
-    (folder / "config.json").write_text(json.dumps({**config, **changes}))
-    return folder
-
-
 @pytest.mark.parametrize("name, changes, message", [
     ("llama", {"model_type": "gpt_neox"}, "model_type 'gpt_neox' is not supported"),
     ("llama", {"quantization_config": {"quant_method": "gptq"}}, "'quantization_config' is not implemented"),
@@ -136,7 +126,7 @@ def _config_only(tmp_path, name: str, **changes):
 ])
 def test_unimplemented_configs_are_refused_before_any_weight_loads(tmp_path, name, changes, message):
     with pytest.raises(QuarryError, match=message):
-        load_pretrained(_config_only(tmp_path, name, **changes))
+        load_pretrained(_config_folder(tmp_path, name, **changes))  # no weights: refused on the config alone
 
 
 def test_gemma_is_not_loaded_as_llama(tmp_path):
@@ -180,3 +170,52 @@ def test_eval_refuses_a_tokenizer_larger_than_the_embedding(tmp_path, tokenizer,
     (tmp_path / "docs.jsonl").write_text(json.dumps({"text": "x = 1\n", "meta": {"pile_set_name": "code"}}) + "\n")
     assert main(["eval", "bpb", str(tmp_path / "model"), str(tmp_path / "docs.jsonl"), "--no-mlflow"]) == 1
     assert "its tokenizer has 400 ids, the model embeds only 320" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_batched_left_padded_generation_equals_one_by_one(name, tmp_path):
+    """Padding masks, per-row RoPE positions and sliding windows agree inside a batch."""
+    save_hf(name, tmp_path)
+    ours = load_pretrained(tmp_path)
+    prompts = [[5, 17, 33, 2, 99, 4, 8, 9, 10, 11], [40, 41], [300, 200, 100, 7]]
+    batched = generate(ours, prompts, max_new_tokens=12)
+    assert batched == [generate(ours, [p], max_new_tokens=12)[0] for p in prompts], name
+
+
+def test_llama_attention_and_mlp_biases_match_transformers(tmp_path):
+    import transformers
+
+    from family_models import SHAPE
+
+    torch.manual_seed(0)
+    config = transformers.LlamaConfig(**SHAPE, attention_bias=True, mlp_bias=True)
+    hf = transformers.LlamaForCausalLM(config).eval()
+    with torch.no_grad():
+        for param in hf.parameters():
+            param.add_(torch.randn_like(param) * 0.05)
+    hf.save_pretrained(tmp_path)
+    ours = load_pretrained(tmp_path)
+    assert ours.args.qkv_bias and ours.args.o_bias and ours.args.mlp_bias
+    with torch.no_grad():
+        assert max_diff(ours(tokens()), hf(tokens()).logits) < TOLERANCE
+
+
+def test_released_config_keys_are_read(tmp_path):
+    """Keys the released checkpoints carry beside transformers' own (StarCoder2's mlp_type and
+    norm_type, Phi-3's auto_map) load; a value other than the implemented one is refused."""
+    assert load_pretrained(_config_folder(tmp_path / "a", "starcoder2", mlp_type="default", norm_type="layer_norm",
+                                          weights=True)).args.norm == "layer"
+    assert load_pretrained(_config_folder(tmp_path / "b", "phi3", weights=True, auto_map={
+        "AutoModelForCausalLM": "modeling_phi3.Phi3ForCausalLM"})).args.fused_qkv
+    with pytest.raises(QuarryError, match="norm_type='rms_norm'"):
+        load_pretrained(_config_folder(tmp_path / "c", "starcoder2", norm_type="rms_norm"))
+
+
+def _config_folder(folder, name: str, weights: bool = False, **changes):
+    """A family's checkpoint with its config.json edited; without its weights unless ``weights``."""
+    save_hf(name, folder)
+    config = json.loads((folder / "config.json").read_text())
+    (folder / "config.json").write_text(json.dumps({**config, **changes}))
+    if not weights:
+        (folder / "model.safetensors").unlink()
+    return folder

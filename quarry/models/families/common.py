@@ -18,6 +18,9 @@ INERT = {
     "initializer_range", "attention_dropout", "bos_token_id", "eos_token_id", "pad_token_id",
     "max_position_embeddings", "output_attentions", "output_hidden_states", "return_dict", "id2label",
     "label2id", "problem_type", "tokenizer_class", "task_specific_params", "pretraining_tp",
+    # Remote-code classes (Phi-3's hub configs name some): transformers uses its own class for a
+    # model_type it knows unless trust_remote_code, and that class is the one Quarry matches.
+    "auto_map",
 }
 # Keys every family reads.
 SHAPE = {"vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
