@@ -10,7 +10,7 @@ then a JSON summary with the ratios to the eager peer.
 
     python bench/gpu/train_gpu.py                        # the full comparison (H200)
     python bench/gpu/train_gpu.py --dry-run              # tiny shape on CPU: checks it runs
-    python bench/gpu/train_gpu.py --families all         # then each family's published shape (FAMILY_SHAPES,
+    python bench/gpu/train_gpu.py --families all         # then each family's published shape (FAMILIES,
                                                          # depth cut to --family-layers), FAMILY_PLAN each
     python bench/gpu/train_gpu.py --families all --dry-run --plan ''   # tiny family shapes on CPU
 
@@ -42,7 +42,10 @@ import torch  # noqa: E402
 
 import quarry.training.quantize  # noqa: E402,F401 - before the peer imports bitsandbytes: filters its optional-kernel warning
 
+from quarry.models.builders import FAMILY_CONFIGS  # noqa: E402
+
 LORA_R, LORA_ALPHA = 16, 32
+FAMILIES = list(FAMILY_CONFIGS)  # Mistral 7B, Qwen2.5 0.5B, Gemma 2B, Gemma 2 2B, Phi-3 mini, StarCoder2 3B
 
 
 # Essential and cheap first: a run cut short by its time limit still answers the main question.
@@ -57,32 +60,9 @@ QUANTIZED = ("qlora", "qlora8")
 # Per family, the essential pairs only: LoRA and QLoRA against PEFT, compiled and eager.
 FAMILY_PLAN = ["quarry/lora/compiled", "peer/lora/eager", "quarry/qlora/compiled", "peer/qlora/eager",
                "quarry/lora/eager", "quarry/qlora8/compiled", "peer/qlora8/eager"]
-# The smallest published shape of each family (transformers config keys); depth is cut to
-# --family-layers so one family's runs fit a few minutes.
-FAMILY_SHAPES = {
-    "mistral_7b": {"model_type": "mistral", "vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 14336,
-                   "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
-                   "sliding_window": 4096, "rope_theta": 10000.0, "max_position_embeddings": 32768},
-    "qwen2_5_0_5b": {"model_type": "qwen2", "vocab_size": 151936, "hidden_size": 896, "intermediate_size": 4864,
-                     "num_hidden_layers": 24, "num_attention_heads": 14, "num_key_value_heads": 2,
-                     "rope_theta": 1000000.0, "tie_word_embeddings": True, "max_position_embeddings": 32768},
-    "gemma_2b": {"model_type": "gemma", "vocab_size": 256000, "hidden_size": 2048, "intermediate_size": 16384,
-                 "num_hidden_layers": 18, "num_attention_heads": 8, "num_key_value_heads": 1, "head_dim": 256,
-                 "max_position_embeddings": 8192},
-    "gemma2_2b": {"model_type": "gemma2", "vocab_size": 256000, "hidden_size": 2304, "intermediate_size": 9216,
-                  "num_hidden_layers": 26, "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256,
-                  "query_pre_attn_scalar": 256, "sliding_window": 4096, "attn_logit_softcapping": 50.0,
-                  "final_logit_softcapping": 30.0, "max_position_embeddings": 8192},
-    "phi3_mini": {"model_type": "phi3", "vocab_size": 32064, "hidden_size": 3072, "intermediate_size": 8192,
-                  "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 32,
-                  "sliding_window": 2047, "max_position_embeddings": 4096},
-    "starcoder2_3b": {"model_type": "starcoder2", "vocab_size": 49152, "hidden_size": 3072,
-                      "intermediate_size": 12288, "num_hidden_layers": 30, "num_attention_heads": 24,
-                      "num_key_value_heads": 2, "sliding_window": 4096, "rope_theta": 999999.4420358813,
-                      "norm_epsilon": 1e-5, "max_position_embeddings": 16384},
-}
-TINY = {"vocab_size": 320, "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
-        "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16}
+# Tiny overrides of the family presets for --dry-run.
+TINY = {"vocab_size": 320, "dim": 64, "intermediate_size": 128, "n_layers": 2, "n_heads": 4, "n_kv_heads": 2,
+        "head_dim": 16}
 
 
 def emit(row: dict, sink: Path | None) -> None:
@@ -93,25 +73,16 @@ def emit(row: dict, sink: Path | None) -> None:
             fh.write(line + "\n")
 
 
-def make_family_model(config: dict, device: str) -> torch.nn.Module:
-    """A random model of a family shape (a transformers config dict), built on the device."""
-    from quarry.models.checkpoint import config_from_hf
-    from quarry.models.llama import Transformer
-
-    with torch.device(device):
-        model = Transformer(config_from_hf(config))
-    return model.to(torch.bfloat16).cpu()
-
-
-def make_inputs(folder: Path, shape: str | dict, n_chars: int, device: str) -> tuple[Path, Path]:
-    """A random model saved in the Hugging Face layout (a Llama preset name or a family config
-    dict), and a shard of synthetic text."""
+def make_inputs(folder: Path, shape: str, n_chars: int, device: str, **overrides) -> tuple[Path, Path]:
+    """A random model of a preset (quarry.models.PRESETS, with overrides), built on the device and
+    saved in the Hugging Face layout, and a shard of synthetic text."""
     from quarry.models import build_model
     from quarry.models.checkpoint import save_pretrained
     from quarry.records import write_records
 
     torch.manual_seed(0)
-    model = make_family_model(shape, device) if isinstance(shape, dict) else build_model(shape).to(torch.bfloat16)
+    with torch.device(device):
+        model = build_model(shape, **overrides).to(torch.bfloat16).cpu()
     base = folder / "base"
     save_pretrained(model, base)
     del model
@@ -278,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, default=None, help="keep the random model and data here, reuse them")
     parser.add_argument("--run-timeout", type=int, default=150, help="seconds one run may take (compile included)")
     parser.add_argument("--dry-run", action="store_true", help="tiny shape on CPU, eager only")
-    parser.add_argument("--families", default="", help="also these FAMILY_SHAPES (comma-separated, or 'all')")
+    parser.add_argument("--families", default="", help="also these FAMILIES presets (comma-separated, or 'all')")
     parser.add_argument("--family-plan", default=",".join(FAMILY_PLAN), help="the runs of each family")
     parser.add_argument("--family-layers", type=int, default=4, help="decoder layers of each family model")
     args = parser.parse_args(argv)
@@ -291,10 +262,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("no CUDA device (use --dry-run on CPU)")
     torch.backends.cuda.matmul.allow_tf32 = True
     plan = [("", *item.split("/")) for item in args.plan.split(",") if item]
-    families = list(FAMILY_SHAPES) if args.families == "all" else [f for f in args.families.split(",") if f]
-    unknown = sorted(set(families) - set(FAMILY_SHAPES))
+    families = list(FAMILIES) if args.families == "all" else [f for f in args.families.split(",") if f]
+    unknown = sorted(set(families) - set(FAMILIES))
     if unknown:
-        parser.error(f"unknown families {unknown}; have: {', '.join(FAMILY_SHAPES)}")
+        parser.error(f"unknown families {unknown}; have: {', '.join(FAMILIES)}")
     family_plan = [item.split("/") for item in dict.fromkeys(args.family_plan.split(",")) if item]
     plan += [(f"{family}:", *item) for family in families for item in family_plan]
     results: dict[str, dict] = {}
@@ -314,11 +285,11 @@ def main(argv: list[str] | None = None) -> int:
             signal.alarm(args.run_timeout)
             try:
                 if prefix not in inputs:  # the family's checkpoint, beside the shared data
-                    shape = {**FAMILY_SHAPES[prefix[:-1]], "num_hidden_layers": args.family_layers,
-                             **(TINY if args.dry_run else {})}
-                    if args.dry_run and "query_pre_attn_scalar" in shape:
-                        shape["query_pre_attn_scalar"] = TINY["head_dim"]
-                    inputs[prefix] = make_inputs(work / prefix[:-1], shape, n_chars, args.device)[0], data
+                    family = prefix[:-1]
+                    overrides = {"n_layers": args.family_layers, **(TINY if args.dry_run else {})}
+                    if args.dry_run and family == "gemma2_2b":
+                        overrides["query_scale"] = TINY["head_dim"]
+                    inputs[prefix] = make_inputs(work / family, family, n_chars, args.device, **overrides)[0], data
                 run_base, run_data = inputs[prefix]
                 row = quarry_run(method, mode, args, run_base, run_data, work) if side == "quarry" \
                     else peer_run(method, mode, args, run_base)
