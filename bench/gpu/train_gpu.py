@@ -40,7 +40,8 @@ sys.path.append(str(ROOT / "bench"))  # floors.py, last so bench/'s scripts shad
 
 import torch  # noqa: E402
 
-import quarry.training.quantize  # noqa: E402,F401 - before the peer imports bitsandbytes: filters its optional-kernel warning
+# Before the peer imports bitsandbytes: this filters its optional-kernel warning.
+import quarry.training.quantize  # noqa: E402,F401
 
 from quarry.models.builders import FAMILY_CONFIGS  # noqa: E402
 

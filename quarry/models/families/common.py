@@ -56,7 +56,8 @@ def rope(config: dict) -> tuple[float, dict | None, float]:
     if kind in (None, "default"):
         params = {}
     elif kind not in ROPE_TYPES:
-        raise fail(config, f"rope scaling type {kind!r} is not implemented by Quarry (supported: {', '.join(ROPE_TYPES)})")
+        raise fail(config, f"rope scaling type {kind!r} is not implemented by Quarry "
+                           f"(supported: {', '.join(ROPE_TYPES)})")
     return float(theta), params or None, partial
 
 
