@@ -97,7 +97,7 @@ def test_quarry_run_qlora_on_a_checkpoint_folder_with_its_own_tokenizer(name, da
     from models_helpers import CORPUS
 
     from quarry.cli import main
-    from quarry.hashing import file_hash
+    from quarry.hashing import file_hash, file_hashes
     from quarry.tokenizer import Tokenizer, train_tokenizer
 
     base = tmp_path / name
@@ -113,6 +113,10 @@ def test_quarry_run_qlora_on_a_checkpoint_folder_with_its_own_tokenizer(name, da
     assert files["tokenizer.json"] == file_hash(base / "tokenizer.json") and "config.json" in files
     assert lineage["tokenizer"]["hash"] == str(Tokenizer.load(base).hash)
     assert Tokenizer.load(out / "final").hash == Tokenizer.load(base).hash
+    from quarry.hashing import hashes_digest
+    from quarry.lineage import lineage_chain
+
+    assert lineage_chain(out / "final")["checkpoint"]["base_model_hash"] == hashes_digest(file_hashes(base))
     assert load_pretrained(out / "final").args.family == name
     adapter = json.loads((out / "final" / "adapter" / "adapter_config.json").read_text())
     assert adapter["base_model_name_or_path"] == str(base)
