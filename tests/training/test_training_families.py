@@ -216,3 +216,33 @@ def test_two_rank_fsdp_lora_on_a_family_matches_single_process(name, checkpoints
     assert one.keys() == two.keys() and one
     for key in one:
         assert torch.allclose(one[key], two[key], atol=1e-5, rtol=1e-4), key
+
+
+def test_the_dag_fine_tune_takes_a_hub_id_from_the_local_cache(dataset_dir, tmp_path, monkeypatch):
+    """finetune.base_model as a hub id (offline: its snapshot in the Hugging Face cache): the
+    recipe gets the snapshot folder as base model and tokenizer, and trains on it."""
+    import huggingface_hub.constants
+    from flows.paths import recipe_paths
+    from models_helpers import CORPUS
+
+    from quarry.config import Params
+    from quarry.config.params import with_overrides
+    from quarry.tokenizer import train_tokenizer
+
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    repo = tmp_path / "hub" / "models--acme--tiny-qwen2"
+    (repo / "refs").mkdir(parents=True)
+    (repo / "refs" / "main").write_text(commit)
+    snapshot = repo / "snapshots" / commit
+    save_hf("qwen2", snapshot)
+    train_tokenizer(CORPUS, vocab_size=300).save(snapshot)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    paths = recipe_paths("finetune", with_overrides(Params(), {"finetune.base_model": "acme/tiny-qwen2"}))
+    assert paths["base_model"] == paths["tokenizer.path"] == str(snapshot)
+    overrides = {key: paths[key] for key in ("base_model", "tokenizer.path")}
+    recipe = build_recipe("lora_finetune", "dag_lora", tiny_overrides(
+        dataset_dir, tmp_path / "out", max_steps=1, batch_size=2, **overrides,
+        **{"mlflow.enabled": "false", "dataset.subset": "null"}))
+    recipe.run()
+    assert load_pretrained(tmp_path / "out" / "final").args.family == "qwen2"
