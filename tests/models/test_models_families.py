@@ -219,3 +219,12 @@ def _config_folder(folder, name: str, weights: bool = False, **changes):
     if not weights:
         (folder / "model.safetensors").unlink()
     return folder
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_config_round_trips_for_every_family(name, tmp_path):
+    from quarry.models.checkpoint import config_from_hf, config_to_hf
+
+    save_hf(name, tmp_path)
+    args = load_pretrained(tmp_path).args
+    assert config_from_hf(config_to_hf(args)) == args
