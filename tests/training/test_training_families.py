@@ -246,3 +246,27 @@ def test_the_dag_fine_tune_takes_a_hub_id_from_the_local_cache(dataset_dir, tmp_
         **{"mlflow.enabled": "false", "dataset.subset": "null"}))
     recipe.run()
     assert load_pretrained(tmp_path / "out" / "final").args.family == "qwen2"
+
+
+def test_a_tokenizer_other_than_the_models_own_is_said_once(dataset_dir, tmp_path):
+    import warnings
+
+    from models_helpers import CORPUS
+
+    from quarry.tokenizer import train_tokenizer
+
+    base = tmp_path / "qwen2"
+    save_hf("qwen2", base)
+    train_tokenizer(CORPUS, vocab_size=300).save(base)
+    other = build_recipe("lora_finetune", "tiny_lora", tiny_overrides(dataset_dir, tmp_path / "a", base_model=base,
+                                                                       max_steps=1, batch_size=2))
+    with pytest.warns(UserWarning, match="ships its own tokenizer.json, but this run tokenises with "
+                                         "quarry.training.data.ByteTokenizer") as caught:
+        other.run()
+    assert len([w for w in caught if "ships its own" in str(w.message)]) == 1  # not again at export
+    own = build_recipe("lora_finetune", "tiny_lora", tiny_overrides(
+        dataset_dir, tmp_path / "b", base_model=base, max_steps=1, batch_size=2,
+        **{"tokenizer._component_": "quarry.tokenizer.Tokenizer.load", "tokenizer.path": base}))
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=".*ships its own tokenizer")
+        own.run()
