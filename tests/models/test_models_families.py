@@ -228,3 +228,16 @@ def test_config_round_trips_for_every_family(name, tmp_path):
     save_hf(name, tmp_path)
     args = load_pretrained(tmp_path).args
     assert config_from_hf(config_to_hf(args)) == args
+
+
+@pytest.mark.slow  # inductor compiles each block on CPU: ~10-30 s a family
+@pytest.mark.parametrize("name", ["gemma2", "phi3", "starcoder2"])
+def test_compiled_blocks_equal_eager(name, tmp_path):
+    from quarry.training.distributed import compile_blocks
+
+    save_hf(name, tmp_path)
+    eager, compiled = load_pretrained(tmp_path), load_pretrained(tmp_path)
+    compile_blocks(compiled)
+    ids = tokens()
+    with torch.no_grad():
+        assert max_diff(compiled(ids), eager(ids)) < TOLERANCE
