@@ -8,7 +8,8 @@ from quarry.records import JsonDict
 
 def recipe_paths(section: str, params: Params) -> JsonDict:
     """The overrides a params section's recipe gets from the pipeline layout: where its dataset,
-    the trained tokenizer, its base model and its output live."""
+    the trained tokenizer, its base model and its output live. A fine-tune of the user's own
+    checkpoint (``finetune.base_model``) takes that model's tokenizer instead of the trained one."""
     layout = Layout.of(params)
     common = {"dataset.path": str(layout.dataset), "tokenizer.path": str(layout.tokenizer)}
     if section == "train":
@@ -16,4 +17,9 @@ def recipe_paths(section: str, params: Params) -> JsonDict:
         # the model's embedding matches the tokenizer it is trained with
         common["model.vocab_size"] = params.tokenizer.vocab_size
         return {**common, "output_dir": str(layout.pretrain)}
+    if params.finetune.base_model:  # the user's checkpoint, tokenised with its own tokenizer
+        from quarry.models.hub import resolve
+
+        base = str(resolve(params.finetune.base_model))
+        return {**common, "tokenizer.path": base, "base_model": base, "output_dir": str(layout.finetune)}
     return {**common, "base_model": str(layout.pretrained), "output_dir": str(layout.finetune)}

@@ -10,6 +10,12 @@ then a JSON summary with the ratios to the eager peer.
 
     python bench/gpu/train_gpu.py                        # the full comparison (H200)
     python bench/gpu/train_gpu.py --dry-run              # tiny shape on CPU: checks it runs
+    python bench/gpu/train_gpu.py --families all         # then each family's published shape (FAMILIES,
+                                                         # depth cut to --family-layers), FAMILY_PLAN each
+    python bench/gpu/train_gpu.py --families all --dry-run --plan ''   # tiny family shapes on CPU
+
+Each family row is keyed ``<family>:<side>/<method>/<mode>``; the summary compares it with the peer
+run on the same family checkpoint.
 
 No quality floor (bench/floors.py): speed and memory only, and the sides train on different
 batches (token shards, random ids), so no loss compares. It checks that every run was measured.
@@ -34,7 +40,13 @@ sys.path.append(str(ROOT / "bench"))  # floors.py, last so bench/'s scripts shad
 
 import torch  # noqa: E402
 
+# Before the peer imports bitsandbytes: this filters its optional-kernel warning.
+import quarry.training.quantize  # noqa: E402,F401
+
+from quarry.models.builders import FAMILY_CONFIGS  # noqa: E402
+
 LORA_R, LORA_ALPHA = 16, 32
+FAMILIES = list(FAMILY_CONFIGS)  # Mistral 7B, Qwen2.5 0.5B, Gemma 2B, Gemma 2 2B, Phi-3 mini, StarCoder2 3B
 
 
 # Essential and cheap first: a run cut short by its time limit still answers the main question.
@@ -46,6 +58,12 @@ DEFAULT_PLAN = [
     "quarry/qlora8/compiled", "peer/qlora8/eager", "quarry/qlora8/eager", "peer/qlora8/compiled",
 ]
 QUANTIZED = ("qlora", "qlora8")
+# Per family, the essential pairs only: LoRA and QLoRA against PEFT, compiled and eager.
+FAMILY_PLAN = ["quarry/lora/compiled", "peer/lora/eager", "quarry/qlora/compiled", "peer/qlora/eager",
+               "quarry/lora/eager", "quarry/qlora8/compiled", "peer/qlora8/eager"]
+# Tiny overrides of the family presets for --dry-run.
+TINY = {"vocab_size": 320, "dim": 64, "intermediate_size": 128, "n_layers": 2, "n_heads": 4, "n_kv_heads": 2,
+        "head_dim": 16}
 
 
 def emit(row: dict, sink: Path | None) -> None:
@@ -56,17 +74,21 @@ def emit(row: dict, sink: Path | None) -> None:
             fh.write(line + "\n")
 
 
-def make_inputs(folder: Path, shape: str, n_chars: int, device: str) -> tuple[Path, Path]:
-    """A random model saved in the Hugging Face layout, and a shard of synthetic text."""
+def make_inputs(folder: Path, shape: str, n_chars: int, device: str, **overrides) -> tuple[Path, Path]:
+    """A random model of a preset (quarry.models.PRESETS, with overrides), built on the device and
+    saved in the Hugging Face layout, and a shard of synthetic text."""
     from quarry.models import build_model
     from quarry.models.checkpoint import save_pretrained
     from quarry.records import write_records
 
     torch.manual_seed(0)
-    model = build_model(shape).to(torch.bfloat16)
+    with torch.device(device):
+        model = build_model(shape, **overrides).to(torch.bfloat16).cpu()
     base = folder / "base"
     save_pretrained(model, base)
     del model
+    if (folder / "data").is_dir():
+        return base, folder / "data"
     rng = random.Random(0)
     words = "def return import class self value for while if else print yield with open read".split()
     docs, total = [], 0
@@ -125,7 +147,7 @@ def quarry_run(method: str, mode: str, args, base: Path, data: Path, work: Path)
 
     recipe_name, config = QUARRY_RECIPES[method]
     overrides = {
-        "base_model": base, "dataset.path": data, "output_dir": work / f"quarry-{method}-{mode}",
+        "base_model": base, "dataset.path": data, "output_dir": work / f"quarry-{base.parent.name}-{method}-{mode}",
         "dataset.seq_len": args.seq, "batch_size": args.batch, "dtype": "bf16", "device": args.device,
         "compile": str(mode in ("compiled", "compiled+ckpt")).lower(),
         "activation_checkpointing": str(mode in ("act-ckpt", "compiled+ckpt")).lower(),
@@ -228,16 +250,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, default=None, help="keep the random model and data here, reuse them")
     parser.add_argument("--run-timeout", type=int, default=150, help="seconds one run may take (compile included)")
     parser.add_argument("--dry-run", action="store_true", help="tiny shape on CPU, eager only")
+    parser.add_argument("--families", default="", help="also these FAMILIES presets (comma-separated, or 'all')")
+    parser.add_argument("--family-plan", default=",".join(FAMILY_PLAN), help="the runs of each family")
+    parser.add_argument("--family-layers", type=int, default=4, help="decoder layers of each family model")
     args = parser.parse_args(argv)
     signal.signal(signal.SIGALRM, _too_long)
     if args.dry_run:
         args.shape, args.batch, args.seq, args.warmup, args.steps, args.device = "llama_tiny", 2, 64, 1, 2, "cpu"
         args.plan = ",".join(p for p in args.plan.split(",") if "compiled" not in p)
+        args.family_plan = ",".join(p.replace("compiled", "eager") for p in args.family_plan.split(","))
     if args.device.startswith("cuda") and not torch.cuda.is_available():
         parser.error("no CUDA device (use --dry-run on CPU)")
     torch.backends.cuda.matmul.allow_tf32 = True
-    plan = [tuple(item.split("/")) for item in args.plan.split(",") if item]
-    methods = sorted({method for _, method, _ in plan}, key=["full", "lora", "qlora", "qlora8"].index)
+    plan = [("", *item.split("/")) for item in args.plan.split(",") if item]
+    families = list(FAMILIES) if args.families == "all" else [f for f in args.families.split(",") if f]
+    unknown = sorted(set(families) - set(FAMILIES))
+    if unknown:
+        parser.error(f"unknown families {unknown}; have: {', '.join(FAMILIES)}")
+    family_plan = [item.split("/") for item in dict.fromkeys(args.family_plan.split(",")) if item]
+    plan += [(f"{family}:", *item) for family in families for item in family_plan]
     results: dict[str, dict] = {}
     with tempfile.TemporaryDirectory() as tmp:
         work = args.work or Path(tmp)
@@ -249,12 +280,20 @@ def main(argv: list[str] | None = None) -> int:
         env = {"torch": torch.__version__, "device": torch.cuda.get_device_name() if args.device.startswith("cuda")
                else "cpu", "shape": args.shape, "batch": args.batch, "seq": args.seq}
         emit({"env": env}, args.out)
-        for side, method, mode in plan:
-            key = f"{side}/{method}/{mode}"
+        inputs = {"": (base, data)}
+        for prefix, side, method, mode in plan:
+            key = f"{prefix}{side}/{method}/{mode}"
             signal.alarm(args.run_timeout)
             try:
-                row = quarry_run(method, mode, args, base, data, work) if side == "quarry" \
-                    else peer_run(method, mode, args, base)
+                if prefix not in inputs:  # the family's checkpoint, beside the shared data
+                    family = prefix[:-1]
+                    overrides = {"n_layers": args.family_layers, **(TINY if args.dry_run else {})}
+                    if args.dry_run and family == "gemma2_2b":
+                        overrides["query_scale"] = TINY["head_dim"]
+                    inputs[prefix] = make_inputs(work / family, family, n_chars, args.device, **overrides)[0], data
+                run_base, run_data = inputs[prefix]
+                row = quarry_run(method, mode, args, run_base, run_data, work) if side == "quarry" \
+                    else peer_run(method, mode, args, run_base)
             except Exception as exc:  # noqa: BLE001 - report and carry on with the rest
                 row = {"error": f"{type(exc).__name__}: {exc}"[:500]}
             finally:
@@ -262,14 +301,14 @@ def main(argv: list[str] | None = None) -> int:
             results[key] = row
             emit({"run": key, **row}, args.out)
     summary = {}
-    for method in methods:
-        eager = results.get(f"peer/{method}/eager", {})
-        for key, row in results.items():
-            if key.split("/")[1] == method and "tokens_per_s" in row and "tokens_per_s" in eager:
-                summary[key] = {"tokens_per_s": row["tokens_per_s"], "peak_gib": row["peak_gib"],
-                                "speed_vs_peer_eager": round(row["tokens_per_s"] / eager["tokens_per_s"], 3),
-                                "memory_vs_peer_eager": round(row["peak_gib"] / eager["peak_gib"], 3)
-                                if eager["peak_gib"] == eager["peak_gib"] else None}
+    for key, row in results.items():
+        prefix, (side, method, mode) = key.rpartition(":")[0], key.rpartition(":")[2].split("/")
+        eager = results.get(f"{prefix + ':' if prefix else ''}peer/{method}/eager", {})
+        if "tokens_per_s" in row and "tokens_per_s" in eager:
+            summary[key] = {"tokens_per_s": row["tokens_per_s"], "peak_gib": row["peak_gib"],
+                            "speed_vs_peer_eager": round(row["tokens_per_s"] / eager["tokens_per_s"], 3),
+                            "memory_vs_peer_eager": round(row["peak_gib"] / eager["peak_gib"], 3)
+                            if eager["peak_gib"] == eager["peak_gib"] else None}
     emit({"summary": summary or results}, args.out)
     from floors import Floors
 

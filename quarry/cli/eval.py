@@ -210,7 +210,8 @@ def lineage_tree(chain: JsonDict) -> Tree:
             steps.add(f"{'final' if c['final'] else 'step'} {c['step']}  {c['path']}  hash {_short(c['hash'])}")
     node = root.add(f"[bold]recipe[/] {recipe['name']}  config {_short(recipe['config_hash'])}")
     if ckpt.get("base_model"):
-        node.add(f"[bold]base model[/] {ckpt['base_model']}")
+        files = f"  files {_short(ckpt['base_model_hash'])}" if ckpt.get("base_model_hash") else ""
+        node.add(f"[bold]base model[/] {ckpt['base_model']}{files}")
     checked = {True: "  [green]matches tokenizer.json", False: "  [red]differs from tokenizer.json"}.get(
         tok.get("verified"), "")
     node = node.add(f"[bold]tokenizer[/] {tok.get('path') or '-'}  hash {_short(tok.get('hash') or tok.get('file_hash'))}"

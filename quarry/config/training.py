@@ -61,6 +61,9 @@ class FinetuneParams(RecipeRun):
 
     recipe: str = "lora_finetune"
     config: str = "dag_lora"
+    # A checkpoint folder or hub id to adapt instead of the DAG's pretrained model; its own
+    # tokenizer.json then tokenizes the dataset (any family of quarry.models.families).
+    base_model: str | None = None
 
 
 class EvaluateParams(Section):

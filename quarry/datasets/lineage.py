@@ -27,7 +27,7 @@ from quarry.config.pipeline import FINAL
 from quarry.datasets.manifest import Manifest
 from quarry.datasets.versions import DROPPED, locate, read_dropped
 from quarry.errors import QuarryError
-from quarry.infra.hashing import file_hash, value_hash
+from quarry.infra.hashing import file_hash, hashes_digest, value_hash
 from quarry.paths import project_root
 from quarry.records import JsonDict, Record, read_json, read_records, shard_paths
 
@@ -134,7 +134,10 @@ def lineage_chain(checkpoint: str | os.PathLike) -> JsonDict:
     chain: JsonDict = {"schema": SCHEMA}
     chain["checkpoint"] = {"path": str(folder), "hash": checkpoint_hash(folder),
                            "code_version": record.get("code_version"), "mlflow_run_id": record.get("mlflow_run_id"),
-                           "base_model": record.get("base_model")}
+                           "base_model": record.get("base_model"),
+                           # sha256 over the base model's files as the run found them (fine-tunes)
+                           "base_model_hash": hashes_digest(record["base_model_files"])
+                           if record.get("base_model_files") else None}
     chain["run_checkpoints"] = run_checkpoints(folder)
     chain["recipe"] = {"name": record.get("recipe"), "config_hash": record.get("config_hash")
                        or (value_hash(record["config"]) if record.get("config") else None)}

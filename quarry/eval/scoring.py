@@ -35,7 +35,7 @@ def pick_device(name: str | None) -> str:
 
 
 def load_for_eval(checkpoint: str | os.PathLike, device: str = "cpu", dtype: str = "float32"):
-    """(model, tokenizer) of a checkpoint folder in Hugging Face Llama layout."""
+    """(model, tokenizer) of a checkpoint folder in Hugging Face layout (any supported family)."""
     try:
         torch_dtype = compute.torch_dtype(dtype)
     except ValueError as exc:
@@ -47,6 +47,9 @@ def load_for_eval(checkpoint: str | os.PathLike, device: str = "cpu", dtype: str
         model, base = load_adapter_checkpoint(folder, device, torch_dtype)
     with_tokenizer = next((f for f in (folder, base) if f is not None and (f / "tokenizer.json").is_file()), None)
     tokenizer = Tokenizer.load(with_tokenizer) if with_tokenizer else recipe_tokenizer(folder)
+    if getattr(tokenizer, "vocab_size", 0) > model.args.vocab_size:
+        raise QuarryError(f"{checkpoint}: its tokenizer has {tokenizer.vocab_size} ids, the model embeds only "
+                          f"{model.args.vocab_size}")
     if getattr(tokenizer, "bos_id", None) is None:
         raise QuarryError(f"{checkpoint}: its tokenizer has no BOS token; BPB conditions the first token on it")
     return model, tokenizer

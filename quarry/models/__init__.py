@@ -1,4 +1,5 @@
-"""Llama-style models: the module, presets, KV cache, Hugging Face-layout checkpoints, hub download."""
+"""The decoder of every supported family (Llama, Mistral, Qwen2, Gemma, Gemma 2, Phi-3, StarCoder2):
+module, presets, KV cache, Hugging Face checkpoints, hub download."""
 
 from quarry.models.builders import (
     PRESETS,

@@ -1,7 +1,8 @@
-"""Checkpoints in the Hugging Face Llama layout: config.json + model.safetensors (sharded when large).
+"""Checkpoints in the Hugging Face layout: config.json + model.safetensors (sharded when large).
 
-transformers' LlamaForCausalLM loads what ``save_pretrained`` writes and ``load_pretrained`` loads
-what transformers writes; the state_dict keys are identical, so conversion is the config alone.
+transformers loads what ``save_pretrained`` writes and ``load_pretrained`` loads what transformers
+writes, for every family in quarry.models.families; the state_dict keys are identical, so the
+conversion is the config alone.
 Every saved folder also carries the tokenizer and ``lineage.json`` (where the weights came from).
 """
 
@@ -17,6 +18,7 @@ from safetensors.torch import save_file
 
 from quarry.infra.atomic import current_umask, temp_beside
 from quarry.errors import QuarryError
+from quarry.models import families
 from quarry.models.hub import resolve
 from quarry.models.llama import ModelArgs, Transformer
 from quarry.records import JsonDict, read_json, write_json
@@ -32,54 +34,18 @@ _DTYPE_NAMES = {torch.float32: "float32", torch.bfloat16: "bfloat16", torch.floa
 
 def config_to_hf(args: ModelArgs, *, dtype: torch.dtype = torch.float32, bos_id: int | None = None,
                  eos_id: int | None = None, pad_id: int | None = None) -> JsonDict:
-    """A transformers LlamaConfig dict. RoPE in the classic rope_theta / rope_scaling keys, which
-    transformers 4.x reads as-is and 5.x converts to rope_parameters."""
-    return {
-        "architectures": ["LlamaForCausalLM"],
-        "model_type": "llama",
-        "vocab_size": args.vocab_size,
-        "hidden_size": args.dim,
-        "intermediate_size": args.intermediate_size,
-        "num_hidden_layers": args.n_layers,
-        "num_attention_heads": args.n_heads,
-        "num_key_value_heads": args.n_kv_heads,
-        "head_dim": args.head_dim,
-        "hidden_act": "silu",
-        "rms_norm_eps": args.norm_eps,
-        "rope_theta": args.rope_theta,
-        "rope_scaling": dict(args.rope_scaling) if args.rope_scaling else None,
-        "max_position_embeddings": args.max_seq_len,
-        "tie_word_embeddings": args.tie_embeddings,
-        "attention_bias": False,
-        "mlp_bias": False,
-        "initializer_range": 0.02,
-        "bos_token_id": bos_id,
-        "eos_token_id": eos_id,
-        "pad_token_id": pad_id,
-        "torch_dtype": _DTYPE_NAMES.get(dtype, "float32"),
-        "use_cache": True,
-    }
+    """A transformers config dict of the model's family (see quarry.models.families)."""
+    return {**families.config_to_hf(args), "bos_token_id": bos_id, "eos_token_id": eos_id, "pad_token_id": pad_id,
+            "torch_dtype": _DTYPE_NAMES.get(dtype, "float32"), "use_cache": True}
 
 
 def config_from_hf(config: JsonDict) -> ModelArgs:
-    """ModelArgs from a transformers Llama config.json (either RoPE key style)."""
-    if config.get("attention_bias") or config.get("mlp_bias"):
-        raise QuarryError("config.json: Llama variants with attention or MLP biases are not supported")
-    rope = dict(config.get("rope_parameters") or config.get("rope_scaling") or {})
-    theta = rope.pop("rope_theta", None) or config.get("rope_theta") or 10000.0
-    rope.pop("partial_rotary_factor", None)
-    if rope.get("rope_type", rope.get("type")) in (None, "default"):
-        rope = {}
+    """ModelArgs from a transformers config.json of a supported family; an error naming the
+    model_type or key that Quarry does not implement, before any weight is read."""
     try:
-        return ModelArgs(
-            vocab_size=config["vocab_size"], dim=config["hidden_size"], n_layers=config["num_hidden_layers"],
-            n_heads=config["num_attention_heads"], n_kv_heads=config.get("num_key_value_heads"),
-            intermediate_size=config["intermediate_size"], head_dim=config.get("head_dim"),
-            norm_eps=config.get("rms_norm_eps", 1e-6), rope_theta=float(theta), rope_scaling=rope or None,
-            max_seq_len=config.get("max_position_embeddings", 2048),
-            tie_embeddings=bool(config.get("tie_word_embeddings", False)))
-    except KeyError as exc:
-        raise QuarryError(f"config.json: missing key {exc.args[0]!r}") from None
+        return families.args_from_hf(config)
+    except (ValueError, TypeError) as exc:
+        raise QuarryError(f"config.json: {exc}") from None
 
 
 def parse_size(size: int | str) -> int:

@@ -18,7 +18,21 @@ from torch import nn
 
 from quarry.records import JsonDict, atomic_write_bytes
 
-ALL_LINEAR = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+ALL_LINEAR = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj",
+              "qkv_proj", "gate_up_proj", "c_fc", "c_proj")  # Phi-3's fused, StarCoder2's MLP
+# A Llama projection name asked for on a family that lacks it stands for the layer computing it
+# there: Phi-3's fused qkv_proj / gate_up_proj (the targets PEFT uses), StarCoder2's MLP.
+TARGET_ALIASES = {"q_proj": ("qkv_proj",), "k_proj": ("qkv_proj",), "v_proj": ("qkv_proj",),
+                  "gate_proj": ("gate_up_proj",), "up_proj": ("gate_up_proj", "c_fc"), "down_proj": ("c_proj",)}
+
+
+def resolve_targets(model: nn.Module, target_modules: Iterable[str] | str) -> set[str]:
+    """Module names to adapt or quantise in this model: ``"all-linear"`` is every block projection;
+    a name the model lacks is replaced by its TARGET_ALIASES that it has."""
+    targets = set(ALL_LINEAR if target_modules == "all-linear" else target_modules)
+    present = {name.split(".")[-1] for name, module in model.named_modules() if hasattr(module, "in_features")}
+    return {t for t in targets if t in present} | {
+        alias for t in targets - present for alias in TARGET_ALIASES.get(t, ()) if alias in present} or targets
 
 
 class LoRALinear(nn.Module):
@@ -80,10 +94,11 @@ def apply_lora(model: nn.Module, *, rank: int = 8, alpha: float = 16.0, dropout:
                train_modules: Iterable[str] = ()) -> list[str]:
     """Wrap every linear whose last name part is in ``target_modules``; freeze all else.
 
-    ``target_modules="all-linear"`` picks every projection of the transformer blocks.
+    ``target_modules="all-linear"`` picks every projection of the transformer blocks; names are
+    resolved for the model's family by ``resolve_targets``.
     ``train_modules`` (e.g. "lm_head") stay trainable in full. Returns the wrapped names.
     """
-    targets = set(ALL_LINEAR if target_modules == "all-linear" else target_modules)
+    targets = resolve_targets(model, target_modules)
     for param in model.parameters():
         param.requires_grad_(False)
     wrapped = []

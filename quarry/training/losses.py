@@ -17,13 +17,19 @@ from torch.utils.checkpoint import checkpoint
 IGNORE_INDEX = -100
 
 
-def _chunk_nll(hidden: torch.Tensor, weight: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+def _logits(hidden: torch.Tensor, weight: torch.Tensor, cap: float | None) -> torch.Tensor:
     logits = F.linear(hidden, weight).float()
-    return F.cross_entropy(logits, labels, ignore_index=IGNORE_INDEX, reduction="sum")
+    return logits if cap is None else torch.tanh(logits / cap) * cap  # Gemma 2's final soft-capping
 
 
-def _chunk_token_logps(hidden: torch.Tensor, weight: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-    logits = F.linear(hidden, weight).float()
+def _chunk_nll(hidden: torch.Tensor, weight: torch.Tensor, labels: torch.Tensor,
+               cap: float | None = None) -> torch.Tensor:
+    return F.cross_entropy(_logits(hidden, weight, cap), labels, ignore_index=IGNORE_INDEX, reduction="sum")
+
+
+def _chunk_token_logps(hidden: torch.Tensor, weight: torch.Tensor, labels: torch.Tensor,
+                       cap: float | None = None) -> torch.Tensor:
+    logits = _logits(hidden, weight, cap)
     safe = labels.clamp_min(0)
     logps = torch.gather(logits.log_softmax(-1), -1, safe.unsqueeze(-1)).squeeze(-1)
     return logps * (labels != IGNORE_INDEX)
@@ -81,25 +87,30 @@ class _LinearCrossEntropy(torch.autograd.Function):
 
 
 def chunked_cross_entropy(hidden: torch.Tensor, weight: torch.Tensor, labels: torch.Tensor,
-                          chunk_tokens: int = 4096) -> tuple[torch.Tensor, torch.Tensor]:
+                          chunk_tokens: int = 4096, softcap: float | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """Summed next-token NLL over non-ignored labels, and their count.
 
     ``hidden``: [B, S, D] final hidden states; ``weight``: [V, D] output projection;
     ``labels``: [B, S] already aligned (label[t] is the token to predict from position t).
+    ``softcap``: logits -> softcap * tanh(logits / softcap) first (Gemma 2); the fused gradient
+    assumes plain logits, so capped chunks go through autograd, each recomputed in backward.
     """
     flat_h = hidden.reshape(-1, hidden.shape[-1])
     flat_y = labels.reshape(-1)
-    if torch.is_grad_enabled() and (flat_h.requires_grad or weight.requires_grad):
+    grad = torch.is_grad_enabled() and (flat_h.requires_grad or weight.requires_grad)
+    if grad and softcap is None:
         total = _LinearCrossEntropy.apply(flat_h, weight, flat_y, chunk_tokens)
     else:
         total = flat_h.new_zeros((), dtype=torch.float32)
         for start in range(0, flat_y.numel(), chunk_tokens):
-            total = total + _chunk_nll(flat_h[start:start + chunk_tokens], weight, flat_y[start:start + chunk_tokens])
+            h, y = flat_h[start:start + chunk_tokens], flat_y[start:start + chunk_tokens]
+            total = total + (checkpoint(_chunk_nll, h, weight, y, softcap, use_reentrant=False) if grad
+                             else _chunk_nll(h, weight, y, softcap))
     return total, (flat_y != IGNORE_INDEX).sum()
 
 
 def sequence_logprobs(hidden: torch.Tensor, weight: torch.Tensor, labels: torch.Tensor,
-                      chunk_tokens: int = 4096) -> torch.Tensor:
+                      chunk_tokens: int = 4096, softcap: float | None = None) -> torch.Tensor:
     """Per-sequence sum of log p(label) over non-ignored positions: [B]."""
     batch, seq = labels.shape
     flat_h = hidden.reshape(-1, hidden.shape[-1])
@@ -108,9 +119,9 @@ def sequence_logprobs(hidden: torch.Tensor, weight: torch.Tensor, labels: torch.
     for start in range(0, flat_y.numel(), chunk_tokens):
         h, y = flat_h[start:start + chunk_tokens], flat_y[start:start + chunk_tokens]
         if torch.is_grad_enabled() and (h.requires_grad or weight.requires_grad):
-            parts.append(checkpoint(_chunk_token_logps, h, weight, y, use_reentrant=False))
+            parts.append(checkpoint(_chunk_token_logps, h, weight, y, softcap, use_reentrant=False))
         else:
-            parts.append(_chunk_token_logps(h, weight, y))
+            parts.append(_chunk_token_logps(h, weight, y, softcap))
     return torch.cat(parts).view(batch, seq).sum(-1)
 
 
@@ -142,8 +153,9 @@ class CausalLMHead(nn.Module):
             return self.model(tokens, **model_kwargs)
         hidden = self.model(tokens, return_hidden=True, **model_kwargs)
         weight = self.model.lm_head.weight
+        cap = getattr(getattr(self.model, "args", None), "final_softcap", None)
         if kind == "nll":
-            return chunked_cross_entropy(hidden, weight, labels, self.chunk_tokens)[0]
+            return chunked_cross_entropy(hidden, weight, labels, self.chunk_tokens, cap)[0]
         if kind == "logps":
-            return sequence_logprobs(hidden, weight, labels, self.chunk_tokens)
+            return sequence_logprobs(hidden, weight, labels, self.chunk_tokens, cap)
         raise ValueError(f"kind must be nll, logps or logits, not {kind!r}")

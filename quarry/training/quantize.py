@@ -10,26 +10,39 @@ in int8. Embeddings, norms and the output head stay dense in both, as in the pap
 
 from __future__ import annotations
 
+import logging
 from typing import Callable, Iterable
 
 import torch
 from torch import nn
 
-from quarry.training.lora import ALL_LINEAR
+from quarry.training.lora import ALL_LINEAR, resolve_targets
 
 
 MODES = ("nf4", "int8")
+
+
+class _NoOptionalCpuKernel(logging.Filter):
+    """bitsandbytes (0.49+) warns at import, on CPUs with AVX512-BF16, that the optional
+    ``kernels`` package (a faster NF4 matmul downloaded from the Hub) is missing; it then uses its
+    own built-in CPU kernel, which is correct. Quarry never downloads kernels: drop that one line."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("Failed to load CPU gemm_4bit_forward from kernels-community")
+
+
+logging.getLogger("bitsandbytes.backends.cpu.ops").addFilter(_NoOptionalCpuKernel())
 
 
 def is_quantized(param: torch.Tensor) -> bool:
     return getattr(param, "quant_state", None) is not None or type(param).__name__ in ("Params4bit", "Int8Params")
 
 
-def _swap_linears(model: nn.Module, target_modules: Iterable[str], device: str | torch.device | None,
+def _swap_linears(model: nn.Module, target_modules: Iterable[str] | str, device: str | torch.device | None,
                   quantized: Callable[[nn.Linear], nn.Module]) -> list[str]:
     """Replace every nn.Linear named in ``target_modules`` by ``quantized(linear)`` moved to
     ``device`` (default: where the layer was); returns the swapped names."""
-    targets = set(target_modules)
+    targets = resolve_targets(model, target_modules)
     swapped = []
     for name, module in list(model.named_modules()):
         for child_name, child in list(module.named_children()):

@@ -159,6 +159,12 @@ def test_train_gpu_dry_run():
     assert_guards(floors, "runs_failed")
 
 
+@pytest.mark.slow
+def test_train_gpu_dry_run_covers_every_family():
+    floors = run_bench("gpu/train_gpu.py", "--dry-run", "--families", "all", "--plan", "", timeout=1800)
+    assert_guards(floors, "runs_failed")
+
+
 def test_a_figure_below_its_floor_exits_nonzero_naming_it():
     script = ("import sys; sys.path.insert(0, sys.argv[1]); from floors import Floors; f = Floors(); "
               "f.at_least('recall', 0.5, 0.95); f.at_most('false_merges', 0.0, 0.1); f.emit({'seconds': 1})")

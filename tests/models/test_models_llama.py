@@ -97,7 +97,10 @@ def test_layers_are_the_decoder_blocks(tiny_model):
     assert tiny_model.layers is tiny_model.model.layers
 
 
-@pytest.mark.parametrize("name, billions", [("llama3_2_1b", 1.236), ("llama3_2_3b", 3.213), ("llama3_1_8b", 8.030)])
+@pytest.mark.parametrize("name, billions", [
+    ("llama3_2_1b", 1.236), ("llama3_2_3b", 3.213), ("llama3_1_8b", 8.030), ("mistral_7b", 7.242),
+    ("qwen2_5_0_5b", 0.494), ("gemma_2b", 2.506), ("gemma2_2b", 2.614), ("phi3_mini", 3.821),
+    ("starcoder2_3b", 3.030)])
 def test_presets_have_the_published_parameter_counts(name, billions):
     with torch.device("meta"):
         model = build_model(name)
