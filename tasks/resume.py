@@ -1,6 +1,7 @@
-"""Tasks that resume: each shard a map task finishes leaves a record beside its scratch folder
-(its result and the hash of every file it wrote), so a task run again after its worker was killed
-or preempted skips the shards it already finished and whose files are still as written. The
+"""Tasks that resume: each shard (or plan item) a map task finishes leaves a record in the phase's
+scratch folder (its result and the hash of every file it wrote), so a task run again after its
+worker was killed or preempted skips the jobs it already finished and whose files are still as
+written. The
 record's key covers the phase, the job's content (its input shard's bytes, earlier results), the
 typed config and the code, so a changed input or param never reuses one."""
 
@@ -12,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from quarry.engine.stage import ShardJob
+from quarry.engine.stage import ItemJob, ShardJob
 from quarry.infra.hashing import code_version, tree_hash, value_hash
 from quarry.records import atomic_write_bytes
 from tasks.caching import fingerprint
@@ -21,9 +22,10 @@ from tasks.caching import fingerprint
 def run_resumable(fn: Callable[[Any, Any], Any], phase: str, job: Any, config: Any) -> tuple[Any, bool]:
     """``fn(job, config)``, or the result a finished earlier call of it recorded; and whether the
     record gave it."""
-    if not isinstance(job, ShardJob) or not job.record:  # plans and items: no scratch folder to keep a record in
+    if not isinstance(job, ShardJob | ItemJob) or not job.record:  # a global, or an uncached map's item
         return fn(job, config), False
     record_file = Path(job.record)
+    record_file.parent.mkdir(parents=True, exist_ok=True)
     key = value_hash({"phase": phase, "job": fingerprint(job), "config": fingerprint(config), "code": code_version()})
     if record_file.is_file():
         try:

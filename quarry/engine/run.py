@@ -115,7 +115,7 @@ def _run_phases(stage: Stage, config: Any, args: Any, src: Path | None, names: l
         begun = time.perf_counter()
         folder = work / phase.name
         if isinstance(phase, Map):
-            jobs = (_item_jobs(phase, results, stage) if phase.over else
+            jobs = (_item_jobs(phase, results, stage, folder) if phase.over else
                     [_shard_job(phase, shard, name, i, target, folder, results, stage)
                      for i, (shard, name) in enumerate(zip(shards, names, strict=True))])
             results[phase.name] = _checked(stage, phase, executor.map(stage, phase, jobs, config))
@@ -176,9 +176,11 @@ def _shard_job(phase: Map, shard: Path, name: str, index: int, staging: Path, fo
                     _earlier_results(phase, stage, results, index))
 
 
-def _item_jobs(phase: Map, results: dict[str, Any], stage: Stage) -> list[ItemJob]:
+def _item_jobs(phase: Map, results: dict[str, Any], stage: Stage, folder: Path) -> list[ItemJob]:
+    """One job per item of the plan; a cached map's jobs get a scratch name for their resume records."""
     items = results[phase.over].items
-    return [ItemJob(item.value, item.name, tuple(item.writes), _earlier_results(phase, stage, results, i))
+    return [ItemJob(item.value, item.name, tuple(item.writes), _earlier_results(phase, stage, results, i),
+                    str(folder / f"{i:06d}") if phase.cached else "")
             for i, item in enumerate(items)]
 
 

@@ -160,9 +160,16 @@ class ItemJob(_Results):
     name: str
     writes: tuple[str, ...] = ()
     inputs: dict[str, Any] = field(default_factory=dict)  # earlier maps' results for this item
+    # where an executor may record what this call finished ("" for a map whose job does not hold
+    # its inputs' content: a record keyed on it could answer for changed files)
+    work: str = ""
+
+    @property
+    def record(self) -> str | None:
+        return f"{self.work}.done" if self.work else None
 
     def outputs(self) -> list[str]:
-        return list(self.writes)
+        return [*self.writes, self.record] if self.record else list(self.writes)
 
 
 @dataclass(frozen=True)

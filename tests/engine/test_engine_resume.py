@@ -69,3 +69,63 @@ def test_a_killed_task_runs_only_its_unfinished_shards_again(tmp_path):
     assert (tmp_path / "calls-2").read_text().split() == [f"part-0000{i}.jsonl.zst" for i in (2, 3, 4)]
     run_local(FILTERS, src, tmp_path / "undisturbed", {})
     assert tree(out) == tree(tmp_path / "undisturbed")
+
+
+ITEMS_FLOW = textwrap.dedent("""
+    import os, signal, sys
+    from pathlib import Path
+    from prefect import flow
+    from prefect.task_runners import ThreadPoolTaskRunner
+    from quarry.engine import Global, Map, Plan, Stage, WorkItem, run_stage
+    from tasks.executor import PrefectExecutor
+
+    def plan(job, config):
+        return Plan(items=[WorkItem(f"item {i}", i, (str(Path(job.dst) / f"{i}.txt"),)) for i in range(5)])
+
+    def square(job, config):
+        calls = Path(os.environ["CALLS"])
+        if calls.exists() and len(calls.read_text().split()) == int(os.environ["KILL_AFTER"]):
+            os.kill(os.getpid(), signal.SIGKILL)  # the worker dies after finishing KILL_AFTER items
+        Path(job.writes[0]).write_text(str(job.item ** 2))
+        with open(calls, "a") as out:
+            out.write(f"{job.item}\\n")
+        return job.item ** 2
+
+    def total(job, config):
+        return {"squares": job.each(SQUARES)}
+
+    PLAN = Global("plan", plan, Plan, cached=False)
+    SQUARES = Map("squares", square, int, over="plan")
+    STAGE = Stage("squares", folder="", config=lambda params: None, phases=(PLAN, SQUARES), finish=total,
+                  reads_shards=False, staged=False)
+
+    @flow(task_runner=ThreadPoolTaskRunner(max_workers=1))
+    def squares(dst):
+        return run_stage(STAGE, None, Path(dst), {}, PrefectExecutor(tasks_per_worker=1)).result  # one task
+
+    print(squares(sys.argv[1])["squares"])
+""")
+
+
+def test_a_killed_task_over_a_plans_items_runs_only_its_unfinished_items_again(tmp_path):
+    (tmp_path / "params.yaml").write_text("pipeline: {}\n")
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}, "PYTHONPATH": str(REPO),
+           "QUARRY_HOME": str(tmp_path), "CALLS": str(tmp_path / "calls-1"), "KILL_AFTER": "2",
+           "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "300"}
+    out = tmp_path / "out"
+    out.mkdir()
+    killed = subprocess.Popen([sys.executable, "-c", ITEMS_FLOW, str(out)], cwd=tmp_path, env=env,
+                              start_new_session=True)
+    try:
+        assert killed.wait(timeout=600) == -signal.SIGKILL
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(killed.pid, signal.SIGKILL)
+    assert (tmp_path / "calls-1").read_text().split() == ["0", "1"]
+    rerun = subprocess.run([sys.executable, "-c", ITEMS_FLOW, str(out)], cwd=tmp_path,
+                           env={**env, "CALLS": str(tmp_path / "calls-2"), "KILL_AFTER": "-1"},
+                           capture_output=True, text=True)
+    assert rerun.returncode == 0, rerun.stderr[-3000:]
+    assert (tmp_path / "calls-2").read_text().split() == ["2", "3", "4"]
+    assert rerun.stdout.strip().splitlines()[-1] == "[0, 1, 4, 9, 16]"
+    assert sorted(p.name for p in out.glob("*.txt")) == [f"{i}.txt" for i in range(5)]
