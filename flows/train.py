@@ -33,9 +33,10 @@ def train_tokenizer_task(dataset: Path, out_dir: str, tokenizer_params: dict) ->
 
 
 @cached_task(outputs=("output_dir",), task_run_name="{recipe} -> {output_dir}", retries=0)
-def recipe_task(recipe: str, config: str, overrides: list[str], output_dir: str, inputs: list[Path]) -> dict:
-    """Run one recipe; ``inputs`` (dataset, tokenizer, base model) only key the cache."""
-    result = run_recipe(recipe, config, [*overrides, f"output_dir={output_dir}"])
+def recipe_task(recipe: str, config: str, overrides: dict[str, Any], output_dir: str, inputs: list[Path]) -> dict:
+    """Run one recipe with ``overrides`` (dotted keys to typed values, set as they are); ``inputs``
+    (dataset, tokenizer, base model) only key the cache."""
+    result = run_recipe(recipe, config, {**overrides, "output_dir": output_dir})
     return {k: (str(v) if isinstance(v, Path) else v) for k, v in result.items()}
 
 
@@ -81,13 +82,5 @@ def run_section(section: str, params_file: str | None = None, params: Params | N
               if key in overrides]
     (result,) = run_verified(recipe_task, [{
         "recipe": spec.recipe, "config": spec.config, "output_dir": output_dir, "inputs": inputs,
-        "overrides": [f"{key}={_override_value(value)}" for key, value in overrides.items()]}])
+        "overrides": overrides}])
     return result
-
-
-def _override_value(value: Any) -> str:
-    import yaml
-
-    if isinstance(value, str):
-        return value
-    return yaml.safe_dump(value, default_flow_style=True).strip().removesuffix("...").strip()

@@ -46,9 +46,11 @@ class Recipe:
     trainable_only_checkpoints = False  # adapters-only recipes save just the trainable weights
 
     def __init__(self, cfg: ConfigNode):
-        validate(cfg, self.SCHEMA)
+        # the plain mapping is what a run records and hashes (what the file says, defaults filled
+        # in); the recipe reads the typed schema object, validated once, here
         self.cfg = merge_defaults(self.SCHEMA.defaults(), cfg)
         _resolve_largest(self.cfg.get("dataset") or {})
+        self.config: RecipeConfig = validate(self.cfg, self.SCHEMA)
         self.config_hash = config_hash(self.cfg)
         self.step = 0
         self.on_step: Callable[[int], None] | None = None  # test hook: called after each optimizer step
@@ -57,22 +59,22 @@ class Recipe:
 
     # --- setup -----------------------------------------------------------------------------------
     def setup(self) -> None:
-        cfg = self.cfg
-        self.dist = distributed.init_distributed(cfg["device"])
+        cfg = self.config
+        self.dist = distributed.init_distributed(cfg.device)
         self.device = self.dist.device
-        self.dtype = _dtype(cfg["dtype"], "dtype")
-        self._seed(cfg["seed"])
-        self.tokenizer = instantiate(cfg["tokenizer"])
+        self.dtype = _dtype(cfg.dtype, "dtype")
+        self._seed(cfg.seed)
+        self.tokenizer = instantiate(cfg.tokenizer)
         self.model = self.build_model().to(self.device)
-        self.head = CausalLMHead(self.model, cfg["loss"]["chunk_tokens"])
+        self.head = CausalLMHead(self.model, cfg.loss.chunk_tokens)
         self.apply_parallelism()
         self.setup_data()
         self.optimizer = self.setup_optimizer()
         self.total_steps = self.count_total_steps()
-        self.lr_scheduler = instantiate(cfg["lr_scheduler"], self.optimizer, num_training_steps=self.total_steps)
+        self.lr_scheduler = instantiate(cfg.lr_scheduler, self.optimizer, num_training_steps=self.total_steps)
         self.scaler = torch.amp.GradScaler(self.device.type, enabled=self.dtype == torch.float16)
-        self.output_dir = Path(cfg["output_dir"])
-        if cfg["resume"]:
+        self.output_dir = Path(cfg.output_dir)
+        if cfg.resume:
             self.load_checkpoint()
 
     def _seed(self, seed: int) -> None:
@@ -81,56 +83,56 @@ class Recipe:
         torch.manual_seed(seed)
 
     def build_model(self) -> nn.Module:
-        model = instantiate(self.cfg["model"])
+        model = instantiate(self.config.model)
         return model.to(self.dtype) if self.dtype == torch.bfloat16 else model
 
     def apply_parallelism(self) -> None:
-        cfg = self.cfg
-        if cfg["activation_checkpointing"]:
+        cfg = self.config
+        if cfg.activation_checkpointing:
             distributed.checkpoint_blocks(self.model)
-        if cfg["compile"]:
+        if cfg.compile:
             distributed.compile_blocks(self.model)
         if self.dist.distributed:
-            fsdp = cfg["fsdp"]
+            fsdp = cfg.fsdp
             distributed.shard_model(self.model, self.head,
-                                    param_dtype=_dtype(fsdp["param_dtype"], "fsdp.param_dtype"),
-                                    reduce_dtype=_dtype(fsdp["reduce_dtype"], "fsdp.reduce_dtype"),
-                                    reshard_after_forward=fsdp["reshard_after_forward"],
+                                    param_dtype=_dtype(fsdp.param_dtype, "fsdp.param_dtype"),
+                                    reduce_dtype=_dtype(fsdp.reduce_dtype, "fsdp.reduce_dtype"),
+                                    reshard_after_forward=fsdp.reshard_after_forward,
                                     ignored_params=self.unsharded_params())
 
     def unsharded_params(self) -> set[nn.Parameter]:
         return set()
 
     def setup_data(self) -> None:
-        ds = self.cfg["dataset"]
-        if not ds["path"]:
+        ds = self.config.dataset
+        if not ds.path:
             raise ConfigError("config: dataset.path is required (a dataset version or a folder of shards)")
-        if ds["subset"] == LARGEST:
+        if ds.subset == LARGEST:
             raise ConfigError(f"dataset.subset: '{LARGEST}' needs a dataset version at dataset.path "
                               f"({ds['path']}), which has no manifest.json")
         self.tokens_dir = self.token_folder()
-        self.data = TokenShards(self.tokens_dir, ds["split"], ds["seq_len"], max_docs=ds["max_docs"],
+        self.data = TokenShards(self.tokens_dir, ds.split, ds.seq_len, max_docs=ds.max_docs,
                                 pad_id=_pad_id(self.tokenizer))
-        self.sampler = EpochSampler(len(self.data), self.cfg["batch_size"], self.cfg["gradient_accumulation_steps"],
-                                    world_size=self.dist.world_size, rank=self.dist.rank, seed=self.cfg["seed"],
-                                    shuffle=ds["shuffle"], block_size=ds["shuffle_block"])
+        self.sampler = EpochSampler(len(self.data), self.config.batch_size, self.config.gradient_accumulation_steps,
+                                    world_size=self.dist.world_size, rank=self.dist.rank, seed=self.config.seed,
+                                    shuffle=ds.shuffle, block_size=ds.shuffle_block)
 
     def token_folder(self) -> Path:
         """dataset.tokens, checked against the dataset and tokenizer; else the cached tokenisation
         of dataset.path (made once, by the main rank)."""
-        ds = self.cfg["dataset"]
-        if ds["tokens"]:
-            folder = Path(ds["tokens"])
+        ds = self.config.dataset
+        if ds.tokens:
+            folder = Path(ds.tokens)
             manifest = read_manifest(folder)
         else:
-            config = TokenizeConfig(splits=(ds["split"],), subset=ds["subset"])
+            config = TokenizeConfig(splits=(ds.split,), subset=ds.subset)
             if self.dist.is_main:
-                cached_tokens(ds["path"], self.cfg["tokenizer"], config)
+                cached_tokens(ds.path, self.config.tokenizer, config)
             distributed.barrier()
-            folder = cached_tokens(ds["path"], self.cfg["tokenizer"], config)
+            folder = cached_tokens(ds.path, self.config.tokenizer, config)
             manifest = read_manifest(folder)
         check_tokens(manifest, str(self.tokenizer.hash), self.dataset_hash(), folder)
-        if ds["tokens"] and ds["subset"] != manifest["params"]["subset"]:
+        if ds.tokens and ds.subset != manifest["params"]["subset"]:
             raise ConfigError(f"{folder}: token shards hold subset {manifest['params']['subset']!r}, "
                               f"dataset.subset is {ds['subset']!r}")
         return folder
@@ -139,13 +141,13 @@ class Recipe:
         params = [p for p in self.model.parameters() if p.requires_grad]
         if not params:
             raise ConfigError("config: the model has no trainable parameters")
-        return instantiate(self.cfg["optimizer"], params)
+        return instantiate(self.config.optimizer, params)
 
     def count_total_steps(self) -> int:
         per_epoch = self.sampler.steps_per_epoch
-        total = per_epoch * self.cfg["epochs"]
-        if self.cfg["max_steps"] is not None:
-            total = min(total, self.cfg["max_steps"]) if self.cfg["epochs"] else self.cfg["max_steps"]
+        total = per_epoch * self.config.epochs
+        if self.config.max_steps is not None:
+            total = min(total, self.config.max_steps) if self.config.epochs else self.config.max_steps
         return total
 
     # --- one step --------------------------------------------------------------------------------
@@ -158,7 +160,7 @@ class Recipe:
     def batch_loss(self, batch: dict[str, torch.Tensor]) -> torch.Tensor:
         """Summed loss of a micro-batch (normalised by the caller)."""
         kwargs = {}
-        if self.cfg["dataset"].get("document_mask") and "doc_ids" in batch:
+        if self.config.dataset.document_mask and "doc_ids" in batch:
             kwargs = {"attention_mask": document_mask(batch["doc_ids"]), "input_pos": batch["input_pos"]}
         return self.head(batch["tokens"], batch["labels"], **kwargs)
 
@@ -168,7 +170,7 @@ class Recipe:
         return contextlib.nullcontext()
 
     def train_step(self, epoch: int, step_in_epoch: int) -> dict[str, float]:
-        accum = self.cfg["gradient_accumulation_steps"]
+        accum = self.config.gradient_accumulation_steps
         batches = [self.micro_batch(epoch, step_in_epoch, m) for m in range(accum)]
         local = torch.tensor(float(sum(self.count_targets(b) for b in batches)))
         global_count = float(distributed.all_reduce_sum(local).item())
@@ -197,7 +199,7 @@ class Recipe:
 
     def clip_gradients(self) -> float:
         params = [p for p in self.model.parameters() if p.grad is not None]
-        max_norm = self.cfg["clip_grad_norm"]
+        max_norm = self.config.clip_grad_norm
         norm = torch.nn.utils.clip_grad_norm_(params, max_norm if max_norm else float("inf"))
         if hasattr(norm, "full_tensor"):
             norm = norm.full_tensor()
@@ -205,10 +207,10 @@ class Recipe:
 
     # --- the loop --------------------------------------------------------------------------------
     def train(self) -> JsonDict:
-        cfg = self.cfg
+        cfg = self.config
         mlflow, run_ctx = self._open_mlflow()
         with run_ctx:
-            reporter = Reporter(self.total_steps, self.step, enabled=cfg["progress"] and self.dist.is_main,
+            reporter = Reporter(self.total_steps, self.step, enabled=cfg.progress and self.dist.is_main,
                                 mlflow=mlflow, description=self.name)
             speed, rate = Throughput(), 0.0
             try:
@@ -218,16 +220,16 @@ class Recipe:
                     out = self.train_step(epoch, in_epoch)
                     self.step += 1
                     speed.add(out.pop("tokens"))
-                    log_now = self.step % max(1, cfg["log_every_n_steps"]) == 0 or self.step == self.total_steps
+                    log_now = self.step % max(1, cfg.log_every_n_steps) == 0 or self.step == self.total_steps
                     if log_now:
                         rate = speed.take()
                     metrics = {**out, "tokens_per_s": rate, "peak_mem_gib": peak_memory_gib(self.device)}
                     self.history.append({"step": self.step, **out})
                     reporter.step(self.step, metrics, log=log_now)
-                    every = cfg["validation"]["every_n_steps"]
+                    every = cfg.validation.every_n_steps
                     if every and (self.step % every == 0 or self.step == self.total_steps):
                         reporter.log(self.step, self.validate())
-                    if cfg["save_every_n_steps"] and self.step % cfg["save_every_n_steps"] == 0 \
+                    if cfg.save_every_n_steps and self.step % cfg.save_every_n_steps == 0 \
                             and self.step < self.total_steps:
                         self.save_checkpoint()
                     if self.on_step is not None:
@@ -238,12 +240,12 @@ class Recipe:
         return {"steps": self.step, "final": str(final), "history": self.history}
 
     def _open_mlflow(self):
-        settings = self.cfg["mlflow"]
-        if not (settings["enabled"] and self.dist.is_main):
+        settings = self.config.mlflow
+        if not (settings.enabled and self.dist.is_main):
             return None, contextlib.nullcontext()
         mlflow = tracking.configure()
-        ctx = tracking.start_run(settings["run_name"] or f"{self.name}-{self.config_hash[:8]}",
-                                 experiment=settings["experiment"], run_id=self.mlflow_run_id,
+        ctx = tracking.start_run(settings.run_name or f"{self.name}-{self.config_hash[:8]}",
+                                 experiment=settings.experiment, run_id=self.mlflow_run_id,
                                  params_hash=self.config_hash, dataset_hash=self.dataset_hash(),
                                  tags={"quarry.recipe": self.name, "quarry.config_hash": self.config_hash,
                                        "quarry.tokenizer_hash": str(getattr(self.tokenizer, "hash", ""))})
@@ -254,14 +256,14 @@ class Recipe:
                 self.mlflow_run_id = run.info.run_id
                 if self.step == 0:
                     mlflow.log_params(_flat(self.cfg))
-                    if self.cfg["dataset"]["path"]:
-                        tracking.log_dataset_input(run.info.run_id, self.cfg["dataset"]["path"],
+                    if self.config.dataset.path:
+                        tracking.log_dataset_input(run.info.run_id, self.config.dataset.path,
                                                    self.dataset_hash(), context="training")
                 yield
         return mlflow, opened()
 
     def dataset_hash(self) -> str | None:
-        path = self.cfg["dataset"]["path"]
+        path = self.config.dataset.path
         if not path:
             return None
         if not hasattr(self, "_dataset_hash"):
@@ -272,15 +274,15 @@ class Recipe:
     @torch.no_grad()
     def validate(self) -> dict[str, float]:
         """Bits per byte on the dataset's validation split (every rank scores the same documents)."""
-        val = self.cfg["validation"]
-        ds = self.cfg["dataset"]
-        records = list(_limit(open_records(ds["path"], val["split"], ds["subset"]), val["max_docs"]))
+        val = self.config.validation
+        ds = self.config.dataset
+        records = list(_limit(open_records(ds.path, val.split, ds.subset), val.max_docs))
         if not records:
             return {}
         self.model.eval()
         try:
             result = score_records(lambda t: self.head(t, kind="logits"), self.tokenizer, records,
-                                   context_len=ds["seq_len"], batch_size=val["batch_size"], device=self.device)
+                                   context_len=ds.seq_len, batch_size=val.batch_size, device=self.device)
         finally:
             self.model.train()
         agg = result.aggregate
@@ -296,7 +298,7 @@ class Recipe:
     def save_checkpoint(self) -> Path:
         return checkpointing.save_training_state(
             self.output_dir, self.step, self.model, self.optimizer, self.training_extra(), self.dist,
-            trainable_only=self.trainable_only_checkpoints, keep_last=self.cfg["keep_last_n_checkpoints"],
+            trainable_only=self.trainable_only_checkpoints, keep_last=self.config.keep_last_n_checkpoints,
             lineage=self.lineage() if self.dist.is_main else None)
 
     def load_checkpoint(self) -> None:
@@ -317,11 +319,11 @@ class Recipe:
         return get_model_state_dict(self.model, options=StateDictOptions(full_state_dict=True, cpu_offload=True))
 
     def lineage(self) -> JsonDict:
-        ds = self.cfg["dataset"]
-        tok = self.cfg["tokenizer"]
+        ds = self.config.dataset
+        tok = self.config.tokenizer
         return {"recipe": self.name, "config": self.cfg, "config_hash": self.config_hash,
-                "dataset": {"path": ds["path"], "version": self.dataset_hash(),
-                            "name": ds.get("name") or (Path(ds["path"]).name if ds["path"] else None)},
+                "dataset": {"path": ds.path, "version": self.dataset_hash(),
+                            "name": ds.name or (Path(ds.path).name if ds.path else None)},
                 "tokenizer": {"path": tok.get("path"), "hash": str(getattr(self.tokenizer, "hash", ""))},
                 "base_model": self.base_model_path(), "mlflow_run_id": self.mlflow_run_id,
                 "code_version": git_commit(), "steps": self.step}
@@ -345,7 +347,7 @@ class Recipe:
     def fresh_model(self) -> nn.Module:
         """An unsharded copy of the architecture on CPU, to export consolidated weights through."""
         with torch.device("cpu"):
-            model = instantiate(self.cfg["model"])
+            model = instantiate(self.config.model)
         return model.to(self.dtype) if self.dtype == torch.bfloat16 else model
 
     def cleanup(self) -> None:

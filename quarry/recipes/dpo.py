@@ -24,26 +24,26 @@ class DPO(FullFinetune):
 
     def build_model(self) -> nn.Module:
         policy = super().build_model()
-        reference = self.cfg["dpo"]["reference"]
+        reference = self.config.dpo.reference
         if reference not in ("model", "precomputed"):
             raise ConfigError(f"config: dpo.reference={reference!r}; valid: model, precomputed")
         self.reference = None
         if reference == "model":
             reference_model = copy.deepcopy(policy).eval().requires_grad_(False).to(self.device)
-            self.reference = CausalLMHead(reference_model, self.cfg["loss"]["chunk_tokens"])
+            self.reference = CausalLMHead(reference_model, self.config.loss.chunk_tokens)
         return policy
 
     def setup_data(self) -> None:
-        ds = self.cfg["dataset"]
-        if not ds["path"]:
+        ds = self.config.dataset
+        if not ds.path:
             raise ConfigError("config: dataset.path is required (a jsonl file of preference pairs)")
-        self.data = PreferencePairs.from_jsonl(ds["path"], self.tokenizer, ds["seq_len"])
+        self.data = PreferencePairs.from_jsonl(ds.path, self.tokenizer, ds.seq_len)
         if self.reference is None and "ref" not in self.data[0]:
             raise ConfigError(f"{ds['path']}: dpo.reference=precomputed needs ref_chosen_logp / "
                               "ref_rejected_logp in every row")
-        self.sampler = EpochSampler(len(self.data), self.cfg["batch_size"], self.cfg["gradient_accumulation_steps"],
-                                    world_size=self.dist.world_size, rank=self.dist.rank, seed=self.cfg["seed"],
-                                    shuffle=ds["shuffle"])
+        self.sampler = EpochSampler(len(self.data), self.config.batch_size, self.config.gradient_accumulation_steps,
+                                    world_size=self.dist.world_size, rank=self.dist.rank, seed=self.config.seed,
+                                    shuffle=ds.shuffle)
 
     def micro_batch(self, epoch: int, step_in_epoch: int, micro: int) -> dict[str, torch.Tensor]:
         return self.data.collate([self.data[i] for i in self.sampler.indices(epoch, step_in_epoch, micro)])
@@ -64,7 +64,7 @@ class DPO(FullFinetune):
         else:
             ref_chosen, ref_rejected = batch["ref_chosen"], batch["ref_rejected"]
         losses, margins = dpo_loss(policy[:n], policy[n:], ref_chosen, ref_rejected,
-                                   beta=self.cfg["dpo"]["beta"], label_smoothing=self.cfg["dpo"]["label_smoothing"])
+                                   beta=self.config.dpo.beta, label_smoothing=self.config.dpo.label_smoothing)
         self.last_margin = float(margins.mean())
         return losses.sum()
 

@@ -22,7 +22,7 @@ class FullFinetune(Recipe):
     SCHEMA = FinetuneConfig
 
     def base_model_path(self) -> str | None:
-        return self.cfg["base_model"]
+        return self.config.base_model
 
     def lineage(self) -> JsonDict:
         return {**super().lineage(), "base_model_files": self.base_model_files()}
@@ -31,13 +31,13 @@ class FullFinetune(Recipe):
         """sha256 of every file of the base model's folder (a hub id's snapshot): which weights,
         config and tokenizer the run started from, whatever the folder is called. Hashed once."""
         if not hasattr(self, "_base_files"):
-            self._base_files = file_hashes(resolve(self.cfg["base_model"])) if self.cfg["base_model"] else {}
+            self._base_files = file_hashes(resolve(self.config.base_model)) if self.config.base_model else {}
         return self._base_files
 
     def load_base(self, dtype: torch.dtype | None = None) -> nn.Module:
-        if not self.cfg["base_model"]:
+        if not self.config.base_model:
             raise ConfigError(f"config: base_model is required for {self.name} (a model folder)")
-        model = load_pretrained(self.cfg["base_model"], device="cpu", dtype=dtype).train()
+        model = load_pretrained(self.config.base_model, device="cpu", dtype=dtype).train()
         self.check_tokenizer(model)
         return model
 
@@ -53,7 +53,7 @@ class FullFinetune(Recipe):
         if need > have:
             raise ConfigError(f"config: the tokenizer has {need} ids but {self.cfg['base_model']} embeds only "
                               f"{have}; {use_own}")
-        folder = resolve(self.cfg["base_model"])
+        folder = resolve(self.config.base_model)
         if not getattr(self, "_tokenizer_checked", False) and (folder / "tokenizer.json").is_file():
             self._tokenizer_checked = True
             own = Tokenizer.load(folder).hash

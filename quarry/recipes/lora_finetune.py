@@ -28,10 +28,10 @@ class LoRAFinetune(FullFinetune):
         return model
 
     def add_adapters(self, model: nn.Module) -> None:
-        lora = self.cfg["lora"]
-        dtype = lora["dtype"] and torch_dtype(lora["dtype"])
-        apply_lora(model, rank=lora["rank"], alpha=lora["alpha"], dropout=lora["dropout"],
-                   target_modules=lora["target_modules"], dtype=dtype)
+        lora = self.config.lora
+        dtype = lora.dtype and torch_dtype(lora.dtype)
+        apply_lora(model, rank=lora.rank, alpha=lora.alpha, dropout=lora.dropout,
+                   target_modules=lora.target_modules, dtype=dtype)
 
     def export(self, state: dict[str, torch.Tensor], folder: Path) -> None:
         model = super().fresh_model()  # the dense base, unquantised
@@ -40,9 +40,9 @@ class LoRAFinetune(FullFinetune):
         model.load_state_dict(adapters, strict=False)
         lineage = self.lineage()
         adapter_dir = folder / "adapter"
-        save_adapter(model, adapter_dir, base_model=self.cfg["base_model"])
+        save_adapter(model, adapter_dir, base_model=self.config.base_model)
         write_json(adapter_dir / "lineage.json", lineage)
-        if self.cfg["lora"]["merge_on_export"]:
+        if self.config.lora.merge_on_export:
             save_pretrained(merge_lora(model), folder, tokenizer=_saveable(self.tokenizer), lineage=lineage)
         else:
             folder.mkdir(parents=True, exist_ok=True)

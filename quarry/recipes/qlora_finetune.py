@@ -26,20 +26,20 @@ class QLoRAFinetune(LoRAFinetune):
 
     def __init__(self, cfg: ConfigNode):
         super().__init__(cfg)
-        mode = self.cfg["quantize"]["mode"]
+        mode = self.config.quantize.mode
         if mode not in MODES:
             raise ConfigError(f"config: quantize.mode={mode!r}; valid: {', '.join(MODES)}")
 
     def build_model(self) -> nn.Module:
-        q = self.cfg["quantize"]
-        compute = torch_dtype(q["compute_dtype"])
+        q = self.config.quantize
+        compute = torch_dtype(q.compute_dtype)
         model = self.load_base(compute)
-        if q["mode"] == "int8":
-            quantize_int8(model, target_modules=q["target_modules"], threshold=float(q["threshold"]),
+        if q.mode == "int8":
+            quantize_int8(model, target_modules=q.target_modules, threshold=float(q.threshold),
                           device=self.device)
         else:
-            quantize_nf4(model, target_modules=q["target_modules"], compute_dtype=compute,
-                         double_quant=q["double_quant"], blocksize=q["blocksize"], device=self.device)
+            quantize_nf4(model, target_modules=q.target_modules, compute_dtype=compute,
+                         double_quant=q.double_quant, blocksize=q.blocksize, device=self.device)
         self.add_adapters(model)
         return model
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from quarry.errors import ConfigError
 from quarry.records import JsonDict
-from quarry.training.config import apply_overrides, builtin_configs, load_config, merge_defaults, validate
+from quarry.training.config import apply_overrides, builtin_configs, load_config, merge_defaults
 
 RECIPES: dict[str, str] = {
     "pretrain": "quarry.recipes.pretrain:Pretrain",
@@ -37,16 +38,17 @@ def configs_for(name: str) -> list[str]:
     return found
 
 
-def build_recipe(name: str, config: str, overrides: list[str] | tuple[str, ...] = ()) -> Any:
-    """Load, override and validate a config for ``name``; returns the recipe, not yet set up."""
+def build_recipe(name: str, config: str, overrides: Sequence[str] | Mapping[str, Any] = ()) -> Any:
+    """Load and override a config for ``name``; returns the recipe (which validates it once), not
+    yet set up. ``overrides``: ``key=value`` strings (the command line) or dotted keys to typed
+    values (a flow's params)."""
     cls = recipe_class(name)
     cfg = load_config(config)
     declared = cfg.pop("recipe", name)
     if declared != name:
         raise ConfigError(f"config '{config}' is for recipe '{declared}', not '{name}'")
-    validate(cfg, cls.SCHEMA)  # the file's own keys first, so the error names the file's typo
     return cls(apply_overrides(merge_defaults(cls.SCHEMA.defaults(), cfg), overrides))
 
 
-def run_recipe(name: str, config: str, overrides: list[str] | tuple[str, ...] = ()) -> JsonDict:
+def run_recipe(name: str, config: str, overrides: Sequence[str] | Mapping[str, Any] = ()) -> JsonDict:
     return build_recipe(name, config, overrides).run()

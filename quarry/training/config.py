@@ -16,7 +16,8 @@ import inspect
 import os
 import typing
 from pathlib import Path
-from typing import Any, Callable, TypeAlias
+from collections.abc import Mapping, Sequence
+from typing import Any, Callable, TypeAlias, TypeVar
 
 import yaml
 from pydantic import BaseModel, ValidationError
@@ -28,6 +29,7 @@ from quarry.infra.hashing import value_hash
 
 # A recipe config or a node of it: plain YAML values, `_component_` nodes among them.
 ConfigNode: TypeAlias = dict[str, Any]
+M = TypeVar("M", bound=BaseModel)   # a recipe schema (quarry.config.recipes)
 
 COMPONENT = "_component_"
 BUILTIN_DIR = Path(__file__).resolve().parents[1] / "configs"  # package data: shipped in the wheel
@@ -66,14 +68,23 @@ def load_config(name_or_path: str | os.PathLike, overrides: list[str] | tuple[st
     return apply_overrides(cfg, overrides)
 
 
-def apply_overrides(cfg: ConfigNode, overrides: list[str] | tuple[str, ...]) -> ConfigNode:
+def apply_overrides(cfg: ConfigNode, overrides: Sequence[str] | Mapping[str, Any]) -> ConfigNode:
     """``a.b=v`` sets an existing key, ``+a.b=v`` adds a new one, ``~a.b`` deletes one.
 
-    Values are parsed as YAML (``lr=3e-4`` is a float, ``x=null`` is None). Setting a key that
-    does not exist is an error naming it and its valid siblings (torchtune's convention), except
-    inside a ``_component_`` node, whose keys are checked against the component's signature.
+    Values are parsed as YAML (``lr=3e-4`` is a float, ``x=null`` is None); a mapping of dotted
+    keys (what a flow hands over from typed params) sets its values as they are, unparsed.
+    Setting a key that does not exist is an error naming it and its valid siblings (torchtune's
+    convention), except inside a ``_component_`` node, whose keys are checked against the
+    component's signature.
     """
     cfg = copy.deepcopy(cfg)
+    if isinstance(overrides, Mapping):
+        for key, value in overrides.items():
+            parent, leaf, free = _walk(cfg, key, create=False)
+            if leaf not in parent and not free:
+                raise _unknown(key, leaf, parent)
+            parent[leaf] = copy.deepcopy(value)
+        return cfg
     for item in overrides:
         if item.startswith("~"):
             parent, leaf, _ = _walk(cfg, item[1:], create=False)
@@ -159,15 +170,16 @@ def instantiate(node: ConfigNode | None, *args: Any, **kwargs: Any) -> Any:
     return fn(*args, **params)
 
 
-def validate(cfg: ConfigNode, schema: type[BaseModel]) -> None:
-    """``cfg`` checked against the recipe's schema (quarry.config.recipes): an unknown key or a
-    value of the wrong type is a ConfigError naming its key path (and the nearest valid key);
-    every ``_component_`` node's keys are checked against the callable's signature."""
+def validate(cfg: ConfigNode, schema: type[M]) -> M:
+    """``cfg`` as the recipe's schema object (quarry.config.recipes): an unknown key or a value of
+    the wrong type is a ConfigError naming its key path (and the nearest valid key); every
+    ``_component_`` node's keys are checked against the callable's signature."""
     try:
-        schema.model_validate(cfg)
+        typed = schema.model_validate(cfg)
     except ValidationError as exc:
         raise ConfigError(_describe(exc.errors()[0], schema)) from None
     _check_components(cfg, "")
+    return typed
 
 
 _KINDS = {"bool": "true or false", "int": "an integer", "float": "a number", "string": "a string", "list": "a list",
