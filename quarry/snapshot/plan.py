@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from quarry.config.snapshot import SnapshotParams
-from quarry.snapshot.filters import folder_refusal, matches_any, path_refusal
+from quarry.snapshot.filters import folder_refusal, looks_binary, matches_any, path_refusal
 from quarry.snapshot.swhid import EXEC_MODE, FILE_MODE, LINK_MODE, sha1_git
 
 
@@ -28,6 +28,7 @@ class Refused:
     path: str
     reason: str
     detail: dict = field(default_factory=dict)
+    kind: str | None = None         # None: what the path's name says (filters.name_kind)
 
 
 @dataclass
@@ -57,10 +58,24 @@ def candidate(path: str, size: int, mode: int, locator: tuple) -> Candidate:
 
 def admit(plan: OriginPlan, path: str, size: int, mode: int, locator: tuple, cfg: SnapshotParams, exclude=()) -> None:
     reason = "excluded_path" if exclude and matches_any(path, list(exclude)) else path_refusal(path, size, cfg)
+    if reason is None and size > cfg.max_file_bytes and looks_binary(_head(locator)):
+        reason = "too_large"  # a name that says prose (libx.so.6 reads as a man page) on binary bytes
     if reason:
         plan.refused.append(Refused(path, reason, {"bytes": size}))
     else:
         plan.candidates.append(candidate(path, size, mode, locator))
+
+
+def _head(locator: tuple) -> bytes:
+    """The first bytes of a file or git blob (only a large one whose name says prose is sniffed)."""
+    if locator[0] == "file":
+        with open(locator[1], "rb") as fh:
+            return fh.read(8000)
+    if locator[0] == "git":
+        from dulwich.repo import Repo
+
+        return Repo(locator[1]).object_store[locator[2].encode()].data[:8000]
+    return b""
 
 
 def printable_path(path: str) -> str:

@@ -95,8 +95,9 @@ def plan_corpus(source: dict, cfg: SnapshotParams) -> list[OriginPlan]:
             # other files' licences could govern it
             upstream = {"subset": subset, "upstream_id": meta.get("id"), "upstream_origin": meta.get("origin"),
                         "standalone": True}
-            if size > cfg.max_file_bytes:
-                plan.refused.append(Refused(path, "too_large", {"bytes": size}))
+            if size > cfg.max_document_bytes:  # a document's cap: a book is no oversized source file
+                known = {k: v for k, v in upstream.items() if k in ("upstream_id", "subset") and v is not None}
+                plan.refused.append(Refused(path, "too_large", {"bytes": size, **known}, kind="document"))
                 continue
             plan.candidates.append(Candidate(path, size, FILE_MODE, ("text", text, upstream)))
         plans.append(plan)

@@ -114,6 +114,7 @@ def test_a_saved_dataset_dict_and_a_plain_parquet_are_read_with_a_column_map(tmp
     assert {r["meta"]["pile_set_name"] for r in found} == {"code", "more"}
     assert all(r["meta"]["standalone"] and r["meta"]["language"] == "Python" for r in found)
     write_parquet(tmp_path / "plain" / "docs.parquet", docs)
-    with pytest.raises(ConfigError, match=r"docs.parquet: no column for columns.text: 'text'.*columns: doc, key, set"):
+    with pytest.raises(ConfigError, match=r"docs.parquet: no layout fits its columns \(doc, key, set\); presets .*"
+                                          r"stack-v2-repos \(files, files.blob_id.*text \(text\); name one"):
         run_snapshot([{"name": "plain", "kind": "parquet", "path": str(tmp_path / "plain")}], tmp_path / "bad")
     assert not (tmp_path / "bad" / "manifest.json").exists()
