@@ -58,10 +58,11 @@ def candidate(path: str, size: int, mode: int, locator: tuple) -> Candidate:
 
 def admit(plan: OriginPlan, path: str, size: int, mode: int, locator: tuple, cfg: SnapshotParams, exclude=()) -> None:
     reason = "excluded_path" if exclude and matches_any(path, list(exclude)) else path_refusal(path, size, cfg)
+    kind = None   # what the name says
     if reason is None and size > cfg.max_file_bytes and looks_binary(_head(locator)):
-        reason = "too_large"  # a name that says prose (libx.so.6 reads as a man page) on binary bytes
+        reason, kind = "too_large", "unknown"  # a name that says prose (libx.so.6: a man page's) on binary bytes
     if reason:
-        plan.refused.append(Refused(path, reason, {"bytes": size}))
+        plan.refused.append(Refused(path, reason, {"bytes": size}, kind=kind))
     else:
         plan.candidates.append(candidate(path, size, mode, locator))
 

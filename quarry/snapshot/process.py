@@ -99,7 +99,7 @@ def process_origin(plan: OriginPlan, cfg: SnapshotParams, cache_dir: Path) -> Js
         return {**cached, "cached": True}
     records, files, refused, tree = [], [], [], []
     for cand, data, swhid in zip(plan.candidates, contents, swhids):
-        outcome = _unread(cand, swhid) or _process_file(plan, cand, data, swhid, cfg)
+        outcome = _blob_refusal(cand, swhid, cfg) or _process_file(plan, cand, data, swhid, cfg)
         if isinstance(outcome, Refusal):
             refused.append({"path": cand.path, "id": swhid, "reason": outcome.reason,
                             "bytes": len(data) if data is not None else cand.size, "kind": outcome.kind,
@@ -153,16 +153,21 @@ class Refusal:
 UNREAD = ("blob_missing", "swhid_mismatch")
 
 
-def _unread(cand: Candidate, swhid: str | None) -> Refusal | None:
+def _blob_refusal(cand: Candidate, swhid: str | None, cfg: SnapshotParams) -> Refusal | None:
     """A table row whose content is missing from its blob store, or is not the content its id names."""
     if cand.locator[0] != "blob":
         return None
-    kind = "document" if (lineage(cand) or {}).get("standalone") else "unknown"
+    kind = _kind_unread(cand, bool((lineage(cand) or {}).get("standalone")), cfg)
     if swhid is None:
         return Refusal("blob_missing", kind, {"content_id": cand.locator[2]})
-    if hex_of(swhid) != cand.locator[2].lower():
+    if hex_of(swhid) != cand.locator[2]:
         return Refusal("swhid_mismatch", kind, {"upstream": f"swh:1:cnt:{cand.locator[2]}", "content": swhid})
     return None
+
+
+def _kind_unread(cand: Candidate, standalone: bool, cfg: SnapshotParams) -> str:
+    """The kind of a file refused before its content says one: a document, else what its name says."""
+    return "document" if standalone else filters.name_kind(cand.path, cfg)
 
 
 def _process_file(plan: OriginPlan, cand: Candidate, data: bytes, swhid: str, cfg: SnapshotParams) -> dict | Refusal:
@@ -173,8 +178,10 @@ def _process_file(plan: OriginPlan, cand: Candidate, data: bytes, swhid: str, cf
     else:
         decoded = filters.decode(data)
         if decoded.refusal:
-            return Refusal(decoded.refusal, "document" if standalone else filters.name_kind(cand.path, cfg))
+            return Refusal(decoded.refusal, _kind_unread(cand, standalone, cfg))
         text, encoding = decoded.text, decoded.encoding
+    if not text.strip():
+        return Refusal("empty", _kind_unread(cand, standalone, cfg))
     lang = language.detect(cand.path, data[:512], text)
     kind = filters.file_kind(cand.path, lang, cfg)
     if kind == "code" and lang == "Text only" and standalone:
