@@ -112,7 +112,7 @@ def _check_columns(columns: Columns, names: list[str], file: Path, blobs: str | 
     missing = [f"columns.{key}: {name!r}" for key, name in wanted.items() if name and name not in have]
     text_there = bool(columns.text) and columns.text in have
     if columns.text and not text_there and blobs is None:
-        missing.append(f"columns.text: {columns.text!r} (and no blobs store to read contents from)")
+        missing.append(f"columns.text: {columns.text!r} (and no blobs store to read contents from: blobs:, --blobs)")
     if not text_there and blobs is not None and not columns.content_id:
         missing.append("columns.content_id (needed to read contents from blobs)")
     if missing:
