@@ -19,7 +19,7 @@ from quarry.paths import state_dir
 from quarry.records import JsonDict, RecordWriter, write_json
 from quarry.snapshot import manifest as manifest_mod
 from quarry.snapshot.filters import name_kind
-from quarry.snapshot.plan import OriginPlan, Refused
+from quarry.snapshot.plan import OriginPlan, Refused, trace
 from quarry.snapshot.process import cached_records
 from quarry.snapshot.sources import plan_source
 
@@ -37,11 +37,9 @@ def apply_caps(sources: list[dict], planned: list[list[OriginPlan]], cfg: Snapsh
     total_left = cfg.max_total_bytes
     for source, plans in zip(sources, planned):
         source_left = source.get("max_bytes", float("inf"))
-        # a corpus's shards are its origins: its own max_bytes caps it whole, no per-shard cap
-        whole = float("inf") if source["kind"] == "corpus" else cfg.max_origin_bytes
-        origin_cap = source.get("max_origin_bytes", whole)
         for plan in plans:
-            origin_left = origin_cap
+            # a corpus's or table's shards are its origins: its own max_bytes caps it whole, no per-shard cap
+            origin_left = source.get("max_origin_bytes", float("inf") if plan.documents else cfg.max_origin_bytes)
             kept = []
             for cand in sorted(plan.candidates, key=lambda c: (c.priority, c.path)):
                 limits = {"cap_origin": origin_left, "cap_source": source_left, "cap_total": total_left}
@@ -52,7 +50,8 @@ def apply_caps(sources: list[dict], planned: list[list[OriginPlan]], cfg: Snapsh
                     total_left -= cand.size
                 else:
                     reason = min(limits, key=lambda name: (limits[name], name))
-                    plan.refused.append(Refused(cand.path, reason, {"bytes": cand.size}))
+                    plan.refused.append(Refused(cand.path, reason, {"bytes": cand.size, **trace(cand)},
+                                                kind="document" if plan.documents else None))
             plan.candidates = sorted(kept, key=lambda c: c.path)
 
 

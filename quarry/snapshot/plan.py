@@ -20,6 +20,7 @@ class Candidate:
     size: int
     mode: int = FILE_MODE
     locator: tuple = ()             # ("file", abs path) | ("git", repo, blob hex) | ("text", text, meta)
+                                    # | ("blob", store, content id, meta)
     priority: int = 1               # 0: kept first under a cap (license and prose files)
 
 
@@ -42,10 +43,24 @@ class OriginPlan:
     candidates: list[Candidate] = field(default_factory=list)
     refused: list[Refused] = field(default_factory=list)
     links: list[tuple[str, int, bytes]] = field(default_factory=list)  # tree entries not read as files
+    # Its candidates are documents (a corpus's records, a table's rows standing alone), not files
+    # of a repository: capped by their source as a whole, never per origin (a shard).
+    documents: bool = False
 
     @property
     def sort_key(self) -> tuple[str, str]:
         return (self.origin, self.revision or "")
+
+
+def lineage(cand: Candidate) -> dict | None:
+    """What a corpus or table record brought with it (upstream ids, subset, columns); None for a file."""
+    return cand.locator[2] if cand.locator[0] == "text" else cand.locator[3] if cand.locator[0] == "blob" else None
+
+
+def trace(cand: Candidate) -> dict:
+    """What names a refused record upstream: its id, subset and row, beside its path."""
+    given = lineage(cand) or {}
+    return {key: given[key] for key in ("upstream_id", "subset", "row") if given.get(key) is not None}
 
 
 _PRIORITY_NAMES = re.compile(r"^(LICEN[CS]E|COPYING|NOTICE|README|METADATA)", re.I)

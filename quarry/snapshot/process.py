@@ -22,7 +22,7 @@ from quarry.records import JsonDict, dumps, read_records
 from quarry.snapshot import filters, language
 from quarry.snapshot.settings import processing_hash
 from quarry.snapshot.blobs import BlobStore
-from quarry.snapshot.plan import Candidate, OriginPlan
+from quarry.snapshot.plan import Candidate, OriginPlan, lineage, trace
 from quarry.snapshot.swhid import content_swhid, directory_swhid, hex_of
 
 FORMAT_VERSION = 1
@@ -52,17 +52,6 @@ def read_contents(plan: OriginPlan) -> list[bytes | None]:
         else:
             out.append(cand.locator[1].encode("utf-8"))
     return out
-
-
-def lineage(cand: Candidate) -> dict | None:
-    """What a corpus or table record brought with it (upstream ids, subset, columns); None for a file."""
-    return cand.locator[2] if cand.locator[0] == "text" else cand.locator[3] if cand.locator[0] == "blob" else None
-
-
-def trace(cand: Candidate) -> dict:
-    """What names a refused record upstream: its id, subset and row, beside its path."""
-    given = lineage(cand) or {}
-    return {key: given[key] for key in ("upstream_id", "subset", "row") if given.get(key) is not None}
 
 
 @functools.cache

@@ -84,7 +84,7 @@ def plan_corpus(source: dict, cfg: SnapshotParams) -> list[OriginPlan]:
         rel_shard = shard.relative_to(location).as_posix() if location.is_dir() else shard.name
         origin = source.get("origin") or (f"{source['path']}/{rel_shard}" if location.is_dir() else source["path"])
         plan = OriginPlan(source["name"], "corpus", origin,
-                          subset=source.get("subset"), info={"file": rel_shard})
+                          subset=source.get("subset"), info={"file": rel_shard}, documents=True)
         for line, record in enumerate(read_records(shard), start=1):
             meta = record.get("meta") or {}
             text = record["text"]

@@ -130,7 +130,7 @@ def _plan_row(plans: dict[str, OriginPlan], spec: SourceSpec, columns: Columns, 
         revision = _get(row, columns.revision) if columns.revision else None
         info = {"file": where.rsplit(":", 1)[0], **({"layout": layout} if layout else {})}
         plan = plans[origin] = OriginPlan(spec.name or spec.kind, spec.kind, origin, revision=revision,
-                                          subset=spec.subset, info=info)
+                                          subset=spec.subset, info=info, documents=repo is None)
     path = str(_get(row, columns.path) or "").strip("/") if columns.path else ""
     path = path or number
     content_id = str(_get(row, columns.content_id)).lower() if columns.content_id and _get(row, columns.content_id) else None

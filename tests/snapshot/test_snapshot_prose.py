@@ -92,3 +92,18 @@ def test_refused_records_keep_their_upstream_id_and_subset(tmp_path, texts):
     (kept,) = read_folder(tmp_path / "table" / "shards")
     assert kept["meta"]["pile_set_name"] == "PubMed Abstracts" and kept["meta"]["upstream_id"] == "pmid-0"
     assert manifest["origins"][0]["layout"] == "pile"
+
+
+def test_a_tables_rows_are_capped_by_their_source_never_per_shard(tmp_path, texts):
+    """Rows standing alone are documents, as a corpus's records: a 5 MB Pile-style shard is read
+    whole (the 4 MB per-origin cap is for repositories); the source's own max_bytes still caps it."""
+    rows = [{"text": texts["book"], "meta": {"pile_set_name": "Books3"}},
+            {"text": texts["book"][::-1], "meta": {"pile_set_name": "Books3"}}]
+    pq.write_table(pa.Table.from_pylist(rows), tmp_path / "books.parquet")
+    source = {"name": "books", "kind": "parquet", "path": str(tmp_path / "books.parquet")}
+    manifest = run_snapshot([source], tmp_path / "out", cache_dir=tmp_path / "cache")
+    assert manifest["counts"]["files"] == 2 and manifest["counts"]["bytes"] > 4_000_000
+    capped = run_snapshot([{**source, "max_bytes": 3_000_000}], tmp_path / "capped", cache_dir=tmp_path / "cache")
+    assert capped["counts"]["refused"] == {"cap_source": 1}
+    (refused,) = rejects(tmp_path / "capped").values()
+    assert (refused["kind"], refused["subset"], refused["row"]) == ("document", "Books3", "books.parquet:2")
