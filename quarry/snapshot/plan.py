@@ -21,6 +21,7 @@ class Candidate:
     mode: int = FILE_MODE
     locator: tuple = ()             # ("file", abs path) | ("git", repo, blob hex) | ("text", text, meta)
                                     # | ("blob", store, content id, meta)
+                                    # | ("row", table file, kind, group, index, column, content id, meta)
     priority: int = 1               # 0: kept first under a cap (license and prose files)
 
 
@@ -54,7 +55,7 @@ class OriginPlan:
 
 def lineage(cand: Candidate) -> dict | None:
     """What a corpus or table record brought with it (upstream ids, subset, columns); None for a file."""
-    return cand.locator[2] if cand.locator[0] == "text" else cand.locator[3] if cand.locator[0] == "blob" else None
+    return cand.locator[-1] if cand.locator[0] in ("text", "blob", "row") else None
 
 
 def trace(cand: Candidate) -> dict:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import os
+from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,7 +29,7 @@ from quarry.snapshot.swhid import content_swhid, directory_swhid, hex_of
 FORMAT_VERSION = 1
 RECORDS_FILE = "records.jsonl.zst"
 SUMMARY_FILE = "origin.json"
-CODE_FILES = ("process.py", "filters.py", "language.py", "swhid.py", "blobs.py")
+CODE_FILES = ("process.py", "filters.py", "language.py", "swhid.py", "blobs.py", "rowgroups.py")
 
 
 def read_contents(plan: OriginPlan) -> list[bytes | None]:
@@ -36,7 +37,8 @@ def read_contents(plan: OriginPlan) -> list[bytes | None]:
     repo = None
     stores: dict[str, BlobStore] = {}
     out: list[bytes | None] = []
-    for cand in plan.candidates:
+    in_tables: dict[tuple, list[tuple[int, int]]] = defaultdict(list)
+    for position, cand in enumerate(plan.candidates):
         kind = cand.locator[0]
         if kind == "file":
             out.append(Path(cand.locator[1]).read_bytes())
@@ -49,8 +51,20 @@ def read_contents(plan: OriginPlan) -> list[bytes | None]:
         elif kind == "blob":  # a table row's content, read here in the map, never in the plan
             store = stores.get(cand.locator[1]) or stores.setdefault(cand.locator[1], BlobStore(cand.locator[1]))
             out.append(store.read(cand.locator[2]))
+        elif kind == "row":   # ("row", file, kind, group, index, column, ...): each group read once
+            _, file, table_kind, group, index, column = cand.locator[:6]
+            in_tables[file, table_kind, group, column].append((position, index))
+            out.append(None)
         else:
             out.append(cand.locator[1].encode("utf-8"))
+    if in_tables:
+        from quarry.snapshot.rowgroups import column_of  # pyarrow: only a map over a table needs it
+
+        for (file, table_kind, group, column), wanted in sorted(in_tables.items()):
+            values = column_of(table_kind, file, group, column)
+            for position, index in wanted:
+                text = values[index] if index < len(values) else None
+                out[position] = text.encode("utf-8") if isinstance(text, str) else None
     return out
 
 
@@ -139,18 +153,20 @@ class Refusal:
     detail: dict = field(default_factory=dict)
 
 
-UNREAD = ("blob_missing", "swhid_mismatch")
+UNREAD = ("blob_missing", "row_missing", "swhid_mismatch")
 
 
 def _blob_refusal(cand: Candidate, swhid: str | None, cfg: SnapshotParams) -> Refusal | None:
-    """A table row whose content is missing from its blob store, or is not the content its id names."""
-    if cand.locator[0] != "blob":
+    """A table row whose content is missing (from its blob store, or from its row since planned),
+    or is not the content its id names."""
+    if cand.locator[0] not in ("blob", "row"):
         return None
+    expected = cand.locator[2] if cand.locator[0] == "blob" else cand.locator[6]
     kind = _kind_unread(cand, bool((lineage(cand) or {}).get("standalone")), cfg)
     if swhid is None:
-        return Refusal("blob_missing", kind, {"content_id": cand.locator[2]})
-    if hex_of(swhid) != cand.locator[2]:
-        return Refusal("swhid_mismatch", kind, {"upstream": f"swh:1:cnt:{cand.locator[2]}", "content": swhid})
+        return Refusal("blob_missing" if cand.locator[0] == "blob" else "row_missing", kind, {"content_id": expected})
+    if expected is not None and hex_of(swhid) != expected:
+        return Refusal("swhid_mismatch", kind, {"upstream": f"swh:1:cnt:{expected}", "content": swhid})
     return None
 
 
@@ -164,6 +180,8 @@ def _process_file(plan: OriginPlan, cand: Candidate, data: bytes, swhid: str, cf
     standalone = bool(given and given.get("standalone"))
     if cand.locator[0] == "text":
         text, encoding = cand.locator[1], "utf-8"
+    elif cand.locator[0] == "row":   # a table's text column: text already
+        text, encoding = data.decode("utf-8"), "utf-8"
     else:
         decoded = filters.decode(data)
         if decoded.refusal:

@@ -3,7 +3,8 @@ datasets saved with ``save_to_disk`` (``hfdisk:PATH``: Arrow stream files listed
 a DatasetDict's splits in order). Their layout is a preset (The Stack v2, file-level or one row
 per repository; The Stack v1; Pile-style; plain text), a column map, or recognised from the columns.
 
-Rows are read in record batches (pyarrow), one shard at a time. A row becomes a candidate file of
+Rows are read a row group (Parquet) or record batch (Arrow) at a time, one shard at a time; a
+top-level content column is only measured there, its text read back in the map (rowgroups.py). A row becomes a candidate file of
 its repository's origin (``columns.repo``; without one, of its shard, each row standing alone, as
 corpus records do); in the repository-grouped layout (``columns.files``) each element of the row's
 file list is a file, the row's own columns (repository, revision, stars ...) shared by all of them.
@@ -18,12 +19,10 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-import pyarrow.parquet as pq
+import pyarrow.compute as pc
 
 from quarry.config.snapshot import Columns, SnapshotParams, SourceSpec
 from quarry.errors import ConfigError, QuarryError
@@ -31,10 +30,8 @@ from quarry.snapshot.blobs import BlobStore
 from quarry.snapshot.filters import name_kind, size_cap
 from quarry.snapshot.layouts import column_names, layout_of, presets_line
 from quarry.snapshot.plan import OriginPlan, Refused, candidate
+from quarry.snapshot.rowgroups import groups
 from quarry.snapshot.swhid import FILE_MODE, sha1_git
-
-BATCH_ROWS = 1024
-
 
 def table_files(kind: str, location: Path) -> list[Path]:
     if kind == "parquet":
@@ -56,14 +53,6 @@ def _saved_arrow_files(location: Path) -> list[Path]:
     return [location / entry["filename"] for entry in json.loads(state.read_text())["_data_files"]]
 
 
-def batches(kind: str, file: Path) -> Iterator[pa.RecordBatch]:
-    if kind == "parquet":
-        yield from pq.ParquetFile(file).iter_batches(batch_size=BATCH_ROWS)
-    else:
-        with pa.memory_map(str(file)) as source:
-            yield from pa.ipc.open_stream(source)
-
-
 def plan_table(source: dict, cfg: SnapshotParams) -> list[OriginPlan]:
     spec = SourceSpec.model_validate(source)
     location = Path(spec.path or "").expanduser()
@@ -76,22 +65,26 @@ def plan_table(source: dict, cfg: SnapshotParams) -> list[OriginPlan]:
     for file in table_files(spec.kind, location):
         rel = file.relative_to(location).as_posix() if location.is_dir() else file.name
         row_number = 0
-        for number, batch in enumerate(batches(spec.kind, file)):
+        for number, group in enumerate(groups(spec.kind, file)):
             if number == 0:  # a file has one schema
-                names = column_names(batch.schema)
+                names = column_names(group.schema)
                 if columns is None:   # recognised once, from the first file: the others must fit it
                     layout, columns = layout_of(file, names)
                 _check_columns(columns, names, file, blobs, layout)
-            for row in batch.to_pylist():
+            # a top-level content column stays in the file: the plan takes its lengths, the map its text
+            deferred = not columns.files and bool(columns.text) and columns.text in group.schema.names
+            lengths = pc.binary_length(group.column(columns.text)).to_pylist() if deferred else None
+            for index, row in enumerate((group.drop_columns([columns.text]) if deferred else group).to_pylist()):
                 row_number += 1
                 where = f"{rel}:{row_number}"
                 if not columns.files:
-                    _plan_row(plans, spec, columns, layout, row, where, f"{row_number:08d}", blobs, cfg)
+                    at = ("row", str(file), spec.kind, number, index, columns.text, lengths[index]) if deferred else None
+                    _plan_row(plans, spec, columns, layout, row, where, f"{row_number:08d}", blobs, cfg, at)
                     continue
                 shared = {k: v for k, v in row.items() if k != columns.files}
-                for index, element in enumerate(row.get(columns.files) or (), start=1):
-                    _plan_row(plans, spec, columns, layout, {**shared, **element}, f"{where}.{index}",
-                              f"{row_number:08d}.{index}", blobs, cfg)
+                for element_number, element in enumerate(row.get(columns.files) or (), start=1):
+                    _plan_row(plans, spec, columns, layout, {**shared, **element}, f"{where}.{element_number}",
+                              f"{row_number:08d}.{element_number}", blobs, cfg)
     return list(plans.values())
 
 
@@ -122,7 +115,9 @@ def _check_columns(columns: Columns, names: list[str], file: Path, blobs: str | 
 
 
 def _plan_row(plans: dict[str, OriginPlan], spec: SourceSpec, columns: Columns, layout: str | None, row: dict,
-              where: str, number: str, blobs: str | None, cfg: SnapshotParams) -> None:
+              where: str, number: str, blobs: str | None, cfg: SnapshotParams, at: tuple | None = None) -> None:
+    """One row (or one file of a repository's row) into its origin's plan. ``at``: where its content
+    is in the table, with its length (the map reads it back), when the row holds no text itself."""
     repo = _get(row, columns.repo) if columns.repo else None
     origin = columns.origin.format(repo=repo) if repo else (spec.origin or f"{spec.path}/{where.rsplit(':', 1)[0]}")
     plan = plans.get(origin)
@@ -138,7 +133,14 @@ def _plan_row(plans: dict[str, OriginPlan], spec: SourceSpec, columns: Columns, 
     given = _lineage(spec, columns, row, repo, where)
     trace = {key: given[key] for key in ("upstream_id", "subset", "row") if given.get(key) is not None}
     kind = "document" if standalone else name_kind(path, cfg)
-    text = _get(row, columns.text) if columns.text else None
+    if at is not None and at[-1] is not None:
+        size = at[-1]
+        if size > size_cap(kind, standalone, cfg):
+            plan.refused.append(Refused(path, "too_large", {"bytes": size, **trace}, kind=kind))
+            return
+        plan.candidates.append(candidate(path, size, FILE_MODE, (*at[:-1], content_id, given)))
+        return
+    text = _get(row, columns.text) if columns.text and at is None else None
     if text is None:
         if blobs is None or content_id is None:
             plan.refused.append(Refused(path, "blob_missing", {"content_id": content_id, **trace}, kind=kind))

@@ -209,3 +209,26 @@ def test_a_stack_v2_shard_is_read_with_no_other_input_through_the_cli(tmp_path, 
     assert read_json(tmp_path / "ids" / "manifest.json")["origins"][0]["layout"] == "stack-v2-repos"
     assert main(["snapshot", str(tmp_path / "x"), "-s", f"parquet:{tmp_path / 'ids'}", "--preset", "stack-v3"]) == 1
     assert "--preset 'stack-v3': one of stack-v2" in capsys.readouterr().err
+
+
+def test_a_tables_text_stays_in_the_table_until_a_map_reads_it_and_its_id_is_checked_there(tmp_path):
+    """The plan holds each row's place and length, not its text (a shard's contents never pass
+    through one process); the map reads a row group back and verifies the row's SWHID."""
+    from quarry.config.snapshot import SnapshotParams
+    from quarry.snapshot.driver import plan_all
+
+    rows = stack_rows()
+    rows[2] = dict(rows[2], blob_id="0" * 40)
+    write_parquet(tmp_path / "stack" / "part.parquet", rows, row_group_size=3)
+    source = {"name": "stack", "kind": "parquet", "path": str(tmp_path / "stack"), "preset": "stack-v2"}
+    plans = plan_all([source], SnapshotParams(), tmp_path / "work")
+    locators = [c.locator for plan in plans for c in plan.candidates]
+    assert len(locators) == len(rows) and {loc[0] for loc in locators} == {"row"}
+    assert {loc[3] for loc in locators} == {0, 1, 2}                 # row groups of 3, 3 and 2 rows
+    assert not any(row["content"] in map(str, loc) for row in rows for loc in locators)
+    assert {c.size for plan in plans for c in plan.candidates} == {len(row["content"].encode()) for row in rows}
+    run_snapshot([source], tmp_path / "snap", cache_dir=tmp_path / "cache")
+    (refused,) = read_records(tmp_path / "snap" / "rejects" / "rejects.jsonl.zst")
+    assert (refused["meta"]["reason"], refused["meta"]["row"]) == ("swhid_mismatch", "part.parquet:3")
+    assert refused["meta"]["content"] == f"swh:1:cnt:{sha1_git(rows[2]['content'].encode()).hex()}"
+    assert {r["meta"]["path"] for r in records(tmp_path / "snap")} == {f"src/{n}" for i, n in enumerate(MODULES) if i != 2}
