@@ -232,3 +232,35 @@ def test_a_tables_text_stays_in_the_table_until_a_map_reads_it_and_its_id_is_che
     assert (refused["meta"]["reason"], refused["meta"]["row"]) == ("swhid_mismatch", "part.parquet:3")
     assert refused["meta"]["content"] == f"swh:1:cnt:{sha1_git(rows[2]['content'].encode()).hex()}"
     assert {r["meta"]["path"] for r in records(tmp_path / "snap")} == {f"src/{n}" for i, n in enumerate(MODULES) if i != 2}
+
+
+def test_layouts_are_recognised_from_their_columns(tmp_path):
+    """The Stack v1 (hexsha: the git blob id) saved with save_to_disk, a plain `text` Parquet, and
+    a repository-grouped shard whose files carry their contents: each read with no preset."""
+    v1 = [{"hexsha": row["blob_id"], "size": row["length_bytes"], "ext": "py", "lang": "Python",
+           "max_stars_repo_path": row["path"].strip("/"), "max_stars_repo_name": row["repo_name"],
+           "max_stars_repo_head_hexsha": row["revision_id"], "max_stars_repo_licenses": ["MIT"],
+           "max_stars_count": 3, "content": row["content"]} for row in stack_rows()]
+    datasets.Dataset.from_list(v1).save_to_disk(str(tmp_path / "v1"))
+    manifest = run_snapshot([{"name": "v1", "kind": "hfdisk", "path": str(tmp_path / "v1")}], tmp_path / "s1",
+                            cache_dir=tmp_path / "cache")
+    assert {o["layout"] for o in manifest["origins"]} == {"stack-v1"} and manifest["counts"]["files"] == len(v1)
+    found = records(tmp_path / "s1")
+    assert {r["meta"]["id"] for r in found} == {f"swh:1:cnt:{row['hexsha']}" for row in v1}
+    assert {r["meta"]["origin"] for r in found} == {f"https://github.com/{row['max_stars_repo_name']}" for row in v1}
+    assert all(r["meta"]["upstream_license"] == {"max_stars_repo_licenses": ["MIT"]} for r in found)
+
+    write_parquet(tmp_path / "plain" / "docs.parquet", [{"text": row["content"]} for row in stack_rows()])
+    plain = run_snapshot([{"name": "plain", "kind": "parquet", "path": str(tmp_path / "plain")}], tmp_path / "s2",
+                         cache_dir=tmp_path / "cache")
+    assert plain["origins"][0]["layout"] == "text" and plain["counts"]["files"] == len(MODULES)
+
+    rows = stack_rows()
+    grouped = [{"repo_name": repo, "revision_id": "ab" * 20,
+                "files": [{k: row[k] for k in ("blob_id", "path", "language", "length_bytes", "content")}
+                          for row in rows if row["repo_name"] == repo]} for repo in ("acme/lib", "octo/tools")]
+    write_parquet(tmp_path / "repos" / "part.parquet", grouped)
+    by_repo = run_snapshot([{"name": "repos", "kind": "parquet", "path": str(tmp_path / "repos")}], tmp_path / "s3",
+                           cache_dir=tmp_path / "cache")
+    assert {o["layout"] for o in by_repo["origins"]} == {"stack-v2-repos"}
+    assert by_repo["counts"]["files"] == len(rows) and by_repo["counts"]["origins"] == 2
