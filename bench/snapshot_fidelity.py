@@ -2,25 +2,26 @@
 
 1. Text shapes (tests/snapshot/snapshot_texts.py): one-line paragraph documents (abstracts,
    Wikipedia paragraphs), books (2.5 MB), e-mails, line-per-event logs, LaTeX, man pages, code
-   and minified scripts, as a Pile-style corpus (jsonl.zst) and the same records as a Pile-style
-   Parquet table (layout recognised): kept rate by shape, refusal reasons by shape, and what the
-   rules before kinds (minified on any text, the 1 MB file cap on any record) would have refused.
+   and minified scripts, as a Pile-style corpus (jsonl.zst), the same records as a Pile-style
+   Parquet table (layout recognised) and as a folder of files named by shape (.txt, .eml, .log,
+   .tex, .1, .py, .js): kept rate by shape, refusal reasons by shape, and what the rules before
+   kinds (minified on any text, the 1 MB file cap on any record) would have refused.
 2. The Stack v2's repository-grouped layout (tests/snapshot/snapshot_stack.py): installed packages
    as repositories, their contents in a mixed blob store (flat / ab/ fan-out; plain, gzip, zstd):
    files listed vs read, the same files in the file-level layout and as folders.
 
     python bench/snapshot_fidelity.py                       # 142 repositories
-    python bench/snapshot_fidelity.py --repositories 40
+    python bench/snapshot_fidelity.py --repositories 20 --documents 20   # smaller
 
-Goals: no prose document refused by a code rule; every minified script refused; every file of the
-repository-grouped layout read (refused only for what its content is), the same records as the
-file-level layout and the same texts, ids and languages as the folders.
+Floors (bench/floors.py): no prose document refused by a code rule and every prose shape kept whole;
+every minified script refused as minified; every file of the repository-grouped layout read
+(refused only for what its content is), the same records as the file-level layout and the same
+texts, ids, languages and subsets as the folders.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 import time
@@ -36,6 +37,8 @@ import pyarrow.parquet as pq  # noqa: E402
 import snapshot_texts as texts  # noqa: E402
 from snapshot_stack import file_rows, repository_rows, text_files, write_parquet  # noqa: E402
 
+from floors import Floors  # noqa: E402
+
 from quarry.config.snapshot import SnapshotParams  # noqa: E402
 from quarry.records import read_folder, read_json, read_records, write_records  # noqa: E402
 from quarry.stages.snapshot import run_snapshot  # noqa: E402
@@ -44,10 +47,10 @@ PROSE_SHAPES = ("one_line_documents", "books", "emails", "logs", "latex", "man_p
 CODE_RULES = ("minified", "generated")
 
 
-def shapes() -> dict[str, list[str]]:
-    return {"one_line_documents": texts.one_line_documents(40, 3000),
+def shapes(documents: int) -> dict[str, list[str]]:
+    return {"one_line_documents": texts.one_line_documents(documents, 3000),
             "books": [texts.book(2_500_000)],
-            "emails": texts.emails(), "logs": texts.logs(), "latex": texts.latex(), "man_pages": texts.man_pages(40),
+            "emails": texts.emails(), "logs": texts.logs(), "latex": texts.latex(), "man_pages": texts.man_pages(documents),
             "code": texts.code(40), "minified": [text for _name, text in texts.minified()]}
 
 
@@ -66,26 +69,39 @@ def rules_before(text: str, cfg: SnapshotParams) -> str | None:
     return None
 
 
-def bench_shapes(work: Path) -> dict:
+def bench_shapes(work: Path, documents: int) -> dict:
     cfg = SnapshotParams()
-    by_shape = shapes()
+    by_shape = shapes(documents)
     records = [{"text": text, "meta": {"id": f"{shape}-{i}", "pile_set_name": shape}}
                for shape, items in by_shape.items() for i, text in enumerate(items)]
     write_records(work / "corpus.jsonl.zst", records)
     pq.write_table(pa.Table.from_pylist([{"text": r["text"], "meta": {"pile_set_name": r["meta"]["pile_set_name"]}}
                                          for r in records]), work / "table.parquet", row_group_size=64)
     out: dict = {}
+    # the same texts as a repository's files, named as such files are (a .js, not a .min.js, which
+    # the path rules leave out): there the detected language decides the kind
+    names = {"one_line_documents": "txt", "books": "txt", "emails": "eml", "logs": "log", "latex": "tex",
+             "man_pages": "1", "code": "py", "minified": "js"}
+    for shape, items in by_shape.items():
+        for i, text in enumerate(items):
+            path = work / "folder" / shape / f"{shape}-{i}.{names[shape]}"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
     for name, source in (("corpus", {"name": "corpus", "kind": "corpus", "path": str(work / "corpus.jsonl.zst")}),
-                         ("parquet", {"name": "table", "kind": "parquet", "path": str(work / "table.parquet")})):
+                         ("parquet", {"name": "table", "kind": "parquet", "path": str(work / "table.parquet")}),
+                         ("folder", {"name": "folder", "kind": "dir", "path": str(work / "folder")})):
         start = time.perf_counter()
-        manifest = run_snapshot([source], work / name, cache_dir=work / f"cache-{name}")
+        manifest = run_snapshot([source], work / name, {"snapshot": {"max_origin_bytes": 40_000_000}},
+                                cache_dir=work / f"cache-{name}")
         seconds = time.perf_counter() - start
-        kept = Counter(r["meta"]["pile_set_name"] for r in read_folder(work / name / "shards"))
+
+        def shape_of(meta: dict) -> str:  # a record's subset (a reject's `subset`), a file's folder
+            return meta["path"].split("/")[0] if name == "folder" else meta.get("subset") or meta["pile_set_name"]
+        kept = Counter(shape_of(r["meta"]) for r in read_folder(work / name / "shards"))
         refused: dict[str, Counter] = {}
         for reject in read_records(work / name / "rejects" / "rejects.jsonl.zst", require_text=False):
             meta = reject["meta"]
-            shape = meta.get("subset") or "?"
-            refused.setdefault(shape, Counter())[meta["reason"]] += 1
+            refused.setdefault(shape_of(meta), Counter())[meta["reason"]] += 1
         out[name] = {
             "seconds": round(seconds, 2),
             "layout": manifest["origins"][0].get("layout"),
@@ -163,29 +179,31 @@ def bench_repositories(work: Path, count: int) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repositories", type=int, default=142)
+    parser.add_argument("--documents", type=int, default=40, help="one-line documents and man pages")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="quarry-fidelity-") as tmp:
         work = Path(tmp)
         (work / "shapes").mkdir()
         (work / "repos").mkdir()
         start = time.perf_counter()
-        shaped = bench_shapes(work / "shapes")
+        shaped = bench_shapes(work / "shapes", args.documents)
         repos = bench_repositories(work / "repos", args.repositories)
-        prose_cut = shaped["corpus"]["prose_refused_by_code_rules"] + shaped["parquet"]["prose_refused_by_code_rules"]
-        minified = shaped["sizes"]["minified"]["documents"]
-        print(json.dumps({
-            "bench": "snapshot_fidelity",
-            "seconds": round(time.perf_counter() - start, 1),
-            "shapes": shaped,
-            "stack_v2_repositories": repos,
-            "goals": {"no_prose_refused_by_code_rules": prose_cut == 0,
-                      "minified_all_refused": all(shaped[k]["by_shape"]["minified"]["refused"].get("minified") == minified
-                                                  for k in ("corpus", "parquet")),
-                      "every_listed_file_read": repos["grouped"]["read"] == repos["files_listed"]
-                      and not set(repos["grouped"]["refused"]) & {"blob_missing", "swhid_mismatch", "too_large"},
-                      "file_level_identical": repos["file_level"]["records_identical_to_grouped"],
-                      "folders_identical": repos["folders"]["same_texts_ids_languages_subsets"]},
-        }, indent=1))
+    floors = Floors()
+    for name in ("corpus", "parquet", "folder"):
+        result = shaped[name]
+        floors.equals(f"{name}.prose_refused_by_code_rules", result["prose_refused_by_code_rules"], 0)
+        for shape in PROSE_SHAPES:
+            floors.equals(f"{name}.{shape}.kept_rate", result["by_shape"][shape]["kept_rate"], 1.0)
+        minified = result["by_shape"]["minified"]
+        floors.equals(f"{name}.minified.refused_as_minified", minified["refused"].get("minified"), minified["documents"])
+    grouped = repos["grouped"]
+    floors.equals("stack_v2_repositories.files_read", grouped["read"], repos["files_listed"])
+    floors.equals("stack_v2_repositories.unread", sorted(set(grouped["refused"]) & {"blob_missing", "row_missing",
+                                                                                  "swhid_mismatch", "too_large"}), [])
+    floors.equals("stack_v2_repositories.file_level_identical", repos["file_level"]["records_identical_to_grouped"], True)
+    floors.equals("stack_v2_repositories.folders_identical", repos["folders"]["same_texts_ids_languages_subsets"], True)
+    floors.emit({"bench": "snapshot_fidelity", "seconds": round(time.perf_counter() - start, 1),
+                 "shapes": shaped, "stack_v2_repositories": repos})
 
 
 if __name__ == "__main__":
