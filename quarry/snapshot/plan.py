@@ -21,7 +21,8 @@ class Candidate:
     mode: int = FILE_MODE
     locator: tuple = ()             # ("file", abs path) | ("git", repo, blob hex) | ("text", text, meta)
                                     # | ("blob", store, content id, meta)
-                                    # | ("row", table file, kind, group, index, column, content id, meta)
+                                    # | ("row", table file, kind, group, row, (element, field) | None,
+                                    #    column, content id, meta)
     priority: int = 1               # 0: kept first under a cap (license and prose files)
 
 

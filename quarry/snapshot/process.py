@@ -37,7 +37,7 @@ def read_contents(plan: OriginPlan) -> list[bytes | None]:
     repo = None
     stores: dict[str, BlobStore] = {}
     out: list[bytes | None] = []
-    in_tables: dict[tuple, list[tuple[int, int]]] = defaultdict(list)
+    in_tables: dict[tuple, list[tuple[int, int, tuple | None]]] = defaultdict(list)
     for position, cand in enumerate(plan.candidates):
         kind = cand.locator[0]
         if kind == "file":
@@ -51,9 +51,9 @@ def read_contents(plan: OriginPlan) -> list[bytes | None]:
         elif kind == "blob":  # a table row's content, read here in the map, never in the plan
             store = stores.get(cand.locator[1]) or stores.setdefault(cand.locator[1], BlobStore(cand.locator[1]))
             out.append(store.read(cand.locator[2]))
-        elif kind == "row":   # ("row", file, kind, group, index, column, ...): each group read once
-            _, file, table_kind, group, index, column = cand.locator[:6]
-            in_tables[file, table_kind, group, column].append((position, index))
+        elif kind == "row":   # ("row", file, kind, group, row, element, column, ...): each group read once
+            _, file, table_kind, group, index, element, column = cand.locator[:7]
+            in_tables[file, table_kind, group, column].append((position, index, element))
             out.append(None)
         else:
             out.append(cand.locator[1].encode("utf-8"))
@@ -62,8 +62,11 @@ def read_contents(plan: OriginPlan) -> list[bytes | None]:
 
         for (file, table_kind, group, column), wanted in sorted(in_tables.items()):
             values = column_of(table_kind, file, group, column)
-            for position, index in wanted:
+            for position, index, element in wanted:
                 text = values[index] if index < len(values) else None
+                if element is not None:   # a file of a repository's row: (its place in the list, its content field)
+                    number, field_name = element
+                    text = text[number].get(field_name) if text and number < len(text) else None
                 out[position] = text.encode("utf-8") if isinstance(text, str) else None
     return out
 
@@ -161,7 +164,7 @@ def _blob_refusal(cand: Candidate, swhid: str | None, cfg: SnapshotParams) -> Re
     or is not the content its id names."""
     if cand.locator[0] not in ("blob", "row"):
         return None
-    expected = cand.locator[2] if cand.locator[0] == "blob" else cand.locator[6]
+    expected = cand.locator[-2]   # ("blob", store, id, meta) | ("row", ..., id, meta)
     kind = _kind_unread(cand, bool((lineage(cand) or {}).get("standalone")), cfg)
     if swhid is None:
         return Refusal("blob_missing" if cand.locator[0] == "blob" else "row_missing", kind, {"content_id": expected})

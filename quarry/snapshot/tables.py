@@ -3,16 +3,18 @@ datasets saved with ``save_to_disk`` (``hfdisk:PATH``: Arrow stream files listed
 a DatasetDict's splits in order). Their layout is a preset (The Stack v2, file-level or one row
 per repository; The Stack v1; Pile-style; plain text), a column map, or recognised from the columns.
 
-Rows are read a row group (Parquet) or record batch (Arrow) at a time, one shard at a time; a
-top-level content column is only measured there, its text read back in the map (rowgroups.py). A row becomes a candidate file of
-its repository's origin (``columns.repo``; without one, of its shard, each row standing alone, as
-corpus records do); in the repository-grouped layout (``columns.files``) each element of the row's
-file list is a file, the row's own columns (repository, revision, stars ...) shared by all of them.
-A row without content takes it from the blob store by its content id, read in the maps, a blob at
-a time (quarry.snapshot.blobs); the plan holds only its id and size. A content id is the upstream
-SWHID: it must equal the content's own, else the row is refused with both ids. Every other column is
-kept in ``meta.upstream``; the licence columns in ``meta.upstream_license``, beside the licence
-Quarry decides. A refused row keeps its upstream id, subset and row number in the rejects.
+Rows are read a row group (Parquet) or record batch (Arrow) at a time, one shard at a time. A row
+becomes a candidate file of its repository's origin (``columns.repo``; without one, of its shard,
+each row standing alone, as corpus records do); in the repository-grouped layout (``columns.files``)
+each element of the row's file list is a file, the row's own columns (repository, revision, stars
+...) shared by all of them. Contents never pass through the plan: a top-level content column is
+only measured there (so is a content field of the ``files`` structs) and read back in the map
+a row group at a time (rowgroups.py); a row without
+content takes it from the blob store by its content id, read in the map a blob at a time
+(blobs.py). A content id is
+the upstream SWHID: it must equal the content's own, else the row is refused with both ids. Every
+other column is kept in ``meta.upstream``; the licence columns in ``meta.upstream_license``, beside
+the licence Quarry decides. A refused row keeps its upstream id, subset and row in the rejects.
 """
 
 from __future__ import annotations
@@ -22,16 +24,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pyarrow.compute as pc
-
 from quarry.config.snapshot import Columns, SnapshotParams, SourceSpec
 from quarry.errors import ConfigError, QuarryError
 from quarry.snapshot.blobs import BlobStore
 from quarry.snapshot.filters import name_kind, size_cap
 from quarry.snapshot.layouts import column_names, layout_of, presets_line
 from quarry.snapshot.plan import OriginPlan, Refused, candidate
-from quarry.snapshot.rowgroups import groups
+from quarry.snapshot.rowgroups import groups, without_contents
 from quarry.snapshot.swhid import FILE_MODE, sha1_git
+
 
 def table_files(kind: str, location: Path) -> list[Path]:
     if kind == "parquet":
@@ -71,20 +72,24 @@ def plan_table(source: dict, cfg: SnapshotParams) -> list[OriginPlan]:
                 if columns is None:   # recognised once, from the first file: the others must fit it
                     layout, columns = layout_of(file, names)
                 _check_columns(columns, names, file, blobs, layout)
-            # a top-level content column stays in the file: the plan takes its lengths, the map its text
-            deferred = not columns.files and bool(columns.text) and columns.text in group.schema.names
-            lengths = pc.binary_length(group.column(columns.text)).to_pylist() if deferred else None
-            for index, row in enumerate((group.drop_columns([columns.text]) if deferred else group).to_pylist()):
+            # the contents stay in the file: the plan takes their lengths, the map their text
+            stripped, lengths = without_contents(group, columns.text, columns.files) if columns.text else (group, None)
+            column = columns.files or columns.text
+            for index, row in enumerate(stripped.to_pylist()):
                 row_number += 1
                 where = f"{rel}:{row_number}"
                 if not columns.files:
-                    at = ("row", str(file), spec.kind, number, index, columns.text, lengths[index]) if deferred else None
+                    at = ("row", str(file), spec.kind, number, index, None, column, lengths[index]) if lengths else None
                     _plan_row(plans, spec, columns, layout, row, where, f"{row_number:08d}", blobs, cfg, at)
                     continue
                 shared = {k: v for k, v in row.items() if k != columns.files}
-                for element_number, element in enumerate(row.get(columns.files) or (), start=1):
-                    _plan_row(plans, spec, columns, layout, {**shared, **element}, f"{where}.{element_number}",
-                              f"{row_number:08d}.{element_number}", blobs, cfg)
+                for element, fields in enumerate(row.get(columns.files) or ()):
+                    at = None
+                    if lengths and lengths[index] is not None:
+                        at = ("row", str(file), spec.kind, number, index, (element, columns.text), column,
+                              lengths[index][element])
+                    _plan_row(plans, spec, columns, layout, {**shared, **fields}, f"{where}.{element + 1}",
+                              f"{row_number:08d}.{element + 1}", blobs, cfg, at)
     return list(plans.values())
 
 
@@ -117,7 +122,8 @@ def _check_columns(columns: Columns, names: list[str], file: Path, blobs: str | 
 def _plan_row(plans: dict[str, OriginPlan], spec: SourceSpec, columns: Columns, layout: str | None, row: dict,
               where: str, number: str, blobs: str | None, cfg: SnapshotParams, at: tuple | None = None) -> None:
     """One row (or one file of a repository's row) into its origin's plan. ``at``: where its content
-    is in the table, with its length (the map reads it back), when the row holds no text itself."""
+    is in the table (file, kind, group, row, (element, field) of a files list or None, column) and
+    its length (None: no content there); the map reads it back."""
     repo = _get(row, columns.repo) if columns.repo else None
     origin = columns.origin.format(repo=repo) if repo else (spec.origin or f"{spec.path}/{where.rsplit(':', 1)[0]}")
     plan = plans.get(origin)

@@ -264,3 +264,14 @@ def test_layouts_are_recognised_from_their_columns(tmp_path):
                            cache_dir=tmp_path / "cache")
     assert {o["layout"] for o in by_repo["origins"]} == {"stack-v2-repos"}
     assert by_repo["counts"]["files"] == len(rows) and by_repo["counts"]["origins"] == 2
+    assert {r["meta"]["id"]: r["text"] for r in records(tmp_path / "s3")} == {
+        f"swh:1:cnt:{row['blob_id']}": row["content"] for row in rows}
+    # the files' contents stay in the table until the map reads their row back
+    from quarry.config.snapshot import SnapshotParams
+    from quarry.snapshot.driver import plan_all
+
+    plans = plan_all([{"name": "repos", "kind": "parquet", "path": str(tmp_path / "repos")}], SnapshotParams(),
+                     tmp_path / "work")
+    locators = [c.locator for plan in plans for c in plan.candidates]
+    assert {(loc[0], loc[5][1], loc[6]) for loc in locators} == {("row", "content", "files")}
+    assert not any(row["content"] in map(str, loc) for row in rows for loc in locators)
