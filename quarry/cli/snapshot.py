@@ -68,6 +68,14 @@ def show(path: Path) -> None:
         for name, n in sorted(values.items(), key=lambda kv: (-kv[1], kv[0]))[:25]:
             table.add_row(name, f"{n:,}")
         out.print(table)
+    ledger = (path if path.is_dir() else path.parent) / "ledger.json"
+    kinds = read_json(ledger).get("kinds", {}) if ledger.is_file() else {}
+    if kinds:   # a code rule that cut prose shows here
+        table = Table("kind", "reason", "files", title="refusals by kind")
+        for kind, reasons in kinds.items():
+            for reason, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])):
+                table.add_row(kind, reason, f"{n:,}")
+        out.print(table)
     hostile = [(o["origin"], r) for o in manifest["origins"] for r in o.get("archive_refusals", [])]
     if hostile:
         table = Table("archive", "member", "reason", title="refused archive members")
