@@ -16,11 +16,14 @@ from quarry.records import read_json
 out = Console()
 
 KIND_HELP = ("A source as KIND:LOCATION, e.g. git:PATH_OR_URL@REF, archive:x.tar.gz, dir:src, corpus:x.jsonl.zst, "
-             "parquet:shards/ (columns: params), hfdisk:saved/, stdlib, installed; repeatable.")
+             "parquet:shards/, hfdisk:saved/ (layout recognised from the columns, or --preset), stdlib, installed; "
+             "repeatable.")
+TABLE_KINDS = ("parquet", "hfdisk")
 
 
-def parse_source(spec: str, before: str | None = None) -> dict:
-    """`git:/path/repo@v1.0`, `archive:x.tar.gz`, `dir:src`, `corpus:pile.jsonl.zst`, `stdlib`, `installed`."""
+def parse_source(spec: str, before: str | None = None, preset: str | None = None, blobs: str | None = None) -> dict:
+    """`git:/path/repo@v1.0`, `archive:x.tar.gz`, `dir:src`, `corpus:pile.jsonl.zst`, `stdlib`, `installed`;
+    a table (`parquet:`, `hfdisk:`) takes ``preset`` (its layout) and ``blobs`` (its contents' store)."""
     from quarry.snapshot.settings import SOURCE_KINDS  # swh.model (the quarry.snapshot package): ~60 ms that `quarry --help` skips
 
     kind, _, location = spec.partition(":")
@@ -36,6 +39,12 @@ def parse_source(spec: str, before: str | None = None) -> dict:
         if not location:
             raise ConfigError(f"--source {spec!r}: {kind} needs a path, e.g. {kind}:PATH")
         source["path"] = location
+    if kind in TABLE_KINDS:
+        from quarry.config.snapshot import COLUMN_PRESETS
+
+        if preset and preset not in COLUMN_PRESETS:
+            raise ConfigError(f"--preset {preset!r}: one of {', '.join(COLUMN_PRESETS)}")
+        source.update({key: value for key, value in (("preset", preset), ("blobs", blobs)) if value})
     return source
 
 
@@ -59,6 +68,14 @@ def show(path: Path) -> None:
         for name, n in sorted(values.items(), key=lambda kv: (-kv[1], kv[0]))[:25]:
             table.add_row(name, f"{n:,}")
         out.print(table)
+    ledger = (path if path.is_dir() else path.parent) / "ledger.json"
+    kinds = read_json(ledger).get("kinds", {}) if ledger.is_file() else {}
+    if kinds:   # a code rule that cut prose shows here
+        table = Table("kind", "reason", "files", title="refusals by kind")
+        for kind, reasons in kinds.items():
+            for reason, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])):
+                table.add_row(kind, reason, f"{n:,}")
+        out.print(table)
     hostile = [(o["origin"], r) for o in manifest["origins"] for r in o.get("archive_refusals", [])]
     if hostile:
         table = Table("archive", "member", "reason", title="refused archive members")
@@ -73,6 +90,10 @@ def register(app: typer.Typer) -> None:
         out_dir: Path = typer.Argument(Path("data/snapshots/default"), help="Snapshot folder to write."),
         source: list[str] = typer.Option([], "--source", "-s", help=KIND_HELP),
         before: str = typer.Option(None, help="For git sources: the last commit at or before this ISO date."),
+        preset: str = typer.Option(None, help="For parquet / hfdisk sources: their layout (stack-v2, stack-v2-repos, "
+                                              "stack-v1, pile, text); default: recognised from the columns."),
+        blobs: Path = typer.Option(None, help="For parquet / hfdisk sources without contents: the blob store "
+                                              "(files named by content id; .gz, .zst; flat or ab/ fan-out)."),
         params_file: Path = typer.Option(None, "--params", help="params.yaml (default: the project's)."),
         workers: int = typer.Option(None, help="Processes (default params pipeline.workers); same bytes for any."),
         show_dir: Path = typer.Option(None, "--show", help="Print a snapshot's origins, files, languages, refusals."),
@@ -85,7 +106,7 @@ def register(app: typer.Typer) -> None:
         from quarry.stages.snapshot import run_snapshot  # swh.model (the quarry.snapshot package): ~60 ms that `quarry --help` skips
 
         params = load_params(params_file)
-        sources = [parse_source(spec, before) for spec in source] or None
+        sources = [parse_source(spec, before, preset, str(blobs) if blobs else None) for spec in source] or None
         if as_flow:
             load_project_code()
             from flows.snapshot import snapshot  # the project's code, loaded by load_project_code

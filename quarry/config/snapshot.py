@@ -13,26 +13,40 @@ SourceKind = Literal["git", "archive", "dir", "corpus", "parquet", "hfdisk", "st
 
 class Columns(Section):
     """Which columns of a table source (``parquet``, ``hfdisk``) mean what. Every other column is
-    kept as lineage in ``meta.upstream``."""
+    kept as lineage in ``meta.upstream``. A name may reach into a struct column (``meta.pile_set_name``)."""
 
     text: str | None = "text"           # the content; rows without it come from ``blobs`` by content id
     content_id: str | None = None       # a Software Heritage content id (sha1_git hex): the SWHID, verified
-    id: str | None = None               # any other upstream document id (lineage)
+    id: str | None = None               # any other upstream document id (lineage, and the rejects' upstream_id)
     path: str | None = None             # the file's path in its repository
     repo: str | None = None             # rows of one repository form one origin; none: each row stands alone
     origin: str = "{repo}"              # the origin recorded for a repository
     revision: str | None = None
     subset: str | None = None           # the column giving pile_set_name
     licenses: list[str] = []            # upstream licence labels, kept beside Quarry's own decision
+    size: str | None = None             # the content's length in bytes: caps a blob before it is read
+    files: str | None = None            # a row is a repository: this list column holds its files, each a
+                                        # struct of the per-file columns; the row's other columns are shared
 
 
-# The Stack v2 (bigcode/the-stack-v2*): blob_id is the SWH content id; the variants without
-# ``content`` expect the bytes from a blob store named by it.
+# Table layouts by name; a source without preset or columns is recognised from its columns
+# (quarry.snapshot.layouts). The Stack v2 (bigcode/the-stack-v2*): blob_id is the SWH content id;
+# the variants without ``content`` expect the bytes from a blob store named by it; the training
+# sets (-train-smol-ids, -train-full-ids) list a repository per row, its files in ``files``.
+# The Stack v1 (bigcode/the-stack): hexsha is the git blob id, the same sha1_git.
+_STACK_V2 = {"text": "content", "content_id": "blob_id", "path": "path", "repo": "repo_name",
+             "origin": "https://github.com/{repo}", "revision": "revision_id", "size": "length_bytes",
+             "licenses": ["detected_licenses", "license_type", "gha_license_id"]}
 COLUMN_PRESETS: dict[str, dict[str, Any]] = {
-    "stack-v2": {"text": "content", "content_id": "blob_id", "path": "path", "repo": "repo_name",
-                 "origin": "https://github.com/{repo}", "revision": "revision_id",
-                 "licenses": ["detected_licenses", "license_type", "gha_license_id"]},
+    "stack-v2": _STACK_V2,
+    "stack-v2-repos": {**_STACK_V2, "files": "files"},
+    "stack-v1": {"text": "content", "content_id": "hexsha", "path": "max_stars_repo_path",
+                 "repo": "max_stars_repo_name", "origin": "https://github.com/{repo}",
+                 "revision": "max_stars_repo_head_hexsha", "size": "size", "licenses": ["max_stars_repo_licenses"]},
+    "pile": {"text": "text", "subset": "meta.pile_set_name"},
+    "text": {"text": "text"},
 }
+Preset = Literal["stack-v2", "stack-v2-repos", "stack-v1", "pile", "text"]
 
 
 class SourceSpec(Section):
@@ -54,7 +68,7 @@ class SourceSpec(Section):
     lock: str | None = "requirements.lock"   # installed: the pins (null: every installed one)
     extras: list[str] | None = None     # installed: optional dependency groups of pyproject
     lock_mismatch: Literal["error", "record"] = "error"
-    preset: Literal["stack-v2"] | None = None  # parquet, hfdisk: a column layout
+    preset: Preset | None = None        # parquet, hfdisk: a column layout (none: recognised from the columns)
     columns: Columns | None = None      # parquet, hfdisk: over the preset's columns
     blobs: str | None = None            # parquet, hfdisk: folder of contents named by content id (.gz/.zst too)
 
@@ -90,7 +104,10 @@ class SnapshotParams(Section):
     sources: list[SourceSpec] = Field(default_factory=_default_sources)
     max_total_bytes: PositiveInt = 40_000_000   # text cap over all origins, sources in order
     max_origin_bytes: PositiveInt = 4_000_000   # cap per origin (a source may set its own)
-    max_file_bytes: PositiveInt = 1_000_000
+    max_file_bytes: PositiveInt = 1_000_000     # a source file (code, data) above it is refused (too_large)
+    # A prose file or a corpus / table record (a document): books run to several MB (Project
+    # Gutenberg's largest near 10), so the cap only guards memory against a runaway record.
+    max_document_bytes: PositiveInt = 32_000_000
     shard_bytes: PositiveInt = 8_000_000        # target uncompressed bytes per output shard
     # A dist-info's RECORD and top_level.txt are read: in a folder several distributions share, they
     # say which files each one governs (quarry.curation.licenses.ownership); the licenses stage drops them.
@@ -112,7 +129,7 @@ class SnapshotParams(Section):
         "onnx", "db", "sqlite", "wav", "mp3", "mp4", "svgz", "icns", "pkl", "pickle",
     ]
     generated_markers: list[str] = ["@generated", "DO NOT EDIT", "Code generated by", "autogenerated by"]
-    minified_line_length: PositiveInt = 2000    # mean line length above which css/js/json is minified
+    minified_line_length: PositiveInt = 2000    # mean line length above which code or data is minified (never prose)
     archive: ArchiveLimits = ArchiveLimits()
     natural_languages: list[str] = ["ENGLISH", "GERMAN", "FRENCH", "SPANISH", "PORTUGUESE", "ITALIAN", "DUTCH",
                                     "RUSSIAN", "CHINESE", "JAPANESE", "KOREAN"]

@@ -9,6 +9,7 @@ are written sorted by origin then path into shards of about `shard_bytes` each.
 from __future__ import annotations
 
 import shutil
+from collections import Counter
 from pathlib import Path
 
 from quarry.config.snapshot import SnapshotParams
@@ -17,7 +18,8 @@ from quarry.ledger import Ledger
 from quarry.paths import state_dir
 from quarry.records import JsonDict, RecordWriter, write_json
 from quarry.snapshot import manifest as manifest_mod
-from quarry.snapshot.plan import OriginPlan, Refused
+from quarry.snapshot.filters import name_kind
+from quarry.snapshot.plan import OriginPlan, Refused, trace
 from quarry.snapshot.process import cached_records
 from quarry.snapshot.sources import plan_source
 
@@ -35,11 +37,9 @@ def apply_caps(sources: list[dict], planned: list[list[OriginPlan]], cfg: Snapsh
     total_left = cfg.max_total_bytes
     for source, plans in zip(sources, planned):
         source_left = source.get("max_bytes", float("inf"))
-        # a corpus's shards are its origins: its own max_bytes caps it whole, no per-shard cap
-        whole = float("inf") if source["kind"] == "corpus" else cfg.max_origin_bytes
-        origin_cap = source.get("max_origin_bytes", whole)
         for plan in plans:
-            origin_left = origin_cap
+            # a corpus's or table's shards are its origins: its own max_bytes caps it whole, no per-shard cap
+            origin_left = source.get("max_origin_bytes", float("inf") if plan.documents else cfg.max_origin_bytes)
             kept = []
             for cand in sorted(plan.candidates, key=lambda c: (c.priority, c.path)):
                 limits = {"cap_origin": origin_left, "cap_source": source_left, "cap_total": total_left}
@@ -50,7 +50,8 @@ def apply_caps(sources: list[dict], planned: list[list[OriginPlan]], cfg: Snapsh
                     total_left -= cand.size
                 else:
                     reason = min(limits, key=lambda name: (limits[name], name))
-                    plan.refused.append(Refused(cand.path, reason, {"bytes": cand.size}))
+                    plan.refused.append(Refused(cand.path, reason, {"bytes": cand.size, **trace(cand)},
+                                                kind="document" if plan.documents else None))
             plan.candidates = sorted(kept, key=lambda c: c.path)
 
 
@@ -66,9 +67,11 @@ def finalize(cfg: SnapshotParams, sources: list[dict], plans: list[OriginPlan], 
     """Merge processed origins (in origin order) into shards, rejects, ledger.json and manifest.json."""
     out_dir = Path(out_dir)
     shards = _write_shards(plans, results, cache_dir, out_dir / "shards", cfg.shard_bytes)
-    ledger = _write_rejects(plans, results, out_dir / "rejects" / "rejects.jsonl.zst")
+    ledger, kinds = _write_rejects(plans, results, out_dir / "rejects" / "rejects.jsonl.zst", cfg)
     manifest = manifest_mod.build(sources, cfg, plans, results, shards, ledger)
-    write_json(out_dir / "ledger.json", {**ledger.to_dict(), "caps": cap_report(plans)})
+    # refusals by kind beside the counts (license, prose, code; document, unknown, folder: as the
+    # name says before anything is read): a code rule that cut prose shows here
+    write_json(out_dir / "ledger.json", {**ledger.to_dict(), "caps": cap_report(plans), "kinds": kinds})
     write_json(out_dir / "manifest.json", manifest)
     return manifest
 
@@ -125,20 +128,29 @@ def _write_shards(plans, results, cache_dir: Path, shard_dir: Path, shard_bytes:
     return shards
 
 
-def _write_rejects(plans: list[OriginPlan], results: list[dict], path: Path) -> Ledger:
+def _write_rejects(plans: list[OriginPlan], results: list[dict], path: Path,
+                   cfg: SnapshotParams) -> tuple[Ledger, dict[str, dict[str, int]]]:
+    """Every refusal into the rejects file and the ledger; also counted by kind: kind -> reason -> files."""
     ledger = Ledger(STAGE)
+    kinds: Counter = Counter()
     with RecordWriter(path, validate=False) as rejects:
         ledger.rejects = rejects
         for plan, result in zip(plans, results):
-            refused = [(r.path, None, r.reason, r.detail) for r in plan.refused]
-            refused += [(r["path"], r["id"], r["reason"], {"bytes": r["bytes"]}) for r in result["refused"]]
+            refused = [(r.path, None, r.reason, {"kind": r.kind or name_kind(r.path, cfg), **r.detail})
+                       for r in plan.refused]
+            refused += [(r["path"], r["id"], r["reason"], {k: v for k, v in r.items() if k not in ("path", "id", "reason")})
+                        for r in result["refused"]]
             for rel, swhid, reason, detail in sorted(refused, key=lambda r: (r[0], r[2])):
                 ledger.seen()
                 ledger.drop({"meta": {"id": swhid, "origin": plan.origin, "path": rel}}, reason, **detail)
+                kinds[detail["kind"], reason] += 1
             ledger.seen(len(result["files"]))
             ledger.keep(len(result["files"]))
     ledger.rejects = None
-    return ledger
+    by_kind: dict[str, dict[str, int]] = {}
+    for (kind, reason), n in sorted(kinds.items()):
+        by_kind.setdefault(kind, {})[reason] = n
+    return ledger, by_kind
 
 
 def clear_cache(cache_dir: Path | None = None) -> None:

@@ -2,7 +2,13 @@
 
 Path rules run before a file is read (excluded paths, vendored ones when asked, binary extensions,
 size); content rules after (NUL bytes, undecodable text, generated or minified code). Every refusal
-has a reason that lands in the manifest counts and the rejects file.
+has a reason and a kind (license, prose, code; before anything is read, what the name says) that
+land in the manifest counts, the ledger and the rejects file.
+
+Rules go by kind. Generated and minified are code rules: they apply to code and data, never to
+prose, where a paragraph on one line is how text is written, not a sign of a build step. Sizes have
+two caps: ``max_file_bytes`` for source files, ``max_document_bytes`` for prose and for the records
+of corpora and tables (a book is a document, not an oversized source file).
 """
 
 from __future__ import annotations
@@ -15,11 +21,14 @@ from dataclasses import dataclass
 import charset_normalizer
 
 from quarry.config.snapshot import SnapshotParams
+from quarry.snapshot import language
 
 BINARY_SNIFF = 8000
 LICENSE_NAMES = re.compile(r"^(LICEN[CS]E|COPYING|NOTICE|COPYRIGHT|UNLICENSE)([._-].*)?$", re.I)
 PROSE_NAMES = re.compile(r"^(README|CHANGES|CHANGELOG|HISTORY|NEWS|CONTRIBUTING|AUTHORS|CONTRIBUTORS)([._-].*)?$"
                          r"|^(METADATA|PKG-INFO)$", re.I)
+PROSE_KINDS = ("license", "prose")
+PLAIN_TEXT = ("Text only",)   # no syntax at all: written text wherever it is (a book, notes, a log)
 
 
 def matches_any(path: str, patterns: list[str]) -> bool:
@@ -52,9 +61,19 @@ def path_refusal(path: str, size: int, cfg: SnapshotParams) -> str | None:
     suffix = path.rsplit("/", 1)[-1].rpartition(".")[2].lower()
     if "." in path.rsplit("/", 1)[-1] and suffix in cfg.binary_extensions:
         return "binary"
-    if size > cfg.max_file_bytes:
+    if size > cfg.max_file_bytes and size > size_cap(name_kind(path, cfg), False, cfg):
         return "too_large"
     return None
+
+
+def size_cap(kind: str, standalone: bool, cfg: SnapshotParams) -> int:
+    """The most bytes a file may have: documents (a corpus's or table's records) and prose take
+    the document cap, code and data the source-file cap."""
+    return cfg.max_document_bytes if standalone or kind in PROSE_KINDS else cfg.max_file_bytes
+
+
+def looks_binary(head: bytes) -> bool:
+    return b"\0" in head[:BINARY_SNIFF]
 
 
 @dataclass(frozen=True)
@@ -66,7 +85,7 @@ class Decoded:
 
 def decode(data: bytes) -> Decoded:
     """UTF-8 first, then the best charset guess; NUL bytes mean binary."""
-    if b"\0" in data[:BINARY_SNIFF]:
+    if looks_binary(data):
         return Decoded(None, None, "binary")
     try:
         if data.startswith(b"\xef\xbb\xbf"):
@@ -85,9 +104,12 @@ def decode(data: bytes) -> Decoded:
         return Decoded(None, None, "undecodable")
 
 
-def content_refusal(text: str, cfg: SnapshotParams) -> str | None:
+def content_refusal(text: str, kind: str, cfg: SnapshotParams) -> str | None:
+    """Why decoded text is refused: empty (any kind), generated or minified (code only)."""
     if not text.strip():
         return "empty"
+    if kind in PROSE_KINDS:
+        return None
     head = text[:2000]
     if any(marker in head for marker in cfg.generated_markers):
         return "generated"
@@ -97,8 +119,26 @@ def content_refusal(text: str, cfg: SnapshotParams) -> str | None:
     return None
 
 
+def rule_kind(kind: str, language: str) -> str:
+    """The kind content rules and caps go by: the file's kind, plain text counted as prose (its
+    subset stays the file kind's: a repository's .txt may be data, but it is never code)."""
+    return "prose" if kind == "code" and language in PLAIN_TEXT else kind
+
+
+def name_kind(path: str, cfg: SnapshotParams) -> str:
+    """What a path's name alone says, before anything is read: license, prose, code, unknown (a
+    name that claims no language) or folder (a folder refused whole)."""
+    if path.endswith("/"):
+        return "folder"
+    lang = language.from_name(path)
+    kind = file_kind(path, lang or language.UNKNOWN, cfg)
+    if lang is None and kind == "code":
+        return "unknown"
+    return rule_kind(kind, lang or language.UNKNOWN)
+
+
 def file_kind(path: str, language: str, cfg: SnapshotParams) -> str:
-    """license, prose or code."""
+    """license, prose or code (code and data): the kind the subset rules match."""
     name = path.rsplit("/", 1)[-1]
     if LICENSE_NAMES.match(name) or "/licenses/" in f"/{path}".lower():
         return "license"

@@ -123,6 +123,17 @@ def _tie_break(claims: list[Claim], text: str) -> str:
     return min(dict.fromkeys(claims), key=rank).name
 
 
+def from_name(path: str) -> str | None:
+    """The language a file's name alone claims (exact name, then extension or glob), or None;
+    reads nothing, so a plan can tell a book from a source file before opening either."""
+    filename = path.rsplit("/", 1)[-1]
+    claims = registry().by_filename.get(filename) or _claims(filename)
+    if not claims:
+        return None
+    names = {claim.name for claim in claims}
+    return claims[0].name if len(names) == 1 else _tie_break(claims, "")
+
+
 def detect(path: str, head: bytes, text: str | None = None) -> str:
     """The language of a file: `path` is posix, `head` its first bytes, `text` its decoded text."""
     filename = path.rsplit("/", 1)[-1]

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from quarry.config.snapshot import SnapshotParams
-from quarry.snapshot.filters import folder_refusal, matches_any, path_refusal
+from quarry.snapshot.filters import folder_refusal, looks_binary, matches_any, path_refusal
 from quarry.snapshot.swhid import EXEC_MODE, FILE_MODE, LINK_MODE, sha1_git
 
 
@@ -20,6 +20,9 @@ class Candidate:
     size: int
     mode: int = FILE_MODE
     locator: tuple = ()             # ("file", abs path) | ("git", repo, blob hex) | ("text", text, meta)
+                                    # | ("blob", store, content id, meta)
+                                    # | ("row", table file, kind, group, row, (element, field) | None,
+                                    #    column, content id, meta)
     priority: int = 1               # 0: kept first under a cap (license and prose files)
 
 
@@ -28,6 +31,7 @@ class Refused:
     path: str
     reason: str
     detail: dict = field(default_factory=dict)
+    kind: str | None = None         # None: what the path's name says (filters.name_kind)
 
 
 @dataclass
@@ -41,10 +45,24 @@ class OriginPlan:
     candidates: list[Candidate] = field(default_factory=list)
     refused: list[Refused] = field(default_factory=list)
     links: list[tuple[str, int, bytes]] = field(default_factory=list)  # tree entries not read as files
+    # Its candidates are documents (a corpus's records, a table's rows standing alone), not files
+    # of a repository: capped by their source as a whole, never per origin (a shard).
+    documents: bool = False
 
     @property
     def sort_key(self) -> tuple[str, str]:
         return (self.origin, self.revision or "")
+
+
+def lineage(cand: Candidate) -> dict | None:
+    """What a corpus or table record brought with it (upstream ids, subset, columns); None for a file."""
+    return cand.locator[-1] if cand.locator[0] in ("text", "blob", "row") else None
+
+
+def trace(cand: Candidate) -> dict:
+    """What names a refused record upstream: its id, subset and row, beside its path."""
+    given = lineage(cand) or {}
+    return {key: given[key] for key in ("upstream_id", "subset", "row") if given.get(key) is not None}
 
 
 _PRIORITY_NAMES = re.compile(r"^(LICEN[CS]E|COPYING|NOTICE|README|METADATA)", re.I)
@@ -57,10 +75,25 @@ def candidate(path: str, size: int, mode: int, locator: tuple) -> Candidate:
 
 def admit(plan: OriginPlan, path: str, size: int, mode: int, locator: tuple, cfg: SnapshotParams, exclude=()) -> None:
     reason = "excluded_path" if exclude and matches_any(path, list(exclude)) else path_refusal(path, size, cfg)
+    kind = None   # what the name says
+    if reason is None and size > cfg.max_file_bytes and looks_binary(_head(locator)):
+        reason, kind = "too_large", "unknown"  # a name that says prose (libx.so.6: a man page's) on binary bytes
     if reason:
-        plan.refused.append(Refused(path, reason, {"bytes": size}))
+        plan.refused.append(Refused(path, reason, {"bytes": size}, kind=kind))
     else:
         plan.candidates.append(candidate(path, size, mode, locator))
+
+
+def _head(locator: tuple) -> bytes:
+    """The first bytes of a file or git blob (only a large one whose name says prose is sniffed)."""
+    if locator[0] == "file":
+        with open(locator[1], "rb") as fh:
+            return fh.read(8000)
+    if locator[0] == "git":
+        from dulwich.repo import Repo
+
+        return Repo(locator[1]).object_store[locator[2].encode()].data[:8000]
+    return b""
 
 
 def printable_path(path: str) -> str:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import functools
 import os
+from collections import defaultdict
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import orjson
@@ -20,20 +22,23 @@ from quarry.infra.hashing import bytes_hash, value_hash
 from quarry.records import JsonDict, dumps, read_records
 from quarry.snapshot import filters, language
 from quarry.snapshot.settings import processing_hash
-from quarry.snapshot.plan import OriginPlan
+from quarry.snapshot.blobs import BlobStore
+from quarry.snapshot.plan import Candidate, OriginPlan, lineage, trace
 from quarry.snapshot.swhid import content_swhid, directory_swhid, hex_of
 
 FORMAT_VERSION = 1
 RECORDS_FILE = "records.jsonl.zst"
 SUMMARY_FILE = "origin.json"
-CODE_FILES = ("process.py", "filters.py", "language.py", "swhid.py")
+CODE_FILES = ("process.py", "filters.py", "language.py", "swhid.py", "blobs.py", "rowgroups.py")
 
 
-def read_contents(plan: OriginPlan) -> list[bytes]:
-    """The bytes of every candidate, in candidate order."""
+def read_contents(plan: OriginPlan) -> list[bytes | None]:
+    """The bytes of every candidate, in candidate order (None: a blob its store does not hold)."""
     repo = None
-    out = []
-    for cand in plan.candidates:
+    stores: dict[str, BlobStore] = {}
+    out: list[bytes | None] = []
+    in_tables: dict[tuple, list[tuple[int, int, tuple | None]]] = defaultdict(list)
+    for position, cand in enumerate(plan.candidates):
         kind = cand.locator[0]
         if kind == "file":
             out.append(Path(cand.locator[1]).read_bytes())
@@ -43,8 +48,26 @@ def read_contents(plan: OriginPlan) -> list[bytes]:
 
                 repo = Repo(cand.locator[1])
             out.append(repo.object_store[cand.locator[2].encode()].data)
+        elif kind == "blob":  # a table row's content, read here in the map, never in the plan
+            store = stores.get(cand.locator[1]) or stores.setdefault(cand.locator[1], BlobStore(cand.locator[1]))
+            out.append(store.read(cand.locator[2]))
+        elif kind == "row":   # ("row", file, kind, group, row, element, column, ...): each group read once
+            _, file, table_kind, group, index, element, column = cand.locator[:7]
+            in_tables[file, table_kind, group, column].append((position, index, element))
+            out.append(None)
         else:
             out.append(cand.locator[1].encode("utf-8"))
+    if in_tables:
+        from quarry.snapshot.rowgroups import column_of  # pyarrow: only a map over a table needs it
+
+        for (file, table_kind, group, column), wanted in sorted(in_tables.items()):
+            values = column_of(table_kind, file, group, column)
+            for position, index, element in wanted:
+                text = values[index] if index < len(values) else None
+                if element is not None:   # a file of a repository's row: (its place in the list, its content field)
+                    number, field_name = element
+                    text = text[number].get(field_name) if text and number < len(text) else None
+                out[position] = text.encode("utf-8") if isinstance(text, str) else None
     return out
 
 
@@ -61,8 +84,7 @@ def code_fingerprint() -> str:
 
 
 def cache_key(plan: OriginPlan, swhids: list[str], cfg: SnapshotParams) -> str:
-    files = [(c.path, c.mode, hex_of(s), c.locator[2] if c.locator[0] == "text" else None)
-             for c, s in zip(plan.candidates, swhids)]
+    files = [(c.path, c.mode, hex_of(s) if s else None, lineage(c)) for c, s in zip(plan.candidates, swhids)]
     return value_hash({"code": code_fingerprint(), "origin": plan.origin, "revision": plan.revision,
                        "subset": plan.subset, "files": files, "links": [(p, m, d.hex()) for p, m, d in plan.links],
                        "processing": processing_hash(cfg)})
@@ -75,23 +97,27 @@ def process_origin(plan: OriginPlan, cfg: SnapshotParams, cache_dir: Path) -> Js
     language, subset, encoding) and the files refused while reading, with reasons.
     """
     contents = read_contents(plan)
-    swhids = [content_swhid(data) for data in contents]
+    swhids = [content_swhid(data) if data is not None else None for data in contents]
     key = cache_key(plan, swhids, cfg)
     entry = cache_dir / key
     cached = _read_entry(entry)
     if cached is not None:
         return {**cached, "cached": True}
-    records, files, refused = [], [], []
+    records, files, refused, tree = [], [], [], []
     for cand, data, swhid in zip(plan.candidates, contents, swhids):
-        outcome = _process_file(plan, cand, data, swhid, cfg)
-        if isinstance(outcome, str):
-            refused.append({"path": cand.path, "id": swhid, "reason": outcome, "bytes": len(data)})
-            continue
-        records.append(outcome)
-        meta = outcome["meta"]
-        files.append({name: meta.get(name) for name in ("id", "path", "bytes", "language", "pile_set_name",
-                                                      "encoding", "natural_language") if name in meta})
-    tree = [(c.path, c.mode, bytes.fromhex(hex_of(s))) for c, s in zip(plan.candidates, swhids)]
+        outcome = _blob_refusal(cand, swhid, cfg) or _process_file(plan, cand, data, swhid, cfg)
+        if isinstance(outcome, Refusal):
+            refused.append({"path": cand.path, "id": swhid, "reason": outcome.reason,
+                            "bytes": len(data) if data is not None else cand.size, "kind": outcome.kind,
+                            **outcome.detail, **trace(cand)})
+            if outcome.reason in UNREAD:
+                continue  # not the content its row names: no part of the origin's tree
+        else:
+            records.append(outcome)
+            meta = outcome["meta"]
+            files.append({name: meta.get(name) for name in ("id", "path", "bytes", "language", "pile_set_name",
+                                                          "encoding", "natural_language") if name in meta})
+        tree.append((cand.path, cand.mode, bytes.fromhex(hex_of(swhid))))
     directory = plan.info.get("directory") or directory_swhid(tree + plan.links)
     payload = zstandard.ZstdCompressor(level=3).compress(b"".join(dumps(r) for r in records))
     summary = {"key": key, "origin": plan.origin, "revision": plan.revision, "directory": directory,
@@ -123,29 +149,67 @@ def cached_records(cache_dir: Path, key: str):
     return read_records(cache_dir / key / RECORDS_FILE)
 
 
-def _process_file(plan: OriginPlan, cand, data: bytes, swhid: str, cfg: SnapshotParams) -> dict | str:
+@dataclass(frozen=True)
+class Refusal:
+    reason: str
+    kind: str                      # license, prose, code; before a file is read, what its name says
+    detail: dict = field(default_factory=dict)
+
+
+UNREAD = ("blob_missing", "row_missing", "swhid_mismatch")
+
+
+def _blob_refusal(cand: Candidate, swhid: str | None, cfg: SnapshotParams) -> Refusal | None:
+    """A table row whose content is missing (from its blob store, or from its row since planned),
+    or is not the content its id names."""
+    if cand.locator[0] not in ("blob", "row"):
+        return None
+    expected = cand.locator[-2]   # ("blob", store, id, meta) | ("row", ..., id, meta)
+    kind = _kind_unread(cand, bool((lineage(cand) or {}).get("standalone")), cfg)
+    if swhid is None:
+        return Refusal("blob_missing" if cand.locator[0] == "blob" else "row_missing", kind, {"content_id": expected})
+    if expected is not None and hex_of(swhid) != expected:
+        return Refusal("swhid_mismatch", kind, {"upstream": f"swh:1:cnt:{expected}", "content": swhid})
+    return None
+
+
+def _kind_unread(cand: Candidate, standalone: bool, cfg: SnapshotParams) -> str:
+    """The kind of a file refused before its content says one: a document, else what its name says."""
+    return "document" if standalone else filters.name_kind(cand.path, cfg)
+
+
+def _process_file(plan: OriginPlan, cand: Candidate, data: bytes, swhid: str, cfg: SnapshotParams) -> dict | Refusal:
+    given = lineage(cand)
+    standalone = bool(given and given.get("standalone"))
     if cand.locator[0] == "text":
         text, encoding = cand.locator[1], "utf-8"
+    elif cand.locator[0] == "row":   # a table's text column: text already
+        text, encoding = data.decode("utf-8"), "utf-8"
     else:
         decoded = filters.decode(data)
         if decoded.refusal:
-            return decoded.refusal
+            return Refusal(decoded.refusal, _kind_unread(cand, standalone, cfg))
         text, encoding = decoded.text, decoded.encoding
-    refusal = filters.content_refusal(text, cfg)
-    if refusal:
-        return refusal
+    if not text.strip():
+        return Refusal("empty", _kind_unread(cand, standalone, cfg))
     lang = language.detect(cand.path, data[:512], text)
     kind = filters.file_kind(cand.path, lang, cfg)
-    if kind == "code" and lang == "Text only" and cand.locator[0] == "text" and cand.locator[2].get("standalone"):
+    if kind == "code" and lang == "Text only" and standalone:
         kind = "prose"  # a document of a corpus that is plain text is prose (a repository's may be data)
-    if cand.locator[0] == "text" and cand.locator[2].get("subset"):
-        subset = cand.locator[2]["subset"]
+    rules = filters.rule_kind(kind, lang)
+    if len(data) > filters.size_cap(rules, standalone, cfg):
+        return Refusal("too_large", rules)
+    refusal = filters.content_refusal(text, rules, cfg)
+    if refusal:
+        return Refusal(refusal, rules)
+    if given and given.get("subset"):
+        subset = given["subset"]
     else:
         subset = plan.subset or filters.subset_of(kind, lang, cfg)
     meta = {"id": swhid, "pile_set_name": subset, "origin": plan.origin, "revision": plan.revision,
             "path": cand.path, "language": lang, "bytes": len(data), "encoding": encoding}
     if kind == "prose":
         meta["natural_language"] = language.natural_language(text, cfg.natural_languages)
-    if cand.locator[0] == "text":
-        meta.update({k: v for k, v in cand.locator[2].items() if k != "subset" and v is not None})
+    if given:
+        meta.update({k: v for k, v in given.items() if k not in ("subset", "row") and v is not None})
     return {"text": text, "meta": meta}

@@ -9,7 +9,7 @@ from quarry.config.snapshot import SnapshotParams, SourceKind
 from quarry.infra.hashing import value_hash
 
 # Keys whose values change what a processed origin looks like (its cache key depends on them).
-PROCESSING_KEYS = ("max_file_bytes", "binary_extensions", "generated_markers", "minified_line_length",
+PROCESSING_KEYS = ("max_file_bytes", "max_document_bytes", "binary_extensions", "generated_markers", "minified_line_length",
                    "natural_languages", "prose_languages", "subsets", "default_subset")
 
 SOURCE_KINDS = get_args(SourceKind)

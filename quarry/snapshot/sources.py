@@ -84,7 +84,7 @@ def plan_corpus(source: dict, cfg: SnapshotParams) -> list[OriginPlan]:
         rel_shard = shard.relative_to(location).as_posix() if location.is_dir() else shard.name
         origin = source.get("origin") or (f"{source['path']}/{rel_shard}" if location.is_dir() else source["path"])
         plan = OriginPlan(source["name"], "corpus", origin,
-                          subset=source.get("subset"), info={"file": rel_shard})
+                          subset=source.get("subset"), info={"file": rel_shard}, documents=True)
         for line, record in enumerate(read_records(shard), start=1):
             meta = record.get("meta") or {}
             text = record["text"]
@@ -95,8 +95,9 @@ def plan_corpus(source: dict, cfg: SnapshotParams) -> list[OriginPlan]:
             # other files' licences could govern it
             upstream = {"subset": subset, "upstream_id": meta.get("id"), "upstream_origin": meta.get("origin"),
                         "standalone": True}
-            if size > cfg.max_file_bytes:
-                plan.refused.append(Refused(path, "too_large", {"bytes": size}))
+            if size > cfg.max_document_bytes:  # a document's cap: a book is no oversized source file
+                known = {k: v for k, v in upstream.items() if k in ("upstream_id", "subset") and v is not None}
+                plan.refused.append(Refused(path, "too_large", {"bytes": size, **known}, kind="document"))
                 continue
             plan.candidates.append(Candidate(path, size, FILE_MODE, ("text", text, upstream)))
         plans.append(plan)

@@ -88,6 +88,13 @@ def test_snapshot():
     assert_guards(floors, "swhid.identical", "language.agreement", "snapshot.distinct_snapshot_ids")
 
 
+def test_snapshot_fidelity():
+    floors = run_bench("snapshot_fidelity.py", "--repositories", "10", "--documents", "10")
+    assert_guards(floors, "corpus.prose_refused_by_code_rules", "parquet.prose_refused_by_code_rules",
+                  "corpus.minified.refused_as_minified", "stack_v2_repositories.files_read",
+                  "stack_v2_repositories.file_level_identical", "stack_v2_repositories.folders_identical")
+
+
 def test_assemble():
     floors = run_bench("assemble.py", "--mb", "1", "--levels", "3")
     assert_guards(floors, "same_bytes_for_1_and_n_threads", "assemble_zstd10.every_record_once")

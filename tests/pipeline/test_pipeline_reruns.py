@@ -118,7 +118,7 @@ def test_forcing_each_stage_runs_it_alone_and_settles(built):
 
 # One param of each stage, each chosen to change what that stage builds on the tiny project.
 EXPERIMENTS = [
-    ("snapshot.max_file_bytes=3000", True),        # the long licence texts are refused
+    ("snapshot.max_document_bytes=3000", True),    # the long licence texts (prose: the document cap) are refused
     ("licenses.policy.deny_spdx=[MIT]", True),      # repo-mit leaves
     ("pii.types=[KEY]", True),                      # the e-mail address stays
     ("dedup.near=false", True),                     # the near copy stays

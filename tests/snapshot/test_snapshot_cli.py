@@ -21,7 +21,7 @@ def test_cli_snapshot_and_show(tmp_path, history, capsys):
     assert main(["snapshot", "--show", str(out)]) == 0
     shown = capsys.readouterr().out
     assert manifest["snapshot_id"][:16] in shown and "verified" in shown
-    assert "Python" in shown and "binary" in shown
+    assert "Python" in shown and "binary" in shown and "refusals by kind" in shown
 
 
 def test_cli_errors_are_one_line(tmp_path, capsys):

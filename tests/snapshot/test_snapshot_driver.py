@@ -88,7 +88,12 @@ def test_filters_record_reasons(tmp_path):
                                              "minified": 1, "too_large": 1}
     assert read_json(out / "ledger.json") == {**Ledger("snapshot", input=16, kept=6,
                                                        dropped=manifest["counts"]["refused"]).to_dict(),
-                                                "caps": {}}  # no byte cap left anything out
+                                                "caps": {},  # no byte cap left anything out
+                                                # by kind: what the content says once read, else the name
+                                                "kinds": {"code": {"empty": 1, "excluded_path": 2, "generated": 1,
+                                                                   "minified": 1, "too_large": 1},
+                                                          "folder": {"excluded_path": 1}, "prose": {"bad_path": 1},
+                                                          "unknown": {"binary": 2}}}
     legacy = records["legacy.txt"]
     assert legacy["meta"]["encoding"] != "utf-8" and legacy["text"] == FRENCH
     assert legacy["meta"]["bytes"] == (root / "legacy.txt").stat().st_size

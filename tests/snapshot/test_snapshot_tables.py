@@ -1,6 +1,7 @@
-"""Table sources: Parquet shards in The Stack v2's layout (with and without ``content``, the latter
-read from a blob store by content id), a generic Parquet of documents, and a Hugging Face
-DatasetDict saved with save_to_disk; real standard-library files as the contents."""
+"""Table sources: Parquet shards in The Stack v2's layouts (file-level with and without ``content``,
+the latter read from a blob store by content id; repository-grouped, a row per repository), a
+generic Parquet of documents, and a Hugging Face DatasetDict saved with save_to_disk; real
+standard-library files and installed packages as the contents."""
 
 from __future__ import annotations
 
@@ -9,10 +10,9 @@ import sysconfig
 from pathlib import Path
 
 import datasets
-import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 import zstandard
+from snapshot_stack import file_rows, repository_rows, write_parquet
 
 from quarry.errors import ConfigError
 from quarry.records import read_json, read_records
@@ -37,11 +37,6 @@ def stack_rows() -> list[dict]:
                      "is_generated": False, "length_bytes": len(text.encode()), "star_events_count": 3 + i,
                      "content": text})
     return rows
-
-
-def write_parquet(path: Path, rows: list[dict], row_group_size: int = 3) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(pa.Table.from_pylist(rows), path, row_group_size=row_group_size)
 
 
 def records(snapshot: Path) -> list[dict]:
@@ -114,6 +109,169 @@ def test_a_saved_dataset_dict_and_a_plain_parquet_are_read_with_a_column_map(tmp
     assert {r["meta"]["pile_set_name"] for r in found} == {"code", "more"}
     assert all(r["meta"]["standalone"] and r["meta"]["language"] == "Python" for r in found)
     write_parquet(tmp_path / "plain" / "docs.parquet", docs)
-    with pytest.raises(ConfigError, match=r"docs.parquet: no column for columns.text: 'text'.*columns: doc, key, set"):
+    with pytest.raises(ConfigError, match=r"docs.parquet: no layout fits its columns \(doc, key, set\); presets .*"
+                                          r"stack-v2-repos \(files, files.blob_id.*text \(text\); name one"):
         run_snapshot([{"name": "plain", "kind": "parquet", "path": str(tmp_path / "plain")}], tmp_path / "bad")
     assert not (tmp_path / "bad" / "manifest.json").exists()
+
+
+PACKAGES = Path(sysconfig.get_paths()["purelib"])
+REPOSITORIES = ["idna", "certifi", "markupsafe", "attrs", "attr"]  # installed packages as repositories
+
+
+@pytest.fixture
+def grouped(tmp_path):
+    folders = {f"pypi/{name}": PACKAGES / name for name in REPOSITORIES}
+    assert all(folder.is_dir() for folder in folders.values())
+    rows, contents = repository_rows(folders, tmp_path / "blobs")
+    write_parquet(tmp_path / "ids" / "train-00000.parquet", rows[:3], row_group_size=2)
+    write_parquet(tmp_path / "ids" / "train-00001.parquet", rows[3:], row_group_size=2)
+    return folders, rows, contents
+
+
+def test_repository_grouped_rows_are_repositories_and_every_file_is_read_from_the_blob_store(tmp_path, grouped):
+    folders, rows, contents = grouped
+    source = {"name": "ids", "kind": "parquet", "path": str(tmp_path / "ids"), "blobs": str(tmp_path / "blobs")}
+    manifest = run_snapshot([source], tmp_path / "snap", cache_dir=tmp_path / "cache")  # the layout recognised
+    total = sum(len(row["files"]) for row in rows)
+    assert total > 50 and manifest["counts"]["files"] + sum(manifest["counts"]["refused"].values()) == total
+    assert set(manifest["counts"]["refused"]) <= {"empty"}       # no blob missing, none mismatched, none too large
+    assert {o["layout"] for o in manifest["origins"]} == {"stack-v2-repos"}
+    assert {o["origin"]: o["revision"] for o in manifest["origins"]} == {
+        f"https://github.com/{row['repo_name']}": row["revision_id"] for row in rows}
+    found = {(r["meta"]["origin"], r["meta"]["path"]): r for r in records(tmp_path / "snap")}
+    for row in rows:
+        for file in row["files"]:
+            record = found.get((f"https://github.com/{row['repo_name']}", file["path"].strip("/")))
+            if record is None:
+                continue
+            meta = record["meta"]
+            assert meta["id"] == f"swh:1:cnt:{file['blob_id']}" and record["text"].encode() == contents[file["blob_id"]]
+            assert meta["upstream"]["star_events_count"] == row["star_events_count"]       # the repository's
+            assert meta["upstream"]["content_id"] == file["content_id"] and "files" not in meta["upstream"]
+            assert meta["upstream_license"] == {"detected_licenses": file["detected_licenses"],
+                                                "license_type": file["license_type"],
+                                                "gha_license_id": row["gha_license_id"]}
+    # The same files in the file-level layout give the same records, byte for byte.
+    write_parquet(tmp_path / "flat" / "part.parquet", file_rows(rows), row_group_size=50)
+    flat = {**source, "path": str(tmp_path / "flat"), "preset": "stack-v2"}
+    run_snapshot([flat], tmp_path / "flat-snap", cache_dir=tmp_path / "cache")
+    assert records(tmp_path / "flat-snap") == records(tmp_path / "snap")
+    # The same folders read as folders keep the same texts, with the same ids, languages and subsets.
+    dirs = [{"name": repo, "kind": "dir", "path": str(folder), "origin": f"https://github.com/{repo}"}
+            for repo, folder in folders.items()]
+    run_snapshot(dirs, tmp_path / "dirs", cache_dir=tmp_path / "cache")
+
+    def key(r):
+        return r["meta"]["origin"], r["meta"]["path"], r["meta"]["id"], r["meta"]["language"], r["meta"]["pile_set_name"]
+    listed = {(f"https://github.com/{row['repo_name']}", f["path"].strip("/")) for row in rows for f in row["files"]}
+    assert {key(r) for r in records(tmp_path / "dirs") if key(r)[:2] in listed} == {key(r) for r in found.values()}
+    again = run_snapshot([source], tmp_path / "snap2", workers=2, cache_dir=tmp_path / "cache2")
+    assert again["snapshot_id"] == manifest["snapshot_id"]
+
+
+def test_a_missing_or_wrong_blob_of_a_repository_is_refused_with_its_row(tmp_path, grouped):
+    _folders, rows, _contents = grouped
+    first, second = rows[0]["files"][0], rows[0]["files"][1]
+    for blob in (tmp_path / "blobs").rglob(f"{first['blob_id']}*"):
+        blob.unlink()
+    (wrong,) = (tmp_path / "blobs").rglob(f"{second['blob_id']}*")
+    wrong.rename(wrong.with_name(second["blob_id"]))  # plain now, and another file's bytes
+    wrong.with_name(second["blob_id"]).write_bytes(b"print('not this file')\n")
+    source = {"name": "ids", "kind": "parquet", "path": str(tmp_path / "ids"), "preset": "stack-v2-repos",
+              "blobs": str(tmp_path / "blobs")}
+    run_snapshot([source], tmp_path / "snap", cache_dir=tmp_path / "cache")
+    refused = {r["meta"]["path"]: r["meta"] for r in read_records(tmp_path / "snap" / "rejects" / "rejects.jsonl.zst")}
+    missing, mismatch = refused[first["path"].strip("/")], refused[second["path"].strip("/")]
+    assert (missing["reason"], missing["content_id"], missing["row"]) == ("blob_missing", first["blob_id"],
+                                                                          "train-00000.parquet:1.1")
+    assert mismatch["reason"] == "swhid_mismatch" and mismatch["upstream"] == f"swh:1:cnt:{second['blob_id']}"
+    assert mismatch["row"] == "train-00000.parquet:1.2" and mismatch["kind"] == "code"
+    (origin,) = [o for o in read_json(tmp_path / "snap" / "manifest.json")["origins"]
+                 if o["origin"] == f"https://github.com/{rows[0]['repo_name']}"]
+    assert not {f["path"] for f in origin["files"]} & {first["path"].strip("/"), second["path"].strip("/")}
+    assert origin["file_count"] == len(rows[0]["files"]) - 2 - origin["refused"].get("empty", 0)
+
+
+def test_a_stack_v2_shard_is_read_with_no_other_input_through_the_cli(tmp_path, grouped, capsys):
+    from quarry.cli import main
+
+    _folders, rows, _contents = grouped
+    without = [{k: v for k, v in row.items() if k != "content"} for row in stack_rows()]
+    write_parquet(tmp_path / "files" / "part.parquet", without)
+    assert main(["snapshot", str(tmp_path / "snap"), "-s", f"parquet:{tmp_path / 'files'}"]) == 1
+    assert "columns.text" in capsys.readouterr().err                       # -ids: no content, no store
+    write_parquet(tmp_path / "with" / "part.parquet", stack_rows())
+    assert main(["snapshot", str(tmp_path / "snap"), "-s", f"parquet:{tmp_path / 'with'}"]) == 0
+    assert read_json(tmp_path / "snap" / "manifest.json")["counts"]["files"] == len(MODULES)
+    assert main(["snapshot", str(tmp_path / "ids"), "-s", f"parquet:{tmp_path / 'ids'}",
+                 "--blobs", str(tmp_path / "blobs")]) == 0
+    assert read_json(tmp_path / "ids" / "manifest.json")["origins"][0]["layout"] == "stack-v2-repos"
+    assert main(["snapshot", str(tmp_path / "x"), "-s", f"parquet:{tmp_path / 'ids'}", "--preset", "stack-v3"]) == 1
+    assert "--preset 'stack-v3': one of stack-v2" in capsys.readouterr().err
+
+
+def test_a_tables_text_stays_in_the_table_until_a_map_reads_it_and_its_id_is_checked_there(tmp_path):
+    """The plan holds each row's place and length, not its text (a shard's contents never pass
+    through one process); the map reads a row group back and verifies the row's SWHID."""
+    from quarry.config.snapshot import SnapshotParams
+    from quarry.snapshot.driver import plan_all
+
+    rows = stack_rows()
+    rows[2] = dict(rows[2], blob_id="0" * 40)
+    write_parquet(tmp_path / "stack" / "part.parquet", rows, row_group_size=3)
+    source = {"name": "stack", "kind": "parquet", "path": str(tmp_path / "stack"), "preset": "stack-v2"}
+    plans = plan_all([source], SnapshotParams(), tmp_path / "work")
+    locators = [c.locator for plan in plans for c in plan.candidates]
+    assert len(locators) == len(rows) and {loc[0] for loc in locators} == {"row"}
+    assert {loc[3] for loc in locators} == {0, 1, 2}                 # row groups of 3, 3 and 2 rows
+    assert not any(row["content"] in map(str, loc) for row in rows for loc in locators)
+    assert {c.size for plan in plans for c in plan.candidates} == {len(row["content"].encode()) for row in rows}
+    run_snapshot([source], tmp_path / "snap", cache_dir=tmp_path / "cache")
+    (refused,) = read_records(tmp_path / "snap" / "rejects" / "rejects.jsonl.zst")
+    assert (refused["meta"]["reason"], refused["meta"]["row"]) == ("swhid_mismatch", "part.parquet:3")
+    assert refused["meta"]["content"] == f"swh:1:cnt:{sha1_git(rows[2]['content'].encode()).hex()}"
+    assert {r["meta"]["path"] for r in records(tmp_path / "snap")} == {f"src/{n}" for i, n in enumerate(MODULES) if i != 2}
+
+
+def test_layouts_are_recognised_from_their_columns(tmp_path):
+    """The Stack v1 (hexsha: the git blob id) saved with save_to_disk, a plain `text` Parquet, and
+    a repository-grouped shard whose files carry their contents: each read with no preset."""
+    v1 = [{"hexsha": row["blob_id"], "size": row["length_bytes"], "ext": "py", "lang": "Python",
+           "max_stars_repo_path": row["path"].strip("/"), "max_stars_repo_name": row["repo_name"],
+           "max_stars_repo_head_hexsha": row["revision_id"], "max_stars_repo_licenses": ["MIT"],
+           "max_stars_count": 3, "content": row["content"]} for row in stack_rows()]
+    datasets.Dataset.from_list(v1).save_to_disk(str(tmp_path / "v1"))
+    manifest = run_snapshot([{"name": "v1", "kind": "hfdisk", "path": str(tmp_path / "v1")}], tmp_path / "s1",
+                            cache_dir=tmp_path / "cache")
+    assert {o["layout"] for o in manifest["origins"]} == {"stack-v1"} and manifest["counts"]["files"] == len(v1)
+    found = records(tmp_path / "s1")
+    assert {r["meta"]["id"] for r in found} == {f"swh:1:cnt:{row['hexsha']}" for row in v1}
+    assert {r["meta"]["origin"] for r in found} == {f"https://github.com/{row['max_stars_repo_name']}" for row in v1}
+    assert all(r["meta"]["upstream_license"] == {"max_stars_repo_licenses": ["MIT"]} for r in found)
+
+    write_parquet(tmp_path / "plain" / "docs.parquet", [{"text": row["content"]} for row in stack_rows()])
+    plain = run_snapshot([{"name": "plain", "kind": "parquet", "path": str(tmp_path / "plain")}], tmp_path / "s2",
+                         cache_dir=tmp_path / "cache")
+    assert plain["origins"][0]["layout"] == "text" and plain["counts"]["files"] == len(MODULES)
+
+    rows = stack_rows()
+    grouped = [{"repo_name": repo, "revision_id": "ab" * 20,
+                "files": [{k: row[k] for k in ("blob_id", "path", "language", "length_bytes", "content")}
+                          for row in rows if row["repo_name"] == repo]} for repo in ("acme/lib", "octo/tools")]
+    write_parquet(tmp_path / "repos" / "part.parquet", grouped)
+    by_repo = run_snapshot([{"name": "repos", "kind": "parquet", "path": str(tmp_path / "repos")}], tmp_path / "s3",
+                           cache_dir=tmp_path / "cache")
+    assert {o["layout"] for o in by_repo["origins"]} == {"stack-v2-repos"}
+    assert by_repo["counts"]["files"] == len(rows) and by_repo["counts"]["origins"] == 2
+    assert {r["meta"]["id"]: r["text"] for r in records(tmp_path / "s3")} == {
+        f"swh:1:cnt:{row['blob_id']}": row["content"] for row in rows}
+    # the files' contents stay in the table until the map reads their row back
+    from quarry.config.snapshot import SnapshotParams
+    from quarry.snapshot.driver import plan_all
+
+    plans = plan_all([{"name": "repos", "kind": "parquet", "path": str(tmp_path / "repos")}], SnapshotParams(),
+                     tmp_path / "work")
+    locators = [c.locator for plan in plans for c in plan.candidates]
+    assert {(loc[0], loc[5][1], loc[6]) for loc in locators} == {("row", "content", "files")}
+    assert not any(row["content"] in map(str, loc) for row in rows for loc in locators)
