@@ -20,14 +20,15 @@ from quarry.recipes.registry import run_recipe
 from quarry.recipes.subsets import recipe_subset
 from quarry.records import JsonDict
 from quarry.stages.tokenize import TOKENIZE, TokenizeArgs
-from quarry.tokenizer import train_from_dataset
+from quarry.tokenizer import tokenizer_for
 from tasks.caching import cached_task, run_verified
 from tasks.executor import PrefectExecutor
 
 
 @cached_task(outputs=("out_dir",), task_run_name="tokenizer {out_dir}")
-def train_tokenizer_task(dataset: Path, out_dir: str, tokenizer_params: dict) -> dict:
-    tokenizer = train_from_dataset(dataset, TokenizerParams.model_validate(tokenizer_params))
+def train_tokenizer_task(dataset: Path, out_dir: str, tokenizer_params: dict, given: Path | None = None) -> dict:
+    """The tokenizer node; ``given`` (a tokenizer file or folder params name) only keys the cache by content."""
+    tokenizer = tokenizer_for(dataset, TokenizerParams.model_validate(tokenizer_params))
     tokenizer.save(out_dir)
     return {"hash": tokenizer.hash, "vocab_size": tokenizer.vocab_size, "dataset_hash": tokenizer.dataset_hash}
 
@@ -44,7 +45,8 @@ def recipe_task(recipe: str, config: str, overrides: dict[str, Any], output_dir:
 def tokenizer(dataset: str, out_dir: str, params_file: str | None = None,
               params: Params | None = None) -> JsonDict:
     settings = load_params(params_file, params)
-    (result,) = run_verified(train_tokenizer_task, [{"dataset": Path(dataset), "out_dir": out_dir,
+    given = Path(settings.tokenizer.path) if settings.tokenizer.path and Path(settings.tokenizer.path).exists() else None
+    (result,) = run_verified(train_tokenizer_task, [{"dataset": Path(dataset), "out_dir": out_dir, "given": given,
                                                      "tokenizer_params": settings.tokenizer.as_dict()}])
     return result
 

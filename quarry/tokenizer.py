@@ -9,13 +9,13 @@ Face format: transformers' PreTrainedTokenizerFast loads the folder as it is.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 
 from quarry.config.training import SpecialTokens, TokenizerParams
 from quarry.errors import QuarryError
 from quarry.infra.hashing import bytes_hash, tree_hash
-from quarry.records import JsonDict, atomic_write_bytes, read_folder, read_json, write_json
+from quarry.records import JsonDict, atomic_write_bytes, read_json, write_json
 
 TOKENIZER_JSON = "tokenizer.json"
 TOKENIZER_CONFIG = "tokenizer_config.json"
@@ -26,11 +26,13 @@ DEFAULT_SPECIALS = SpecialTokens().model_dump()   # params.yaml tokenizer.specia
 
 class Tokenizer:
     def __init__(self, backend, *, bos: str | None = None, eos: str | None = None, pad: str | None = None,
-                 dataset_hash: str | None = None):
+                 dataset_hash: str | None = None, origin: JsonDict | None = None):
         self.backend = backend
         self.backend.encode_special_tokens = True  # control tokens only ever come from bos=/eos=
         self.bos_token, self.eos_token, self.pad_token = bos, eos, pad
         self.dataset_hash = dataset_hash
+        # how it came to be: the sample it was trained on, or the tokenizer it was taken from
+        self.origin = origin or {}
 
     # --- ids ------------------------------------------------------------------------------------
     def _id(self, token: str | None) -> int | None:
@@ -98,7 +100,7 @@ class Tokenizer:
         write_json(folder / TOKENIZER_CONFIG, {"tokenizer_class": "PreTrainedTokenizerFast",
                                                "clean_up_tokenization_spaces": False, **specials})
         write_json(folder / LINEAGE, {"dataset_hash": self.dataset_hash, "tokenizer_hash": self.hash,
-                                      "vocab_size": self.vocab_size})
+                                      "vocab_size": self.vocab_size, **self.origin})
         return folder
 
     @classmethod
@@ -118,7 +120,8 @@ class Tokenizer:
             raise QuarryError(f"{file}: not a valid tokenizer.json: {exc}") from None
         specials = _special_tokens(folder)
         lineage = read_json(folder / LINEAGE) if (folder / LINEAGE).is_file() else {}
-        return cls(backend, dataset_hash=lineage.get("dataset_hash"), **specials)
+        origin = {key: lineage[key] for key in ("sample", "source") if key in lineage}
+        return cls(backend, dataset_hash=lineage.get("dataset_hash"), origin=origin, **specials)
 
 
 def _special_tokens(folder: Path) -> dict[str, str | None]:
@@ -168,13 +171,6 @@ def _roles(special_tokens) -> dict[str, str | None]:
 
 
 # --- from a dataset version -----------------------------------------------------------------------
-def dataset_texts(dataset_dir: str | os.PathLike) -> Iterator[str]:
-    """The texts of a dataset version's train split (its train/ folder when present), in shard order."""
-    root = Path(dataset_dir)
-    for record in read_folder(root / "train" if (root / "train").is_dir() else root):
-        yield record["text"]
-
-
 def dataset_hash(dataset_dir: str | os.PathLike) -> str:
     """The version id from the dataset's manifest.json, else the content hash of the folder."""
     manifest = Path(dataset_dir) / "manifest.json"
@@ -184,9 +180,33 @@ def dataset_hash(dataset_dir: str | os.PathLike) -> str:
 
 
 def train_from_dataset(dataset_dir: str | os.PathLike, section: TokenizerParams = TokenizerParams()) -> Tokenizer:
-    """Train with the ``tokenizer:`` section of params.yaml on a dataset version's train split."""
+    """Train with the ``tokenizer:`` section of params.yaml on a sample of a dataset version's train
+    split (``sample_mb``, recorded in the tokenizer's lineage)."""
+    from quarry.datasets.sample import SampleCount, describe, plan_sample, sampled_records
+
     if not Path(dataset_dir).is_dir():
         raise QuarryError(f"{dataset_dir}: no such dataset folder")
-    return train_tokenizer(dataset_texts(dataset_dir), vocab_size=section.vocab_size,
-                           special_tokens=section.special_tokens.model_dump(), dataset_hash=dataset_hash(dataset_dir),
-                           min_frequency=section.min_frequency)
+    plan, count = plan_sample(dataset_dir, "train", section.sample_mb), SampleCount()
+    texts = (record["text"] for record in sampled_records(dataset_dir, plan, count))
+    tokenizer = train_tokenizer(texts, vocab_size=section.vocab_size,
+                                special_tokens=section.special_tokens.model_dump(),
+                                dataset_hash=dataset_hash(dataset_dir), min_frequency=section.min_frequency)
+    tokenizer.origin = {"sample": describe(plan, count)}
+    return tokenizer
+
+
+def given_tokenizer(source: str | os.PathLike, dataset_dir: str | os.PathLike | None = None) -> Tokenizer:
+    """A tokenizer the params name (``tokenizer.path``: a model's own), used instead of training
+    one; its lineage names where it came from and the hash of what was read."""
+    tokenizer = Tokenizer.load(source)
+    tokenizer.dataset_hash = dataset_hash(dataset_dir) if dataset_dir is not None else None
+    tokenizer.origin = {"source": {"path": str(source), "tokenizer_hash": tokenizer.hash}}
+    return tokenizer
+
+
+def tokenizer_for(dataset_dir: str | os.PathLike, section: TokenizerParams = TokenizerParams()) -> Tokenizer:
+    """The DAG's tokenizer (the tokenizer node and `quarry tokenizer train`): the one ``tokenizer.path``
+    names, else one trained on a sample of the dataset version."""
+    if section.path:
+        return given_tokenizer(section.path, dataset_dir)
+    return train_from_dataset(dataset_dir, section)

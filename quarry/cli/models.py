@@ -16,7 +16,7 @@ from quarry.engine import run_local
 from quarry.errors import QuarryError
 from quarry.config.values import load_params
 from quarry.records import atomic_write_bytes
-from quarry.tokenizer import Tokenizer, train_from_dataset
+from quarry.tokenizer import Tokenizer, tokenizer_for
 
 out = Console()
 err = Console(stderr=True)
@@ -146,12 +146,13 @@ def register(app: typer.Typer) -> None:
         params: Path = typer.Option(None, help="params.yaml (default: the project's)."),
         vocab_size: int = typer.Option(None, help="Overrides tokenizer.vocab_size."),
     ) -> None:
-        """Train a tokenizer with params.yaml's tokenizer section; it records the dataset hash."""
+        """Train a tokenizer with params.yaml's tokenizer section (on a sample of the train split, or
+        the tokenizer.path it names); it records the dataset hash and the sample or source."""
         settings = load_params(params)
         if vocab_size:
             settings = with_overrides(settings, {"tokenizer.vocab_size": vocab_size}, source="--vocab-size")
         with err.status(f"training tokenizer on {dataset}"):
-            tokenizer = train_from_dataset(dataset, settings.tokenizer)
+            tokenizer = tokenizer_for(dataset, settings.tokenizer)
         tokenizer.save(out_dir)
         out.print(json.dumps({"folder": str(out_dir), "vocab_size": tokenizer.vocab_size,
                               "tokenizer_hash": tokenizer.hash, "dataset_hash": tokenizer.dataset_hash}))

@@ -31,6 +31,11 @@ class TokenizerParams(Section):
     vocab_size: int = Field(default=8192, ge=260)   # byte-level BPE: 256 bytes + specials at least
     min_frequency: PositiveInt = 2
     special_tokens: SpecialTokens = SpecialTokens()
+    # MB of train-split text it learns from, chosen by a hash of each document's id and stratified
+    # by subset (quarry.datasets.sample); null: the whole split
+    sample_mb: float | None = Field(default=256.0, gt=0)
+    # a tokenizer.json, a folder holding one (a model's own) or a hub id, used instead of training one
+    path: str | None = None
 
 
 class TokenizeParams(Section):
