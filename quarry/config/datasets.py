@@ -51,7 +51,6 @@ class AssembleParams(Section):
     zstd_level: int = Field(default=10, ge=1, le=22)
     zstd_threads: PositiveInt = 1       # same bytes for any value (not hashed)
     shuffle: bool = True
-    shuffle_buckets: PositiveInt = 64   # same bytes for any value
     citation: Citation = Citation()
 
     @field_validator("splits")

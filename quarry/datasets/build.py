@@ -46,12 +46,6 @@ class Plan:
     mixture: Mixture
     section: AssembleParams
 
-    def split_options(self, tokenizer=None) -> JsonDict:
-        """The keyword arguments of shards.write_split."""
-        s = self.section
-        return {"shard_bytes": s.shard_bytes, "level": s.zstd_level, "threads": s.zstd_threads, "shuffle": s.shuffle,
-                "shuffle_buckets": s.shuffle_buckets, "tokenizer": tokenizer}
-
 
 def plan(src_dir: str | os.PathLike, section: AssembleParams) -> Plan:
     src_dir = Path(src_dir)

@@ -31,7 +31,7 @@ SUMS = "SHA256SUMS"
 # versions.assign_label); the hash cites content, so it is the same on every machine.
 UNHASHED = ("version", "code_version", "label")
 # Keys that change how fast a build runs, never what it writes.
-SPEED_KEYS = ("zstd_threads", "shuffle_buckets", "workers")
+SPEED_KEYS = ("zstd_threads", "workers")
 PARTITION_KEYS = ("partition_mb", "partitions")   # how a global decision is split, never what it decides
 PARTITIONED_SECTIONS = ("licenses", "dedup")
 CURATION_SECTIONS = ("snapshot", "licenses", "optout", "filters", "pii", "dedup", "decontaminate")

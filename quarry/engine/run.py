@@ -18,7 +18,7 @@ from quarry.config import Params, as_params
 from quarry.engine import provenance
 from quarry.engine.local import LocalExecutor
 from quarry.engine.output import StagedOutput
-from quarry.engine.stage import Global, GlobalJob, ItemJob, Map, PerShard, Plan, ShardJob, Stage
+from quarry.engine.stage import Global, GlobalJob, ItemJob, Map, PerShard, Plan, Private, ShardJob, Stage
 from quarry.errors import QuarryError
 from quarry.ledger import merge_ledgers
 from quarry.infra.lock import writing
@@ -159,8 +159,8 @@ def _earlier_results(phase: Map, stage: Stage, results: dict[str, Any], index: i
         if isinstance(earlier, Map):
             if earlier.over == phase.over:  # a map over the same units as this one: its result for this unit
                 inputs[earlier.name] = value[index]
-        elif issubclass(earlier.returns, Plan):
-            continue  # a plan reaches its maps as their jobs' items
+        elif issubclass(earlier.returns, (Plan, Private)):
+            continue  # a plan reaches its maps as their jobs' items; a private result no map
         elif issubclass(earlier.returns, PerShard):
             inputs[earlier.name] = value.shards[index]  # a global's decision for this shard
         else:

@@ -13,6 +13,8 @@ Every phase declares the type it returns, and the engine routes a result by that
 never by looking inside it:
 - a ``Plan`` (``items``: the work of the maps ``over`` it) reaches only those maps;
 - a ``PerShard`` (``shards``: one value per input shard) hands value i to shard i of later maps;
+- a ``Private`` reaches only later global phases and the finish (what a map's cache key must not
+  cover: a plan's list of every input file);
 - any other type reaches every later job whole (a summary, a layout);
 - a map's results reach later maps over the same units, one each, and global phases as a list.
 
@@ -49,6 +51,10 @@ class PerShard:
     """A global phase's decision for each input shard: shard i of the later maps gets ``shards[i]``."""
 
     shards: list[Any]
+
+
+class Private:
+    """A global phase's result that no map job receives, only later global phases and the finish."""
 
 
 @dataclass(frozen=True, kw_only=True)

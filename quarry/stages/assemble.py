@@ -1,6 +1,9 @@
-"""The assemble stage: plan the version (its source shards, the mixture), write each split (a
-map over the splits, each into its own work folder), publish the version (manifest, datacard,
-SHA256SUMS, the release registry) from the splits' shards."""
+"""The assemble stage: plan the version (its source shards, the mixture); scatter every input
+shard into sorted runs per split (a map over the shards, shared out across workers); write each
+output shard from its key range of every run (a map over the splits' partitions); publish the
+version (manifest, datacard, SHA256SUMS, the release registry) from the partitions' shards.
+Every worker writes its share of every split, and the bytes are the same for any worker count
+(quarry.datasets.shards)."""
 
 from __future__ import annotations
 
@@ -11,12 +14,15 @@ from pathlib import Path
 from typing import Any
 
 from quarry.config import Params
+from quarry.datasets.attribution import Credits
 from quarry.datasets.build import Plan as BuildPlan, load_parent, plan, publish, staging_dir, tokenizer_id
+from quarry.datasets.composition import Composition
 from quarry.datasets.mixture import Mixture
-from quarry.datasets.shards import STAGE, write_split
-from quarry.engine import Global, GlobalJob, ItemJob, Keyed, Map, Plan, Stage, WorkItem, run_local
+from quarry.datasets.shards import STAGE, SplitScatter, scatter_shard, shard_count, shard_name, write_partition
+from quarry.engine import Global, GlobalJob, ItemJob, Keyed, Map, Plan, Private, ShardJob, Stage, WorkItem, run_local
 from quarry.curation.licenses.texts import standard_texts
-from quarry.records import JsonDict
+from quarry.ledger import merge_ledgers
+from quarry.records import JsonDict, RecordWriter, read_records
 
 
 @dataclass(frozen=True)
@@ -30,75 +36,148 @@ class AssembleArgs:
     register: bool = True
 
 
-@dataclass(frozen=True, kw_only=True)
-class VersionPlan(Plan):
-    """The version's source shards and mixture (items: one split each)."""
+@dataclass(frozen=True)
+class Mixing:
+    """What every input shard's scatter needs: the splits, the mixture, the order."""
 
-    build: BuildPlan
+    splits: tuple[str, ...]
+    mixture: dict            # Mixture's fields (epochs, fractions, moved)
+    shuffle: bool
+    level: int
 
 
 @dataclass(frozen=True)
-class SplitWork:
-    """One split to write into its own work folder."""
+class PartitionWork:
+    """One output shard to write: its split's partition ``part`` of ``parts`` (0: source order) of the runs."""
 
-    sources: list
     split: str
-    mixture: dict            # Mixture's fields (epochs, fractions, moved)
-    options: dict            # write_split's shard-format keywords
+    part: int
+    parts: int
+    runs: tuple[str, ...]
+    out: str
+    level: int
+    threads: int
     tokenizer: Keyed
-    work: str
 
 
 def assemble_config(params: Params) -> Params:
     return params  # the whole params: the manifest's params hash covers every curation section
 
 
+@dataclass(frozen=True)
+class VersionPlan(Private):
+    """The version's source shards and mixture: what the publication reads (no scatter's key covers
+    every source)."""
+
+    build: BuildPlan
+
+
 def plan_phase(job: GlobalJob, params: Params) -> VersionPlan:
+    """The version's source shards and mixture (reads the curated folder by path)."""
+    return VersionPlan(plan(Path(job.src), params.assemble))
+
+
+def mixing_phase(job: GlobalJob, params: Params) -> Mixing:
+    mixture = job.of(PLAN).build.mixture
+    return Mixing(tuple(mixture.fractions), {"epochs": mixture.epochs, "fractions": mixture.fractions,
+                                             "moved": mixture.moved}, params.assemble.shuffle, params.assemble.zstd_level)
+
+
+def scatter_phase(job: ShardJob, params: Params) -> list[SplitScatter]:
+    mixing = job.input(MIXING)
+    shutil.rmtree(job.work, ignore_errors=True)
+    return scatter_shard(job.src, Path(job.work), list(mixing.splits), Mixture(**mixing.mixture),
+                         shuffle=mixing.shuffle, level=mixing.level)
+
+
+def partitions_phase(job: GlobalJob, params: Params) -> Plan:
+    """Each split's output shards: N key ranges for a split of N times shard_bytes at most, or a
+    shard per input and pass in source order."""
     args: AssembleArgs = job.args or AssembleArgs()
-    build = plan(Path(job.src), params.assemble)
-    options = {k: v for k, v in build.split_options().items() if k != "tokenizer"}
-    mixture = {"epochs": build.mixture.epochs, "fractions": build.mixture.fractions, "moved": build.mixture.moved}
+    section = params.assemble
+    scattered = job.each(SCATTER)
     tokenizer = Keyed(tokenizer_id(args.tokenizer), args.tokenizer)
-    splits = Path(job.work).parent / "splits"
-    items = [WorkItem(split, SplitWork(build.sources, split, mixture, options, tokenizer, str(splits / split)),
-                      (str(splits / split),))
-             for split in build.mixture.fractions]
-    return VersionPlan(build=build, items=items)
+    folder = Path(job.work).parent / "partitions"
+    items = []
+    for index, split in enumerate(job.of(MIXING).splits):
+        parts = [shard[index] for shard in scattered]
+        if section.shuffle:
+            count = shard_count(sum(part.bytes for part in parts), section.shard_bytes)
+            runs = tuple(run for part in parts for run in part.runs)
+            groups = [(j, count, runs) for j in range(count)]
+        else:  # a shard per input and pass: pass-major, the inputs in order
+            passes = max((len(part.runs) for part in parts), default=0)
+            ordered = [part.runs[p] for p in range(passes) for part in parts if p < len(part.runs)]
+            groups = [(j, 0, (run,)) for j, run in enumerate(ordered)]
+        for j, count, runs in groups:
+            out = folder / split / f"{j:05d}.jsonl.zst"
+            items.append(WorkItem(f"{split} {j + 1}/{len(groups)}",
+                                  PartitionWork(split, j, count, runs, str(out), section.zstd_level,
+                                                section.zstd_threads, tokenizer), (str(out),)))
+    return Plan(items=items)
 
 
-def split_phase(job: ItemJob, params: Params) -> dict:
-    """Write one split's shards (and its rejects) under its work folder; returns files, composition, ledger."""
-    work: SplitWork = job.item
-    shutil.rmtree(work.work, ignore_errors=True)
-    return write_split(work.sources, Path(work.work), work.split, Mixture(**work.mixture), **work.options,
-                       tokenizer=work.tokenizer.value)
+def partition_phase(job: ItemJob, params: Params) -> JsonDict:
+    work: PartitionWork = job.item
+    Path(work.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(work.out).unlink(missing_ok=True)
+    return write_partition(list(work.runs), work.part, work.parts, Path(work.out), level=work.level,
+                           threads=work.threads, tokenizer=work.tokenizer.value)
 
 
 def publish_finish(job: GlobalJob, params: Params) -> dict:
-    """Link every split's shards into a staging folder and publish it as the dataset version."""
+    """Link every split's shards (in partition order, numbered anew) and its rejects into a staging
+    folder and publish it as the dataset version."""
     args: AssembleArgs = job.args or AssembleArgs()
     out_dir = Path(job.dst)
     parent = load_parent(args.parent, args.registry)  # read before out_dir is replaced
     staging = staging_dir(out_dir)
-    version = job.of(PLAN)
-    for item in version.items:
-        work = Path(item.value.work)
-        for path in sorted(p for p in work.rglob("*") if p.is_file()):
-            target = staging / path.relative_to(work)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            _link_or_copy(path, target)
-    return publish(staging, out_dir, params, version.build, job.each(SPLITS),
+    splits = job.of(MIXING).splits
+    written = list(zip((item.value for item in job.of(PARTITIONS).items), job.each(PARTITION)))
+    results = []
+    for index, split in enumerate(splits):
+        files, composition = [], Composition(with_tokens=args.tokenizer is not None)
+        for work, shard in ((w, s) for w, s in written if w.split == split):
+            composition.merge(shard["composition"])
+            if shard["path"] is None:
+                continue
+            name = shard_name(len(files))
+            (staging / split).mkdir(parents=True, exist_ok=True)
+            _link_or_copy(Path(shard["path"]), staging / split / name)
+            files.append({"path": f"{split}/{name}", "records": shard["records"], "bytes": shard["bytes"]})
+        parts = [shard[index] for shard in job.each(SCATTER)]
+        _gather_rejects([Path(part.rejects) for part in parts], staging / "rejects" / f"{split}.jsonl.zst",
+                        params.assemble.zstd_level)
+        credits = Credits()
+        for part in parts:
+            credits.merge(part.credits)
+        results.append({"split": split, "files": files, "composition": composition.to_dict(),
+                        "ledger": merge_ledgers(STAGE, [part.ledger for part in parts]).to_dict(),
+                        "credits": credits.to_dict()})
+    return publish(staging, out_dir, params, job.of(PLAN).build, results,
                    snapshot_manifest=args.snapshot_manifest, ledgers=args.ledgers,
                    optout_registry_hash=args.optout_registry_hash, tokenizer=args.tokenizer, parent=parent,
                    registry=args.registry, register=args.register, license_texts=standard_texts)
 
 
-# The plan reads the curated folder by path (uncached); a split is keyed on the content of its
-# source shards, the mixture and the shard format.
+def _gather_rejects(parts: list[Path], target: Path, level: int) -> None:
+    """The inputs' rejects of one split, in input order, as one file."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with RecordWriter(target, level=level, validate=False) as writer:
+        for part in parts:
+            for record in read_records(part, require_text=False):
+                writer.write(record)
+
+
+# The plan reads the curated folder by path (uncached); a shard's scatter is keyed on its content and
+# the mixture; the partitions read runs named by path (uncached, as dedup's partitions).
 PLAN = Global("plan", plan_phase, VersionPlan, cached=False)
-SPLITS = Map("splits", split_phase, dict, over="plan")   # write_split's files, composition and ledger
-ASSEMBLE = Stage(STAGE, folder="", config=assemble_config, finish=publish_finish, reads_shards=False, staged=False,
-                 phases=(PLAN, SPLITS))
+MIXING = Global("mixing", mixing_phase, Mixing, inline=True)
+SCATTER = Map("scatter", scatter_phase, list)            # one SplitScatter per split
+PARTITIONS = Global("partitions", partitions_phase, Plan, inline=True)
+PARTITION = Map("partition", partition_phase, dict, over="partitions", cached=False)   # one output shard
+ASSEMBLE = Stage(STAGE, folder="", config=assemble_config, finish=publish_finish, staged=False,
+                 phases=(PLAN, MIXING, SCATTER, PARTITIONS, PARTITION))
 
 
 def assemble(src_dir: str | os.PathLike, out_dir: str | os.PathLike, params: Params | dict | None, *, workers: int = 1,

@@ -31,7 +31,7 @@ def without_code(manifest: dict) -> dict:
 
 def test_rebuilds_are_byte_identical_for_any_worker_and_thread_count(curated, params, tmp_path, registry):
     first = assemble(curated, tmp_path / "a" / "ds", params, ledgers=[curated], registry=registry)
-    threaded = {"assemble": {**params["assemble"], "zstd_threads": 3, "shuffle_buckets": 3}}
+    threaded = {"assemble": {**params["assemble"], "zstd_threads": 3}}
     second = assemble(curated, tmp_path / "b" / "ds", threaded, ledgers=[curated], workers=3, registry=registry)
     assert second["version"] == first["version"]
     assert without_code(second) == without_code(first)

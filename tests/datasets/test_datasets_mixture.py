@@ -83,15 +83,3 @@ def test_an_interrupted_build_leaves_the_previous_version(curated, params, tmp_p
     assert qd.load_manifest(out)["version"] == before["version"]
     assert verify_sums(out) == []
     assert [r["manifest"]["version"] for r in qd.releases(registry=registry)] == [before["version"]]
-
-
-def test_shuffle_buffer_returns_every_record_in_key_order(tmp_path):
-    from quarry.datasets.shards import ShuffleBuffer, order_key
-
-    buffer = ShuffleBuffer(tmp_path / "buckets", buckets=16)
-    keys = [order_key(f"doc-{i}", 0) for i in range(3000)]
-    for i, key in enumerate(keys):
-        buffer.add({"text": f"document {i}", "meta": {"id": f"doc-{i}"}}, key)
-    expected = [{"text": f"document {i}", "meta": {"id": f"doc-{i}"}} for _, i in sorted(zip(keys, range(3000)))]
-    assert list(buffer) == expected
-    assert not (tmp_path / "buckets").exists()
