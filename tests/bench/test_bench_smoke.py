@@ -100,6 +100,12 @@ def test_assemble():
     assert_guards(floors, "same_bytes_for_1_and_n_threads", "assemble_zstd10.every_record_once")
 
 
+@pytest.mark.slow
+def test_assemble_scale(tmp_path):
+    floors = run_bench("assemble_scale.py", "--mb", "2", "6", "--shard-mb", "1", "--scratch", str(tmp_path))
+    assert_guards(floors, "same_version_for_1_and_2_workers")
+
+
 def test_generate():
     floors = run_bench("generate.py", "--batch", "2", "--prompt-len", "8", "--new-tokens", "8", "--repeats", "1")
     assert_guards(floors, "identical_rows.kv_cache_vs_recompute", "identical_rows.kv_cache_vs_transformers")
