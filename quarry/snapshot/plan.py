@@ -20,6 +20,7 @@ class Candidate:
     size: int
     mode: int = FILE_MODE
     locator: tuple = ()             # ("file", abs path) | ("git", repo, blob hex) | ("text", text, meta)
+                                    # | ("line", corpus shard, line number from 1, meta)
                                     # | ("blob", store, content id, meta)
                                     # | ("row", table file, kind, group, row, (element, field) | None,
                                     #    column, content id, meta)
@@ -56,7 +57,7 @@ class OriginPlan:
 
 def lineage(cand: Candidate) -> dict | None:
     """What a corpus or table record brought with it (upstream ids, subset, columns); None for a file."""
-    return cand.locator[-1] if cand.locator[0] in ("text", "blob", "row") else None
+    return cand.locator[-1] if cand.locator[0] in ("text", "line", "blob", "row") else None
 
 
 def trace(cand: Candidate) -> dict:

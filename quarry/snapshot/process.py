@@ -38,6 +38,7 @@ def read_contents(plan: OriginPlan) -> list[bytes | None]:
     stores: dict[str, BlobStore] = {}
     out: list[bytes | None] = []
     in_tables: dict[tuple, list[tuple[int, int, tuple | None]]] = defaultdict(list)
+    in_corpora: dict[str, list[tuple[int, int]]] = defaultdict(list)
     for position, cand in enumerate(plan.candidates):
         kind = cand.locator[0]
         if kind == "file":
@@ -51,12 +52,20 @@ def read_contents(plan: OriginPlan) -> list[bytes | None]:
         elif kind == "blob":  # a table row's content, read here in the map, never in the plan
             store = stores.get(cand.locator[1]) or stores.setdefault(cand.locator[1], BlobStore(cand.locator[1]))
             out.append(store.read(cand.locator[2]))
+        elif kind == "line":  # a corpus record, read back from its shard here (each shard once)
+            in_corpora[cand.locator[1]].append((position, cand.locator[2]))
+            out.append(None)
         elif kind == "row":   # ("row", file, kind, group, row, element, column, ...): each group read once
             _, file, table_kind, group, index, element, column = cand.locator[:7]
             in_tables[file, table_kind, group, column].append((position, index, element))
             out.append(None)
         else:
             out.append(cand.locator[1].encode("utf-8"))
+    for file, wanted in sorted(in_corpora.items()):
+        lines = dict((line, position) for position, line in wanted)
+        for line, record in enumerate(read_records(file), start=1):
+            if line in lines:
+                out[lines[line]] = record["text"].encode("utf-8")
     if in_tables:
         from quarry.snapshot.rowgroups import column_of  # pyarrow: only a map over a table needs it
 
@@ -162,6 +171,8 @@ UNREAD = ("blob_missing", "row_missing", "swhid_mismatch")
 def _blob_refusal(cand: Candidate, swhid: str | None, cfg: SnapshotParams) -> Refusal | None:
     """A table row whose content is missing (from its blob store, or from its row since planned),
     or is not the content its id names."""
+    if cand.locator[0] == "line" and swhid is None:   # the shard lost the record since it was planned
+        return Refusal("row_missing", _kind_unread(cand, True, cfg), {"file": cand.locator[1], "line": cand.locator[2]})
     if cand.locator[0] not in ("blob", "row"):
         return None
     expected = cand.locator[-2]   # ("blob", store, id, meta) | ("row", ..., id, meta)
@@ -183,7 +194,7 @@ def _process_file(plan: OriginPlan, cand: Candidate, data: bytes, swhid: str, cf
     standalone = bool(given and given.get("standalone"))
     if cand.locator[0] == "text":
         text, encoding = cand.locator[1], "utf-8"
-    elif cand.locator[0] == "row":   # a table's text column: text already
+    elif cand.locator[0] in ("line", "row"):   # a corpus record's or a table's text column: text already
         text, encoding = data.decode("utf-8"), "utf-8"
     else:
         decoded = filters.decode(data)

@@ -99,7 +99,8 @@ def plan_corpus(source: dict, cfg: SnapshotParams) -> list[OriginPlan]:
                 known = {k: v for k, v in upstream.items() if k in ("upstream_id", "subset") and v is not None}
                 plan.refused.append(Refused(path, "too_large", {"bytes": size, **known}, kind="document"))
                 continue
-            plan.candidates.append(Candidate(path, size, FILE_MODE, ("text", text, upstream)))
+            # the plan keeps the record's place, not its text: the map reads it back from the shard
+            plan.candidates.append(Candidate(path, size, FILE_MODE, ("line", str(shard), line, upstream)))
         plans.append(plan)
     return plans
 

@@ -135,6 +135,28 @@ def test_corpus_mapped_into_subsets(tmp_path):
     assert manifest["counts"]["files"] == 3
 
 
+def test_a_corpus_plan_holds_no_document_text_and_its_maps_read_the_records_back(tmp_path):
+    import pickle
+    import sysconfig
+
+    from quarry.snapshot.sources import plan_corpus
+
+    texts = [p.read_text(encoding="utf-8") for p in sorted(Path(sysconfig.get_paths()["stdlib"]).glob("*.py"))[:40]]
+    corpus = tmp_path / "corpus"
+    for shard in range(2):
+        write_records(corpus / f"part-{shard}.jsonl.zst", [{"text": text, "meta": {"id": f"doc-{shard}-{i}"}}
+                                                          for i, text in enumerate(texts[shard::2])])
+    plans = plan_corpus({"name": "c", "kind": "corpus", "path": str(corpus)}, SnapshotParams())
+    held = pickle.dumps(plans)
+    assert len(held) < sum(len(t.encode()) for t in texts) / 5    # sizes and places, not the documents
+    assert not any(text[:200].encode() in held for text in texts if len(text) > 200)
+    out = tmp_path / "out"
+    run_snapshot([{"kind": "corpus", "path": str(corpus)}], out, {}, cache_dir=tmp_path / "cache")
+    by_id = {r["meta"]["upstream_id"]: r["text"] for r in read_folder(out / "shards")}
+    assert by_id == {f"doc-{shard}-{i}": text for shard in range(2) for i, text in enumerate(texts[shard::2])
+                     if text.strip()}
+
+
 def test_a_corpus_is_kept_whole_and_every_cap_is_reported(tmp_path):
     """A corpus shard is one origin: the per-origin cap does not cut it; the source's own
     max_bytes does, and what it left out is in the ledger and the run's summary."""
