@@ -45,22 +45,30 @@ FLOW = textwrap.dedent("""
 """)
 
 
-def test_a_killed_task_runs_only_its_unfinished_shards_again(tmp_path):
-    src = shards(tmp_path / "src", 5)
+def flow_env(tmp_path: Path) -> dict[str, str]:
+    """The flow process's environment: the project in ``tmp_path``, the first run killed after 2 jobs."""
     (tmp_path / "params.yaml").write_text("pipeline: {}\n")
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}, "PYTHONPATH": str(REPO),
-           "QUARRY_HOME": str(tmp_path), "CALLS": str(tmp_path / "calls-1"), "KILL_AFTER": "2",
-           "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "300"}
-    out = tmp_path / "out"
-    # a process group of its own: the flow's temporary Prefect server, which the kill leaves without
-    # its parent, goes with it
-    killed = subprocess.Popen([sys.executable, "-c", FLOW, str(src), str(out)], cwd=tmp_path, env=env,
-                              start_new_session=True)
+    return {**{k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}, "PYTHONPATH": str(REPO),
+            "QUARRY_HOME": str(tmp_path), "CALLS": str(tmp_path / "calls-1"), "KILL_AFTER": "2",
+            "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "300"}
+
+
+def killed_run(args: list[str], cwd: Path, env: dict[str, str]) -> int:
+    """Run ``python -c args`` until it kills itself; its exit code. A process group of its own: the
+    flow's temporary Prefect server, which the kill leaves without its parent, goes with it."""
+    killed = subprocess.Popen([sys.executable, "-c", *args], cwd=cwd, env=env, start_new_session=True)
     try:
-        assert killed.wait(timeout=600) == -signal.SIGKILL
+        return killed.wait(timeout=600)
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(killed.pid, signal.SIGKILL)
+
+
+def test_a_killed_task_runs_only_its_unfinished_shards_again(tmp_path):
+    src = shards(tmp_path / "src", 5)
+    env = flow_env(tmp_path)
+    out = tmp_path / "out"
+    assert killed_run([FLOW, str(src), str(out)], tmp_path, env) == -signal.SIGKILL
     assert (tmp_path / "calls-1").read_text().split() == ["part-00000.jsonl.zst", "part-00001.jsonl.zst"]
     rerun = subprocess.run([sys.executable, "-c", FLOW, str(src), str(out)], cwd=tmp_path,
                            env={**env, "CALLS": str(tmp_path / "calls-2"), "KILL_AFTER": "0"},
@@ -108,19 +116,10 @@ ITEMS_FLOW = textwrap.dedent("""
 
 
 def test_a_killed_task_over_a_plans_items_runs_only_its_unfinished_items_again(tmp_path):
-    (tmp_path / "params.yaml").write_text("pipeline: {}\n")
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}, "PYTHONPATH": str(REPO),
-           "QUARRY_HOME": str(tmp_path), "CALLS": str(tmp_path / "calls-1"), "KILL_AFTER": "2",
-           "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "300"}
+    env = flow_env(tmp_path)
     out = tmp_path / "out"
     out.mkdir()
-    killed = subprocess.Popen([sys.executable, "-c", ITEMS_FLOW, str(out)], cwd=tmp_path, env=env,
-                              start_new_session=True)
-    try:
-        assert killed.wait(timeout=600) == -signal.SIGKILL
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(killed.pid, signal.SIGKILL)
+    assert killed_run([ITEMS_FLOW, str(out)], tmp_path, env) == -signal.SIGKILL
     assert (tmp_path / "calls-1").read_text().split() == ["0", "1"]
     rerun = subprocess.run([sys.executable, "-c", ITEMS_FLOW, str(out)], cwd=tmp_path,
                            env={**env, "CALLS": str(tmp_path / "calls-2"), "KILL_AFTER": "-1"},
