@@ -76,9 +76,11 @@ def publish(staging: Path, out_dir: Path, params: Params, build: Plan, results: 
             snapshot_manifest=None, ledgers: Iterable = (), optout_registry_hash: str | None = None,
             tokenizer=None, parent: tuple[dict | None, list | None] = (None, None),
             registry: str | os.PathLike | None = None, register: bool = True,
-            license_texts: Callable[[set[str]], dict[str, str]] | None = None) -> JsonDict:
+            license_texts: Callable[[set[str]], dict[str, str]] | None = None,
+            index: list[JsonDict] | None = None) -> JsonDict:
     """Turn a staging folder holding every split's shards into the released version at out_dir
-    (``license_texts``: SPDX ids -> standard texts, for the attribution bundle)."""
+    (``license_texts``: SPDX ids -> standard texts, for the attribution bundle; ``index``: the
+    version's document index when the build made it, else it is read from the version)."""
     ledgers = list(ledgers)
     section = params.assemble
     parent_manifest, parent_index = parent
@@ -115,7 +117,8 @@ def publish(staging: Path, out_dir: Path, params: Params, build: Plan, results: 
                                                   explicit=bool(explicit_label), registry=registry)
     _finish(staging, out_dir, manifest)
     if register:
-        _register(manifest, out_dir, [out_dir, *ledger_paths(ledgers)], parent_manifest, parent_index, registry)
+        _register(manifest, out_dir, [out_dir, *ledger_paths(ledgers)], parent_manifest, parent_index, registry,
+                  index)
     return manifest
 
 
@@ -245,8 +248,9 @@ def load_parent(parent: str | os.PathLike | None, registry=None) -> tuple[dict |
 
 
 def _register(manifest: dict, out_dir: Path, reject_folders: list[Path], parent_manifest: dict | None,
-              parent_index: list[dict] | None, registry) -> None:
-    index = changelog.index_of(open_dataset(out_dir))
+              parent_index: list[dict] | None, registry, index: list[JsonDict] | None = None) -> None:
+    if index is None:
+        index = changelog.index_of(open_dataset(out_dir))
     dropped = list(changelog.rejects_of(reject_folders))
     log = md = None
     if parent_manifest is not None:

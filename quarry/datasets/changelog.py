@@ -9,6 +9,7 @@ source ("source change").
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -31,20 +32,37 @@ def index_origin(row: JsonDict) -> str:
     return row.get("origin") or (key.split("::", 1)[0] if "::" in key else "")
 
 
+def index_row(meta: JsonDict, copies: int = 1) -> JsonDict:
+    """A document's row of a version's index."""
+    doc_id = str(meta.get("id"))
+    return {"id": doc_id, "key": document_key(meta), "origin": meta.get("origin"), "split": meta.get("split"),
+            "subset": meta.get("pile_set_name"), "copies": copies}
+
+
 def index_of(records: Iterable[Record]) -> list[JsonDict]:
     """One row per distinct document (repeats counted), sorted by id. The origin is a field of its
     own: a document without a path (a corpus record) has none in its key."""
     rows: dict[str, JsonDict] = {}
     for record in records:
         meta = record.get("meta") or {}
-        doc_id = str(meta.get("id"))
-        row = rows.get(doc_id)
+        row = rows.get(str(meta.get("id")))
         if row is None:
-            rows[doc_id] = {"id": doc_id, "key": document_key(meta), "origin": meta.get("origin"),
-                            "split": meta.get("split"), "subset": meta.get("pile_set_name"), "copies": 1}
+            rows[str(meta.get("id"))] = index_row(meta)
         else:
             row["copies"] += 1
     return [rows[k] for k in sorted(rows)]
+
+
+def merged_index(parts: Iterable[Iterable[JsonDict]]) -> list[JsonDict]:
+    """The index of a version from the index rows of its parts, each sorted by id (as ``index_of``
+    gives it from the version's records: one row per id, repeats counted)."""
+    rows: list[JsonDict] = []
+    for row in heapq.merge(*parts, key=lambda row: row["id"]):
+        if rows and rows[-1]["id"] == row["id"]:
+            rows[-1]["copies"] += row["copies"]
+        else:
+            rows.append(dict(row))
+    return rows
 
 
 def rejects_of(folders: Iterable[Path]) -> Iterator[Record]:

@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
 
 from quarry.datasets.attribution import Credits
+from quarry.datasets.changelog import index_row
 from quarry.datasets.composition import Composition
 from quarry.datasets.mixture import Mixture
 from quarry.engine.partitions import read_part, write_runs
@@ -54,6 +56,15 @@ def order_key(doc_id: str, copy: int) -> int:
 
 
 @dataclass(frozen=True)
+class ShardScatter:
+    """One input shard scattered: its part of each split, and its documents' index rows (a file,
+    sorted by id), from which the version's index is merged without reading the version back."""
+
+    splits: list[SplitScatter]
+    index: str
+
+
+@dataclass(frozen=True)
 class SplitScatter:
     """One input shard's part of a split: its runs (one per pass without shuffling), the JSON bytes
     of its copies, and its ledger, credits and rejects."""
@@ -67,13 +78,14 @@ class SplitScatter:
 
 
 def scatter_shard(source: Path, work: Path, splits: list[str], mixture: Mixture, *, shuffle: bool = True,
-                  level: int = 3) -> list[SplitScatter]:
+                  level: int = 3) -> ShardScatter:
     """Every copy of every document of ``source`` into its split's run under ``work``, keyed by its
     order key (shuffled) or by its row (source order, a run per pass)."""
     ledgers = {split: Ledger(STAGE) for split in splits}
     credits = {split: Credits() for split in splits}
     entries: dict[tuple[str, int], list[tuple[int, bytes]]] = {}
     sizes = dict.fromkeys(splits, 0)
+    rows: list[JsonDict] = []
     work.mkdir(parents=True, exist_ok=True)
     for split in splits:
         ledgers[split].rejects = RecordWriter(work / f"rejects-{split}.jsonl.zst", level=level, validate=False)
@@ -97,6 +109,7 @@ def scatter_shard(source: Path, work: Path, splits: list[str], mixture: Mixture,
             credits[split].add(prepared)
             line = orjson.dumps(prepared)
             passes = copies if shuffle or split == "train" else 1   # unshuffled held-out splits: once
+            rows.append(index_row(prepared["meta"], passes))
             for copy in range(passes):
                 key = order_key(doc_id, copy) if shuffle else row
                 entries.setdefault((split, 0 if shuffle else copy), []).append((key, line))
@@ -117,7 +130,15 @@ def scatter_shard(source: Path, work: Path, splits: list[str], mixture: Mixture,
         ledgers[split].rejects = None
         found.append(SplitScatter(split, tuple(runs), sizes[split], ledgers[split].to_dict(), credits[split].to_dict(),
                                   str(work / f"rejects-{split}.jsonl.zst")))
-    return found
+    index = work / "index.jsonl"
+    index.write_bytes(b"".join(orjson.dumps(row) + b"\n" for row in sorted(rows, key=lambda row: row["id"])))
+    return ShardScatter(found, str(index))
+
+
+def index_rows(path: str) -> Iterator[JsonDict]:
+    with open(path, "rb") as fh:
+        for line in fh:
+            yield orjson.loads(line)
 
 
 def shard_count(split_bytes: int, shard_bytes: int) -> int:

@@ -15,10 +15,12 @@ from typing import Any
 
 from quarry.config import Params
 from quarry.datasets.attribution import Credits
+from quarry.datasets.changelog import merged_index
 from quarry.datasets.build import Plan as BuildPlan, load_parent, plan, publish, staging_dir, tokenizer_id
 from quarry.datasets.composition import Composition
 from quarry.datasets.mixture import Mixture
-from quarry.datasets.shards import STAGE, SplitScatter, scatter_shard, shard_count, shard_name, write_partition
+from quarry.datasets.shards import (STAGE, ShardScatter, index_rows, scatter_shard, shard_count, shard_name,
+                                   write_partition)
 from quarry.engine import Global, GlobalJob, ItemJob, Keyed, Map, Plan, Private, ShardJob, Stage, WorkItem, run_local
 from quarry.curation.licenses.texts import standard_texts
 from quarry.ledger import merge_ledgers
@@ -83,7 +85,7 @@ def mixing_phase(job: GlobalJob, params: Params) -> Mixing:
                                              "moved": mixture.moved}, params.assemble.shuffle, params.assemble.zstd_level)
 
 
-def scatter_phase(job: ShardJob, params: Params) -> list[SplitScatter]:
+def scatter_phase(job: ShardJob, params: Params) -> ShardScatter:
     mixing = job.input(MIXING)
     shutil.rmtree(job.work, ignore_errors=True)
     return scatter_shard(job.src, Path(job.work), list(mixing.splits), Mixture(**mixing.mixture),
@@ -100,7 +102,7 @@ def partitions_phase(job: GlobalJob, params: Params) -> Plan:
     folder = Path(job.work).parent / "partitions"
     items = []
     for index, split in enumerate(job.of(MIXING).splits):
-        parts = [shard[index] for shard in scattered]
+        parts = [shard.splits[index] for shard in scattered]
         if section.shuffle:
             count = shard_count(sum(part.bytes for part in parts), section.shard_bytes)
             runs = tuple(run for part in parts for run in part.runs)
@@ -145,7 +147,7 @@ def publish_finish(job: GlobalJob, params: Params) -> dict:
             (staging / split).mkdir(parents=True, exist_ok=True)
             _link_or_copy(Path(shard["path"]), staging / split / name)
             files.append({"path": f"{split}/{name}", "records": shard["records"], "bytes": shard["bytes"]})
-        parts = [shard[index] for shard in job.each(SCATTER)]
+        parts = [shard.splits[index] for shard in job.each(SCATTER)]
         _gather_rejects([Path(part.rejects) for part in parts], staging / "rejects" / f"{split}.jsonl.zst",
                         params.assemble.zstd_level)
         credits = Credits()
@@ -157,7 +159,8 @@ def publish_finish(job: GlobalJob, params: Params) -> dict:
     return publish(staging, out_dir, params, job.of(PLAN).build, results,
                    snapshot_manifest=args.snapshot_manifest, ledgers=args.ledgers,
                    optout_registry_hash=args.optout_registry_hash, tokenizer=args.tokenizer, parent=parent,
-                   registry=args.registry, register=args.register, license_texts=standard_texts)
+                   registry=args.registry, register=args.register, license_texts=standard_texts,
+                   index=merged_index(index_rows(shard.index) for shard in job.each(SCATTER)))
 
 
 def _gather_rejects(parts: list[Path], target: Path, level: int) -> None:
@@ -173,7 +176,7 @@ def _gather_rejects(parts: list[Path], target: Path, level: int) -> None:
 # the mixture; the partitions read runs named by path (uncached, as dedup's partitions).
 PLAN = Global("plan", plan_phase, VersionPlan, cached=False)
 MIXING = Global("mixing", mixing_phase, Mixing, inline=True)
-SCATTER = Map("scatter", scatter_phase, list)            # one SplitScatter per split
+SCATTER = Map("scatter", scatter_phase, ShardScatter)
 PARTITIONS = Global("partitions", partitions_phase, Plan, inline=True)
 PARTITION = Map("partition", partition_phase, dict, over="partitions", cached=False)   # one output shard
 ASSEMBLE = Stage(STAGE, folder="", config=assemble_config, finish=publish_finish, staged=False,

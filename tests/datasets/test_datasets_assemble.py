@@ -274,3 +274,16 @@ def test_labels_are_unique_per_name(tmp_path, params, registry):
         assemble(curate(write_raw(tmp_path / "raw3", records[:-9]), tmp_path / "cur3"), tmp_path / "c", chosen,
                     registry=registry)
     assert [r["manifest"]["label"] for r in qd.releases(registry=registry)] == ["0.1.0", "0.1.1"]
+
+
+def test_the_registered_index_is_the_versions_own_records_index(tmp_path, params, registry):
+    """The build merges its inputs' index rows instead of reading the version back: the same rows."""
+    from quarry.datasets.changelog import index_of
+    from quarry.datasets.versions import read_index
+
+    records = [r for r in raw_records() if len(r["text"]) >= 40]
+    repeated = {"assemble": {**params["assemble"], "subsets": {"github-python": {"epochs": 2.5}}}}
+    manifest = assemble(write_raw(tmp_path / "src", records, shards=3), tmp_path / "ds", repeated, registry=registry)
+    registered = read_index(Path(registry) / manifest["name"] / manifest["version"])
+    assert registered == index_of(qd.open(tmp_path / "ds"))
+    assert any(row["copies"] > 1 for row in registered)
