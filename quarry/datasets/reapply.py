@@ -21,10 +21,9 @@ from quarry.datasets.manifest import Manifest, read_manifest
 from quarry.datasets.versions import read_index, releases
 from quarry.errors import QuarryError
 from quarry.datasets.lineage import checkpoints_with_origin
-from quarry.records import input_shards
+from quarry.records import JsonDict, Record, input_shards, read_json, read_records
 from quarry.config.values import Params
 from quarry.paths import project_root
-from quarry.records import JsonDict, Record, read_json, read_records
 
 PathLike = str | os.PathLike
 

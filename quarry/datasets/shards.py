@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,7 +27,7 @@ from quarry.datasets.mixture import Mixture
 from quarry.engine.partitions import read_part, write_runs
 from quarry.errors import RecordError
 from quarry.ledger import Ledger
-from quarry.records import JsonDict, Record, RecordWriter, read_records
+from quarry.records import JsonDict, Record, RecordWriter, read_records, write_records
 from quarry.splits import subset_of
 
 STAGE = "assemble"
@@ -130,15 +129,9 @@ def scatter_shard(source: Path, work: Path, splits: list[str], mixture: Mixture,
         ledgers[split].rejects = None
         found.append(SplitScatter(split, tuple(runs), sizes[split], ledgers[split].to_dict(), credits[split].to_dict(),
                                   str(work / f"rejects-{split}.jsonl.zst")))
-    index = work / "index.jsonl"
-    index.write_bytes(b"".join(orjson.dumps(row) + b"\n" for row in sorted(rows, key=lambda row: row["id"])))
+    index = work / "index.jsonl.zst"
+    write_records(index, sorted(rows, key=lambda row: row["id"]), level=level, validate=False)
     return ShardScatter(found, str(index))
-
-
-def index_rows(path: str) -> Iterator[JsonDict]:
-    with open(path, "rb") as fh:
-        for line in fh:
-            yield orjson.loads(line)
 
 
 def shard_count(split_bytes: int, shard_bytes: int) -> int:
@@ -151,8 +144,7 @@ def write_partition(runs: list[str], part: int, parts: int, out: Path, *, level:
     """Output shard ``part`` of ``parts``: the copies of every run whose keys fall in its range, in key
     order (ties by their bytes), or every copy of the runs in order when ``parts`` is 0 (source
     order); returns its record count, bytes and composition (nothing is written for none)."""
-    found = [entry for run in runs for entry in read_part(run, part, parts)] if parts else \
-        [entry for run in runs for entry in read_part(run, 0, 1)]
+    found = [entry for run in runs for entry in read_part(run, *((part, parts) if parts else (0, 1)))]
     if parts:
         found.sort()
     composition = Composition(with_tokens=tokenizer is not None)

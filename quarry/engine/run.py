@@ -22,8 +22,7 @@ from quarry.engine.stage import Global, GlobalJob, ItemJob, Map, PerShard, Plan,
 from quarry.errors import QuarryError
 from quarry.ledger import merge_ledgers
 from quarry.infra.lock import writing
-from quarry.records import input_shards, relative_name
-from quarry.records import write_json
+from quarry.records import input_shards, relative_name, write_json
 
 C = TypeVar("C")
 R = TypeVar("R")

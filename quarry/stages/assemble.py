@@ -19,8 +19,7 @@ from quarry.datasets.changelog import merged_index
 from quarry.datasets.build import Plan as BuildPlan, load_parent, plan, publish, staging_dir, tokenizer_id
 from quarry.datasets.composition import Composition
 from quarry.datasets.mixture import Mixture
-from quarry.datasets.shards import (STAGE, ShardScatter, index_rows, scatter_shard, shard_count, shard_name,
-                                   write_partition)
+from quarry.datasets.shards import STAGE, ShardScatter, scatter_shard, shard_count, shard_name, write_partition
 from quarry.engine import Global, GlobalJob, ItemJob, Keyed, Map, Plan, Private, ShardJob, Stage, WorkItem, run_local
 from quarry.curation.licenses.texts import standard_texts
 from quarry.ledger import merge_ledgers
@@ -160,7 +159,7 @@ def publish_finish(job: GlobalJob, params: Params) -> dict:
                    snapshot_manifest=args.snapshot_manifest, ledgers=args.ledgers,
                    optout_registry_hash=args.optout_registry_hash, tokenizer=args.tokenizer, parent=parent,
                    registry=args.registry, register=args.register, license_texts=standard_texts,
-                   index=merged_index(index_rows(shard.index) for shard in job.each(SCATTER)))
+                   index=merged_index(read_records(shard.index, require_text=False) for shard in job.each(SCATTER)))
 
 
 def _gather_rejects(parts: list[Path], target: Path, level: int) -> None:

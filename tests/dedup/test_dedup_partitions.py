@@ -27,8 +27,7 @@ from quarry.engine.partitions import partition_count
 from quarry.curation.dedup.unionfind import UnionFind
 from quarry.engine import run_local
 from quarry.infra.hashing import file_hashes
-from quarry.records import input_shards, relative_name
-from quarry.records import write_records
+from quarry.records import input_shards, relative_name, write_records
 from quarry.stages.dedup import DEDUP, decided
 
 REPO = Path(__file__).resolve().parents[2]

@@ -24,8 +24,7 @@ from quarry.curation.licenses.ownership import is_listing
 from quarry.curation.licenses.policy import LicensePolicy
 from quarry.config.curation import LicensesParams
 from quarry.curation.licenses.sources import license_header, spdx_identifier
-from quarry.records import input_shards
-from quarry.records import JsonDict, Record, read_records
+from quarry.records import JsonDict, Record, input_shards, read_records
 from quarry.curation.steps import Drop, run_step_on_shard
 
 STAGE = "licenses"

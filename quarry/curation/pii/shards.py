@@ -18,9 +18,8 @@ from typing import Any
 from quarry.ledger import Ledger
 from quarry.curation.pii.engine import DEFAULT, PiiConfig, detect
 from quarry.curation.pii.redact import redact
-from quarry.records import input_shards
+from quarry.records import JsonDict, Record, input_shards, read_records
 from quarry.curation.pii.files import holds_shards, iter_documents
-from quarry.records import JsonDict, Record, read_records
 from quarry.curation.steps import run_step_on_shard
 
 STAGE = "pii"
