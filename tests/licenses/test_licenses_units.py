@@ -126,3 +126,14 @@ def test_policy_composes_like_logic(left, right, allowed):
     either, both = expression_category(f"{left} OR {right}", CATS), expression_category(f"{left} AND {right}", CATS)
     l_cat, r_cat = expression_category(left, CATS), expression_category(right, CATS)
     assert rank[either] == min(rank[l_cat], rank[r_cat]) and rank[both] == max(rank[l_cat], rank[r_cat])
+
+
+@pytest.mark.parametrize("line", [
+    "Copyright: (C) 2010-2012 N. P.  GPLv2.", "Copyright 2001 X, LGPL-2.1+", "(c) 2000 Foo. BSD-3-Clause",
+    "Copyright 2001 Foo -- Apache 2.0", "Copyright 2003 Bar, MIT", "Copyright Baz; Artistic",
+    "Copyright 2000 A. public domain", "© 2011 Q. MPL-2.0", "Copyright 2012 R, CC-BY-4.0"])
+def test_a_copyright_line_that_names_a_licence_is_never_dropped(line):
+    from quarry.curation.licenses.normalize import normalize
+
+    assert normalize(line) == " ".join(line.split())
+    assert normalize("Copyright 2010 Holder <h@mit.edu>\nCopyright 2011 P <p@FreeBSD.org>") == ""

@@ -25,7 +25,7 @@ from quarry.curation.licenses.engine import Detection
 from quarry.curation.licenses.normalize import normal_tokens, normalize, token_key, tokens_key
 from quarry.records import atomic_write_bytes
 
-TABLE_VERSION = 1
+TABLE_VERSION = 2  # the normal form keeps copyright lines that name a licence
 MIN_TEXT_TOKENS = 20  # shorter shipped texts are notices that rules of other licenses may share
 SPDX_STATEMENT = re.compile(r"^SPDX-License-Identifier:\s*([^\n]+)$", re.I)  # a normal form that is one
 _FRONT_MATTER = re.compile(r"^---\n(.*?)\n---[ \t]*\n?(.*)$", re.S)

@@ -26,15 +26,21 @@ _LEAD = re.compile(r"^(?:\s|[#*/;!%|>=~`\"']|--|<!--|\{-|\(\*)+")
 _TRAIL = re.compile(r"(?:\s|[#*/;|=~`\"']|-->|-\}|\*\))+$")
 _COPYRIGHT = re.compile(r"^(?:portions\s+)?(?:copyright\b|\(c\)|©)", re.I)
 _RESERVED = re.compile(r"all\s+rights\s+reserved\.?", re.I)
-_GRANT = re.compile(r"licen[cs]|permission|permitted|redistribut|public domain|copyleft|warrant|gpl\b|\bmit\b|"
-                    r"\bbsd\b|apache|mozilla|spdx|free software|terms|conditions", re.I)
+# Words that name a licence, its abbreviations and ids included ("GPLv2", "LGPL-2.1+", "BSD-3-Clause",
+# "Apache 2.0", "MIT", "Artistic", "public domain", "CC-BY-4.0"): a line holding one is never dropped,
+# even when it also reads as a copyright line ("Copyright: (C) 2010 N. P.  GPLv2.").
+LICENSE_NAMES = (r"licen[cs]|copyleft|public[\s-]*domain|(?<![a-z])(?:a|l|lib)?gpl|\bgnu\b|\bmit\b(?!\.edu)|"
+                 r"\bbsd\b|\bx11\b|\bexpat\b|apache|\basl\b|mozilla|"
+                 r"\b(?:mpl|epl|cpl|cddl|eupl|lppl|osl|afl|apsl|npl|ofl|bsl|zpl)(?:[-\s]?v?\d|\b)|"
+                 r"\b(?:cecill|wtfpl|unlicense|zlib|libpng|isc|psf|0bsd|ncsa|postgresql|openssl|ssleay)\b|artistic|creative\s*commons|\bcc[-\s]?(?:by|0|zero|pdm)\b|spdx|"
+                 r"free software|open[\s-]*source")
+# A copyright line holding one of these is a grant as well: it stays whole.
+_GRANT = re.compile(LICENSE_NAMES + r"|permission|permitted|redistribut|warrant|terms|conditions", re.I)
 # A paragraph with none of these words cannot hold a license statement ScanCode would match.
 RIGHTS_WORDS = re.compile(
-    r"licen[cs]|copyright|copyleft|permission|permitted|grant|distribut|warrant|liab|as[\s-]+is\b|"
-    r"public[\s-]*domain|gpl|\bgnu\b|\bmit\b|\bbsd\b|apache|mozilla|\bmpl|\bepl|cddl|eupl|\bisc\b|zlib|"
-    r"\bpsf\b|python software foundation|artistic|creative\s*commons|\bcc[-\s]?(by|0|zero)|wtfpl|spdx|"
-    r"free software|open[\s-]*source|terms|condition|rights|reserved|proprietary|confidential|patent|"
-    r"trademark|disclaim|notice|legal|agreement|contributor", re.I)
+    LICENSE_NAMES + r"|copyright|permission|permitted|grant|distribut|warrant|liab|as[\s-]+is\b|"
+    r"\bepl|\bisc\b|\bpsf\b|python software foundation|terms|condition|rights|reserved|proprietary|"
+    r"confidential|patent|trademark|disclaim|notice|legal|agreement|contributor", re.I)
 MAX_NOTICE_LINES = 40  # longer texts are license files, left whole (a license may end in "The End")
 MAX_BLANK_RUN = 4  # ScanCode starts a new query run after this many empty lines; longer runs are the same
 _TOKEN = re.compile(r"[^_\W]+\+?[^_\W]*")  # ScanCode's query token pattern (licensedcode.tokenize)
