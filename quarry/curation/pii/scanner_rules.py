@@ -78,21 +78,56 @@ def _allowed(secret: str, rule: Rule, allow: tuple[re.Pattern, ...], stopwords: 
             or any(s in lowered for s in rule.stopwords) or any(s in lowered for s in stopwords))
 
 
+_MAX_WINDOWS = 32
+_WINDOW_LINES = 6  # a rule may span lines after its keyword (curl's headers continue over up to 5)
+
+
+def _windows(text: str, lowered: str, keywords: tuple[str, ...]) -> list[tuple[int, int]]:
+    """The lines holding a keyword (and a few after), merged: a rule's regex runs only there, not over
+    the whole text, since its keyword is part of the key or of the token it matches."""
+    spans = []
+    for word in keywords:
+        at = lowered.find(word)
+        while at >= 0:
+            start = text.rfind("\n", max(0, at - 300), at) + 1 or max(0, at - 300)
+            end = at
+            for _ in range(_WINDOW_LINES):
+                end = text.find("\n", end + 1)
+                if end < 0:
+                    end = len(text)
+                    break
+            spans.append((start, end))
+            if len(spans) > _MAX_WINDOWS:  # a common keyword ('s.', 'ey'): one pass over the text is cheaper
+                return [(0, len(text))]
+            at = lowered.find(word, end)
+    spans.sort()
+    merged: list[tuple[int, int]] = []
+    for start, end in spans:
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
 def find_rules(text: str, floor: float = 0.0) -> Iterator[Finding]:
     """Findings of the rules at or above ``floor`` (the engine's sensitivity)."""
     rules, present = _keyword_finder(floor)
-    found = present(text.lower())
+    lowered = text.lower()
+    found = present(lowered)
     if not found:
         return
     _, allow, stopwords = load()
     for rule in rules:
         if rule.keywords and found.isdisjoint(rule.keywords):
             continue
-        for m in rule.pattern.finditer(text):
-            start, end = _secret_span(m, rule.secret_group)
-            secret = text[start:end]
-            if (end - start < 8 or suppress.shannon_entropy(secret) < rule.entropy
-                    or suppress.is_placeholder(secret) or _allowed(secret, rule, allow, stopwords)):
-                continue
-            kind = PASSWORD if "password" in rule.id else KEY
-            yield Finding(start, end, kind, "rule:" + rule.id, rule.confidence)
+        windows = _windows(text, lowered, tuple(k for k in rule.keywords if k in found)) if rule.keywords else [(0, len(text))]
+        for window_start, window_end in windows:
+            for m in rule.pattern.finditer(text, window_start, window_end):
+                start, end = _secret_span(m, rule.secret_group)
+                secret = text[start:end]
+                if (end - start < 8 or suppress.shannon_entropy(secret) < rule.entropy
+                        or suppress.is_placeholder(secret) or _allowed(secret, rule, allow, stopwords)):
+                    continue
+                kind = PASSWORD if "password" in rule.id else KEY
+                yield Finding(start, end, kind, "rule:" + rule.id, rule.confidence)
