@@ -20,7 +20,11 @@ from quarry.curation.pii.values import (DICTIONARY_PLACEHOLDERS, describes_somet
 _ROOTS = ("pass", "pwd", "secret", "token", "credential", "key", "auth")
 _CREDENTIAL_NAME = re.compile(
     r"(?i)(?:pass(?:w(?:or)?d|phrase)?(?![a-z])|pwd|secret|token|credentials?|key|auth)"
-    r"(?P<tail>[A-Za-z0-9_.-]*)(?P<close>[\"'\]]*)[ \t]*(?P<op>:=|=>|=|:)[ \t]*"
+    r"(?P<tail>[A-Za-z0-9_.-]*)(?P<close>[\"'\]]*)"
+    # a declared type between name and operator: Go `var key string =`, Kotlin / TS `val key: String =`
+    r"(?:[ \t]*:?[ \t]*[A-Za-z_][\w.]*(?:\[\])?(?=[ \t]*=[^=>]))?"
+    # every common assignment, append and default operator: Make's ::= / :::= / ?=, PHP's .=, ||=, ??=, R's <-
+    r"[ \t]*(?P<op>:{1,3}=|\.=|\+=|\?\?=|\?=|\|\|=|=>|<-|=|:)[ \t]*"
     r"(?:(?P<q>[\"'`])(?P<quoted>[^\"'`\r\n]{4,512}?)(?P=q)|(?P<bare>[^\s\"'`,;&(){}\[\]<>]{1,512}))"
 )
 _PASSWORD_WORD = re.compile(r"(?i)pass|pwd")
