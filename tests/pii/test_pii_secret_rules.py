@@ -93,3 +93,18 @@ def test_rules_are_cited_data():
     doc = json.loads(RULES_FILE.read_text())
     assert doc["source"].startswith("https://github.com/gitleaks/gitleaks") and doc["commit"] and "MIT" in doc["license"]
     assert len(load()[0]) == len(doc["rules"]) >= 200
+
+
+def test_base64_secrets_are_redacted():
+    import base64
+
+    password = rand(20, ALNUM + "!#%&")
+    wrapped = "ghp_" + rand(36)
+    text = ("apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ntype: Opaque\ndata:\n"
+            f"  username: {base64.b64encode(b'admin').decode()}\n"
+            f"  password: {base64.b64encode(password.encode()).decode()}\n---\n"
+            f'auth_token: "{base64.b64encode(wrapped.encode()).decode()}"\n')
+    spans = {text[f.start:f.end] for f in detect(text)}
+    assert base64.b64encode(password.encode()).decode() in spans
+    assert base64.b64encode(wrapped.encode()).decode() in spans
+    assert base64.b64encode(b"admin").decode() not in spans  # too short to be a secret: a user name
