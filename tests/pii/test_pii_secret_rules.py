@@ -103,7 +103,7 @@ def test_base64_secrets_are_redacted():
     text = ("apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ntype: Opaque\ndata:\n"
             f"  username: {base64.b64encode(b'admin').decode()}\n"
             f"  password: {base64.b64encode(password.encode()).decode()}\n---\n"
-            f'auth_token: "{base64.b64encode(wrapped.encode()).decode()}"\n')
+            f'auth_token_b64: "{base64.b64encode(wrapped.encode()).decode()}"\n')
     spans = {text[f.start:f.end] for f in detect(text)}
     assert base64.b64encode(password.encode()).decode() in spans
     assert base64.b64encode(wrapped.encode()).decode() in spans

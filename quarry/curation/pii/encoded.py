@@ -46,6 +46,9 @@ def find_encoded(text: str) -> Iterator[Finding]:
                 if decoded is not None and _secret_like(decoded):
                     yield Finding(m.start(1), m.end(1), KEY, "kubernetes_secret_data", 0.85)
                 pos = m.end()
+    # gate: a base64 JWT starts 'ZXlK' ('eyJ'); other wrapped tokens sit under a key that says base64
+    if not ("ZXlK" in text or "b64" in text or "B64" in text or "ase64" in text or "ASE64" in text):
+        return
     for m in _SECRET_NAMED_B64.finditer(text):
         decoded = _decoded(m.group(1))
         if decoded and any(True for _ in find_shapes(decoded)):  # a base64-wrapped token or JWT
