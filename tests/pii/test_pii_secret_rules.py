@@ -10,7 +10,7 @@ import pytest
 
 from quarry.curation.pii import detect
 from quarry.curation.pii.engine import PiiConfig
-from quarry.curation.pii.scanner_rules import RULES_FILE, load
+from quarry.curation.pii.scanner_rules import COVERED_BY_SHAPES, RULES_FILE, load
 
 _RND = random.Random(4343)
 ALNUM, HEX, UPPER_NUM = string.ascii_letters + string.digits, "0123456789abcdef", string.ascii_uppercase + string.digits
@@ -82,8 +82,8 @@ def test_placeholders_stay(text, sensitivity):
 
 def test_sensitivity_changes_what_is_redacted():
     # format rules at every level, a provider-keyed rule from medium, the generic rule only at high
-    prefixed, keyed, generic = ("sgp_" + rand(40, HEX), "discord_client_id = " + rand(18, "0123456789"),
-                                "ACCESS_CODE=" + rand(24))
+    prefixed, keyed, generic = ("sgp_" + rand(40, HEX), 'DISCORD_TOKEN = "' + rand(18, "0123456789") + '"',
+                                "DEPLOY_KEY=" + rand(24))  # a bare key: only the generic rule
     found = {s: [bool(detect(t, PiiConfig(sensitivity=s))) for t in (prefixed, keyed, generic)]
              for s in ("low", "medium", "high")}
     assert found == {"low": [True, False, False], "medium": [True, True, False], "high": [True, True, True]}
@@ -92,7 +92,12 @@ def test_sensitivity_changes_what_is_redacted():
 def test_rules_are_cited_data():
     doc = json.loads(RULES_FILE.read_text())
     assert doc["source"].startswith("https://github.com/gitleaks/gitleaks") and doc["commit"] and "MIT" in doc["license"]
-    assert len(load()[0]) == len(doc["rules"]) - 3 >= 200
+    rules = load()[0]
+    assert {r.id for r in rules} | COVERED_BY_SHAPES == {r["id"] for r in doc["rules"]} and len(rules) >= 150
+    # a rule the shapes are said to cover is covered: its own sample token is found by the shapes
+    from quarry.curation.pii.credentials import find_shapes
+    for token in ("ghp_" + rand(36), "glpat-" + rand(20), "npm_" + rand(36), "dop_v1_" + rand(64, HEX)):
+        assert [f.end - f.start for f in find_shapes(f'x = "{token}"')] == [len(token)], token
 
 
 def test_base64_secrets_are_redacted():

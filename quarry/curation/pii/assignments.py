@@ -9,6 +9,7 @@ import base64
 import binascii
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 
 from quarry.curation.pii import suppress, syntax
 from quarry.curation.pii.findings import KEY, PASSWORD, Finding, line_prefix
@@ -80,12 +81,19 @@ def _root_positions(lower: str) -> list[int]:
     return positions
 
 
+@lru_cache(maxsize=1)  # the same text's names serve the provider-keyed rules (scanner_rules) too
+def credential_names(text: str) -> tuple[tuple[int, re.Match], ...]:
+    """Each credential-like name followed by an operator and a value: (where its root word starts,
+    the match)."""
+    found = ((at, _CREDENTIAL_NAME.match(text, at)) for at in _root_positions(_lower_same_length(text)))
+    return tuple((at, m) for at, m in found if m)
+
+
 def find_assignments(text: str) -> Iterator[Finding]:
     lower = _lower_same_length(text)
     seen_values: set[int] = set()
-    for at in _root_positions(lower):
-        m = _CREDENTIAL_NAME.match(text, at)
-        if not m or m.start(_value_group(m)) in seen_values:
+    for at, m in credential_names(text):
+        if m.start(_value_group(m)) in seen_values:
             continue
         keyword = lower[at:m.start("tail")]
         if keyword == "key" and not _KEY_QUALIFIER.search(lower, max(0, at - 16), at):
