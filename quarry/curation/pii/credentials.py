@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache, lru_cache
 
 from quarry.curation.pii import suppress
 from quarry.curation.pii.findings import KEY, PASSWORD, Finding, literal_finder, word_before
@@ -97,11 +98,22 @@ SHAPES: tuple[Shape, ...] = (
 _AWS_SECRET_NEAR = re.compile(r"(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
 
 
-_PRESENT_GATES = literal_finder(g for shape in SHAPES for g in shape.gate)
+@cache
+def _literal_scan():
+    """One scan for the shapes' gates and the format rules' literals (quarry.curation.pii.scanner_rules):
+    they stop at the same characters, so the second set costs little more than its own branches."""
+    from quarry.curation.pii.scanner_rules import format_literals  # the rules are data, loaded on first use
+
+    return literal_finder({g for shape in SHAPES for g in shape.gate} | format_literals())
+
+
+@lru_cache(maxsize=1)  # the shapes and the format rules ask for the same text in turn
+def present_literals(text: str) -> frozenset[str]:
+    return frozenset(_literal_scan()(text))
 
 
 def find_shapes(text: str) -> Iterator[Finding]:
-    present = _PRESENT_GATES(text)
+    present = present_literals(text)
     for shape in SHAPES:
         if shape.gate and present.isdisjoint(shape.gate):
             continue
