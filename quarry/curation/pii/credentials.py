@@ -100,11 +100,13 @@ _AWS_SECRET_NEAR = re.compile(r"(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9
 
 @cache
 def _literal_scan():
-    """One scan for the shapes' gates and the format rules' literals (quarry.curation.pii.scanner_rules):
-    they stop at the same characters, so the second set costs little more than its own branches."""
+    """One scan for every literal that gates a secret detector: the shapes' gates, the format rules'
+    literals (quarry.curation.pii.scanner_rules) and the base64 gates (quarry.curation.pii.encoded).
+    They stop at much the same characters, so each set costs little more than its own branches."""
+    from quarry.curation.pii.encoded import GATES  # these modules import this one
     from quarry.curation.pii.scanner_rules import format_literals  # the rules are data, loaded on first use
 
-    return literal_finder({g for shape in SHAPES for g in shape.gate} | format_literals())
+    return literal_finder({g for shape in SHAPES for g in shape.gate} | format_literals() | set(GATES))
 
 
 @lru_cache(maxsize=1)  # the shapes and the format rules ask for the same text in turn

@@ -12,9 +12,11 @@ import re
 from collections.abc import Iterator
 
 from quarry.curation.pii import suppress
-from quarry.curation.pii.credentials import find_shapes
+from quarry.curation.pii.credentials import find_shapes, present_literals
 from quarry.curation.pii.findings import KEY, Finding
 
+# A base64 JWT starts 'ZXlK' ('eyJ'); other wrapped tokens sit under a key that says base64.
+GATES = ("ZXlK", "b64", "B64", "ase64", "ASE64")
 _KIND_SECRET = re.compile(r"(?m)^kind:[ \t]*Secret[ \t]*$")
 _DATA_BLOCK = re.compile(r"(?m)^([ \t]*)(?:data|stringData):[ \t]*\r?\n")
 _DATA_ENTRY = re.compile(r"[ \t]+[\w.-]+:[ \t]*[\"']?([A-Za-z0-9+/]{4,}={0,2})[\"']?[ \t]*\r?(?:\n|$)")
@@ -46,8 +48,7 @@ def find_encoded(text: str) -> Iterator[Finding]:
                 if decoded is not None and _secret_like(decoded):
                     yield Finding(m.start(1), m.end(1), KEY, "kubernetes_secret_data", 0.85)
                 pos = m.end()
-    # gate: a base64 JWT starts 'ZXlK' ('eyJ'); other wrapped tokens sit under a key that says base64
-    if not ("ZXlK" in text or "b64" in text or "B64" in text or "ase64" in text or "ASE64" in text):
+    if present_literals(text).isdisjoint(GATES):
         return
     for m in _SECRET_NAMED_B64.finditer(text):
         decoded = _decoded(m.group(1))
