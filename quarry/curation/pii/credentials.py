@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cache, lru_cache
 
 from quarry.curation.pii import suppress
-from quarry.curation.pii.findings import KEY, PASSWORD, Finding, literal_finder, word_before
+from quarry.curation.pii.findings import KEY, PASSWORD, Finding, word_before
+from quarry.curation.pii.gates import present_literals
 
 
 @dataclass(frozen=True)
@@ -96,22 +96,6 @@ SHAPES: tuple[Shape, ...] = (
 )
 # An AWS secret key near its key id, whatever it is assigned to (CSV exports, `aws configure`).
 _AWS_SECRET_NEAR = re.compile(r"(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
-
-
-@cache
-def _literal_scan():
-    """One scan for every literal that gates a secret detector: the shapes' gates, the format rules'
-    literals (quarry.curation.pii.scanner_rules) and the base64 gates (quarry.curation.pii.encoded).
-    They stop at much the same characters, so each set costs little more than its own branches."""
-    from quarry.curation.pii.encoded import GATES  # these modules import this one
-    from quarry.curation.pii.scanner_rules import format_literals  # the rules are data, loaded on first use
-
-    return literal_finder({g for shape in SHAPES for g in shape.gate} | format_literals() | set(GATES))
-
-
-@lru_cache(maxsize=1)  # the shapes and the format rules ask for the same text in turn
-def present_literals(text: str) -> frozenset[str]:
-    return frozenset(_literal_scan()(text))
 
 
 def find_shapes(text: str) -> Iterator[Finding]:

@@ -12,7 +12,8 @@ import re
 from collections.abc import Iterator
 
 from quarry.curation.pii import suppress
-from quarry.curation.pii.credentials import find_shapes, present_literals
+from quarry.curation.pii.credentials import find_shapes
+from quarry.curation.pii.gates import present_literals
 from quarry.curation.pii.findings import KEY, Finding
 
 # A base64 JWT starts 'ZXlK' ('eyJ'); other wrapped tokens sit under a key that says base64.
