@@ -12,12 +12,12 @@ from collections.abc import Iterator
 from functools import lru_cache
 
 from quarry.curation.pii import suppress, syntax
-from quarry.curation.pii.findings import KEY, PASSWORD, Finding, line_prefix
+from quarry.curation.pii.findings import KEY, PASSWORD, Finding, line_prefix, lowered, occurrences
 from quarry.curation.pii.values import (DICTIONARY_PLACEHOLDERS, describes_something_else, is_expression, looks_generated,
                                plausible_secret, typed_secret)
 
-# Anchored at each occurrence of a root word (found with str.find on the lowered text, which is
-# much faster than letting a case-insensitive alternation try every position).
+# Anchored at each occurrence of a root word (found with str.find on the lowered text, shared with
+# the other detectors looking for the same roots: quarry.curation.pii.findings.occurrences).
 _ROOTS = ("pass", "pwd", "secret", "token", "credential", "key", "auth")
 _CREDENTIAL_NAME = re.compile(
     r"(?i)(?:pass(?:w(?:or)?d|phrase)?(?![a-z])|pwd|secret|token|credentials?|key|auth)"
@@ -62,35 +62,20 @@ def _config_line(text: str, start: int) -> bool:
     return _CONFIG_LINE_START.fullmatch(line_prefix(text, start)) is not None
 
 
-def _lower_same_length(text: str) -> str:
-    """text.lower() with the same offsets (a few non-ASCII letters lower to two characters)."""
-    lower = text.lower()
-    if len(lower) == len(text):
-        return lower
-    return "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
-
-
 def _root_positions(lower: str) -> list[int]:
-    positions = []
-    for root in _ROOTS:
-        at = lower.find(root)
-        while at >= 0:
-            positions.append(at)
-            at = lower.find(root, at + len(root))
-    positions.sort()
-    return positions
+    return sorted(at for root in _ROOTS for at in occurrences(lower, root))
 
 
 @lru_cache(maxsize=1)  # the same text's names serve the provider-keyed rules (scanner_rules) too
 def credential_names(text: str) -> tuple[tuple[int, re.Match], ...]:
     """Each credential-like name followed by an operator and a value: (where its root word starts,
     the match)."""
-    found = ((at, _CREDENTIAL_NAME.match(text, at)) for at in _root_positions(_lower_same_length(text)))
+    found = ((at, _CREDENTIAL_NAME.match(text, at)) for at in _root_positions(lowered(text)))
     return tuple((at, m) for at, m in found if m)
 
 
 def find_assignments(text: str) -> Iterator[Finding]:
-    lower = _lower_same_length(text)
+    lower = lowered(text)
     seen_values: set[int] = set()
     for at, m in credential_names(text):
         if m.start(_value_group(m)) in seen_values:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from quarry.curation.pii.findings import KEY, PASSWORD, Finding
+from quarry.curation.pii.findings import KEY, PASSWORD, Finding, lowered, occurrences
 from quarry.curation.pii.values import (DICTIONARY_PLACEHOLDERS, describes_something_else, looks_generated, plausible_secret,
                                typed_secret)
 
@@ -194,8 +194,8 @@ _LEAD_CHARS = 80  # how much of the line before the name is read (a minified fil
 
 
 def find_prose(text: str) -> Iterator[Finding]:
-    lower = text.lower()
-    starts = sorted(at for root in _PROSE_ROOTS for at in _occurrences(lower, root))
+    lower = lowered(text)
+    starts = sorted(at for root in _PROSE_ROOTS for at in occurrences(lower, root))
     for at in starts:
         if lower.startswith("key", at):  # 'api key', 'private_key': the match starts at the qualifier
             qualifier = _KEY_QUALIFIER.search(lower, max(0, at - 9), at)
@@ -225,10 +225,3 @@ def find_prose(text: str) -> Iterator[Finding]:
             continue
         if plausible_secret(value, min_length=8 if op in (":", "=") else 6) and typed_secret(value):
             yield Finding(start, start + len(value), _type_of(m.group(1)), "prose_secret", 0.7)
-
-
-def _occurrences(text: str, word: str) -> Iterator[int]:
-    at = text.find(word)
-    while at >= 0:
-        yield at
-        at = text.find(word, at + len(word))
