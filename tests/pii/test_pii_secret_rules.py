@@ -53,6 +53,9 @@ SYNTAXES = [
     "api_secret ||= '{}'",                  # Ruby default
     "$apiToken ??= '{}';",                  # PHP null-coalescing assignment
     'curl -s https://api.acme.dev/v2/items --header "Api-Token: {}"',
+    # a JSON document held in a JSON string: its quotes and newlines are escaped
+    '{{"settings": "{{\\n  \\"api_token\\": \\"{}\\"\\n}}"}}',
+    "<settings>\n  <apiToken>\n    {}\n  </apiToken>\n</settings>",  # XML element text over lines
 ]
 
 
@@ -61,6 +64,12 @@ def test_assignment_syntaxes_leak_nothing(syntax):
     secret = rand(32)
     text = syntax.format(secret)
     assert any(text[f.start:f.end] == secret for f in detect(text)), syntax
+
+
+def test_keyed_rule_reads_escaped_json():
+    client_id = rand(18, "0123456789")  # a Discord id: digits only, found by its provider-named key
+    text = '{"env": "{\\n  \\"discord_token\\": \\"%s\\"\\n}"}' % client_id
+    assert [text[f.start:f.end] for f in detect(text)] == [client_id]
 
 
 PLACEHOLDERS = [

@@ -21,12 +21,13 @@ from quarry.curation.pii.values import (DICTIONARY_PLACEHOLDERS, describes_somet
 _ROOTS = ("pass", "pwd", "secret", "token", "credential", "key", "auth")
 _CREDENTIAL_NAME = re.compile(
     r"(?i)(?:pass(?:w(?:or)?d|phrase)?(?![a-z])|pwd|secret|token|credentials?|key|auth)"
-    r"(?P<tail>[A-Za-z0-9_.-]*)(?P<close>[\"'\]]*)"
+    # a name's closing quote may be escaped: a JSON document held in a string, '{\\n  \\"api_token\\": \\"...\\"'
+    r"(?P<tail>[A-Za-z0-9_.-]*)(?P<close>(?:\\?[\"'\]])*)"
     # a declared type between name and operator: Go `var key string =`, Kotlin / TS `val key: String =`
     r"(?:[ \t]*:?[ \t]*[A-Za-z_][\w.]*(?:\[\])?(?=[ \t]*=[^=>]))?"
     # every common assignment, append and default operator: Make's ::= / :::= / ?=, PHP's .=, ||=, ??=, R's <-
     r"[ \t]*(?P<op>:{1,3}=|\.=|\+=|\?\?=|\?=|\|\|=|=>|<-|=|:)[ \t]*"
-    r"(?:(?P<q>[\"'`])(?P<quoted>[^\"'`\r\n]{4,512}?)(?P=q)|(?P<bare>[^\s\"'`,;&(){}\[\]<>]{1,512}))"
+    r"(?:(?P<q>\\?[\"'`])(?P<quoted>[^\"'`\r\n]{4,512}?)(?P=q)|(?P<bare>[^\s\"'`,;&(){}\[\]<>]{1,512}))"
 )
 _PASSWORD_WORD = re.compile(r"(?i)pass|pwd")
 _KEY_QUALIFIER = re.compile(
@@ -42,7 +43,8 @@ _LANGUAGE_WORDS = frozenset("lambda function def fn func new await async return 
 _XML_CREDENTIAL = re.compile(
     r"<((?:[\w-]+:)?[\w.-]*"
     r"(?:[Pp]assw(?:or)?d|PASSWORD|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[_-]?[Kk]ey|API_KEY)[\w.-]*)>"
-    r"([^<\s]{4,256})</\1>")
+    r"\s*([^<\s]{4,256})\s*</\1>")  # element text is read trimmed: '<apiToken>\n    ...\n</apiToken>'
+
 # '[Bb](?<!\w[Bb])' is '\b[Bb]' written so that the engine skips to each 'B' or 'b' (a leading
 # '\b' makes it stop at every position).
 _BEARER = re.compile(r"[Bb](?<!\w[Bb])earer[ \t]+([A-Za-z0-9._~+/-]{16,}=*)")

@@ -227,8 +227,11 @@ def find_rules(text: str, floor: float = 0.0) -> Iterator[Finding]:
     _, allow, stopwords = load()
     for rule, windows in runs:
         for window_start, window_end in windows:
-            for m in rule.pattern.finditer(text, window_start, window_end):
-                start, end = _secret_span(m, rule.secret_group)
+            # A JSON document held in a string escapes its quotes ('\\"discord_token\\": \\"..."'): the
+            # rule reads them unescaped (the same length: offsets hold).
+            window = text[window_start:window_end].replace('\\"', ' "').replace("\\'", " '")
+            for m in rule.pattern.finditer(window):
+                start, end = (window_start + at for at in _secret_span(m, rule.secret_group))
                 secret = text[start:end]
                 if (end - start < 8 or suppress.shannon_entropy(secret) < rule.entropy
                         or suppress.is_placeholder(secret) or _allowed(secret, rule, allow, stopwords)):
