@@ -42,6 +42,8 @@ def _word_lines(text: str, lower: str) -> list[int]:
     starts = set()
     for root in _ROOTS:
         for at in occurrences(lower, root):
+            if not _CREDENTIAL_WORD.search(text, max(0, at - 8), at + len(root) + 16):
+                continue  # most occurrences ('keys', 'logging'): no word, whatever the line's bounds
             line_start, line_end = _line_at(text, at)
             if line_start not in starts and _CREDENTIAL_WORD.search(text, max(line_start, at - 8),
                                                                     min(line_end, at + len(root) + 16)):
