@@ -158,6 +158,7 @@ _URL_AUTHORITY = re.compile(r"[^\s/'\"`<>]{1,400}")
 
 
 # '-(?<!\S-)' is '(?<!\S)-' written so that the engine skips to each '-'.
+CLI_USER_GATES = ("-u ", "--user ", "--user=")
 _CLI_USER = re.compile(r"-(?<!\S-)(?:u|-user)[ =]['\"]?[^\s:'\"]{1,64}:([^\s'\"]{1,128})")
 
 
@@ -189,7 +190,7 @@ def find_url_passwords(text: str) -> Iterator[Finding]:
         if password and _plausible_password(text[password[0]:password[1]]):
             yield Finding(*password, PASSWORD, "connection_string", 0.96)
         pos = text.find("://", pos + 3)
-    if "-u " in text or "--user " in text or "--user=" in text:  # curl -u user:password
+    if not present_literals(text).isdisjoint(CLI_USER_GATES):  # curl -u user:password
         for m in _CLI_USER.finditer(text):
             if _plausible_password(m.group(1)):
                 yield Finding(m.start(1), m.end(1), PASSWORD, "connection_string", 0.9)
