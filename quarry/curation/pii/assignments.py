@@ -18,7 +18,7 @@ from quarry.curation.pii.values import (DICTIONARY_PLACEHOLDERS, describes_somet
 
 # Anchored at each occurrence of a root word (found with str.find on the lowered text, shared with
 # the other detectors looking for the same roots: quarry.curation.pii.findings.occurrences).
-_ROOTS = ("pass", "pwd", "secret", "token", "credential", "key", "auth")
+_ROOTS = ("pass", "pwd", "secret", "token", "cred", "key", "auth")  # "cred" and "auth" shared with unkeyed
 _CREDENTIAL_NAME = re.compile(
     r"(?i)(?:pass(?:w(?:or)?d|phrase)?(?![a-z])|pwd|secret|token|credentials?|key|auth)"
     # a name's closing quote may be escaped: a JSON document held in a string, '{\\n  \\"api_token\\": \\"...\\"'

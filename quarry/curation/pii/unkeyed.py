@@ -28,7 +28,7 @@ _MIN_WORDS = 3  # a line of prose: words besides the token
 _NEAR = 80  # characters between the credential word and the token on one line
 # Literals every credential word holds, lowered, each looked for with str.find (fewer, shorter
 # roots scan faster than many exact ones; a hit is confirmed by the word regex around it).
-_ROOTS = ("token", "pass", "secret", "key", "credential", "creds", "log", "sign", "authent", "bearer")
+_ROOTS = ("token", "pass", "secret", "key", "cred", "log", "sign", "auth", "bearer")
 
 
 def _line_at(text: str, at: int) -> tuple[int, int]:
