@@ -72,6 +72,12 @@ def test_keyed_rule_reads_escaped_json():
     assert [text[f.start:f.end] for f in detect(text)] == [client_id]
 
 
+def test_format_rule_reads_xml_element_text():
+    token = "fo1_" + rand(43, URLSAFE)  # a Fly.io token: a format rule, so found at every level
+    text = f"<config>\n  <flyApiToken>{token}</flyApiToken>\n</config>"
+    assert [text[f.start:f.end] for f in detect(text, PiiConfig(sensitivity="low"))] == [token]
+
+
 PLACEHOLDERS = [
     "- (id)hf_requiredCharacteristicForServiceIdentifier;",
     'curl --user "$1:$2" https://api.acme.dev/login',

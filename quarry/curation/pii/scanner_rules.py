@@ -227,9 +227,10 @@ def find_rules(text: str, floor: float = 0.0) -> Iterator[Finding]:
     _, allow, stopwords = load()
     for rule, windows in runs:
         for window_start, window_end in windows:
-            # A JSON document held in a string escapes its quotes ('\\"discord_token\\": \\"..."'): the
-            # rule reads them unescaped (the same length: offsets hold).
-            window = text[window_start:window_end].replace('\\"', ' "').replace("\\'", " '")
+            # A JSON document held in a string escapes its quotes ('\\"discord_token\\": \\"..."'), and
+            # an XML element's text ends at its closing tag ('<flyToken>fo1_...</flyToken>'), where the
+            # rules expect a quote or a blank: the rule reads them so (the same length: offsets hold).
+            window = text[window_start:window_end].replace('\\"', ' "').replace("\\'", " '").replace("</", " /")
             for m in rule.pattern.finditer(window):
                 start, end = (window_start + at for at in _secret_span(m, rule.secret_group))
                 secret = text[start:end]
