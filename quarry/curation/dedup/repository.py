@@ -4,19 +4,25 @@ Runs in the global step, before file-level dedup, on the per-shard index alone (
 from the survival keys, content hashes, MinHash signatures). A repository is the set of its
 files (``meta.origin``); its signature is the set of its (path, content hash) pairs and a MinHash
 over all its content (the element-wise minimum of its files' signatures). Licence, CI, packaging
-and other template files (``TEMPLATE_PATH``) are left out of both when a repository has other
-files: distinct projects started from one template share them and are not copies.
+and other template files (``TEMPLATE_PATH``) and vendored libraries (``vendor/``, ``_vendor/``,
+``third_party/`` ...) are left out of both when a repository has other files: distinct projects
+started from one template, or vendoring one library, share them and are not copies.
 
-Candidate pairs share a (path, content hash) or a band of the repository MinHash. A pair is one
-repository when one of them shares ``threshold`` of its files with the other, a file counting as
-shared when the other has the same path with the same content or a near-duplicate of it (MinHash
-agreement >= ``file_similarity``); the estimated similarity of their whole contents is reported
-beside it (a fork that deleted a large file shares little content but most files). Files are
-compared at the same path, so a repository that vendors another inside a subfolder is not
-merged with it. In each group of copies the repository with the smallest key survives
-(permissive first, then origin); a file of the others is dropped as ``duplicate_repository`` when
-the survivor holds it (same path, same or near-duplicate content): what a fork added or rewrote
-stays, for file-level dedup to judge like any other file.
+Candidate pairs share a (path, content hash) or a band of the repository MinHash. A file of one
+is held by the other at the same path (same content, or a near duplicate: MinHash agreement >=
+``file_similarity``) or moved: the same content at another path, or a near duplicate under the
+same file name, in a renamed or moved folder, but never with one path the tail of the other (a
+repository placed inside a folder of another is vendored, not forked). A pair is one repository
+when one of them holds ``threshold`` of the other's files at the same paths (a fork that edited,
+added or deleted some), or each holds ``threshold`` of the other's counting moved ones (a fork
+that renamed or moved folders: one way alone, that is also a project that copied most of a
+small one's files into a folder of its own); the estimated similarity of their whole contents
+is reported beside it.
+
+In each group the canonical repository keeps its files: the smallest licence rank (permissive
+first), then the most counted files, then the smallest origin. A file of another member is
+dropped as ``duplicate_repository`` when the canonical repository holds it, at any path; what a
+fork added or rewrote stays, for file-level dedup to judge like any other file.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ import numpy as np
 from quarry.config.curation import RepositoryParams
 from quarry.curation.dedup.components import min_labels
 from quarry.curation.dedup.minhash import band_keys, estimated_jaccard
+from quarry.curation.licenses.sources import vendored_library
 from quarry.records import JsonDict
 
 TEMPLATE_PATH = re.compile(
@@ -62,8 +69,9 @@ class Repository:
 
     @property
     def content(self) -> list[RepoFile]:
-        """The files that count: templates left out when the repository has other files."""
-        kept = [f for f in self.files if not TEMPLATE_PATH.search(f.path)]
+        """The files that count: templates and vendored libraries left out when the repository has
+        other files."""
+        kept = [f for f in self.files if not TEMPLATE_PATH.search(f.path) and vendored_library(f.path) is None]
         return kept or self.files
 
     @property
@@ -75,8 +83,13 @@ class Repository:
     def signed(self) -> bool:
         return self.signature is not None
 
-    def key(self) -> tuple[int, str]:
-        return self.rank, self.origin
+    def key(self) -> tuple[int, int, str]:
+        """The canonical repository of a group has the smallest: licence rank, most files, origin."""
+        return canonical_key(self.rank, len(self.content), self.origin)
+
+
+def canonical_key(rank: int, files: int, origin: str) -> tuple[int, int, str]:
+    return rank, -files, origin
 
 
 SignatureShards = Callable[[], Iterator[tuple[int, np.ndarray]]]   # (first document, its shard's signatures)
@@ -151,33 +164,70 @@ def _candidates(repos: list[Repository], seed: int) -> set[tuple[str, str]]:
     return {pair for owners in (*holders.values(), *buckets.values()) for pair in shared_pairs(owners)}
 
 
-def shared_docs(mine: list[RepoFile], theirs: list[RepoFile], gather: Gather, file_threshold: float) -> set[int]:
-    """The documents among ``mine`` whose path among ``theirs`` holds the same or near-duplicate content."""
+def moved(path: str, other: str) -> bool:
+    """Two paths of one file in a fork: different, and neither the tail of the other once a
+    leading ``src/`` is dropped (``alpha/x.py`` inside ``ext/alpha/x.py`` is a repository placed in
+    a folder of another: vendored)."""
+    path, other = path.removeprefix("src/"), other.removeprefix("src/")
+    return path == other or not (path.endswith("/" + other) or other.endswith("/" + path))
+
+
+def _name(path: str) -> str:
+    return path.rsplit("/", 1)[-1]
+
+
+def held(mine: list[RepoFile], theirs: list[RepoFile], gather: Gather, file_threshold: float,
+         anywhere: bool = False) -> tuple[set[int], set[int]]:
+    """The documents among ``mine`` that ``theirs`` holds: (at the same path, moved). Same path:
+    the same content or a near duplicate (MinHash agreement >= ``file_threshold``). Moved: the
+    same content at another path, or a near duplicate under the same file name; at a path that
+    ``moved`` allows, or ``anywhere``."""
     at_path = {f.path: f for f in theirs}
-    shared, compare = set(), []
+    by_content: dict[tuple[int, int], list[str]] = defaultdict(list)
+    by_name: dict[str, list[RepoFile]] = defaultdict(list)
+    for f in theirs:
+        by_content[f.exact].append(f.path)
+        if f.has_sig:
+            by_name[_name(f.path)].append(f)
+    allowed = (lambda a, b: True) if anywhere else moved
+    same, compare = set(), []
     for f in mine:
         other = at_path.get(f.path)
-        if other is None:
+        if other is not None and f.exact == other.exact:
+            same.add(f.doc)
+        elif other is not None and f.has_sig and other.has_sig:
+            compare.append((f.doc, other.doc, True))
+    moves = set()
+    for f in mine:
+        if f.doc in same:
             continue
-        if f.exact == other.exact:
-            shared.add(f.doc)
-        elif f.has_sig and other.has_sig:
-            compare.append((f.doc, other.doc))
+        if any(allowed(f.path, path) for path in by_content.get(f.exact, ())):
+            moves.add(f.doc)
+        elif f.has_sig:
+            compare.extend((f.doc, other.doc, False) for other in by_name.get(_name(f.path), ())
+                           if other.path != f.path and allowed(f.path, other.path))
     if compare:
-        pairs = np.array(compare, dtype=np.int64)
+        pairs = np.array([(a, b) for a, b, _ in compare], dtype=np.int64)
         near = estimated_jaccard(gather(pairs[:, 0]), gather(pairs[:, 1])) >= file_threshold
-        shared.update(int(doc) for doc in pairs[near, 0])
-    return shared
+        for (doc, _, at_same_path), found in zip(compare, near.tolist(), strict=True):
+            if found:
+                (same if at_same_path else moves).add(doc)
+    return same, moves - same
 
 
 def verdict(a: Repository, b: Repository, gather: Gather, config: RepositoryParams) -> JsonDict | None:
-    """The pair, when one of the two shares ``threshold`` of its files with the other; else None."""
-    shared = len(shared_docs(a.content, b.content, gather, config.file_similarity))
-    share = max(shared / len(a.content), shared / len(b.content))
-    if share < config.threshold:
+    """The pair, when one of the two holds ``threshold`` of the other's files at the same paths,
+    or each holds ``threshold`` of the other's files counting moved ones; else None."""
+    same_a, moved_a = held(a.content, b.content, gather, config.file_similarity)
+    same_b, moved_b = held(b.content, a.content, gather, config.file_similarity)
+    files_a, files_b = len(a.content), len(b.content)
+    same = max(len(same_a) / files_a, len(same_b) / files_b)
+    mutual = min((len(same_a) + len(moved_a)) / files_a, (len(same_b) + len(moved_b)) / files_b)
+    if max(same, mutual) < config.threshold:
         return None
     content = float(estimated_jaccard(*_comparable(a.signature, b.signature))[0])
-    return {"repositories": [a.origin, b.origin], "shared_files": shared, "share": round(share, 3),
+    return {"repositories": [a.origin, b.origin], "shared_files": max(len(same_a), len(same_b)),
+            "moved_files": max(len(moved_a), len(moved_b)), "share": round(max(same, mutual), 3),
             "content_similarity": round(content, 3)}
 
 
@@ -192,10 +242,11 @@ def _comparable(a: np.ndarray | None, b: np.ndarray | None) -> tuple[np.ndarray,
 
 def copies_of(copy: Repository, survivor: Repository, size: int, gather: Gather,
               config: RepositoryParams) -> tuple[dict[int, list], int]:
-    """The decisions for the files a copy shares with its group's survivor, and how many of its
-    files it keeps: a fork's own files (added, or rewritten beyond the near-duplicate threshold)
-    are not copies of anything."""
-    shared = shared_docs(copy.files, survivor.files, gather, config.file_similarity)
+    """The decisions for the files of a copy that its group's canonical repository (``survivor``)
+    holds at any path, and how many of its files it keeps: a fork's own files (added, or
+    rewritten beyond the near-duplicate threshold) are not copies of anything."""
+    same, moves = held(copy.files, survivor.files, gather, config.file_similarity, anywhere=True)
+    shared = same | moves
     decisions = {doc: ["duplicate_repository", survivor.origin, size] for doc in sorted(shared)}
     return decisions, len(copy.files) - len(shared)
 
