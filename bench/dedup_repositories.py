@@ -123,7 +123,8 @@ def forked(files: dict[str, str], rng: random.Random, own: list[str], variant: i
     if touched[4] != short:
         del fork[touched[4]], label[touched[4]]
     fork[touched[5]], label[touched[5]] = own[0], "own"
-    for path, text in ((f"{package}/fork_module.py", own[1]), (f"{package}/fork_small.py", own[2])):
+    # a short file of its own under the name of one of the upstream's, in a folder of its own
+    for path, text in ((f"{package}/fork_module.py", own[1]), (f"{package}/contrib/{touched[0].rsplit('/', 1)[1]}", own[2])):
         fork[path], label[path] = text, "own"
     subfolders = sorted({k.rsplit("/", 1)[0] for k in code if k.count("/") >= 2})
     if variant % 3 == 0:       # the package folder renamed
@@ -146,7 +147,9 @@ def build(folder: Path, count: int, seed: int) -> dict:
     origins: dict[str, dict[str, str]] = {}
     family: dict[str, str] = {}           # origin -> the repository it is a copy of (itself if original)
     labels: dict[str, dict[str, str]] = {}  # fork -> its files' labels (forked)
-    modules, shorts = iter(stdlib_texts(2_000, 60_000)), iter(stdlib_texts(300, 1_500))
+    long_texts = stdlib_texts(2_000, 60_000)  # modules from the front; short files: small modules, then the
+    modules = iter(long_texts)                # first lines of modules from the back
+    shorts = iter([*stdlib_texts(200, 1_500), *("\n".join(t.splitlines()[:15]) + "\n" for t in reversed(long_texts))])
     for i, (name, files) in enumerate(repos):
         origin = f"https://example.org/{name}"
         origins[origin] = templated(name, files)

@@ -21,8 +21,9 @@ is reported beside it.
 
 In each group the canonical repository keeps its files: the smallest licence rank (permissive
 first), then the most counted files, then the smallest origin. A file of another member is
-dropped as ``duplicate_repository`` when the canonical repository holds it, at any path; what a
-fork added or rewrote stays, for file-level dedup to judge like any other file.
+dropped as ``duplicate_repository`` when the canonical repository holds it, at any path (its
+own version of a file, edited, counts from ``edited_similarity``); what a fork added or
+rewrote stays, for file-level dedup to judge like any other file.
 """
 
 from __future__ import annotations
@@ -176,12 +177,31 @@ def _name(path: str) -> str:
     return path.rsplit("/", 1)[-1]
 
 
+def common_tail(path: str, other: str) -> int:
+    """How many trailing path components two paths share."""
+    a, b = path.split("/")[::-1], other.split("/")[::-1]
+    return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+
+
+def counterparts(path: str, named: list[RepoFile]) -> list[tuple[RepoFile, bool]]:
+    """Each file of the same name, and whether it is ``path``'s counterpart: the one sharing the
+    longest path tail with it, when no other shares as long a one (the same file, its folder
+    renamed or moved)."""
+    tails = [common_tail(path, f.path) for f in named]
+    best = max(tails, default=0)
+    unique = tails.count(best) == 1
+    return [(f, unique and tail == best) for f, tail in zip(named, tails, strict=True)]
+
+
 def held(mine: list[RepoFile], theirs: list[RepoFile], gather: Gather, file_threshold: float,
-         anywhere: bool = False) -> tuple[set[int], set[int]]:
+         edited: float | None = None, anywhere: bool = False) -> tuple[set[int], set[int]]:
     """The documents among ``mine`` that ``theirs`` holds: (at the same path, moved). Same path:
-    the same content or a near duplicate (MinHash agreement >= ``file_threshold``). Moved: the
-    same content at another path, or a near duplicate under the same file name; at a path that
-    ``moved`` allows, or ``anywhere``."""
+    the same content or a near duplicate. Moved: the same content at another path, or a near
+    duplicate under the same file name; at a path that ``moved`` allows, or ``anywhere``. A near
+    duplicate has MinHash agreement >= ``edited`` with its counterpart (the file at the same path,
+    or ``counterparts``: the same file, edited), >= ``file_threshold`` with another of the same
+    name (``edited``: ``file_threshold`` unless given)."""
+    edited = file_threshold if edited is None else edited
     at_path = {f.path: f for f in theirs}
     by_content: dict[tuple[int, int], list[str]] = defaultdict(list)
     by_name: dict[str, list[RepoFile]] = defaultdict(list)
@@ -196,7 +216,7 @@ def held(mine: list[RepoFile], theirs: list[RepoFile], gather: Gather, file_thre
         if other is not None and f.exact == other.exact:
             same.add(f.doc)
         elif other is not None and f.has_sig and other.has_sig:
-            compare.append((f.doc, other.doc, True))
+            compare.append((f.doc, other.doc, True, edited))
     moves = set()
     for f in mine:
         if f.doc in same:
@@ -204,12 +224,14 @@ def held(mine: list[RepoFile], theirs: list[RepoFile], gather: Gather, file_thre
         if any(allowed(f.path, path) for path in by_content.get(f.exact, ())):
             moves.add(f.doc)
         elif f.has_sig:
-            compare.extend((f.doc, other.doc, False) for other in by_name.get(_name(f.path), ())
-                           if other.path != f.path and allowed(f.path, other.path))
+            named = [other for other in by_name.get(_name(f.path), ()) if other.path != f.path and allowed(f.path, other.path)]
+            compare.extend((f.doc, other.doc, False, edited if counterpart else file_threshold)
+                           for other, counterpart in counterparts(f.path, named))
     if compare:
-        pairs = np.array([(a, b) for a, b, _ in compare], dtype=np.int64)
-        near = estimated_jaccard(gather(pairs[:, 0]), gather(pairs[:, 1])) >= file_threshold
-        for (doc, _, at_same_path), found in zip(compare, near.tolist(), strict=True):
+        pairs = np.array([(a, b) for a, b, _, _ in compare], dtype=np.int64)
+        bars = np.array([bar for *_, bar in compare])
+        near = estimated_jaccard(gather(pairs[:, 0]), gather(pairs[:, 1])) >= bars
+        for (doc, _, at_same_path, _), found in zip(compare, near.tolist(), strict=True):
             if found:
                 (same if at_same_path else moves).add(doc)
     return same, moves - same
@@ -243,9 +265,13 @@ def _comparable(a: np.ndarray | None, b: np.ndarray | None) -> tuple[np.ndarray,
 def copies_of(copy: Repository, survivor: Repository, size: int, gather: Gather,
               config: RepositoryParams) -> tuple[dict[int, list], int]:
     """The decisions for the files of a copy that its group's canonical repository (``survivor``)
-    holds at any path, and how many of its files it keeps: a fork's own files (added, or
-    rewritten beyond the near-duplicate threshold) are not copies of anything."""
-    same, moves = held(copy.files, survivor.files, gather, config.file_similarity, anywhere=True)
+    holds at any path, and how many of its files it keeps. The two are known to be one
+    repository, so a file at the same path (or its counterpart in a moved folder) is the
+    canonical's file edited unless it shares less than ``edited_similarity`` with it (a bar
+    below ``file_similarity``: a one-line edit of a short file changes half its word n-grams);
+    a fork's own files (added, or rewritten) are not copies of anything."""
+    same, moves = held(copy.files, survivor.files, gather, config.file_similarity, config.edited_similarity,
+                       anywhere=True)
     shared = same | moves
     decisions = {doc: ["duplicate_repository", survivor.origin, size] for doc in sorted(shared)}
     return decisions, len(copy.files) - len(shared)
