@@ -174,7 +174,10 @@ def test_forks_collapse_alike_in_any_number_of_partitions(repos, tmp_path):
 
 def test_repository_threshold_and_switch(repos, tmp_path):
     strict = run_local(DEDUP, repos / "snap" / "shards", tmp_path / "strict", {"dedup": {"repository": {"threshold": 1.0}}})
-    assert strict["clusters"]["repositories_removed"] == 1  # only the unedited copy is a full match
+    # a full match holds every file, edited or not: the mirror and fork-edits, not fork-more (it deleted one)
+    assert strict["clusters"]["repositories_removed"] == 2
+    merged = {Path(name).name for pair in strict["clusters"]["repository_pairs"] for name in pair["repositories"]}
+    assert merged == {"upstream", "mirror", "fork-edits"}
     off = run_local(DEDUP, repos / "snap" / "shards", tmp_path / "off", {"dedup": {"repository": {"enabled": False}}})
     assert "duplicate_repository" not in off["dropped"] and "repository_groups" not in off["clusters"]
 
@@ -212,7 +215,8 @@ def moved(tmp_path_factory):
     """A fork that renamed its package folder, edited a short file a little, re-indented one file,
     changed another's line endings, deleted one and added its own (a module, a short file under
     the name of an upstream file, one rewritten); distinct projects vendoring the same library
-    under vendor/, and one holding the upstream's package in a folder of its own."""
+    under vendor/ (and with the same one-line stubs in many folders), and one holding the
+    upstream's package in a folder of its own."""
     root = tmp_path_factory.mktemp("moved")
     upstream = _new_repo(root, "kappa", project("kappa", KAPPA_MODULES))
     fork = root / "kappa-fork"
@@ -230,7 +234,8 @@ def moved(tmp_path_factory):
     package = {rel.removeprefix("src/"): text for rel, text in project("kappa", KAPPA_MODULES).items()
                if rel.startswith("src/")}
     for name, own in (("mu", ["csv.py", "bisect.py"]), ("nu", ["tokenize.py", "string.py"])):
-        _new_repo(root, name, {**project(name, own), **{f"vendor/{rel}": text for rel, text in package.items()}})
+        stubs = {f"src/{name}/part{i}/__init__.py": "__all__ = []\n" for i in range(12)}   # too short to compare
+        _new_repo(root, name, {**project(name, own), **stubs, **{f"vendor/{rel}": text for rel, text in package.items()}})
     _new_repo(root, "xi", {**project("xi", ["numbers.py", "stringprep.py"]),
                            **{f"src/xi/ext/{rel}": text for rel, text in package.items()}})
     sources = [{"kind": "git", "path": str(root / name), "name": name} for name in ("kappa", "kappa-fork", "mu", "nu", "xi")]

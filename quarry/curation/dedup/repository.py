@@ -4,9 +4,10 @@ Runs in the global step, before file-level dedup, on the per-shard index alone (
 from the survival keys, content hashes, MinHash signatures). A repository is the set of its
 files (``meta.origin``); its signature is the set of its (path, content hash) pairs and a MinHash
 over all its content (the element-wise minimum of its files' signatures). Licence, CI, packaging
-and other template files (``TEMPLATE_PATH``) and vendored libraries (``vendor/``, ``_vendor/``,
-``third_party/`` ...) are left out of both when a repository has other files: distinct projects
-started from one template, or vendoring one library, share them and are not copies.
+and other template files (``TEMPLATE_PATH``), vendored libraries (``vendor/``, ``_vendor/``,
+``third_party/`` ...) and files too short for a signature are left out of both when a repository
+has other files: distinct projects started from one template, vendoring one library or with
+the same stubs share them and are not copies.
 
 Candidate pairs share a (path, content hash) or a band of the repository MinHash. A file of one
 is held by the other at the same path (same content, or a near duplicate: MinHash agreement >=
@@ -43,13 +44,14 @@ from quarry.curation.licenses.sources import vendored_library
 from quarry.records import JsonDict
 
 TEMPLATE_PATH = re.compile(
-    r"(?:^|/)(?:\.[^/]+"                                                      # dotfiles: .github/, .gitignore
+    r"(?:^|/)(?:\.[^/]+(?:/.+)?"                                              # dotfiles, what .github/ holds
     r"|(?:LICEN[CS]E|COPYING|NOTICE|AUTHORS|CONTRIBUTING|CODE_OF_CONDUCT|SECURITY|CHANGELOG|CHANGES)[^/]*"
     r"|setup\.py|setup\.cfg|pyproject\.toml|MANIFEST\.in|tox\.ini|noxfile\.py|Makefile|Dockerfile"
     r"|requirements[^/]*\.txt|package\.json|package-lock\.json|Cargo\.toml|go\.mod|go\.sum|\.?codecov\.yml"
     r"|azure-pipelines\.yml|Jenkinsfile)$", re.IGNORECASE)
 MAX_SHARED_KEY_REPOS = 64   # a (path, content) pair in more repositories than this is boilerplate
 LISTED_PAIRS = 100          # verified pairs the ledger lists (in origin order; it counts them all)
+NAMESAKES = 4               # same-named files a moved file is compared with at most (more: a common name)
 REPO_BANDS, REPO_ROWS = 16, 4
 
 
@@ -70,9 +72,10 @@ class Repository:
 
     @property
     def content(self) -> list[RepoFile]:
-        """The files that count: templates and vendored libraries left out when the repository has
-        other files."""
-        kept = [f for f in self.files if not TEMPLATE_PATH.search(f.path) and vendored_library(f.path) is None]
+        """The files that count: templates, vendored libraries and files too short for a signature
+        (stubs alike in unrelated projects) left out when the repository has other files."""
+        kept = [f for f in self.files
+                if f.has_sig and not TEMPLATE_PATH.search(f.path) and vendored_library(f.path) is None]
         return kept or self.files
 
     @property
@@ -166,11 +169,15 @@ def _candidates(repos: list[Repository], seed: int) -> set[tuple[str, str]]:
 
 
 def moved(path: str, other: str) -> bool:
-    """Two paths of one file in a fork: different, and neither the tail of the other once a
-    leading ``src/`` is dropped (``alpha/x.py`` inside ``ext/alpha/x.py`` is a repository placed in
-    a folder of another: vendored)."""
-    path, other = path.removeprefix("src/"), other.removeprefix("src/")
-    return path == other or not (path.endswith("/" + other) or other.endswith("/" + path))
+    """Two paths of one file in a fork, once a leading ``src/`` is dropped: the same, or one step
+    apart (a folder or the file renamed, a folder inserted or removed below the top). Never a
+    folder added above the whole path: ``alpha/x.py`` as ``ext/alpha/x.py`` is a repository placed
+    in a folder of another, vendored."""
+    a, b = path.removeprefix("src/").split("/"), other.removeprefix("src/").split("/")
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b, strict=True)) <= 1
+    short, long = sorted((a, b), key=len)
+    return len(long) == len(short) + 1 and any(long[:i] + long[i + 1:] == short for i in range(1, len(long)))
 
 
 def _name(path: str) -> str:
@@ -184,23 +191,23 @@ def common_tail(path: str, other: str) -> int:
 
 
 def counterparts(path: str, named: list[RepoFile]) -> list[tuple[RepoFile, bool]]:
-    """Each file of the same name, and whether it is ``path``'s counterpart: the one sharing the
-    longest path tail with it, when no other shares as long a one (the same file, its folder
-    renamed or moved)."""
+    """The files of the same name sharing the longest path tail with ``path`` (none when more
+    than NAMESAKES do: a common name), each with whether it is ``path``'s counterpart: the only
+    one (the same file, its folder renamed or moved)."""
     tails = [common_tail(path, f.path) for f in named]
-    best = max(tails, default=0)
-    unique = tails.count(best) == 1
-    return [(f, unique and tail == best) for f, tail in zip(named, tails, strict=True)]
+    closest = [f for f, tail in zip(named, tails, strict=True) if tail == max(tails)]
+    return [(f, len(closest) == 1) for f in closest] if len(closest) <= NAMESAKES else []
 
 
 def held(mine: list[RepoFile], theirs: list[RepoFile], gather: Gather, file_threshold: float,
          edited: float | None = None, anywhere: bool = False) -> tuple[set[int], set[int]]:
     """The documents among ``mine`` that ``theirs`` holds: (at the same path, moved). Same path:
     the same content or a near duplicate. Moved: the same content at another path, or a near
-    duplicate under the same file name; at a path that ``moved`` allows, or ``anywhere``. A near
-    duplicate has MinHash agreement >= ``edited`` with its counterpart (the file at the same path,
-    or ``counterparts``: the same file, edited), >= ``file_threshold`` with another of the same
-    name (``edited``: ``file_threshold`` unless given)."""
+    duplicate among ``counterparts``: at a path ``moved`` allows and with a signature (a file too
+    short for one says nothing about where it came from), or ``anywhere``. A near duplicate has
+    MinHash agreement >= ``edited`` with its counterpart (the file at the same path, or the only
+    closest one of the same name: the same file, edited), else >= ``file_threshold``
+    (``edited``: ``file_threshold`` unless given)."""
     edited = file_threshold if edited is None else edited
     at_path = {f.path: f for f in theirs}
     by_content: dict[tuple[int, int], list[str]] = defaultdict(list)
@@ -219,14 +226,14 @@ def held(mine: list[RepoFile], theirs: list[RepoFile], gather: Gather, file_thre
             compare.append((f.doc, other.doc, True, edited))
     moves = set()
     for f in mine:
-        if f.doc in same:
+        if f.doc in same or not (f.has_sig or anywhere):
             continue
         if any(allowed(f.path, path) for path in by_content.get(f.exact, ())):
             moves.add(f.doc)
         elif f.has_sig:
             named = [other for other in by_name.get(_name(f.path), ()) if other.path != f.path and allowed(f.path, other.path)]
-            compare.extend((f.doc, other.doc, False, edited if counterpart else file_threshold)
-                           for other, counterpart in counterparts(f.path, named))
+            compare.extend((f.doc, other.doc, False, edited if only else file_threshold)
+                           for other, only in counterparts(f.path, named))
     if compare:
         pairs = np.array([(a, b) for a, b, _, _ in compare], dtype=np.int64)
         bars = np.array([bar for *_, bar in compare])
@@ -240,8 +247,8 @@ def held(mine: list[RepoFile], theirs: list[RepoFile], gather: Gather, file_thre
 def verdict(a: Repository, b: Repository, gather: Gather, config: RepositoryParams) -> JsonDict | None:
     """The pair, when one of the two holds ``threshold`` of the other's files at the same paths,
     or each holds ``threshold`` of the other's files counting moved ones; else None."""
-    same_a, moved_a = held(a.content, b.content, gather, config.file_similarity)
-    same_b, moved_b = held(b.content, a.content, gather, config.file_similarity)
+    same_a, moved_a = held(a.content, b.content, gather, config.file_similarity, config.edited_similarity)
+    same_b, moved_b = held(b.content, a.content, gather, config.file_similarity, config.edited_similarity)
     files_a, files_b = len(a.content), len(b.content)
     same = max(len(same_a) / files_a, len(same_b) / files_b)
     mutual = min((len(same_a) + len(moved_a)) / files_a, (len(same_b) + len(moved_b)) / files_b)
