@@ -10,21 +10,24 @@ has other files: distinct projects started from one template, vendoring one libr
 the same stubs share them and are not copies.
 
 Candidate pairs share a (path, content hash) or a band of the repository MinHash. A file of one
-is held by the other at the same path (same content, or a near duplicate: MinHash agreement >=
-``file_similarity``) or moved: the same content at another path, or a near duplicate under the
-same file name, in a renamed or moved folder, but never with one path the tail of the other (a
-repository placed inside a folder of another is vendored, not forked). A pair is one repository
-when one of them holds ``threshold`` of the other's files at the same paths (a fork that edited,
-added or deleted some), or each holds ``threshold`` of the other's counting moved ones (a fork
-that renamed or moved folders: one way alone, that is also a project that copied most of a
-small one's files into a folder of its own); the estimated similarity of their whole contents
-is reported beside it.
+is held by the other (``held``) at the same path (the same content, or the same file edited:
+MinHash agreement >= ``edited_similarity``) or moved: the same content, or the same file edited,
+one step away (a folder or the file renamed, a folder inserted or removed below the top:
+``moved``), never under a folder added above its whole path (a repository placed inside a folder
+of another is vendored, not forked). A pair is one repository when one of them holds
+``threshold`` of the other's files at the same paths (a fork that edited, added or deleted
+some), or each holds ``threshold`` of the other's counting moved ones (a fork that renamed or
+moved folders: one way alone, that is also a project that copied most of a small one's files
+into a folder of its own); the estimated similarity of their whole contents is reported beside
+it.
 
 In each group the canonical repository keeps its files: the smallest licence rank (permissive
 first), then the most counted files, then the smallest origin. A file of another member is
-dropped as ``duplicate_repository`` when the canonical repository holds it, at any path (its
-own version of a file, edited, counts from ``edited_similarity``); what a fork added or
-rewrote stays, for file-level dedup to judge like any other file.
+dropped as ``duplicate_repository`` when the canonical repository holds it (the same content at
+any path, or the same file edited); what a fork added or rewrote stays, for file-level dedup to
+judge like any other file. A one-line edit of a short file changes half its word 5-grams, so
+the same file, edited, is judged by a lower bar (``edited_similarity``) than a file of the same
+name elsewhere (``file_similarity``).
 """
 
 from __future__ import annotations
@@ -201,22 +204,25 @@ def counterparts(path: str, named: list[RepoFile]) -> list[tuple[RepoFile, bool]
 
 def held(mine: list[RepoFile], theirs: list[RepoFile], gather: Gather, file_threshold: float,
          edited: float | None = None, anywhere: bool = False) -> tuple[set[int], set[int]]:
-    """The documents among ``mine`` that ``theirs`` holds: (at the same path, moved). Same path:
-    the same content or a near duplicate. Moved: the same content at another path, or a near
-    duplicate among ``counterparts``: at a path ``moved`` allows and with a signature (a file too
-    short for one says nothing about where it came from), or ``anywhere``. A near duplicate has
-    MinHash agreement >= ``edited`` with its counterpart (the file at the same path, or the only
-    closest one of the same name: the same file, edited), else >= ``file_threshold``
-    (``edited``: ``file_threshold`` unless given)."""
+    """The documents among ``mine`` that ``theirs`` holds: (at the same path, moved).
+
+    Same path: the same content, or a near duplicate. Moved: the same content at a path
+    ``moved`` allows (with a signature: a file too short for one says nothing about where it
+    came from), or at any path when ``anywhere``; or a near duplicate of one of its
+    ``counterparts``: the files of the same name at a path ``moved`` allows that ``mine`` does
+    not hold at their own path. A near duplicate has MinHash agreement >= ``edited`` with the
+    file at the same path or the only closest counterpart (the same file, edited), else >=
+    ``file_threshold`` (``edited``: ``file_threshold`` unless given)."""
     edited = file_threshold if edited is None else edited
     at_path = {f.path: f for f in theirs}
+    mine_paths = {f.path for f in mine}
     by_content: dict[tuple[int, int], list[str]] = defaultdict(list)
     by_name: dict[str, list[RepoFile]] = defaultdict(list)
     for f in theirs:
         by_content[f.exact].append(f.path)
-        if f.has_sig:
+        if f.has_sig and f.path not in mine_paths:
             by_name[_name(f.path)].append(f)
-    allowed = (lambda a, b: True) if anywhere else moved
+    copy_at = (lambda a, b: True) if anywhere else moved
     same, compare = set(), []
     for f in mine:
         other = at_path.get(f.path)
@@ -228,10 +234,10 @@ def held(mine: list[RepoFile], theirs: list[RepoFile], gather: Gather, file_thre
     for f in mine:
         if f.doc in same or not (f.has_sig or anywhere):
             continue
-        if any(allowed(f.path, path) for path in by_content.get(f.exact, ())):
+        if any(copy_at(f.path, path) for path in by_content.get(f.exact, ())):
             moves.add(f.doc)
         elif f.has_sig:
-            named = [other for other in by_name.get(_name(f.path), ()) if other.path != f.path and allowed(f.path, other.path)]
+            named = [other for other in by_name.get(_name(f.path), ()) if moved(f.path, other.path)]
             compare.extend((f.doc, other.doc, False, edited if only else file_threshold)
                            for other, only in counterparts(f.path, named))
     if compare:
@@ -272,11 +278,8 @@ def _comparable(a: np.ndarray | None, b: np.ndarray | None) -> tuple[np.ndarray,
 def copies_of(copy: Repository, survivor: Repository, size: int, gather: Gather,
               config: RepositoryParams) -> tuple[dict[int, list], int]:
     """The decisions for the files of a copy that its group's canonical repository (``survivor``)
-    holds at any path, and how many of its files it keeps. The two are known to be one
-    repository, so a file at the same path (or its counterpart in a moved folder) is the
-    canonical's file edited unless it shares less than ``edited_similarity`` with it (a bar
-    below ``file_similarity``: a one-line edit of a short file changes half its word n-grams);
-    a fork's own files (added, or rewritten) are not copies of anything."""
+    holds (``held``: its exact copies at any path, however short), and how many of its files it
+    keeps: a fork's own files (added, or rewritten) are not copies of anything."""
     same, moves = held(copy.files, survivor.files, gather, config.file_similarity, config.edited_similarity,
                        anywhere=True)
     shared = same | moves
