@@ -143,7 +143,7 @@ def build(folder: Path, count: int, seed: int) -> dict:
     from quarry.records import RecordWriter
 
     rng = random.Random(seed)
-    repos = [(name, files) for name, files in packages(count)]
+    repos = packages(count)
     origins: dict[str, dict[str, str]] = {}
     family: dict[str, str] = {}           # origin -> the repository it is a copy of (itself if original)
     labels: dict[str, dict[str, str]] = {}  # fork -> its files' labels (forked)
