@@ -125,6 +125,7 @@ class RepositoryParams(Section):
     enabled: bool = True
     threshold: float = Field(default=0.7, gt=0, le=1)
     file_similarity: float = Field(default=0.5, gt=0, le=1)
+    edited_similarity: float = Field(default=0.25, gt=0, le=1)
 
 
 class DedupParams(Section):
