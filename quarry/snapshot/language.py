@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import fnmatch
 import functools
+import json
 import re
 from collections import defaultdict
 from dataclasses import dataclass
+from importlib import resources
 
 from pygments.lexers import _mapping, find_lexer_class
 from pygments.modeline import get_filetype_from_buffer
@@ -158,9 +160,15 @@ def detect(path: str, head: bytes, text: str | None = None) -> str:
 # Language from content
 
 CONTENT_BYTES = 64 * 1024      # Magika reads the beginning, middle and end of this much
-MIN_CONTENT_SCORE = 0.5        # below it the model's guess is not taken
-CONTENT_NAMES = {"txt": "Text only", "csv": "Text only", "troff": "Groff", "shell": "Bash", "batch": "Batchfile",
-                 "latex": "TeX", "asm": "GAS", "vba": "VB.net"}   # Magika labels that are no Pygments alias
+MIN_CONTENT_SCORE = 0.8        # below it the model's guess is not taken (a language it lacks reads as a near one)
+# Every label of Magika's model -> a Pygments language name, or `unknown` where no language fits
+# (binary formats, playlists, checksums); tests hold it to the installed model's label list.
+CONTENT_LABELS = "content_labels.json"
+
+
+@functools.cache
+def content_labels() -> dict[str, str]:
+    return json.loads(resources.files(__package__).joinpath(CONTENT_LABELS).read_text(encoding="utf-8"))
 
 
 @functools.cache
@@ -172,23 +180,45 @@ def _magika():
 
 # man pages: blank lines and roff comments, then a title, include or macro request (or a comment first)
 ROFF = re.compile(rb"\A\s*(?:(?:\.\\\"|'\\\")[^\n]*\n\s*)*\.(?:TH|Dd|Dt|so|de)\b|\A\s*\.\\\"")
+CODE_MARKS = frozenset("{}[]()<>;=$@#\\|&*/^~`%")
+CODE_LINE_END = re.compile(r"[;{}]\s*$|^\s*[)}\]]")
+WORD = re.compile(r"[^\W\d_]+")
+
+
+def looks_like_prose(text: str) -> bool:
+    """Written text rather than code or data: mostly letters, few of code's marks (a licence's
+    e-mail addresses and parentheses pass), few lines that end or open a block or statement
+    (`;`, `{`, `}`), words mostly in lower case where the script has case (COBOL, BASIC and
+    assembly keywords are upper case) and lines of sentences, not of a keyword or two."""
+    text = text[:CONTENT_BYTES]
+    chars = [ch for ch in text if not ch.isspace()]
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not chars:
+        return False
+    letters = sum(ch.isalpha() for ch in chars) / len(chars)
+    marks = sum(ch in CODE_MARKS for ch in chars) / len(chars)
+    statements = sum(bool(CODE_LINE_END.search(line)) for line in lines) / len(lines)
+    cased = [word for word in WORD.findall(text) if word.lower() != word.upper()]
+    lower = sum(word.islower() for word in cased) / len(cased) if cased else 1.0
+    words_per_line = sum(len(line.split()) for line in lines) / len(lines)
+    return letters >= 0.7 and marks <= 0.07 and statements <= 0.05 and lower >= 0.4 and words_per_line >= 5
 
 
 def from_content(data: bytes) -> str | None:
     """The language Magika reads in ``data`` (a Pygments name), or None when it is not sure.
-    Roff, which the model has no class for, by its own first request or comment line; text the
-    model calls plain is plain at any score (a record that is not code is read as prose)."""
+    Roff, which the model has no class for, by its own first request or comment line. The model's
+    own answer is taken before its thresholds turn a doubtful one into plain text, and a record the
+    model calls plain text is named so only when it reads as prose: code the model cannot name is
+    not plain text."""
     if not data.strip():
         return None
     if ROFF.match(data):
         return "Groff"
-    result = _magika().identify_bytes(data[:CONTENT_BYTES])
-    label = result.output.label
-    if label == "txt":
-        return "Text only"
-    if result.score < MIN_CONTENT_SCORE or label in ("unknown", "empty", "undefined"):
-        return None
-    return CONTENT_NAMES.get(label) or by_alias(label)
+    prediction = _magika().identify_bytes(data[:CONTENT_BYTES]).prediction
+    name = content_labels().get(prediction.dl.label, UNKNOWN)
+    if name == "Text only" or name == UNKNOWN or prediction.score < MIN_CONTENT_SCORE:
+        return "Text only" if looks_like_prose(data.decode("utf-8", "replace")) else None
+    return name
 
 
 # ---------------------------------------------------------------------------------------------

@@ -3,7 +3,12 @@ natural-language identification of prose with lingua."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import magika
 import pytest
+from pygments.lexers import find_lexer_class
 
 from quarry.snapshot import language
 
@@ -32,7 +37,9 @@ def test_registry_covers_500_languages():
     ("script", b"# vim: set filetype=ruby :\nputs 1\n", "Ruby"),
     ("setup", b"# -*- mode: python -*-\nx = 1\n", "Python"),
     ("tool.sh", b"# vim: ft=python\nprint(1)\n", "Python"),   # a modeline beats the extension
-    ("LICENSE", b"MIT License\n", "Text only"),    # a name that says nothing: read from the content
+    ("LICENSE", b"Permission is granted to copy and share this text, provided this notice stays with it.\n",
+     "Text only"),                                  # a name that says nothing: read from the content
+    ("NOTES", b"MIT License\n", "unknown"),        # two words are too little to call prose
 ])
 def test_detect(path, head, expected):
     assert language.detect(path, head) == expected
@@ -70,3 +77,33 @@ def test_natural_language_of_prose():
     assert language.natural_language("Diese Bibliothek liest Konfigurationsdateien und meldet Fehler.", langs) == "de"
     assert language.natural_language("Esta biblioteca lee archivos de configuración y reporta errores.", langs) == "es"
     assert language.natural_language("   ", langs) is None
+
+
+def test_every_content_model_label_names_a_language_or_is_deliberately_unknown():
+    models = Path(magika.__file__).parent / "models"
+    labels = {label for config in models.glob("*/config.min.json")
+              for label in json.loads(config.read_text())["target_labels_space"]}   # the installed model's
+    assert labels
+    mapping = language.content_labels()
+    assert len(labels) > 200 and not set(labels) - set(mapping)
+    named = {name for name in mapping.values() if name != language.UNKNOWN}
+    assert all(find_lexer_class(name) is not None for name in named)
+    assert {"htaccess", "rdf", "csproj", "gradle"} <= {label for label, name in mapping.items() if name != "unknown"}
+
+
+BASIC = '10 PRINT "HELLO"\n20 FOR I = 1 TO 10\n30 PRINT I\n40 NEXT I\n50 GOTO 10\n'
+FORTH = ": square ( n -- n*n ) dup * ;\n: cube ( n -- n ) dup square * ;\n5 cube .\n"
+COBOL = ('       identification division.\n       program-id. greet.\n       procedure division.\n'
+         '           display "hi".\n           stop run.\n')
+
+
+@pytest.mark.parametrize("text", [BASIC, FORTH, COBOL, C])
+def test_code_is_never_plain_text(text):
+    assert not language.looks_like_prose(text)
+    assert language.detect("00000007", text.encode()[:512], text) != "Text only"
+
+
+def test_prose_with_addresses_and_parentheses_is_prose():
+    text = ("Copyright (c) 2020 Ada Writer <ada@example.org>, and the contributors named in the\n"
+            "history of this work. Everyone may copy and change it under the terms written below.\n")
+    assert language.looks_like_prose(text)
