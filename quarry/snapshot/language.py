@@ -228,13 +228,15 @@ _DETECTORS: dict[tuple[str, ...], object] = {}
 
 
 def natural_language(text: str, languages: list[str] | tuple[str, ...]) -> str | None:
-    """ISO 639-1 code of the text's language among ``languages`` (lingua names), or None."""
-    key = tuple(languages)
+    """ISO 639-1 code of the text's language among ``languages`` (lingua names, or ALL: every
+    language lingua knows), or None."""
+    key = tuple(name.upper() for name in languages)
     detector = _DETECTORS.get(key)
     if detector is None:
         from lingua import Language, LanguageDetectorBuilder
 
-        chosen = [getattr(Language, name.upper()) for name in key]
+        chosen = Language.all() if "ALL" in key else [getattr(Language, name) for name in key]
+        # low accuracy mode (trigrams only): on pages of text it answered as high accuracy mode did
         detector = LanguageDetectorBuilder.from_languages(*chosen).with_low_accuracy_mode().build()
         _DETECTORS[key] = detector
     sample = text[:3000]

@@ -107,3 +107,24 @@ def test_prose_with_addresses_and_parentheses_is_prose():
     text = ("Copyright (c) 2020 Ada Writer <ada@example.org>, and the contributors named in the\n"
             "history of this work. Everyone may copy and change it under the terms written below.\n")
     assert language.looks_like_prose(text)
+
+
+def test_every_language_lingua_knows_is_the_default():
+    from quarry.config.snapshot import SnapshotParams
+
+    langs = SnapshotParams().natural_languages
+    assert language.natural_language("Biblioteket läser konfigurationsfiler och rapporterar fel till användaren.",
+                                     langs) == "sv"
+    assert language.natural_language("Biblioteka czyta pliki konfiguracyjne i zgłasza błędy użytkownikowi.",
+                                     langs) == "pl"
+    assert language.natural_language("Kütüphane yapılandırma dosyalarını okur ve hataları kullanıcıya bildirir.",
+                                     langs) == "tr"
+
+
+def test_a_name_lingua_does_not_know_is_a_clear_error():
+    from pydantic import ValidationError
+
+    from quarry.config.snapshot import SnapshotParams
+
+    with pytest.raises(ValidationError, match="KLINGON"):
+        SnapshotParams(natural_languages=["ENGLISH", "KLINGON"])
