@@ -201,7 +201,7 @@ def looks_like_prose(text: str) -> bool:
     cased = [word for word in WORD.findall(text) if word.lower() != word.upper()]
     lower = sum(word.islower() for word in cased) / len(cased) if cased else 1.0
     words_per_line = sum(len(line.split()) for line in lines) / len(lines)
-    return letters >= 0.7 and marks <= 0.07 and statements <= 0.05 and lower >= 0.4 and words_per_line >= 5
+    return letters >= 0.7 and marks <= 0.07 and statements <= 0.05 and lower >= 0.4 and words_per_line >= 3
 
 
 def from_content(data: bytes) -> str | None:
@@ -216,9 +216,10 @@ def from_content(data: bytes) -> str | None:
         return "Groff"
     prediction = _magika().identify_bytes(data[:CONTENT_BYTES]).prediction
     name = content_labels().get(prediction.dl.label, UNKNOWN)
-    if name == "Text only" or name == UNKNOWN or prediction.score < MIN_CONTENT_SCORE:
-        return "Text only" if looks_like_prose(data.decode("utf-8", "replace")) else None
-    return name
+    if prediction.score >= MIN_CONTENT_SCORE and name not in ("Text only", UNKNOWN):
+        return name
+    written = name in ("Text only", UNKNOWN) or prediction.dl.group in ("text", "document")
+    return "Text only" if written and looks_like_prose(data.decode("utf-8", "replace")) else None
 
 
 # ---------------------------------------------------------------------------------------------
