@@ -23,6 +23,8 @@ from importlib import resources
 from pygments.lexers import _mapping, find_lexer_class
 from pygments.modeline import get_filetype_from_buffer
 
+from quarry.snapshot import token_model
+
 UNKNOWN = "unknown"
 SHEBANG = re.compile(rb"^#!\s*(\S+)(?:\s+(\S+))?")
 _VERSION_SUFFIX = re.compile(r"[\d.]+$")
@@ -164,6 +166,10 @@ MIN_CONTENT_SCORE = 0.8        # below it the model's guess is not taken (a lang
 # Every label of Magika's model -> a Pygments language name, or `unknown` where no language fits
 # (binary formats, playlists, checksums); tests hold it to the installed model's label list.
 CONTENT_LABELS = "content_labels.json"
+# The token model's least mean log-likelihood lead per token, best language over the runner-up
+# (chosen on the tune split of its data: scripts/train_language_model.py).
+MIN_TOKEN_MARGIN = 0.5
+MIN_TOKEN_DOUBT = 0.05         # a lead this large for a language Magika lacks puts its answer in doubt
 
 
 @functools.cache
@@ -205,21 +211,36 @@ def looks_like_prose(text: str) -> bool:
 
 
 def from_content(data: bytes) -> str | None:
-    """The language Magika reads in ``data`` (a Pygments name), or None when it is not sure.
-    Roff, which the model has no class for, by its own first request or comment line. The model's
-    own answer is taken before its thresholds turn a doubtful one into plain text, and a record the
-    model calls plain text is named so only when it reads as prose: code the model cannot name is
-    not plain text."""
+    """The language read in ``data`` (a Pygments name), or None when the evidence is weak.
+    Roff, which the model has no class for, by its own first request or comment line. Magika's
+    answer when it is sure, unless it names code and the token model leans to a language Magika
+    has no class for (Magika reads F# as OCaml): then that one if the token model is sure; then
+    plain text, where Magika says plain text (or a doubtful text
+    format, or nothing) and the record reads as prose; then the token model's answer when it is
+    sure. Code that neither model is sure of is unknown, never plain text."""
     if not data.strip():
         return None
     if ROFF.match(data):
         return "Groff"
+    text = data[:CONTENT_BYTES].decode("utf-8", "replace")
     prediction = _magika().identify_bytes(data[:CONTENT_BYTES]).prediction
     name = content_labels().get(prediction.dl.label, UNKNOWN)
+    guess = token_model.model().guess(text)
+    sure_tokens = guess.language if guess is not None and guess.margin >= MIN_TOKEN_MARGIN else None
     if prediction.score >= MIN_CONTENT_SCORE and name not in ("Text only", UNKNOWN):
+        lacking = guess is not None and guess.language not in _content_languages()
+        if lacking and prediction.dl.group == "code" and guess.margin >= MIN_TOKEN_DOUBT:
+            return sure_tokens  # code of a language Magika has no class for reads as a near one
         return name
     written = name in ("Text only", UNKNOWN) or prediction.dl.group in ("text", "document")
-    return "Text only" if written and looks_like_prose(data.decode("utf-8", "replace")) else None
+    if written and looks_like_prose(text):
+        return "Text only"
+    return sure_tokens
+
+
+@functools.cache
+def _content_languages() -> frozenset[str]:
+    return frozenset(content_labels().values())
 
 
 # ---------------------------------------------------------------------------------------------

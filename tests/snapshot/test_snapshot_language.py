@@ -128,3 +128,26 @@ def test_a_name_lingua_does_not_know_is_a_clear_error():
 
     with pytest.raises(ValidationError, match="KLINGON"):
         SnapshotParams(natural_languages=["ENGLISH", "KLINGON"])
+
+
+ADA = ("with Ada.Text_IO; use Ada.Text_IO;\n\nprocedure Greet is\n   Count : Integer := 3;\nbegin\n"
+       "   for I in 1 .. Count loop\n      Put_Line (\"Hello number\" & Integer'Image (I));\n   end loop;\n"
+       "end Greet;\n")
+FSHARP = "let square x = x * x\nlet numbers = [1; 2; 3] |> List.map square\nprintfn \"%A\" numbers\n"
+
+
+@pytest.mark.parametrize("text,expected", [(ADA, "Ada"), (FSHARP, "F#")])
+def test_the_token_model_names_languages_the_content_model_lacks(text, expected):
+    assert expected not in language.content_labels().values()     # Magika reads them as VHDL and OCaml
+    assert language.detect("00000007", text.encode()[:512], text) == expected
+
+
+def test_the_token_model_is_compact_and_leans_by_its_counts():
+    from quarry.snapshot import token_model
+
+    shipped = Path(token_model.__file__).with_name(token_model.MODEL)
+    assert shipped.stat().st_size < 3_000_000 and len(token_model.model().languages) >= 100
+    toy = token_model.build(["Left", "Right"], [{"begin": 5, "end": 5}, {"{": 5, "}": 5}], vocabulary=4)
+    guess = toy.guess("begin x := 1 end")
+    assert guess.language == "Left" and guess.margin > 0
+    assert toy.guess("nothing either model saw") is None
