@@ -169,6 +169,7 @@ CONTENT_LABELS = "content_labels.json"
 # The token model's least mean log-likelihood lead per token, best language over the runner-up
 # (chosen on the tune split of its data: scripts/train_language_model.py).
 MIN_TOKEN_MARGIN = 0.5
+MIN_TOKEN_MARGIN_OVER_PROSE = 1.0   # this machine's prose leads by 0.6 at most; COBOL that reads as prose by 1.4
 MIN_TOKEN_DOUBT = 0.05         # a lead this large for a language Magika lacks puts its answer in doubt
 
 
@@ -216,8 +217,8 @@ def from_content(data: bytes) -> str | None:
     answer when it is sure, unless it names code and the token model leans to a language Magika
     has no class for (Magika reads F# as OCaml): then that one if the token model is sure; then
     plain text, where Magika says plain text (or a doubtful text
-    format, or nothing) and the record reads as prose; then the token model's answer when it is
-    sure. Code that neither model is sure of is unknown, never plain text."""
+    format, or nothing) and the record reads as prose, unless the token model is surer still (COBOL
+    is lower-case words and full stops); then the token model's answer when it is sure. Code that neither model is sure of is unknown, never plain text."""
     if not data.strip():
         return None
     if ROFF.match(data):
@@ -233,7 +234,7 @@ def from_content(data: bytes) -> str | None:
             return sure_tokens  # code of a language Magika has no class for reads as a near one
         return name
     written = name in ("Text only", UNKNOWN) or prediction.dl.group in ("text", "document")
-    if written and looks_like_prose(text):
+    if written and looks_like_prose(text) and (guess is None or guess.margin < MIN_TOKEN_MARGIN_OVER_PROSE):
         return "Text only"
     return sure_tokens
 
