@@ -1,6 +1,6 @@
 """A second reader of a nameless record's language, for the languages Magika's model lacks: a
 multinomial naive Bayes over the record's tokens (identifiers and keywords, runs of punctuation,
-the first token of each line), trained offline by scripts/train_language_model.py on public code
+the first token of each line, neighbouring pairs), trained offline by scripts/train_language_model.py on public code
 (the source is named in the README). Only the compact counts ship; no training text is read here.
 """
 
@@ -22,9 +22,11 @@ LINE_START = re.compile(r"^[ \t]*(\S{1,12})", re.M)
 
 
 def tokens(text: str) -> list[str]:
-    """Identifiers, numbers (as one token) and punctuation runs, then `^` and each line's first word."""
-    found = ["0" if token.isdigit() else token for token in TOKEN.findall(text)[:MAX_TOKENS]]
-    found += ["^" + token for token in LINE_START.findall(text)[:MAX_TOKENS // 4]]
+    """Identifiers, numbers (as one token) and punctuation runs, then `^` and each line's first word,
+    then pairs of neighbouring tokens from the first thousand."""
+    words = ["0" if token.isdigit() else token for token in TOKEN.findall(text)[:MAX_TOKENS]]
+    found = words + ["^" + token for token in LINE_START.findall(text)[:MAX_TOKENS // 4]]
+    found += [f"{a} {b}" for a, b in zip(words, words[1:MAX_TOKENS // 3])]   # pairs: `end if`, `:= begin`
     return found
 
 

@@ -133,7 +133,9 @@ def test_a_name_lingua_does_not_know_is_a_clear_error():
 ADA = ("with Ada.Text_IO; use Ada.Text_IO;\n\nprocedure Greet is\n   Count : Integer := 3;\nbegin\n"
        "   for I in 1 .. Count loop\n      Put_Line (\"Hello number\" & Integer'Image (I));\n   end loop;\n"
        "end Greet;\n")
-FSHARP = "let square x = x * x\nlet numbers = [1; 2; 3] |> List.map square\nprintfn \"%A\" numbers\n"
+FSHARP = ("// squares of a list, printed\nlet square x = x * x\n\nlet sumOfSquares (numbers: int list) =\n"
+          "    numbers\n    |> List.map square\n    |> List.sum\n\n[<EntryPoint>]\nlet main argv =\n"
+          "    printfn \"%d\" (sumOfSquares [1; 2; 3])\n    0\n")
 
 
 @pytest.mark.parametrize("text,expected", [(ADA, "Ada"), (FSHARP, "F#")])
