@@ -187,6 +187,7 @@ def _magika():
 
 # man pages: blank lines and roff comments, then a title, include or macro request (or a comment first)
 ROFF = re.compile(rb"\A\s*(?:(?:\.\\\"|'\\\")[^\n]*\n\s*)*\.(?:TH|Dd|Dt|so|de)\b|\A\s*\.\\\"")
+PROSE_SAMPLE = 8 * 1024       # characters read to tell prose from code
 CODE_MARKS = frozenset("{}[]()<>;=$@#\\|&*/^~`%")
 CODE_LINE_END = re.compile(r"[;{}]\s*$|^\s*[)}\]]")
 WORD = re.compile(r"[^\W\d_]+")
@@ -197,7 +198,7 @@ def looks_like_prose(text: str) -> bool:
     e-mail addresses and parentheses pass), few lines that end or open a block or statement
     (`;`, `{`, `}`), words mostly in lower case where the script has case (COBOL, BASIC and
     assembly keywords are upper case) and lines of sentences, not of a keyword or two."""
-    text = text[:CONTENT_BYTES]
+    text = text[:PROSE_SAMPLE]
     chars = [ch for ch in text if not ch.isspace()]
     lines = [line for line in text.splitlines() if line.strip()]
     if not chars:
@@ -226,11 +227,14 @@ def from_content(data: bytes) -> str | None:
     text = data[:CONTENT_BYTES].decode("utf-8", "replace")
     prediction = _magika().identify_bytes(data[:CONTENT_BYTES]).prediction
     name = content_labels().get(prediction.dl.label, UNKNOWN)
+    magika_sure = prediction.score >= MIN_CONTENT_SCORE and name not in ("Text only", UNKNOWN)
+    if magika_sure and prediction.dl.group != "code":
+        return name    # a text format (Markdown, JSON) the token model has no class for
     guess = token_model.model().guess(text)
     sure_tokens = guess.language if guess is not None and guess.margin >= MIN_TOKEN_MARGIN else None
-    if prediction.score >= MIN_CONTENT_SCORE and name not in ("Text only", UNKNOWN):
+    if magika_sure:
         lacking = guess is not None and guess.language not in _content_languages()
-        if lacking and prediction.dl.group == "code" and guess.margin >= MIN_TOKEN_DOUBT:
+        if lacking and guess.margin >= MIN_TOKEN_DOUBT:
             return sure_tokens  # code of a language Magika has no class for reads as a near one
         return name
     written = name in ("Text only", UNKNOWN) or prediction.dl.group in ("text", "document")
