@@ -187,7 +187,7 @@ def _magika():
 
 # man pages: blank lines and roff comments, then a title, include or macro request (or a comment first)
 ROFF = re.compile(rb"\A\s*(?:(?:\.\\\"|'\\\")[^\n]*\n\s*)*\.(?:TH|Dd|Dt|so|de)\b|\A\s*\.\\\"")
-PROSE_SAMPLE = 8 * 1024       # characters read to tell prose from code
+PROSE_SAMPLE = 16 * 1024      # characters read to tell prose from code (8 K misses a long copyright header)
 CODE_MARKS = frozenset("{}[]()<>;=$@#\\|&*/^~`%")
 CODE_LINE_END = re.compile(r"[;{}]\s*$|^\s*[)}\]]")
 WORD = re.compile(r"[^\W\d_]+")
