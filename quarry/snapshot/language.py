@@ -168,7 +168,7 @@ MIN_CONTENT_SCORE = 0.8        # below it the model's guess is not taken (a lang
 CONTENT_LABELS = "content_labels.json"
 # The token model's least mean log-likelihood lead per token, best language over the runner-up
 # (chosen on the tune split of its data: scripts/train_language_model.py).
-MIN_TOKEN_MARGIN = 0.5
+MIN_TOKEN_MARGIN = 0.6
 MIN_TOKEN_MARGIN_OVER_PROSE = 1.0   # this machine's prose leads by 0.6 at most; COBOL that reads as prose by 1.4
 MIN_TOKEN_DOUBT = 0.05         # a lead this large for a language Magika lacks puts its answer in doubt
 
