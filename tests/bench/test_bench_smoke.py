@@ -196,4 +196,5 @@ def test_orchestration():
 
 def test_language():
     floors = run_bench("language.py", "--per-language", "20")
-    assert_guards(floors, "overall_accuracy", "Python.accuracy", "Perl.accuracy", "C.accuracy", "Groff.accuracy")
+    assert_guards(floors, "overall_accuracy", "named_precision", "natural_language_accuracy", "Python.accuracy",
+                  "Perl.accuracy", "C.accuracy", "Groff.accuracy")
