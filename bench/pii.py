@@ -211,6 +211,30 @@ def state_floors(labeled: dict, general: dict | None = None) -> Floors:
     return floors
 
 
+def secrets_in_real_files(files, seed: int) -> dict:
+    """Per sensitivity: the share of generated provider-format secrets planted in real files (many
+    assignment syntaxes) left verbatim, of plain placeholder lines altered, and of the real files
+    themselves (nothing planted) given a KEY / PASSWORD redaction."""
+    from secret_formats import planted
+
+    from quarry.curation.pii import redact
+    from quarry.curation.pii.engine import PiiConfig
+
+    texts = [text for _, text in files]
+    secrets, placeholders = planted(texts, seed)
+    out = {"files": len(texts), "secrets": len(secrets), "placeholders": len(placeholders)}
+    for level in ("low", "medium", "high"):
+        config = PiiConfig(sensitivity=level)
+        leaked = [name for text, secret, name in secrets if secret in redact(text, config)[0]]
+        altered = sum(line not in redact(text, config)[0] for text, line in placeholders)
+        flagged = sum(any(f.type in ("KEY", "PASSWORD") for f in detect(text, config)) for text in texts)
+        out[level] = {"secrets_left_pct": round(100 * len(leaked) / len(secrets), 2),
+                      "left_by_format": {n: leaked.count(n) for n in sorted(set(leaked))},
+                      "placeholders_altered_pct": round(100 * altered / len(placeholders), 2),
+                      "real_files_with_key_or_password_pct": round(100 * flagged / len(texts), 2)}
+    return out
+
+
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", type=int, default=400, help="labeled documents to generate")
@@ -218,7 +242,12 @@ def main(argv=None) -> dict:
     parser.add_argument("--labeled", type=Path, help="a labeled jsonl set instead of a generated one")
     parser.add_argument("--mb", type=float, default=8, help="corpus size for quarry and datatrove")
     parser.add_argument("--ds-mb", type=float, default=2, help="corpus size for detect-secrets (it is slow)")
+    parser.add_argument("--secrets-only", action="store_true", help="only the secrets-in-real-files section")
     args = parser.parse_args(argv)
+    if args.secrets_only:
+        result = {"secrets_in_real_files": secrets_in_real_files(corpus_files(args.ds_mb), args.seed)}
+        print(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode())
+        return result
 
     docs = load_labeled(args.labeled, args.docs, args.seed)
     ds, dt = _peer(DetectSecrets), _peer(Datatrove)
@@ -246,6 +275,7 @@ def main(argv=None) -> dict:
         "versions": peer_versions("detect-secrets", "datatrove"),
         "labeled_set": labeled,
         "generalisation": general,
+        "secrets_in_real_files": secrets_in_real_files(small, args.seed),
         "throughput_mb_per_core_s": {
             "corpus": f"site-packages source files, sorted ({size} MB; detect-secrets on the first {ds_size} MB)",
             "quarry_all_detectors": quarry_rate, "quarry_by_detector": per_detector,

@@ -104,14 +104,16 @@ class FiltersParams(Section):
 
 
 PiiType = Literal["EMAIL", "KEY", "PASSWORD", "IP_ADDRESS", "PHONE", "CARD"]
-PiiDetector = Literal["shapes", "private_keys", "url_passwords", "assignments", "env_defaults", "nested_config",
+PiiDetector = Literal["shapes", "rules", "encoded", "private_keys", "url_passwords", "assignments", "env_defaults", "nested_config",
                       "commands", "prose", "unkeyed", "emails", "ips", "cards", "phones"]
 
 
 class PiiParams(Section):
     key = "pii"
 
-    sensitivity: Literal["low", "medium", "high"] = "medium"   # confidence >= 0.8 | 0.5 | 0.3
+    # confidence >= 0.8 | 0.5 | 0.3. low: provider formats and keyed secrets only; medium adds gitleaks'
+    # provider-keyed rules (`adafruit_key = <32 chars>`); high adds its generic secret-ish-key rule
+    sensitivity: Literal["low", "medium", "high"] = "medium"
     ip_replacement: Literal["fake", "placeholder"] = "fake"
     types: tuple[PiiType, ...] = ("EMAIL", "KEY", "PASSWORD", "IP_ADDRESS", "PHONE", "CARD")
     detectors: tuple[PiiDetector, ...] = get_args(PiiDetector)   # quarry.curation.pii.detectors.DETECTORS
@@ -123,6 +125,7 @@ class RepositoryParams(Section):
     enabled: bool = True
     threshold: float = Field(default=0.7, gt=0, le=1)
     file_similarity: float = Field(default=0.5, gt=0, le=1)
+    edited_similarity: float = Field(default=0.25, gt=0, le=1)
 
 
 class DedupParams(Section):

@@ -14,12 +14,16 @@ from __future__ import annotations
 
 import fnmatch
 import functools
+import json
 import re
 from collections import defaultdict
 from dataclasses import dataclass
+from importlib import resources
 
 from pygments.lexers import _mapping, find_lexer_class
 from pygments.modeline import get_filetype_from_buffer
+
+from quarry.snapshot import token_model
 
 UNKNOWN = "unknown"
 SHEBANG = re.compile(rb"^#!\s*(\S+)(?:\s+(\S+))?")
@@ -158,9 +162,20 @@ def detect(path: str, head: bytes, text: str | None = None) -> str:
 # Language from content
 
 CONTENT_BYTES = 64 * 1024      # Magika reads the beginning, middle and end of this much
-MIN_CONTENT_SCORE = 0.5        # below it the model's guess is not taken
-CONTENT_NAMES = {"txt": "Text only", "csv": "Text only", "troff": "Groff", "shell": "Bash", "batch": "Batchfile",
-                 "latex": "TeX", "asm": "GAS", "vba": "VB.net"}   # Magika labels that are no Pygments alias
+MIN_CONTENT_SCORE = 0.8        # below it the model's guess is not taken (a language it lacks reads as a near one)
+# Every label of Magika's model -> a Pygments language name, or `unknown` where no language fits
+# (binary formats, playlists, checksums); tests hold it to the installed model's label list.
+CONTENT_LABELS = "content_labels.json"
+# The token model's least mean log-likelihood lead per token, best language over the runner-up
+# (chosen on the tune split of its data: scripts/train_language_model.py).
+MIN_TOKEN_MARGIN = 0.6
+MIN_TOKEN_MARGIN_OVER_PROSE = 1.0   # this machine's prose leads by 0.6 at most; COBOL that reads as prose by 1.4
+MIN_TOKEN_DOUBT = 0.05         # a lead this large for a language Magika lacks puts its answer in doubt
+
+
+@functools.cache
+def content_labels() -> dict[str, str]:
+    return json.loads(resources.files(__package__).joinpath(CONTENT_LABELS).read_text(encoding="utf-8"))
 
 
 @functools.cache
@@ -172,23 +187,65 @@ def _magika():
 
 # man pages: blank lines and roff comments, then a title, include or macro request (or a comment first)
 ROFF = re.compile(rb"\A\s*(?:(?:\.\\\"|'\\\")[^\n]*\n\s*)*\.(?:TH|Dd|Dt|so|de)\b|\A\s*\.\\\"")
+PROSE_SAMPLE = 16 * 1024      # characters read to tell prose from code (8 K misses a long copyright header)
+CODE_MARKS = frozenset("{}[]()<>;=$@#\\|&*/^~`%")
+CODE_LINE_END = re.compile(r"[;{}]\s*$|^\s*[)}\]]")
+WORD = re.compile(r"[^\W\d_]+")
+
+
+def looks_like_prose(text: str) -> bool:
+    """Written text rather than code or data: mostly letters, few of code's marks (a licence's
+    e-mail addresses and parentheses pass), few lines that end or open a block or statement
+    (`;`, `{`, `}`), words mostly in lower case where the script has case (COBOL, BASIC and
+    assembly keywords are upper case) and lines of sentences, not of a keyword or two."""
+    text = text[:PROSE_SAMPLE]
+    chars = [ch for ch in text if not ch.isspace()]
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not chars:
+        return False
+    letters = sum(ch.isalpha() for ch in chars) / len(chars)
+    marks = sum(ch in CODE_MARKS for ch in chars) / len(chars)
+    statements = sum(bool(CODE_LINE_END.search(line)) for line in lines) / len(lines)
+    cased = [word for word in WORD.findall(text) if word.lower() != word.upper()]
+    lower = sum(word.islower() for word in cased) / len(cased) if cased else 1.0
+    words_per_line = sum(len(line.split()) for line in lines) / len(lines)
+    return letters >= 0.7 and marks <= 0.07 and statements <= 0.05 and lower >= 0.4 and words_per_line >= 3
 
 
 def from_content(data: bytes) -> str | None:
-    """The language Magika reads in ``data`` (a Pygments name), or None when it is not sure.
-    Roff, which the model has no class for, by its own first request or comment line; text the
-    model calls plain is plain at any score (a record that is not code is read as prose)."""
+    """The language read in ``data`` (a Pygments name), or None when the evidence is weak.
+    Roff, which the model has no class for, by its own first request or comment line. Magika's
+    answer when it is sure, unless it names code and the token model leans to a language Magika
+    has no class for (Magika reads F# as OCaml): then that one if the token model is sure; then
+    plain text, where Magika says plain text (or a doubtful text
+    format, or nothing) and the record reads as prose, unless the token model is surer still (COBOL
+    is lower-case words and full stops); then the token model's answer when it is sure. Code that neither model is sure of is unknown, never plain text."""
     if not data.strip():
         return None
     if ROFF.match(data):
         return "Groff"
-    result = _magika().identify_bytes(data[:CONTENT_BYTES])
-    label = result.output.label
-    if label == "txt":
+    text = data[:CONTENT_BYTES].decode("utf-8", "replace")
+    prediction = _magika().identify_bytes(data[:CONTENT_BYTES]).prediction
+    name = content_labels().get(prediction.dl.label, UNKNOWN)
+    magika_sure = prediction.score >= MIN_CONTENT_SCORE and name not in ("Text only", UNKNOWN)
+    if magika_sure and prediction.dl.group != "code":
+        return name    # a text format (Markdown, JSON) the token model has no class for
+    guess = token_model.model().guess(text)
+    sure_tokens = guess.language if guess is not None and guess.margin >= MIN_TOKEN_MARGIN else None
+    if magika_sure:
+        lacking = guess is not None and guess.language not in _content_languages()
+        if lacking and guess.margin >= MIN_TOKEN_DOUBT:
+            return sure_tokens  # code of a language Magika has no class for reads as a near one
+        return name
+    written = name in ("Text only", UNKNOWN) or prediction.dl.group in ("text", "document")
+    if written and looks_like_prose(text) and (guess is None or guess.margin < MIN_TOKEN_MARGIN_OVER_PROSE):
         return "Text only"
-    if result.score < MIN_CONTENT_SCORE or label in ("unknown", "empty", "undefined"):
-        return None
-    return CONTENT_NAMES.get(label) or by_alias(label)
+    return sure_tokens
+
+
+@functools.cache
+def _content_languages() -> frozenset[str]:
+    return frozenset(content_labels().values())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -198,13 +255,15 @@ _DETECTORS: dict[tuple[str, ...], object] = {}
 
 
 def natural_language(text: str, languages: list[str] | tuple[str, ...]) -> str | None:
-    """ISO 639-1 code of the text's language among ``languages`` (lingua names), or None."""
-    key = tuple(languages)
+    """ISO 639-1 code of the text's language among ``languages`` (lingua names, or ALL: every
+    language lingua knows), or None."""
+    key = tuple(name.upper() for name in languages)
     detector = _DETECTORS.get(key)
     if detector is None:
         from lingua import Language, LanguageDetectorBuilder
 
-        chosen = [getattr(Language, name.upper()) for name in key]
+        chosen = Language.all() if "ALL" in key else [getattr(Language, name) for name in key]
+        # low accuracy mode (trigrams only): on pages of text it answered as high accuracy mode did
         detector = LanguageDetectorBuilder.from_languages(*chosen).with_low_accuracy_mode().build()
         _DETECTORS[key] = detector
     sample = text[:3000]

@@ -29,7 +29,8 @@ from quarry.snapshot.swhid import content_swhid, directory_swhid, hex_of
 FORMAT_VERSION = 1
 RECORDS_FILE = "records.jsonl.zst"
 SUMMARY_FILE = "origin.json"
-CODE_FILES = ("process.py", "filters.py", "language.py", "swhid.py", "blobs.py", "rowgroups.py")
+CODE_FILES = ("process.py", "filters.py", "language.py", "content_labels.json", "token_model.py",
+              "language_tokens.json.gz", "swhid.py", "blobs.py", "rowgroups.py")
 
 
 def read_contents(plan: OriginPlan) -> list[bytes | None]:

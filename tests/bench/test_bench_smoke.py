@@ -62,7 +62,7 @@ def test_clustering():
 
 def test_dedup_repositories():
     floors = run_bench("dedup_repositories.py", "--repos", "20", "--workers", "1")
-    assert_guards(floors, "fork_recall", "distinct_repositories_merged")
+    assert_guards(floors, "forks_collapsed", "fork_only_dropped", "fork_recall", "distinct_repositories_merged")
 
 
 def test_pii():
@@ -196,4 +196,5 @@ def test_orchestration():
 
 def test_language():
     floors = run_bench("language.py", "--per-language", "20")
-    assert_guards(floors, "overall_accuracy", "Python.accuracy", "Perl.accuracy", "C.accuracy", "Groff.accuracy")
+    assert_guards(floors, "overall_accuracy", "named_precision", "natural_language_accuracy", "Python.accuracy",
+                  "Perl.accuracy", "C.accuracy", "Groff.accuracy")

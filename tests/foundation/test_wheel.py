@@ -40,6 +40,10 @@ def test_the_wheel_claims_only_quarry_and_ships_its_configs(installed):
     tops = {name.split("/")[0] for name in names if not name.split("/")[0].endswith((".dist-info", ".data"))}
     assert tops == {"quarry"}
     assert "quarry/configs/tiny_pretrain.yaml" in names
+    tracked = subprocess.run(["git", "ls-files", "quarry"], cwd=REPO, capture_output=True, text=True,
+                             check=True).stdout.split()
+    data_files = {name for name in tracked if not name.endswith(".py")}
+    assert data_files - set(names) == set()  # every data file the package reads (models, rules, configs) ships
 
 
 @pytest.mark.parametrize("command", [["--help"], ["run", "ls"], ["validate", "tiny_pretrain"]])

@@ -3,7 +3,12 @@ natural-language identification of prose with lingua."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import magika
 import pytest
+from pygments.lexers import find_lexer_class
 
 from quarry.snapshot import language
 
@@ -32,7 +37,9 @@ def test_registry_covers_500_languages():
     ("script", b"# vim: set filetype=ruby :\nputs 1\n", "Ruby"),
     ("setup", b"# -*- mode: python -*-\nx = 1\n", "Python"),
     ("tool.sh", b"# vim: ft=python\nprint(1)\n", "Python"),   # a modeline beats the extension
-    ("LICENSE", b"MIT License\n", "Text only"),    # a name that says nothing: read from the content
+    ("LICENSE", b"Permission is granted to copy and share this text, provided this notice stays with it.\n",
+     "Text only"),                                  # a name that says nothing: read from the content
+    ("NOTES", b"MIT License\n", "unknown"),        # two words are too little to call prose
 ])
 def test_detect(path, head, expected):
     assert language.detect(path, head) == expected
@@ -70,3 +77,79 @@ def test_natural_language_of_prose():
     assert language.natural_language("Diese Bibliothek liest Konfigurationsdateien und meldet Fehler.", langs) == "de"
     assert language.natural_language("Esta biblioteca lee archivos de configuración y reporta errores.", langs) == "es"
     assert language.natural_language("   ", langs) is None
+
+
+def test_every_content_model_label_names_a_language_or_is_deliberately_unknown():
+    models = Path(magika.__file__).parent / "models"
+    labels = {label for config in models.glob("*/config.min.json")
+              for label in json.loads(config.read_text())["target_labels_space"]}   # the installed model's
+    assert labels
+    mapping = language.content_labels()
+    assert len(labels) > 200 and not set(labels) - set(mapping)
+    named = {name for name in mapping.values() if name != language.UNKNOWN}
+    assert all(find_lexer_class(name) is not None for name in named)
+    assert {"htaccess", "rdf", "csproj", "gradle"} <= {label for label, name in mapping.items() if name != "unknown"}
+
+
+BASIC = '10 PRINT "HELLO"\n20 FOR I = 1 TO 10\n30 PRINT I\n40 NEXT I\n50 GOTO 10\n'
+FORTH = ": square ( n -- n*n ) dup * ;\n: cube ( n -- n ) dup square * ;\n5 cube .\n"
+COBOL = ('       identification division.\n       program-id. greet.\n       procedure division.\n'
+         '           display "hi".\n           stop run.\n')
+
+
+@pytest.mark.parametrize("text", [BASIC, FORTH, COBOL, C])
+def test_code_is_never_plain_text(text):
+    assert not language.looks_like_prose(text)
+    assert language.detect("00000007", text.encode()[:512], text) != "Text only"
+
+
+def test_prose_with_addresses_and_parentheses_is_prose():
+    text = ("Copyright (c) 2020 Ada Writer <ada@example.org>, and the contributors named in the\n"
+            "history of this work. Everyone may copy and change it under the terms written below.\n")
+    assert language.looks_like_prose(text)
+
+
+def test_every_language_lingua_knows_is_the_default():
+    from quarry.config.snapshot import SnapshotParams
+
+    langs = SnapshotParams().natural_languages
+    assert language.natural_language("Biblioteket läser konfigurationsfiler och rapporterar fel till användaren.",
+                                     langs) == "sv"
+    assert language.natural_language("Biblioteka czyta pliki konfiguracyjne i zgłasza błędy użytkownikowi.",
+                                     langs) == "pl"
+    assert language.natural_language("Kütüphane yapılandırma dosyalarını okur ve hataları kullanıcıya bildirir.",
+                                     langs) == "tr"
+
+
+def test_a_name_lingua_does_not_know_is_a_clear_error():
+    from pydantic import ValidationError
+
+    from quarry.config.snapshot import SnapshotParams
+
+    with pytest.raises(ValidationError, match="KLINGON"):
+        SnapshotParams(natural_languages=["ENGLISH", "KLINGON"])
+
+
+ADA = ("with Ada.Text_IO; use Ada.Text_IO;\n\nprocedure Greet is\n   Count : Integer := 3;\nbegin\n"
+       "   for I in 1 .. Count loop\n      Put_Line (\"Hello number\" & Integer'Image (I));\n   end loop;\n"
+       "end Greet;\n")
+FSHARP = ("// squares of a list, printed\nlet square x = x * x\n\nlet sumOfSquares (numbers: int list) =\n"
+          "    numbers\n    |> List.map square\n    |> List.sum\n\n[<EntryPoint>]\nlet main argv =\n"
+          "    printfn \"%d\" (sumOfSquares [1; 2; 3])\n    0\n")
+
+
+@pytest.mark.parametrize("text,expected", [(ADA, "Ada"), (FSHARP, "F#")])
+def test_the_token_model_names_languages_the_content_model_lacks(text, expected):
+    assert expected not in language.content_labels().values()     # Magika reads them as VHDL and OCaml
+    assert language.detect("00000007", text.encode()[:512], text) == expected
+
+
+def test_the_token_model_is_compact_and_leans_by_its_counts():
+    from quarry.snapshot import token_model
+
+    shipped = Path(token_model.__file__).with_name(token_model.MODEL)
+    assert shipped.stat().st_size < 3_000_000 and len(token_model.model().languages) >= 100
+    toy = token_model.build(["Left", "Right"], [{"begin": 5, "end": 5}, {"{": 5, "}": 5}], vocabulary=4)
+    guess = toy.guess("begin x := 1 end")
+    assert guess.language == "Left" and guess.margin > 0
+    assert toy.guess("nothing either model saw") is None

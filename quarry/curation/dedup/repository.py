@@ -4,19 +4,30 @@ Runs in the global step, before file-level dedup, on the per-shard index alone (
 from the survival keys, content hashes, MinHash signatures). A repository is the set of its
 files (``meta.origin``); its signature is the set of its (path, content hash) pairs and a MinHash
 over all its content (the element-wise minimum of its files' signatures). Licence, CI, packaging
-and other template files (``TEMPLATE_PATH``) are left out of both when a repository has other
-files: distinct projects started from one template share them and are not copies.
+and other template files (``TEMPLATE_PATH``), vendored libraries (``vendor/``, ``_vendor/``,
+``third_party/`` ...) and files too short for a signature are left out of both when a repository
+has other files: distinct projects started from one template, vendoring one library or with
+the same stubs share them and are not copies.
 
-Candidate pairs share a (path, content hash) or a band of the repository MinHash. A pair is one
-repository when one of them shares ``threshold`` of its files with the other, a file counting as
-shared when the other has the same path with the same content or a near-duplicate of it (MinHash
-agreement >= ``file_similarity``); the estimated similarity of their whole contents is reported
-beside it (a fork that deleted a large file shares little content but most files). Files are
-compared at the same path, so a repository that vendors another inside a subfolder is not
-merged with it. In each group of copies the repository with the smallest key survives
-(permissive first, then origin); a file of the others is dropped as ``duplicate_repository`` when
-the survivor holds it (same path, same or near-duplicate content): what a fork added or rewrote
-stays, for file-level dedup to judge like any other file.
+Candidate pairs share a (path, content hash) or a band of the repository MinHash. A file of one
+is held by the other (``held``) at the same path (the same content, or the same file edited:
+MinHash agreement >= ``edited_similarity``) or moved: the same content, or the same file edited,
+one step away (a folder or the file renamed, a folder inserted or removed below the top:
+``moved``), never under a folder added above its whole path (a repository placed inside a folder
+of another is vendored, not forked). A pair is one repository when one of them holds
+``threshold`` of the other's files at the same paths (a fork that edited, added or deleted
+some), or each holds ``threshold`` of the other's counting moved ones (a fork that renamed or
+moved folders: one way alone, that is also a project that copied most of a small one's files
+into a folder of its own); the estimated similarity of their whole contents is reported beside
+it.
+
+In each group the canonical repository keeps its files: the smallest licence rank (permissive
+first), then the most counted files, then the smallest origin. A file of another member is
+dropped as ``duplicate_repository`` when the canonical repository holds it (the same content at
+any path, or the same file edited); what a fork added or rewrote stays, for file-level dedup to
+judge like any other file. A one-line edit of a short file changes half its word 5-grams, so
+the same file, edited, is judged by a lower bar (``edited_similarity``) than a file of the same
+name elsewhere (``file_similarity``).
 """
 
 from __future__ import annotations
@@ -32,16 +43,18 @@ import numpy as np
 from quarry.config.curation import RepositoryParams
 from quarry.curation.dedup.components import min_labels
 from quarry.curation.dedup.minhash import band_keys, estimated_jaccard
+from quarry.curation.licenses.sources import vendored_library
 from quarry.records import JsonDict
 
 TEMPLATE_PATH = re.compile(
-    r"(?:^|/)(?:\.[^/]+"                                                      # dotfiles: .github/, .gitignore
+    r"(?:^|/)(?:\.[^/]+(?:/.+)?"                                              # dotfiles, what .github/ holds
     r"|(?:LICEN[CS]E|COPYING|NOTICE|AUTHORS|CONTRIBUTING|CODE_OF_CONDUCT|SECURITY|CHANGELOG|CHANGES)[^/]*"
     r"|setup\.py|setup\.cfg|pyproject\.toml|MANIFEST\.in|tox\.ini|noxfile\.py|Makefile|Dockerfile"
     r"|requirements[^/]*\.txt|package\.json|package-lock\.json|Cargo\.toml|go\.mod|go\.sum|\.?codecov\.yml"
     r"|azure-pipelines\.yml|Jenkinsfile)$", re.IGNORECASE)
 MAX_SHARED_KEY_REPOS = 64   # a (path, content) pair in more repositories than this is boilerplate
 LISTED_PAIRS = 100          # verified pairs the ledger lists (in origin order; it counts them all)
+NAMESAKES = 4               # same-named files a moved file is compared with at most (more: a common name)
 REPO_BANDS, REPO_ROWS = 16, 4
 
 
@@ -62,8 +75,10 @@ class Repository:
 
     @property
     def content(self) -> list[RepoFile]:
-        """The files that count: templates left out when the repository has other files."""
-        kept = [f for f in self.files if not TEMPLATE_PATH.search(f.path)]
+        """The files that count: templates, vendored libraries and files too short for a signature
+        (stubs alike in unrelated projects) left out when the repository has other files."""
+        kept = [f for f in self.files
+                if f.has_sig and not TEMPLATE_PATH.search(f.path) and vendored_library(f.path) is None]
         return kept or self.files
 
     @property
@@ -75,8 +90,13 @@ class Repository:
     def signed(self) -> bool:
         return self.signature is not None
 
-    def key(self) -> tuple[int, str]:
-        return self.rank, self.origin
+    def key(self) -> tuple[int, int, str]:
+        """The canonical repository of a group has the smallest: licence rank, most files, origin."""
+        return canonical_key(self.rank, len(self.content), self.origin)
+
+
+def canonical_key(rank: int, files: int, origin: str) -> tuple[int, int, str]:
+    return rank, -files, origin
 
 
 SignatureShards = Callable[[], Iterator[tuple[int, np.ndarray]]]   # (first document, its shard's signatures)
@@ -151,33 +171,98 @@ def _candidates(repos: list[Repository], seed: int) -> set[tuple[str, str]]:
     return {pair for owners in (*holders.values(), *buckets.values()) for pair in shared_pairs(owners)}
 
 
-def shared_docs(mine: list[RepoFile], theirs: list[RepoFile], gather: Gather, file_threshold: float) -> set[int]:
-    """The documents among ``mine`` whose path among ``theirs`` holds the same or near-duplicate content."""
+def moved(path: str, other: str) -> bool:
+    """Two paths of one file in a fork, once a leading ``src/`` is dropped: the same, or one step
+    apart (a folder or the file renamed, a folder inserted or removed below the top). Never a
+    folder added above the whole path: ``alpha/x.py`` as ``ext/alpha/x.py`` is a repository placed
+    in a folder of another, vendored."""
+    a, b = path.removeprefix("src/").split("/"), other.removeprefix("src/").split("/")
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b, strict=True)) <= 1
+    short, long = sorted((a, b), key=len)
+    return len(long) == len(short) + 1 and any(long[:i] + long[i + 1:] == short for i in range(1, len(long)))
+
+
+def _name(path: str) -> str:
+    return path.rsplit("/", 1)[-1]
+
+
+def common_tail(path: str, other: str) -> int:
+    """How many trailing path components two paths share."""
+    a, b = path.split("/")[::-1], other.split("/")[::-1]
+    return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+
+
+def counterparts(path: str, named: list[RepoFile]) -> list[tuple[RepoFile, bool]]:
+    """The files of the same name sharing the longest path tail with ``path`` (none when more
+    than NAMESAKES do: a common name), each with whether it is ``path``'s counterpart: the only
+    one (the same file, its folder renamed or moved)."""
+    tails = [common_tail(path, f.path) for f in named]
+    closest = [f for f, tail in zip(named, tails, strict=True) if tail == max(tails)]
+    return [(f, len(closest) == 1) for f in closest] if len(closest) <= NAMESAKES else []
+
+
+def held(mine: list[RepoFile], theirs: list[RepoFile], gather: Gather, file_threshold: float,
+         edited: float | None = None, anywhere: bool = False) -> tuple[set[int], set[int]]:
+    """The documents among ``mine`` that ``theirs`` holds: (at the same path, moved).
+
+    Same path: the same content, or a near duplicate. Moved: the same content at a path
+    ``moved`` allows (with a signature: a file too short for one says nothing about where it
+    came from), or at any path when ``anywhere``; or a near duplicate of one of its
+    ``counterparts``: the files of the same name at a path ``moved`` allows that ``mine`` does
+    not hold at their own path. A near duplicate has MinHash agreement >= ``edited`` with the
+    file at the same path or the only closest counterpart (the same file, edited), else >=
+    ``file_threshold`` (``edited``: ``file_threshold`` unless given)."""
+    edited = file_threshold if edited is None else edited
     at_path = {f.path: f for f in theirs}
-    shared, compare = set(), []
+    mine_paths = {f.path for f in mine}
+    by_content: dict[tuple[int, int], list[str]] = defaultdict(list)
+    by_name: dict[str, list[RepoFile]] = defaultdict(list)
+    for f in theirs:
+        by_content[f.exact].append(f.path)
+        if f.has_sig and f.path not in mine_paths:
+            by_name[_name(f.path)].append(f)
+    copy_at = (lambda a, b: True) if anywhere else moved
+    same, compare = set(), []
     for f in mine:
         other = at_path.get(f.path)
-        if other is None:
+        if other is not None and f.exact == other.exact:
+            same.add(f.doc)
+        elif other is not None and f.has_sig and other.has_sig:
+            compare.append((f.doc, other.doc, True, edited))
+    moves = set()
+    for f in mine:
+        if f.doc in same or not (f.has_sig or anywhere):
             continue
-        if f.exact == other.exact:
-            shared.add(f.doc)
-        elif f.has_sig and other.has_sig:
-            compare.append((f.doc, other.doc))
+        if any(copy_at(f.path, path) for path in by_content.get(f.exact, ())):
+            moves.add(f.doc)
+        elif f.has_sig:
+            named = [other for other in by_name.get(_name(f.path), ()) if moved(f.path, other.path)]
+            compare.extend((f.doc, other.doc, False, edited if only else file_threshold)
+                           for other, only in counterparts(f.path, named))
     if compare:
-        pairs = np.array(compare, dtype=np.int64)
-        near = estimated_jaccard(gather(pairs[:, 0]), gather(pairs[:, 1])) >= file_threshold
-        shared.update(int(doc) for doc in pairs[near, 0])
-    return shared
+        pairs = np.array([(a, b) for a, b, _, _ in compare], dtype=np.int64)
+        bars = np.array([bar for *_, bar in compare])
+        near = estimated_jaccard(gather(pairs[:, 0]), gather(pairs[:, 1])) >= bars
+        for (doc, _, at_same_path, _), found in zip(compare, near.tolist(), strict=True):
+            if found:
+                (same if at_same_path else moves).add(doc)
+    return same, moves - same
 
 
 def verdict(a: Repository, b: Repository, gather: Gather, config: RepositoryParams) -> JsonDict | None:
-    """The pair, when one of the two shares ``threshold`` of its files with the other; else None."""
-    shared = len(shared_docs(a.content, b.content, gather, config.file_similarity))
-    share = max(shared / len(a.content), shared / len(b.content))
-    if share < config.threshold:
+    """The pair, when one of the two holds ``threshold`` of the other's files at the same paths,
+    or each holds ``threshold`` of the other's files counting moved ones; else None."""
+    same_a, moved_a = held(a.content, b.content, gather, config.file_similarity, config.edited_similarity)
+    same_b, moved_b = held(b.content, a.content, gather, config.file_similarity, config.edited_similarity)
+    files_a, files_b = len(a.content), len(b.content)
+    same = max(len(same_a) / files_a, len(same_b) / files_b)
+    mutual = min((len(same_a) + len(moved_a)) / files_a, (len(same_b) + len(moved_b)) / files_b)
+    if max(same, mutual) < config.threshold:
         return None
     content = float(estimated_jaccard(*_comparable(a.signature, b.signature))[0])
-    return {"repositories": [a.origin, b.origin], "shared_files": shared, "share": round(share, 3),
+    return {"repositories": [a.origin, b.origin], "shared_files": max(len(same_a), len(same_b)),
+            "moved_files": max(len(moved_a), len(moved_b)), "share": round(max(same, mutual), 3),
             "content_similarity": round(content, 3)}
 
 
@@ -192,10 +277,12 @@ def _comparable(a: np.ndarray | None, b: np.ndarray | None) -> tuple[np.ndarray,
 
 def copies_of(copy: Repository, survivor: Repository, size: int, gather: Gather,
               config: RepositoryParams) -> tuple[dict[int, list], int]:
-    """The decisions for the files a copy shares with its group's survivor, and how many of its
-    files it keeps: a fork's own files (added, or rewritten beyond the near-duplicate threshold)
-    are not copies of anything."""
-    shared = shared_docs(copy.files, survivor.files, gather, config.file_similarity)
+    """The decisions for the files of a copy that its group's canonical repository (``survivor``)
+    holds (``held``: its exact copies at any path, however short), and how many of its files it
+    keeps: a fork's own files (added, or rewritten) are not copies of anything."""
+    same, moves = held(copy.files, survivor.files, gather, config.file_similarity, config.edited_similarity,
+                       anywhere=True)
+    shared = same | moves
     decisions = {doc: ["duplicate_repository", survivor.origin, size] for doc in sorted(shared)}
     return decisions, len(copy.files) - len(shared)
 

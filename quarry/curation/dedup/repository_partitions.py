@@ -11,9 +11,10 @@
 3. Pairs, partition r: each candidate pair verified (``repository.verdict``), both repositories
    read from their tables.
 4. Groups (global, per repository, not per file): the verified pairs joined into groups, each
-   with its survivor; every other member is assigned to it.
+   with its canonical repository (``repository.canonical_key``); every other member is assigned
+   to it.
 5. Copies, partition p of the origin-key space again: each assigned copy's files that its
-   survivor holds are dropped, written per shard (quarry.curation.dedup.decisions).
+   canonical repository holds are dropped, written per shard (quarry.curation.dedup.decisions).
 
 Every step decides what ``repository_duplicates`` decides in one process, for any partition counts.
 """
@@ -30,8 +31,8 @@ from quarry.config.curation import RepositoryParams
 from quarry.curation.dedup.decisions import write_by_shard
 from quarry.curation.dedup.index import ShardIndex, origins_prefix
 from quarry.curation.dedup.parts import CandidatePairs, CopiesDecided, CopyGroups, RepositoryTable, VerifiedPairs
-from quarry.curation.dedup.repository import (LISTED_PAIRS, RepoFile, Repository, band_keys_of, copies_of, groups_of,
-                                     holder_keys, shared_pairs, signature_of, verdict)
+from quarry.curation.dedup.repository import (LISTED_PAIRS, RepoFile, Repository, band_keys_of,
+                                              copies_of, groups_of, holder_keys, shared_pairs, signature_of, verdict)
 from quarry.engine.partitions import lookup, owner, read_part, text_key, write_runs
 from quarry.records import atomic_write_bytes, json_bytes
 
@@ -120,7 +121,7 @@ def candidate_partition(sources: list[str], part: int, parts: int, out: Path) ->
 def pair_partition(index: ShardIndex, sources: list[str], tables: list[str], part: int, parts: int, out: Path,
                    config: RepositoryParams) -> VerifiedPairs:
     """Step 3: the candidate pairs of partition ``part``, each once, verified: the pairs joined
-    (with both repositories' licence ranks) in a file, the first LISTED_PAIRS (origin order) for
+    (with both repositories' canonical keys) in a file, the first LISTED_PAIRS (origin order) for
     the ledger."""
     pairs = sorted({tuple(orjson.loads(data)) for source in sources
                     for _, data in read_part(f"{source}.pairs", part, parts)})
@@ -128,7 +129,7 @@ def pair_partition(index: ShardIndex, sources: list[str], tables: list[str], par
     listed, edges = [], []
     for a, b in pairs:
         if (found := verdict(repos[a], repos[b], _gather(index), config)) is not None:
-            edges.append([a, b, repos[a].rank, repos[b].rank])
+            edges.append([a, b, repos[a].key(), repos[b].key()])
             if len(listed) < LISTED_PAIRS:
                 listed.append(found)
     atomic_write_bytes(Path(f"{out}.edges.json"), orjson.dumps(edges), durable=False)
@@ -137,17 +138,17 @@ def pair_partition(index: ShardIndex, sources: list[str], tables: list[str], par
 
 
 def group_copies(partitions: list[VerifiedPairs], out: Path) -> CopyGroups:
-    """Step 4: the groups the verified pairs make, each copy assigned to its group's survivor
-    (the smallest licence rank, then origin), as runs by the copy's origin; the groups' stats.
-    Holds the verified pairs (two origins each), never a repository's files."""
-    edges, rank = [], {}
+    """Step 4: the groups the verified pairs make, each copy assigned to its group's canonical
+    repository (the smallest ``canonical_key``), as runs by the copy's origin; the groups' stats.
+    Holds the verified pairs (two origins and their keys each), never a repository's files."""
+    edges, key = [], {}
     for found in partitions:
-        for a, b, rank_a, rank_b in orjson.loads(Path(found.edges).read_bytes()):
+        for a, b, key_a, key_b in orjson.loads(Path(found.edges).read_bytes()):
             edges.append((a, b))
-            rank[a], rank[b] = rank_a, rank_b
+            key[a], key[b] = tuple(key_a), tuple(key_b)
     assigned, groups = [], 0
     for members in groups_of(edges):
-        survivor = min(members, key=lambda origin: (rank[origin], origin))
+        survivor = min(members, key=key.__getitem__)
         groups += 1
         assigned.extend((text_key(copy), json_bytes([copy, survivor, len(members)]))
                         for copy in members if copy != survivor)

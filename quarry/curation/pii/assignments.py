@@ -9,19 +9,25 @@ import base64
 import binascii
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 
 from quarry.curation.pii import suppress, syntax
-from quarry.curation.pii.findings import KEY, PASSWORD, Finding, line_prefix
+from quarry.curation.pii.findings import KEY, PASSWORD, Finding, line_prefix, lowered, occurrences
 from quarry.curation.pii.values import (DICTIONARY_PLACEHOLDERS, describes_something_else, is_expression, looks_generated,
                                plausible_secret, typed_secret)
 
-# Anchored at each occurrence of a root word (found with str.find on the lowered text, which is
-# much faster than letting a case-insensitive alternation try every position).
-_ROOTS = ("pass", "pwd", "secret", "token", "credential", "key", "auth")
+# Anchored at each occurrence of a root word (found with str.find on the lowered text, shared with
+# the other detectors looking for the same roots: quarry.curation.pii.findings.occurrences).
+_ROOTS = ("pass", "pwd", "secret", "token", "cred", "key", "auth")  # "cred" and "auth" shared with unkeyed
 _CREDENTIAL_NAME = re.compile(
     r"(?i)(?:pass(?:w(?:or)?d|phrase)?(?![a-z])|pwd|secret|token|credentials?|key|auth)"
-    r"(?P<tail>[A-Za-z0-9_.-]*)(?P<close>[\"'\]]*)[ \t]*(?P<op>:=|=>|=|:)[ \t]*"
-    r"(?:(?P<q>[\"'`])(?P<quoted>[^\"'`\r\n]{4,512}?)(?P=q)|(?P<bare>[^\s\"'`,;&(){}\[\]<>]{1,512}))"
+    # a name's closing quote may be escaped: a JSON document held in a string, '{\\n  \\"api_token\\": \\"...\\"'
+    r"(?P<tail>[A-Za-z0-9_.-]*)(?P<close>(?:\\?[\"'\]])*)"
+    # a declared type between name and operator: Go `var key string =`, Kotlin / TS `val key: String =`
+    r"(?:[ \t]*:?[ \t]*[A-Za-z_][\w.]*(?:\[\])?(?=[ \t]*=[^=>]))?"
+    # every common assignment, append and default operator: Make's ::= / :::= / ?=, PHP's .=, ||=, ??=, R's <-
+    r"[ \t]*(?P<op>:{1,3}=|\.=|\+=|\?\?=|\?=|\|\|=|=>|<-|=|:)[ \t]*"
+    r"(?:(?P<q>\\?[\"'`])(?P<quoted>[^\"'`\r\n]{4,512}?)(?P=q)|(?P<bare>[^\s\"'`,;&(){}\[\]<>]{1,512}))"
 )
 _PASSWORD_WORD = re.compile(r"(?i)pass|pwd")
 _KEY_QUALIFIER = re.compile(
@@ -37,7 +43,8 @@ _LANGUAGE_WORDS = frozenset("lambda function def fn func new await async return 
 _XML_CREDENTIAL = re.compile(
     r"<((?:[\w-]+:)?[\w.-]*"
     r"(?:[Pp]assw(?:or)?d|PASSWORD|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[_-]?[Kk]ey|API_KEY)[\w.-]*)>"
-    r"([^<\s]{4,256})</\1>")
+    r"\s*([^<\s]{4,256})\s*</\1>")  # element text is read trimmed: '<apiToken>\n    ...\n</apiToken>'
+
 # '[Bb](?<!\w[Bb])' is '\b[Bb]' written so that the engine skips to each 'B' or 'b' (a leading
 # '\b' makes it stop at every position).
 _BEARER = re.compile(r"[Bb](?<!\w[Bb])earer[ \t]+([A-Za-z0-9._~+/-]{16,}=*)")
@@ -57,31 +64,23 @@ def _config_line(text: str, start: int) -> bool:
     return _CONFIG_LINE_START.fullmatch(line_prefix(text, start)) is not None
 
 
-def _lower_same_length(text: str) -> str:
-    """text.lower() with the same offsets (a few non-ASCII letters lower to two characters)."""
-    lower = text.lower()
-    if len(lower) == len(text):
-        return lower
-    return "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
-
-
 def _root_positions(lower: str) -> list[int]:
-    positions = []
-    for root in _ROOTS:
-        at = lower.find(root)
-        while at >= 0:
-            positions.append(at)
-            at = lower.find(root, at + len(root))
-    positions.sort()
-    return positions
+    return sorted(at for root in _ROOTS for at in occurrences(lower, root))
+
+
+@lru_cache(maxsize=1)  # the same text's names serve the provider-keyed rules (scanner_rules) too
+def credential_names(text: str) -> tuple[tuple[int, re.Match], ...]:
+    """Each credential-like name followed by an operator and a value: (where its root word starts,
+    the match)."""
+    found = ((at, _CREDENTIAL_NAME.match(text, at)) for at in _root_positions(lowered(text)))
+    return tuple((at, m) for at, m in found if m)
 
 
 def find_assignments(text: str) -> Iterator[Finding]:
-    lower = _lower_same_length(text)
+    lower = lowered(text)
     seen_values: set[int] = set()
-    for at in _root_positions(lower):
-        m = _CREDENTIAL_NAME.match(text, at)
-        if not m or m.start(_value_group(m)) in seen_values:
+    for at, m in credential_names(text):
+        if m.start(_value_group(m)) in seen_values:
             continue
         keyword = lower[at:m.start("tail")]
         if keyword == "key" and not _KEY_QUALIFIER.search(lower, max(0, at - 16), at):

@@ -11,7 +11,8 @@ import re
 from collections.abc import Iterator
 
 from quarry.curation.pii import suppress
-from quarry.curation.pii.findings import PASSWORD, Finding, literal_finder
+from quarry.curation.pii.findings import PASSWORD, Finding
+from quarry.curation.pii.gates import present_literals
 from quarry.curation.pii.values import DICTIONARY_PLACEHOLDERS, describes_something_else, plausible_secret
 
 _QUOTED_OR_BARE = r"(?:'(?P<sq>[^'\r\n]{1,256})'|\"(?P<dq>[^\"\r\n]{1,256})\"|(?P<bare>[^\s'\"`;|&]{1,256}))"
@@ -70,11 +71,11 @@ def _looks_like_password(value: str) -> bool:
             and value.lower() not in DICTIONARY_PLACEHOLDERS and not value.isupper())
 
 
-_PRESENT_GATES = literal_finder(g for _, gate in _PATTERNS for g in gate)
+GATES = tuple(g for _, gate in _PATTERNS for g in gate)  # scanned with the other detectors' (quarry.curation.pii.gates)
 
 
 def find_command_passwords(text: str) -> Iterator[Finding]:
-    present = _PRESENT_GATES(text)
+    present = present_literals(text)
     for pattern, gate in _PATTERNS:
         if gate and present.isdisjoint(gate):
             continue

@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from quarry.curation.pii.findings import KEY, PASSWORD, Finding
+from quarry.curation.pii.findings import KEY, PASSWORD, Finding, lowered, occurrences
+from quarry.curation.pii.gates import present_literals
 from quarry.curation.pii.values import (DICTIONARY_PLACEHOLDERS, describes_something_else, looks_generated, plausible_secret,
                                typed_secret)
 
@@ -54,16 +55,21 @@ _AUTH_TUPLE = re.compile(r"auth\s*=\s*\(\s*[\"'][^\"'\r\n]{1,64}[\"']\s*,\s*([\"
 _APP_SETTING = re.compile(r"(?:key|name)=\"([\w.:-]{1,64})\"\s+value=\"([^\"\r\n]{1,512})\"")
 
 
+# Scanned with the other detectors' gates (quarry.curation.pii.gates); most texts hold none.
+GATES = ("${", "auth", 'value="', "||", "??")
+
+
 def find_env_defaults(text: str) -> Iterator[Finding]:
+    present = present_literals(text)
     for gate, pattern, name_group, value_group in (("${", _SHELL_DEFAULT, 1, 2), ("auth", _AUTH_TUPLE, 0, 2),
                                                    ('value="', _APP_SETTING, 1, 2)):
-        if gate not in text:
+        if gate not in present:
             continue
         for m in pattern.finditer(text):
             name = "password" if name_group == 0 else m.group(name_group)
             if _names_secret(name) and _accept(name, m.group(value_group)):
                 yield Finding(m.start(value_group), m.end(value_group), _type_of(name), "env_default", 0.8)
-    if "||" in text or "??" in text:
+    if "||" in present or "??" in present:
         for m in _JS_FALLBACK.finditer(text):
             line_start = text.rfind("\n", max(0, m.start() - 200), m.start()) + 1
             before = text[max(line_start, m.start() - 200):m.start()].rstrip()
@@ -194,8 +200,8 @@ _LEAD_CHARS = 80  # how much of the line before the name is read (a minified fil
 
 
 def find_prose(text: str) -> Iterator[Finding]:
-    lower = text.lower()
-    starts = sorted(at for root in _PROSE_ROOTS for at in _occurrences(lower, root))
+    lower = lowered(text)
+    starts = sorted(at for root in _PROSE_ROOTS for at in occurrences(lower, root))
     for at in starts:
         if lower.startswith("key", at):  # 'api key', 'private_key': the match starts at the qualifier
             qualifier = _KEY_QUALIFIER.search(lower, max(0, at - 9), at)
@@ -225,10 +231,3 @@ def find_prose(text: str) -> Iterator[Finding]:
             continue
         if plausible_secret(value, min_length=8 if op in (":", "=") else 6) and typed_secret(value):
             yield Finding(start, start + len(value), _type_of(m.group(1)), "prose_secret", 0.7)
-
-
-def _occurrences(text: str, word: str) -> Iterator[int]:
-    at = text.find(word)
-    while at >= 0:
-        yield at
-        at = text.find(word, at + len(word))

@@ -12,7 +12,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from quarry.curation.pii import suppress
-from quarry.curation.pii.findings import KEY, PASSWORD, Finding, literal_finder, word_before
+from quarry.curation.pii.findings import KEY, PASSWORD, Finding, word_before
+from quarry.curation.pii.gates import present_literals
 
 
 @dataclass(frozen=True)
@@ -97,11 +98,8 @@ SHAPES: tuple[Shape, ...] = (
 _AWS_SECRET_NEAR = re.compile(r"(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
 
 
-_PRESENT_GATES = literal_finder(g for shape in SHAPES for g in shape.gate)
-
-
 def find_shapes(text: str) -> Iterator[Finding]:
-    present = _PRESENT_GATES(text)
+    present = present_literals(text)
     for shape in SHAPES:
         if shape.gate and present.isdisjoint(shape.gate):
             continue
@@ -160,6 +158,7 @@ _URL_AUTHORITY = re.compile(r"[^\s/'\"`<>]{1,400}")
 
 
 # '-(?<!\S-)' is '(?<!\S)-' written so that the engine skips to each '-'.
+CLI_USER_GATES = ("-u ", "--user ", "--user=")
 _CLI_USER = re.compile(r"-(?<!\S-)(?:u|-user)[ =]['\"]?[^\s:'\"]{1,64}:([^\s'\"]{1,128})")
 
 
@@ -191,7 +190,7 @@ def find_url_passwords(text: str) -> Iterator[Finding]:
         if password and _plausible_password(text[password[0]:password[1]]):
             yield Finding(*password, PASSWORD, "connection_string", 0.96)
         pos = text.find("://", pos + 3)
-    if "-u " in text or "--user " in text or "--user=" in text:  # curl -u user:password
+    if not present_literals(text).isdisjoint(CLI_USER_GATES):  # curl -u user:password
         for m in _CLI_USER.finditer(text):
             if _plausible_password(m.group(1)):
                 yield Finding(m.start(1), m.end(1), PASSWORD, "connection_string", 0.9)

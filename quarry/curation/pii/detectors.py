@@ -12,12 +12,16 @@ from quarry.curation.pii.commands import find_command_passwords
 from quarry.curation.pii.context import find_env_defaults, find_nested, find_prose
 from quarry.curation.pii.credentials import SHAPES, find_private_keys, find_shapes, find_url_passwords
 from quarry.curation.pii.findings import CARD, EMAIL, IP_ADDRESS, KEY, PASSWORD, PHONE, TYPES, Finding
+from quarry.curation.pii.scanner_rules import find_rules
+from quarry.curation.pii.encoded import find_encoded
 from quarry.curation.pii.personal import find_cards, find_emails, find_ips, find_phones, luhn_ok
 from quarry.curation.pii.unkeyed import find_unkeyed
 
 DETECTORS: dict[str, Callable[[str], Iterator[Finding]]] = {
     "shapes": find_shapes,
+    "rules": find_rules,  # gitleaks' rule set as data; the engine passes its sensitivity floor
     "private_keys": find_private_keys,
+    "encoded": find_encoded,
     "url_passwords": find_url_passwords,
     "assignments": find_assignments,
     "env_defaults": find_env_defaults,

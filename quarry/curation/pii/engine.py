@@ -13,6 +13,7 @@ from quarry.config import Params, as_params
 from quarry.config.curation import PiiParams
 from quarry.curation.pii.detectors import DETECTORS, Finding
 from quarry.curation.pii.personal import find_ips
+from quarry.curation.pii.scanner_rules import find_rules
 from quarry.curation.pii.fake_ips import FAKE_IP_POOL
 from quarry.records import JsonDict
 
@@ -48,7 +49,12 @@ def detect(text: str, config: PiiConfig = DEFAULT) -> list[Finding]:
     wanted = set(config.types)
     candidates = []
     for name in config.detectors:
-        found = find_ips(text, FAKE_IP_POOL) if name == "ips" else DETECTORS[name](text)
+        if name == "ips":
+            found = find_ips(text, FAKE_IP_POOL)
+        elif name == "rules":  # rules below the floor are not even run: the generic rule is the costly one
+            found = find_rules(text, floor)
+        else:
+            found = DETECTORS[name](text)
         candidates.extend(f for f in found if f.confidence >= floor and f.type in wanted)
     if len(candidates) < 2:
         return candidates

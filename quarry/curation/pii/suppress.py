@@ -22,7 +22,12 @@ _PLACEHOLDER = re.compile(
     r"(?-i:%s)(?![A-Za-z0-9])|(?-i:\$[A-Z_]{3,}(?![A-Za-z0-9]))|^my[-_]?(?:pass|secret|token|key|api)|"
     r"(?-i:" + "|".join(re.escape(w) for word in _PLACEHOLDER_WORDS for w in (word, word.upper(), word.capitalize())) + "|ChangeMe|ReplaceMe)|"
     r"^(?:test|secret|password|passwd|pass|pwd|pw|user|username|token|none|null|nil|undefined|string|str|"
-    r"required|true|false|optional|bytes|int)$"
+    r"required|true|false|optional|bytes|int)$|"
+    # a shell or template variable standing for the value: $1, ${2}, $password, ${API_TOKEN}
+    r"^\$\{?(?:\d+|[A-Za-z_]\w*)\}?$|"
+    # a provider-like prefix on an identifier of camelCase words (an Objective-C selector
+    # 'hf_requiredCharacteristic', 'sk_sessionKeyForUser'): generated tokens are not spelled in words
+    r"^[A-Za-z]{1,12}[_-](?-i:[a-z]{2,}|[A-Z][a-z]{2,})(?-i:[A-Z][a-z]{2,}){2,}$"
 )
 _HEX = re.compile(r"[0-9a-fA-F]+")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 
 from quarry.curation.pii import suppress
-from quarry.curation.pii.findings import KEY, PASSWORD, Finding
+from quarry.curation.pii.findings import KEY, PASSWORD, Finding, lowered, occurrences
 from quarry.curation.pii.values import looks_generated
 
 # A word of prose, not part of a name: 'forgot-password', 'work_unit_token', 'auth.py' are names.
@@ -28,7 +28,7 @@ _MIN_WORDS = 3  # a line of prose: words besides the token
 _NEAR = 80  # characters between the credential word and the token on one line
 # Literals every credential word holds, lowered, each looked for with str.find (fewer, shorter
 # roots scan faster than many exact ones; a hit is confirmed by the word regex around it).
-_ROOTS = ("token", "pass", "secret", "key", "credential", "creds", "log", "sign", "authent", "bearer")
+_ROOTS = ("token", "pass", "secret", "key", "cred", "log", "sign", "auth", "bearer")
 
 
 def _line_at(text: str, at: int) -> tuple[int, int]:
@@ -41,13 +41,13 @@ def _word_lines(text: str, lower: str) -> list[int]:
     case-insensitive alternation run over the whole text would stop at every letter)."""
     starts = set()
     for root in _ROOTS:
-        at = lower.find(root)
-        while at >= 0:
+        for at in occurrences(lower, root):
+            if not _CREDENTIAL_WORD.search(text, max(0, at - 8), at + len(root) + 16):
+                continue  # most occurrences ('keys', 'logging'): no word, whatever the line's bounds
             line_start, line_end = _line_at(text, at)
             if line_start not in starts and _CREDENTIAL_WORD.search(text, max(line_start, at - 8),
                                                                     min(line_end, at + len(root) + 16)):
                 starts.add(line_start)
-            at = lower.find(root, at + len(root))
     return sorted(starts)
 
 
@@ -76,7 +76,7 @@ def _credential_token(token: str) -> bool:
 
 
 def find_unkeyed(text: str) -> Iterator[Finding]:
-    lower = text.lower()
+    lower = lowered(text)
     for line_start in _word_lines(text, lower):
         line_start, line_end = _line_at(text, line_start)
         line = text[line_start:line_end]

@@ -1,0 +1,57 @@
+"""Secrets stored base64-encoded: the ``data:`` entries of a Kubernetes Secret, and values of
+secret-named keys (``password_b64: ...``). A value is redacted when it decodes to printable text
+that is itself a secret: a provider token or JWT (a detector finds it in the decoded text), or a
+password-like string under a Secret's ``data:``.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Iterator
+
+from quarry.curation.pii import suppress
+from quarry.curation.pii.credentials import find_shapes
+from quarry.curation.pii.gates import present_literals
+from quarry.curation.pii.findings import KEY, Finding
+
+# A base64 JWT starts 'ZXlK' ('eyJ'); other wrapped tokens sit under a key that says base64.
+GATES = ("ZXlK", "b64", "B64", "ase64", "ASE64")
+_KIND_SECRET = re.compile(r"(?m)^kind:[ \t]*Secret[ \t]*$")
+_DATA_BLOCK = re.compile(r"(?m)^([ \t]*)(?:data|stringData):[ \t]*\r?\n")
+_DATA_ENTRY = re.compile(r"[ \t]+[\w.-]+:[ \t]*[\"']?([A-Za-z0-9+/]{4,}={0,2})[\"']?[ \t]*\r?(?:\n|$)")
+_SECRET_NAMED_B64 = re.compile(
+    r"(?i)(?:pass(?:w(?:or)?d)?|secret|token|api[_-]?key|credentials?)[\w.-]*[\"']?[ \t]*[:=][ \t]*[\"']?"
+    r"([A-Za-z0-9+/]{16,}={0,2})(?![A-Za-z0-9+/=])")
+
+
+def _decoded(value: str) -> str | None:
+    try:
+        text = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return None
+    return text if text.isprintable() or text.strip().isprintable() else None
+
+
+def _secret_like(decoded: str) -> bool:
+    decoded = decoded.strip()
+    return (len(decoded) >= 6 and not suppress.is_placeholder(decoded) and " " not in decoded
+            and (suppress.char_classes(decoded) >= 2 or len(decoded) >= 16))
+
+
+def find_encoded(text: str) -> Iterator[Finding]:
+    if "kind:" in text and _KIND_SECRET.search(text):  # every data entry of a Secret is secret
+        for block in _DATA_BLOCK.finditer(text):
+            pos = block.end()
+            while (m := _DATA_ENTRY.match(text, pos)) and len(m.group(0)) - len(m.group(0).lstrip()) > len(block.group(1)):
+                decoded = _decoded(m.group(1))
+                if decoded is not None and _secret_like(decoded):
+                    yield Finding(m.start(1), m.end(1), KEY, "kubernetes_secret_data", 0.85)
+                pos = m.end()
+    if present_literals(text).isdisjoint(GATES):
+        return
+    for m in _SECRET_NAMED_B64.finditer(text):
+        decoded = _decoded(m.group(1))
+        if decoded and any(True for _ in find_shapes(decoded)):  # a base64-wrapped token or JWT
+            yield Finding(m.start(1), m.end(1), KEY, "base64_secret", 0.85)

@@ -1,0 +1,130 @@
+"""Provider token formats (gitleaks' rule set as data), assignment syntaxes, placeholders and what
+``sensitivity`` changes. Tokens are generated here, at random, in each provider's documented
+format (none is copied from a scanner's own tests)."""
+
+import json
+import random
+import string
+
+import pytest
+
+from quarry.curation.pii import detect
+from quarry.curation.pii.engine import PiiConfig
+from quarry.curation.pii.scanner_rules import COVERED_BY_SHAPES, RULES_FILE, load
+
+_RND = random.Random(4343)
+ALNUM, HEX, UPPER_NUM = string.ascii_letters + string.digits, "0123456789abcdef", string.ascii_uppercase + string.digits
+URLSAFE = ALNUM + "_-"
+
+
+def rand(n: int, alphabet: str = ALNUM) -> str:
+    return "".join(_RND.choice(alphabet) for _ in range(n))
+
+
+# (syntax around the token, token) from each provider's documentation of its token format.
+PROVIDER_TOKENS = [
+    ('SRC_ACCESS_TOKEN="{}"', "sgp_" + rand(40, HEX)),                      # Sourcegraph access token
+    ("sonar.token={}", "sqp_" + rand(40, HEX)),                             # SonarQube project analysis token
+    ("sonar.token={}", "squ_" + rand(40, HEX)),                             # SonarQube user token
+    ("FLY_API_TOKEN: {}", "fo1_" + rand(43, URLSAFE)),                      # Fly.io org token
+    ('op_secret_key = "{}"', "A3-" + "-".join(rand(n, UPPER_NUM) for n in (6, 11, 5, 5, 5))),  # 1Password
+    ("AZURE_CLIENT_SECRET={}", rand(3) + "8Q~" + rand(34, ALNUM + "_~.-")),  # Entra ID client secret
+    ('webhook = "{}"', f"https://hooks.slack.com/services/T{rand(10, UPPER_NUM)}/B{rand(10, UPPER_NUM)}/{rand(24)}"),
+    ("export SLACK_BOT_TOKEN={}", f"xoxb-{rand(12, '0123456789')}-{rand(13, '0123456789')}-{rand(24)}"),
+    ("CLOJARS_TOKEN = '{}'", "CLOJARS_" + rand(60, string.ascii_lowercase + string.digits)),
+    ("adafruit_io_key := \"{}\"", rand(32, string.ascii_lowercase + string.digits)),  # keyed: io.adafruit.com key
+]
+
+
+@pytest.mark.parametrize("syntax,token", PROVIDER_TOKENS, ids=[t[:6] for _, t in PROVIDER_TOKENS])
+def test_provider_tokens_are_redacted(syntax, token):
+    text = syntax.format(token)
+    spans = [text[f.start:f.end] for f in detect(text)]
+    assert any(token.endswith(s) or s.endswith(token) or token in s for s in spans if len(s) >= 16), spans
+
+
+SYNTAXES = [
+    '$config["token"] .= "{}";',           # PHP append
+    "DEPLOY_TOKEN ::= {}",                  # GNU Make (POSIX) simple assignment
+    "DEPLOY_TOKEN :::= {}",
+    "DEPLOY_TOKEN ?= {}",                   # Make default
+    'var apiKey string = "{}"',             # Go typed declaration
+    'val apiSecret: String = "{}"',         # Kotlin / Scala
+    "api_secret ||= '{}'",                  # Ruby default
+    "$apiToken ??= '{}';",                  # PHP null-coalescing assignment
+    'curl -s https://api.acme.dev/v2/items --header "Api-Token: {}"',
+    # a JSON document held in a JSON string: its quotes and newlines are escaped
+    '{{"settings": "{{\\n  \\"api_token\\": \\"{}\\"\\n}}"}}',
+    "<settings>\n  <apiToken>\n    {}\n  </apiToken>\n</settings>",  # XML element text over lines
+]
+
+
+@pytest.mark.parametrize("syntax", SYNTAXES)
+def test_assignment_syntaxes_leak_nothing(syntax):
+    secret = rand(32)
+    text = syntax.format(secret)
+    assert any(text[f.start:f.end] == secret for f in detect(text)), syntax
+
+
+def test_keyed_rule_reads_escaped_json():
+    client_id = rand(18, "0123456789")  # a Discord id: digits only, found by its provider-named key
+    text = '{"env": "{\\n  \\"discord_token\\": \\"%s\\"\\n}"}' % client_id
+    assert [text[f.start:f.end] for f in detect(text)] == [client_id]
+
+
+def test_format_rule_reads_xml_element_text():
+    token = "fo1_" + rand(43, URLSAFE)  # a Fly.io token: a format rule, so found at every level
+    text = f"<config>\n  <flyApiToken>{token}</flyApiToken>\n</config>"
+    assert [text[f.start:f.end] for f in detect(text, PiiConfig(sensitivity="low"))] == [token]
+
+
+PLACEHOLDERS = [
+    "- (id)hf_requiredCharacteristicForServiceIdentifier;",
+    'curl --user "$1:$2" https://api.acme.dev/login',
+    'api_key = "${API_KEY}"',
+    'token: "{{ vault_token }}"',
+    "SRC_ACCESS_TOKEN=<your-token>",
+    'password = "changeme"',
+    "AZURE_CLIENT_SECRET=xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+]
+
+
+@pytest.mark.parametrize("text", PLACEHOLDERS)
+@pytest.mark.parametrize("sensitivity", ["low", "medium", "high"])
+def test_placeholders_stay(text, sensitivity):
+    assert detect(text, PiiConfig(sensitivity=sensitivity)) == []
+
+
+def test_sensitivity_changes_what_is_redacted():
+    # format rules at every level, a provider-keyed rule from medium, the generic rule only at high
+    prefixed, keyed, generic = ("sgp_" + rand(40, HEX), 'DISCORD_TOKEN = "' + rand(18, "0123456789") + '"',
+                                "DEPLOY_KEY=" + rand(24))  # a bare key: only the generic rule
+    found = {s: [bool(detect(t, PiiConfig(sensitivity=s))) for t in (prefixed, keyed, generic)]
+             for s in ("low", "medium", "high")}
+    assert found == {"low": [True, False, False], "medium": [True, True, False], "high": [True, True, True]}
+
+
+def test_rules_are_cited_data():
+    doc = json.loads(RULES_FILE.read_text())
+    assert doc["source"].startswith("https://github.com/gitleaks/gitleaks") and doc["commit"] and "MIT" in doc["license"]
+    rules = load()[0]
+    assert {r.id for r in rules} | COVERED_BY_SHAPES == {r["id"] for r in doc["rules"]} and len(rules) >= 150
+    # a rule the shapes are said to cover is covered: its own sample token is found by the shapes
+    from quarry.curation.pii.credentials import find_shapes
+    for token in ("ghp_" + rand(36), "glpat-" + rand(20), "npm_" + rand(36), "dop_v1_" + rand(64, HEX)):
+        assert [f.end - f.start for f in find_shapes(f'x = "{token}"')] == [len(token)], token
+
+
+def test_base64_secrets_are_redacted():
+    import base64
+
+    password = rand(20, ALNUM + "!#%&")
+    wrapped = "ghp_" + rand(36)
+    text = ("apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ntype: Opaque\ndata:\n"
+            f"  username: {base64.b64encode(b'admin').decode()}\n"
+            f"  password: {base64.b64encode(password.encode()).decode()}\n---\n"
+            f'auth_token_b64: "{base64.b64encode(wrapped.encode()).decode()}"\n')
+    spans = {text[f.start:f.end] for f in detect(text)}
+    assert base64.b64encode(password.encode()).decode() in spans
+    assert base64.b64encode(wrapped.encode()).decode() in spans
+    assert base64.b64encode(b"admin").decode() not in spans  # too short to be a secret: a user name
