@@ -36,6 +36,7 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import combinations
 
 import numpy as np
@@ -73,7 +74,7 @@ class Repository:
     files: list[RepoFile]       # every file, in document order
     signature: np.ndarray | None = None   # the MinHash of its content (None: no counted file has one)
 
-    @property
+    @cached_property  # read several times per verified pair; ``files`` is complete when built
     def content(self) -> list[RepoFile]:
         """The files that count: templates, vendored libraries and files too short for a signature
         (stubs alike in unrelated projects) left out when the repository has other files."""
@@ -92,11 +93,7 @@ class Repository:
 
     def key(self) -> tuple[int, int, str]:
         """The canonical repository of a group has the smallest: licence rank, most files, origin."""
-        return canonical_key(self.rank, len(self.content), self.origin)
-
-
-def canonical_key(rank: int, files: int, origin: str) -> tuple[int, int, str]:
-    return rank, -files, origin
+        return self.rank, -len(self.content), self.origin
 
 
 SignatureShards = Callable[[], Iterator[tuple[int, np.ndarray]]]   # (first document, its shard's signatures)

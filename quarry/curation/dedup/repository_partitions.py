@@ -11,7 +11,7 @@
 3. Pairs, partition r: each candidate pair verified (``repository.verdict``), both repositories
    read from their tables.
 4. Groups (global, per repository, not per file): the verified pairs joined into groups, each
-   with its canonical repository (``repository.canonical_key``); every other member is assigned
+   with its canonical repository (``Repository.key``); every other member is assigned
    to it.
 5. Copies, partition p of the origin-key space again: each assigned copy's files that its
    canonical repository holds are dropped, written per shard (quarry.curation.dedup.decisions).
@@ -139,7 +139,7 @@ def pair_partition(index: ShardIndex, sources: list[str], tables: list[str], par
 
 def group_copies(partitions: list[VerifiedPairs], out: Path) -> CopyGroups:
     """Step 4: the groups the verified pairs make, each copy assigned to its group's canonical
-    repository (the smallest ``canonical_key``), as runs by the copy's origin; the groups' stats.
+    repository (the smallest ``Repository.key``), as runs by the copy's origin; the groups' stats.
     Holds the verified pairs (two origins and their keys each), never a repository's files."""
     edges, key = [], {}
     for found in partitions:
