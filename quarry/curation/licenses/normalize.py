@@ -39,7 +39,7 @@ _GRANT = re.compile(LICENSE_NAMES + r"|permission|permitted|redistribut|warrant|
 # A paragraph with none of these words cannot hold a license statement ScanCode would match.
 RIGHTS_WORDS = re.compile(
     LICENSE_NAMES + r"|copyright|permission|permitted|grant|distribut|warrant|liab|as[\s-]+is\b|"
-    r"\bepl|\bisc\b|\bpsf\b|python software foundation|terms|condition|rights|reserved|proprietary|"
+    r"\bepl|python software foundation|terms|condition|rights|reserved|proprietary|"
     r"confidential|patent|trademark|disclaim|notice|legal|agreement|contributor", re.I)
 MAX_NOTICE_LINES = 40  # longer texts are license files, left whole (a license may end in "The End")
 MAX_BLANK_RUN = 4  # ScanCode starts a new query run after this many empty lines; longer runs are the same
