@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from quarry.curation.pii import suppress
 from quarry.curation.pii.findings import PASSWORD, Finding
-from quarry.curation.pii.gates import present_literals
+from quarry.curation.pii.gates import present_literals, register
 from quarry.curation.pii.values import DICTIONARY_PLACEHOLDERS, describes_something_else, plausible_secret
 
 _QUOTED_OR_BARE = r"(?:'(?P<sq>[^'\r\n]{1,256})'|\"(?P<dq>[^\"\r\n]{1,256})\"|(?P<bare>[^\s'\"`;|&]{1,256}))"
@@ -72,6 +72,7 @@ def _looks_like_password(value: str) -> bool:
 
 
 GATES = tuple(g for _, gate in _PATTERNS for g in gate)  # scanned with the other detectors' (quarry.curation.pii.gates)
+register(GATES)
 
 
 def find_command_passwords(text: str) -> Iterator[Finding]:

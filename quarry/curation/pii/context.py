@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator
 
 from quarry.curation.pii.findings import KEY, PASSWORD, Finding, lowered, occurrences
-from quarry.curation.pii.gates import present_literals
+from quarry.curation.pii.gates import present_literals, register
 from quarry.curation.pii.values import (DICTIONARY_PLACEHOLDERS, describes_something_else, looks_generated, plausible_secret,
                                typed_secret)
 
@@ -57,6 +57,7 @@ _APP_SETTING = re.compile(r"(?:key|name)=\"([\w.:-]{1,64})\"\s+value=\"([^\"\r\n
 
 # Scanned with the other detectors' gates (quarry.curation.pii.gates); most texts hold none.
 GATES = ("${", "auth", 'value="', "||", "??")
+register(GATES)
 
 
 def find_env_defaults(text: str) -> Iterator[Finding]:

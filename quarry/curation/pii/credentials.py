@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from quarry.curation.pii import suppress
 from quarry.curation.pii.findings import KEY, PASSWORD, Finding, word_before
-from quarry.curation.pii.gates import present_literals
+from quarry.curation.pii.gates import present_literals, register
 
 
 @dataclass(frozen=True)
@@ -96,6 +96,7 @@ SHAPES: tuple[Shape, ...] = (
 )
 # An AWS secret key near its key id, whatever it is assigned to (CSV exports, `aws configure`).
 _AWS_SECRET_NEAR = re.compile(r"(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
+register(g for shape in SHAPES for g in shape.gate)
 
 
 def find_shapes(text: str) -> Iterator[Finding]:
@@ -159,6 +160,7 @@ _URL_AUTHORITY = re.compile(r"[^\s/'\"`<>]{1,400}")
 
 # '-(?<!\S-)' is '(?<!\S)-' written so that the engine skips to each '-'.
 CLI_USER_GATES = ("-u ", "--user ", "--user=")
+register(CLI_USER_GATES)
 _CLI_USER = re.compile(r"-(?<!\S-)(?:u|-user)[ =]['\"]?[^\s:'\"]{1,64}:([^\s'\"]{1,128})")
 
 

@@ -13,11 +13,12 @@ from collections.abc import Iterator
 
 from quarry.curation.pii import suppress
 from quarry.curation.pii.credentials import find_shapes
-from quarry.curation.pii.gates import present_literals
+from quarry.curation.pii.gates import present_literals, register
 from quarry.curation.pii.findings import KEY, Finding
 
 # A base64 JWT starts 'ZXlK' ('eyJ'); other wrapped tokens sit under a key that says base64.
 GATES = ("ZXlK", "b64", "B64", "ase64", "ASE64")
+register(GATES)
 _KIND_SECRET = re.compile(r"(?m)^kind:[ \t]*Secret[ \t]*$")
 _DATA_BLOCK = re.compile(r"(?m)^([ \t]*)(?:data|stringData):[ \t]*\r?\n")
 _DATA_ENTRY = re.compile(r"[ \t]+[\w.-]+:[ \t]*[\"']?([A-Za-z0-9+/]{4,}={0,2})[\"']?[ \t]*\r?(?:\n|$)")

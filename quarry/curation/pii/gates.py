@@ -3,29 +3,37 @@
 Most detectors run a pattern only where one of its literals occurs ('ghp_', 'mysql', 'ZXlK'):
 most texts hold none. One literal_finder over all of them stops at much the same characters as
 any one of them would, so a scan per detector would cost nearly as much again each time.
+
+Each detector module registers its literals when it is imported (``register``), so this module
+imports none of them; a registration after a scan makes the next scan look for those too.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from functools import cache, lru_cache
 
 from quarry.curation.pii.findings import literal_finder
 
+_sources: list[Callable[[], Iterable[str]]] = []
+_registered: list[tuple] = [()]   # the sources as a hashable key: a new one invalidates the scans
+
+
+def register(literals: Iterable[str] | Callable[[], Iterable[str]]) -> None:
+    """A detector's gate literals, or a function giving them on first use (a rule set read lazily)."""
+    _sources.append(literals if callable(literals) else (lambda words=tuple(literals): words))
+    _registered[0] = tuple(_sources)
+
 
 @cache
-def _scan():
-    # These modules import this one: their literals are read on first use.
-    from quarry.curation.pii.commands import GATES as COMMAND_GATES
-    from quarry.curation.pii.context import GATES as DEFAULT_GATES
-    from quarry.curation.pii.credentials import CLI_USER_GATES, SHAPES
-    from quarry.curation.pii.encoded import GATES as BASE64_GATES
-    from quarry.curation.pii.scanner_rules import format_literals
+def _finder(sources: tuple) -> Callable[[str], set[str]]:
+    return literal_finder({word for source in sources for word in source()})
 
-    return literal_finder({g for shape in SHAPES for g in shape.gate} | format_literals()
-                          | set(BASE64_GATES) | set(COMMAND_GATES) | set(CLI_USER_GATES)
-                          | set(DEFAULT_GATES))
+
+def present_literals(text: str) -> frozenset[str]:
+    return _present(text, _registered[0])
 
 
 @lru_cache(maxsize=1)  # the detectors ask for the same text in turn
-def present_literals(text: str) -> frozenset[str]:
-    return frozenset(_scan()(text))
+def _present(text: str, sources: tuple) -> frozenset[str]:
+    return frozenset(_finder(sources)(text))

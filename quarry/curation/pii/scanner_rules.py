@@ -27,7 +27,7 @@ from pathlib import Path
 from quarry.curation.pii import suppress
 from quarry.curation.pii.assignments import credential_names
 from quarry.curation.pii.findings import KEY, PASSWORD, Finding
-from quarry.curation.pii.gates import present_literals
+from quarry.curation.pii.gates import present_literals, register
 
 RULES_FILE = Path(__file__).parent / "rules" / "gitleaks.json"
 FORMAT, KEYED, GENERIC = 0.84, 0.6, 0.4  # below the hand-written detectors, which win a tie on the same span
@@ -152,6 +152,9 @@ def _compiled(floor: float):
 def format_literals() -> set[str]:
     """The literals that gate the format rules (scanned with the shapes' gates, in one pass)."""
     return {k for r in load()[0] if r.name is None for k in r.keywords}
+
+
+register(format_literals)  # read with the rules, on the first scan
 
 
 def _secret_span(m: re.Match, group: int) -> tuple[int, int]:
