@@ -47,29 +47,73 @@ class Plan:
     section: AssembleParams
 
 
-def plan(src_dir: str | os.PathLike, section: AssembleParams) -> Plan:
+@dataclass(frozen=True)
+class CensusNeeds:
+    """What the plan must learn by reading every input shard: the bytes per subset (weights are
+    shares of them) and the split census (not where decontamination recorded the moves for these
+    settings: the test split released is then the one it protected)."""
+
+    subset_bytes: bool
+    census: bool
+
+
+@dataclass(frozen=True)
+class ShardCensus:
+    """One input shard's share of what the plan needs (CensusNeeds)."""
+
+    subset_bytes: dict[str, int]
+    census: dict | None      # SplitCensus.to_dict
+
+
+def census_needs(src_dir: str | os.PathLike, section: AssembleParams) -> CensusNeeds:
+    recorded = Path(src_dir) / SPLITS_FILE
+    moved = recorded_moves(recorded, section.splits, section.stratify)
+    if moved is None and recorded.exists():
+        log.warning("%s: recorded for other assemble.splits / assemble.stratify; deciding again", recorded)
+    return CensusNeeds(uses_weights(section.as_dict()), moved is None)
+
+
+def shard_census(source: Path, section: AssembleParams, needs: CensusNeeds) -> ShardCensus:
+    """The shard's UTF-8 bytes per subset and split census, as far as ``needs`` asks, in one read."""
+    sizes: dict[str, int] = {}
+    if not (needs.subset_bytes or needs.census):
+        return ShardCensus(sizes, None)
+
+    def counted(records):
+        for record in records:
+            if needs.subset_bytes:
+                subset = subset_of(record)
+                sizes[subset] = sizes.get(subset, 0) + len(record["text"].encode("utf-8"))
+            yield record
+
+    records = counted(read_records(source))
+    if not needs.census:
+        for _ in records:
+            pass
+        return ShardCensus(sizes, None)
+    census = SplitCensus.of_records(records, section.splits, section.stratify, where=str(source))
+    return ShardCensus(sizes, census.to_dict())
+
+
+def plan(src_dir: str | os.PathLike, section: AssembleParams, censuses: Iterable[ShardCensus]) -> Plan:
+    """The version's sources and mixture, from every input shard's census (``shard_census``)."""
     src_dir = Path(src_dir)
     sources = data_shards(src_dir) if src_dir.exists() else []
     if not sources:
         raise QuarryError(f"{src_dir}: no jsonl / jsonl.zst shards to assemble")
+    censuses = list(censuses)
+    sizes: dict[str, int] = {}
+    for shard in censuses:
+        for subset, size in shard.subset_bytes.items():
+            sizes[subset] = sizes.get(subset, 0) + size
     given = section.as_dict()
-    mixture = Mixture.from_params(given, subset_bytes(sources) if uses_weights(given) else None)
-    mixture.moved = moved_documents(src_dir, sources, section)
+    mixture = Mixture.from_params(given, sizes if uses_weights(given) else None)
+    moved = recorded_moves(src_dir / SPLITS_FILE, section.splits, section.stratify)
+    if moved is None:
+        census = SplitCensus.merged(SplitCensus.from_dict(shard.census) for shard in censuses if shard.census)
+        moved = stratify(census, section.splits, section.stratify)
+    mixture.moved = moved
     return Plan(sources, mixture, section)
-
-
-def moved_documents(src_dir: Path, sources: list[Path], section: AssembleParams) -> dict[str, str]:
-    """The documents stratification moves into held-out splits: as decontamination recorded them
-    beside its shards (so the test split released is the one it protected), else decided here."""
-    recorded = src_dir / SPLITS_FILE
-    moved = recorded_moves(recorded, section.splits, section.stratify)
-    if moved is not None:
-        return moved
-    if recorded.exists():
-        log.warning("%s: recorded for other assemble.splits / assemble.stratify; deciding again", recorded)
-    census = SplitCensus.merged(SplitCensus.of_records(read_records(source), section.splits, section.stratify,
-                                                       where=str(source)) for source in sources)
-    return stratify(census, section.splits, section.stratify)
 
 
 def publish(staging: Path, out_dir: Path, params: Params, build: Plan, results: list[JsonDict], *,
@@ -224,16 +268,6 @@ def _filter_files(parent_dir: Path, staging: Path, files: list[dict], keep, reas
         else:
             (staging / entry["path"]).unlink()
     return shard_entries(staging, kept)
-
-
-def subset_bytes(sources: list[Path]) -> dict[str, int]:
-    """UTF-8 bytes per subset over all sources (weights are shares of these)."""
-    sizes: dict[str, int] = {}
-    for source in sources:
-        for record in read_records(source):
-            subset = subset_of(record)
-            sizes[subset] = sizes.get(subset, 0) + len(record["text"].encode("utf-8"))
-    return sizes
 
 
 def load_parent(parent: str | os.PathLike | None, registry=None) -> tuple[dict | None, list[dict] | None]:

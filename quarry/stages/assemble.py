@@ -1,9 +1,9 @@
-"""The assemble stage: plan the version (its source shards, the mixture); scatter every input
-shard into sorted runs per split (a map over the shards, shared out across workers); write each
-output shard from its key range of every run (a map over the splits' partitions); publish the
-version (manifest, datacard, SHA256SUMS, the release registry) from the partitions' shards.
-Every worker writes its share of every split, and the bytes are the same for any worker count
-(quarry.datasets.shards)."""
+"""The assemble stage: plan the version (its source shards, the mixture) from every input shard's
+census (a map: no process reads the whole input); scatter every input shard into sorted runs per
+split (a map over the shards, shared out across workers); write each output shard from its key
+range of every run (a map over the splits' partitions); publish the version (manifest, datacard,
+SHA256SUMS, the release registry) from the partitions' shards. Every worker writes its share of
+every split, and the bytes are the same for any worker count (quarry.datasets.shards)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from typing import Any
 from quarry.config import Params
 from quarry.datasets.attribution import Credits
 from quarry.datasets.changelog import merged_index
-from quarry.datasets.build import Plan as BuildPlan, load_parent, plan, publish, staging_dir, tokenizer_id
+from quarry.datasets.build import (CensusNeeds, Plan as BuildPlan, ShardCensus, census_needs, load_parent, plan, publish,
+                                   shard_census, staging_dir, tokenizer_id)
 from quarry.datasets.composition import Composition
 from quarry.datasets.mixture import Mixture
 from quarry.datasets.shards import STAGE, ShardScatter, scatter_shard, shard_count, shard_name, write_partition
@@ -73,9 +74,18 @@ class VersionPlan(Private):
     build: BuildPlan
 
 
+def needs_phase(job: GlobalJob, params: Params) -> CensusNeeds:
+    """Whether the plan needs bytes per subset and a split census (reads the curated folder by path)."""
+    return census_needs(Path(job.src), params.assemble)
+
+
+def census_phase(job: ShardJob, params: Params) -> ShardCensus:
+    return shard_census(job.src, params.assemble, job.input(NEEDS))
+
+
 def plan_phase(job: GlobalJob, params: Params) -> VersionPlan:
-    """The version's source shards and mixture (reads the curated folder by path)."""
-    return VersionPlan(plan(Path(job.src), params.assemble))
+    """The version's source shards and mixture, from the shards' censuses."""
+    return VersionPlan(plan(Path(job.src), params.assemble, job.each(CENSUS)))
 
 
 def mixing_phase(job: GlobalJob, params: Params) -> Mixing:
@@ -171,15 +181,18 @@ def _gather_rejects(parts: list[Path], target: Path, level: int) -> None:
                 writer.write(record)
 
 
-# The plan reads the curated folder by path (uncached); a shard's scatter is keyed on its content and
-# the mixture; the partitions read runs named by path (uncached, as dedup's partitions).
+# What the plan needs and the plan read the curated folder by path (uncached); a shard's census and
+# scatter are keyed on its content (and the mixture); the partitions read runs named by path
+# (uncached, as dedup's partitions).
+NEEDS = Global("needs", needs_phase, CensusNeeds, cached=False, inline=True)
+CENSUS = Map("census", census_phase, ShardCensus)
 PLAN = Global("plan", plan_phase, VersionPlan, cached=False)
 MIXING = Global("mixing", mixing_phase, Mixing, inline=True)
 SCATTER = Map("scatter", scatter_phase, ShardScatter)
 PARTITIONS = Global("partitions", partitions_phase, Plan, inline=True)
 PARTITION = Map("partition", partition_phase, dict, over="partitions", cached=False)   # one output shard
 ASSEMBLE = Stage(STAGE, folder="", config=assemble_config, finish=publish_finish, staged=False,
-                 phases=(PLAN, MIXING, SCATTER, PARTITIONS, PARTITION))
+                 phases=(NEEDS, CENSUS, PLAN, MIXING, SCATTER, PARTITIONS, PARTITION))
 
 
 def assemble(src_dir: str | os.PathLike, out_dir: str | os.PathLike, params: Params | dict | None, *, workers: int = 1,

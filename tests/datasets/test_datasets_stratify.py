@@ -9,9 +9,11 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from quarry.config import as_params
 from quarry.config.datasets import StratifyParams
+from quarry.datasets.build import CensusNeeds, census_needs, shard_census
 from quarry.datasets.reader import open_dataset
-from quarry.records import read_json, write_records
+from quarry.records import read_json, read_records, write_records
 from quarry.splits import SplitCensus, Splits, split_of, stratify
 from quarry.stages.assemble import assemble
 from quarry.stages.decontaminate import DECONTAMINATE
@@ -105,3 +107,23 @@ def test_assembly_releases_the_test_split_decontamination_protected(tmp_path):
     test_ids = {r["meta"]["id"] for r in open_dataset(tmp_path / "ds", split="test")}
     train_ids = {r["meta"]["id"] for r in open_dataset(tmp_path / "ds", split="train")}
     assert test_doc["meta"]["id"] in test_ids and copy["meta"]["id"] not in train_ids
+
+
+def test_the_census_reads_shards_only_for_what_the_plan_needs(tmp_path):
+    """Moves recorded by decontamination for these settings and no weights: no shard is read for
+    the plan; weights: bytes per subset, in the same read as a census would be."""
+    records = [make_record(5, i, "Python") for i in range(40)] + [make_record(6, i, "Markdown") for i in range(30)]
+    src = write_raw(tmp_path / "curated", records, shards=2)
+    params = {"assemble": {"name": "strat", "splits": FRACTIONS}, "decontaminate": {"test_split": "test"}}
+    run_local(DECONTAMINATE, src, tmp_path / "decontaminated", params)
+    section = as_params(params).assemble
+    assert census_needs(tmp_path / "decontaminated", section) == CensusNeeds(subset_bytes=False, census=False)
+    assert census_needs(src, section) == CensusNeeds(subset_bytes=False, census=True)
+    weighted = as_params({"assemble": {**params["assemble"], "subsets": {"github-python": {"weight": 0.5}}}}).assemble
+    needs = census_needs(tmp_path / "decontaminated", weighted)
+    assert needs == CensusNeeds(subset_bytes=True, census=False)
+    shard = sorted((tmp_path / "decontaminated").glob("*.jsonl.zst"))[0]
+    counted = shard_census(shard, weighted, needs)
+    assert counted.census is None and set(counted.subset_bytes) <= {"github-python", "github-markdown"}
+    assert sum(counted.subset_bytes.values()) == sum(len(r["text"].encode()) for r in read_records(shard))
+    assert shard_census(tmp_path / "absent.jsonl.zst", section, CensusNeeds(False, False)).subset_bytes == {}
