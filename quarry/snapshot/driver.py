@@ -1,15 +1,16 @@
 """The snapshot's planning and writing: sources → planned origins → capped selection, then
 processed origins → shards + manifest (quarry.stages.snapshot runs them as a stage).
 
-Planning and the caps run in one process, in a fixed order; origins are processed in parallel
-(any worker count gives the same bytes, since results are merged in origin order); the records
-are written sorted by origin then path into shards of about `shard_bytes` each.
+Planning and the caps run in one process, in a fixed order; origins are processed in parallel;
+the records, sorted by origin then path, are cut into shards of about `shard_bytes` each by their
+line lengths alone, and the shards are written in parallel: any worker count gives the same bytes.
 """
 
 from __future__ import annotations
 
 import shutil
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 from quarry.config.snapshot import SnapshotParams
@@ -20,7 +21,7 @@ from quarry.records import JsonDict, RecordWriter, write_json
 from quarry.snapshot import manifest as manifest_mod
 from quarry.snapshot.filters import name_kind
 from quarry.snapshot.plan import OriginPlan, Refused, trace
-from quarry.snapshot.process import cached_records
+from quarry.snapshot.process import cached_lines
 from quarry.snapshot.sources import plan_source
 
 STAGE = "snapshot"
@@ -63,10 +64,11 @@ def plan_all(sources: list[dict], cfg: SnapshotParams, staging: Path) -> list[Or
 
 
 def finalize(cfg: SnapshotParams, sources: list[dict], plans: list[OriginPlan], results: list[dict], out_dir: Path,
-             cache_dir: Path) -> JsonDict:
-    """Merge processed origins (in origin order) into shards, rejects, ledger.json and manifest.json."""
+             shards: list[dict]) -> JsonDict:
+    """Rejects, ledger.json and manifest.json of the processed origins (in origin order) and the
+    shards written from them (``write_shard``)."""
     out_dir = Path(out_dir)
-    shards = _write_shards(plans, results, cache_dir, out_dir / "shards", cfg.shard_bytes)
+    prune_shards(out_dir / "shards", shards)
     ledger, kinds = _write_rejects(plans, results, out_dir / "rejects" / "rejects.jsonl.zst", cfg)
     manifest = manifest_mod.build(sources, cfg, plans, results, shards, ledger)
     # refusals by kind beside the counts (license, prose, code; document, unknown, folder: as the
@@ -95,37 +97,52 @@ def describe_caps(caps: dict[str, dict[str, dict[str, int]]]) -> str:
     return "left out by the byte caps: " + "; ".join(parts) if parts else ""
 
 
-def _write_shards(plans, results, cache_dir: Path, shard_dir: Path, shard_bytes: int) -> list[dict]:
-    shard_dir.mkdir(parents=True, exist_ok=True)
-    shards: list[dict] = []
-    writer: RecordWriter | None = None
+@dataclass(frozen=True)
+class Piece:
+    """A run of one processed origin's record lines: ``length`` bytes from byte ``start``."""
 
-    def finish() -> None:
-        stats = writer.close()
-        shards.append({"name": Path(stats.path).name, "records": stats.records, "bytes": stats.bytes})
+    key: str
+    start: int
+    length: int
+    records: int
 
-    try:
-        for result in results:
-            for record in cached_records(cache_dir, result["key"]):
-                if writer is None:
-                    writer = RecordWriter(shard_dir / f"part-{len(shards):05d}.jsonl.zst")
-                writer.write(record)
-                if writer.stats.bytes >= shard_bytes:
-                    finish()
-                    writer = None
-        if writer is not None:
-            finish()
-    except BaseException:
-        if writer is not None:
-            writer.abort()
-        raise
+
+def shard_layout(results: list[dict], shard_bytes: int) -> list[list[Piece]]:
+    """Where the shards cut, from the record lines' lengths alone: records in origin order, a shard
+    closed after the record that brings it to ``shard_bytes``; each shard as its pieces."""
+    shards: list[list[Piece]] = []
+    pieces: list[Piece] = []
+    filled = 0
+    for result in results:
+        start = length = records = 0
+        for size in result["line_bytes"]:
+            length, records, filled = length + size, records + 1, filled + size
+            if filled >= shard_bytes:
+                shards.append([*pieces, Piece(result["key"], start, length, records)])
+                pieces, filled = [], 0
+                start, length, records = start + length, 0, 0
+        if records:
+            pieces.append(Piece(result["key"], start, length, records))
+    if pieces:
+        shards.append(pieces)
+    return shards
+
+
+def write_shard(pieces: list[Piece], cache_dir: Path, path: Path) -> dict:
+    """One shard of the snapshot from its pieces of the processed origins (their lines as written)."""
+    with RecordWriter(path) as writer:
+        for piece in pieces:
+            writer.write_lines(cached_lines(cache_dir, piece.key, piece.start, piece.length), piece.records)
+    return {"name": path.name, "records": writer.stats.records, "bytes": writer.stats.bytes,
+            "sha256": file_hash(path)}
+
+
+def prune_shards(shard_dir: Path, shards: list[dict]) -> None:
+    """Shards of an earlier, larger snapshot go."""
     names = {s["name"] for s in shards}
-    for stale in shard_dir.glob("part-*.jsonl*"):  # from an earlier, larger snapshot
+    for stale in shard_dir.glob("part-*.jsonl*"):
         if stale.name not in names:
             stale.unlink()
-    for shard in shards:
-        shard["sha256"] = file_hash(shard_dir / shard["name"])
-    return shards
 
 
 def _write_rejects(plans: list[OriginPlan], results: list[dict], path: Path,

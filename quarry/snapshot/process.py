@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import os
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,6 +20,7 @@ import zstandard
 
 from quarry.config.snapshot import SnapshotParams
 from quarry.infra.hashing import bytes_hash, value_hash
+from quarry.errors import QuarryError
 from quarry.records import JsonDict, dumps, read_records
 from quarry.snapshot import filters, language
 from quarry.snapshot.settings import processing_hash
@@ -26,7 +28,7 @@ from quarry.snapshot.blobs import BlobStore
 from quarry.snapshot.plan import Candidate, OriginPlan, lineage, trace
 from quarry.snapshot.swhid import content_swhid, directory_swhid, hex_of
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2   # 2: a summary carries its records' line lengths (line_bytes)
 RECORDS_FILE = "records.jsonl.zst"
 SUMMARY_FILE = "origin.json"
 CODE_FILES = ("process.py", "filters.py", "language.py", "content_labels.json", "token_model.py",
@@ -129,9 +131,12 @@ def process_origin(plan: OriginPlan, cfg: SnapshotParams, cache_dir: Path) -> Js
                                                           "encoding", "natural_language") if name in meta})
         tree.append((cand.path, cand.mode, bytes.fromhex(hex_of(swhid))))
     directory = plan.info.get("directory") or directory_swhid(tree + plan.links)
-    payload = zstandard.ZstdCompressor(level=3).compress(b"".join(dumps(r) for r in records))
+    lines = [dumps(r) for r in records]
+    payload = zstandard.ZstdCompressor(level=3).compress(b"".join(lines))
+    # each record's line length: where the snapshot's shards cut, decided before any is written
     summary = {"key": key, "origin": plan.origin, "revision": plan.revision, "directory": directory,
-               "files": files, "refused": refused, "records_sha256": bytes_hash(payload)}
+               "files": files, "refused": refused, "records_sha256": bytes_hash(payload),
+               "line_bytes": [len(line) for line in lines]}
     _replace(entry / RECORDS_FILE, payload)
     _replace(entry / SUMMARY_FILE, orjson.dumps(summary))  # last: its presence marks a complete entry
     return {**summary, "cached": False}
@@ -155,8 +160,18 @@ def _read_entry(entry: Path) -> dict | None:
     return summary if intact else None
 
 
-def cached_records(cache_dir: Path, key: str):
-    return read_records(cache_dir / key / RECORDS_FILE)
+def cached_lines(cache_dir: Path, key: str, start: int, length: int, chunk: int = 1 << 20) -> Iterator[bytes]:
+    """``length`` bytes of a processed origin's record lines from byte ``start`` (uncompressed), in chunks."""
+    path = cache_dir / key / RECORDS_FILE
+    with open(path, "rb") as fh, zstandard.ZstdDecompressor().stream_reader(fh) as lines:
+        position, end = 0, start + length
+        while position < end:
+            data = lines.read(min(chunk, end - position))
+            if not data:
+                raise QuarryError(f"{path}: shorter than its summary says ({position} of {end} bytes)")
+            if position + len(data) > start:
+                yield data[max(0, start - position):]
+            position += len(data)
 
 
 @dataclass(frozen=True)

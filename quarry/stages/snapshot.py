@@ -1,5 +1,6 @@
 """The snapshot stage: plan the origins of every source (one process: caps need the whole list),
-snapshot each origin (a map over them), write shards, rejects, ledger and manifest."""
+snapshot each origin (a map over them), cut the records into shards by their line lengths and
+write each shard (a map over them), then rejects, ledger and manifest."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from quarry.config import Params
 from quarry.config.snapshot import SnapshotParams
 from quarry.engine import Global, GlobalJob, ItemJob, Map, Plan, Stage, WorkItem, run_local
 from quarry.records import JsonDict
-from quarry.snapshot.driver import STAGE, cache_root, cap_report, describe_caps, finalize, plan_all
+from quarry.snapshot.driver import (STAGE, Piece, cache_root, cap_report, describe_caps, finalize, plan_all,
+                                   shard_layout, write_shard)
 from quarry.snapshot.plan import OriginPlan
 from quarry.snapshot.process import process_origin
 
@@ -62,9 +64,33 @@ def origin_phase(job: ItemJob, cfg: SnapshotParams) -> dict:
     return process_origin(work.plan, cfg, Path(work.cache_dir))
 
 
+@dataclass(frozen=True)
+class ShardWork:
+    """One shard to write: its pieces of the processed origins, and where they are kept."""
+
+    pieces: tuple[Piece, ...]
+    cache_dir: str
+    path: str
+
+
+def layout_phase(job: GlobalJob, cfg: SnapshotParams) -> Plan:
+    cache_dir = job.of(PLAN).cache_dir
+    shards = shard_layout(job.each(ORIGINS), cfg.shard_bytes)
+    items = []
+    for number, pieces in enumerate(shards):
+        path = str(Path(job.dst) / "shards" / f"part-{number:05d}.jsonl.zst")
+        items.append(WorkItem(f"shard {number + 1}/{len(shards)}", ShardWork(tuple(pieces), cache_dir, path), (path,)))
+    return Plan(items=items)
+
+
+def shard_phase(job: ItemJob, cfg: SnapshotParams) -> dict:
+    work: ShardWork = job.item
+    return write_shard(list(work.pieces), Path(work.cache_dir), Path(work.path))
+
+
 def snapshot_finish(job: GlobalJob, cfg: SnapshotParams) -> dict:
     plan = job.of(PLAN)
-    manifest = finalize(cfg, plan.sources, plan.plans, job.each(ORIGINS), Path(job.dst), Path(plan.cache_dir))
+    manifest = finalize(cfg, plan.sources, plan.plans, job.each(ORIGINS), Path(job.dst), job.each(SHARDS))
     # the run's summary (and the flow's result) says what the caps left out; the manifest stays as sealed
     return {**manifest, "notice": describe_caps(cap_report(plan.plans))}
 
@@ -73,8 +99,10 @@ def snapshot_finish(job: GlobalJob, cfg: SnapshotParams) -> dict:
 # cache, keyed on the content of every selected file.
 PLAN = Global("plan", plan_phase, SnapshotPlan, cached=False)
 ORIGINS = Map("origins", origin_phase, dict, over="plan", cached=False)   # process_origin's summary of one origin
+LAYOUT = Global("layout", layout_phase, Plan, inline=True)
+SHARDS = Map("shards", shard_phase, dict, over="layout", cached=False)     # a written shard's name, counts, sha256
 SNAPSHOT = Stage(STAGE, folder="", config=lambda params: params.snapshot, finish=snapshot_finish, reads_shards=False,
-                 keeps_work=False, phases=(PLAN, ORIGINS))
+                 keeps_work=False, phases=(PLAN, ORIGINS, LAYOUT, SHARDS))
 
 
 def run_snapshot(sources: list[dict] | None, out_dir: Path, params: Params | dict | None = None, *, workers: int = 1,

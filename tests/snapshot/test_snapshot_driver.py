@@ -9,7 +9,7 @@ from pathlib import Path
 
 from quarry.infra.hashing import tree_hash
 from quarry.ledger import Ledger
-from quarry.records import read_folder, read_json, read_records, write_records
+from quarry.records import dumps, read_folder, read_json, read_records, write_records
 from quarry.snapshot import load_manifest, process_origin, verify
 from quarry.stages.snapshot import run_snapshot
 from quarry.snapshot.driver import plan_all
@@ -62,6 +62,9 @@ def test_same_bytes_for_one_or_two_workers(tmp_path, history):
     assert tree_hash(tmp_path / "w1" / "shards") == tree_hash(tmp_path / "w2" / "shards")
     assert tree_hash(tmp_path / "w1" / "rejects") == tree_hash(tmp_path / "w2" / "rejects")
     assert len(one["shards"]) > 1
+    lines = [[len(dumps(r)) for r in read_records(path)] for path in sorted((tmp_path / "w1" / "shards").glob("part-*"))]
+    for shard in lines[:-1]:   # closed by the record that brought it to shard_bytes, origins or not
+        assert sum(shard) >= 300 > sum(shard[:-1])
     records = list(read_folder(tmp_path / "w1" / "shards"))
     keys = [(r["meta"]["origin"], r["meta"]["revision"] or "", r["meta"]["path"]) for r in records]
     assert keys == sorted(keys)
