@@ -1,7 +1,8 @@
 """The snapshot's planning and writing: sources → planned origins → capped selection, then
 processed origins → shards + manifest (quarry.stages.snapshot runs them as a stage).
 
-Planning and the caps run in one process, in a fixed order; origins are processed in parallel;
+A source is planned in parallel parts where its planning reads data (a corpus, per shard); the
+caps run in one process, in a fixed order; origins are processed in parallel;
 the records, sorted by origin then path, are cut into shards of about `shard_bytes` each by their
 line lengths alone, and the shards are written in parallel: any worker count gives the same bytes.
 """
@@ -57,7 +58,11 @@ def apply_caps(sources: list[dict], planned: list[list[OriginPlan]], cfg: Snapsh
 
 
 def plan_all(sources: list[dict], cfg: SnapshotParams, staging: Path) -> list[OriginPlan]:
-    planned = [plan_source(source, cfg, staging) for source in sources]
+    return capped_plans(sources, [plan_source(source, cfg, staging) for source in sources], cfg)
+
+
+def capped_plans(sources: list[dict], planned: list[list[OriginPlan]], cfg: SnapshotParams) -> list[OriginPlan]:
+    """Every source's planned origins (``planned``, a list per source, sorted) under the caps, in origin order."""
     apply_caps(sources, planned, cfg)
     plans = [plan for plans in planned for plan in plans]
     return sorted(plans, key=lambda p: p.sort_key)

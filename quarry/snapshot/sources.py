@@ -73,11 +73,18 @@ def plan_archive(source: dict, cfg: SnapshotParams, staging: Path) -> list[Origi
 # Existing corpora (Pile-style jsonl / jsonl.zst)
 
 
-def plan_corpus(source: dict, cfg: SnapshotParams) -> list[OriginPlan]:
+def corpus_shards(source: dict) -> list[Path]:
     location = Path(source["path"]).expanduser()
     shards = shard_paths(location)
     if not shards:
         raise QuarryError(f"snapshot source {source.get('name')!r}: no jsonl / jsonl.zst files at {location}")
+    return shards
+
+
+def plan_corpus(source: dict, cfg: SnapshotParams, shards: list[Path] | None = None) -> list[OriginPlan]:
+    """A corpus's shards (``shards``, default all) as origins of documents: each record's place and size."""
+    location = Path(source["path"]).expanduser()
+    shards = shards if shards is not None else corpus_shards(source)
     mapping = source.get("subset_map", {})
     plans = []
     for shard in shards:
@@ -109,12 +116,26 @@ PLANNERS = {"dir": plan_dir, "stdlib": plan_stdlib, "installed": plan_installed,
             "corpus": plan_corpus, "parquet": plan_table, "hfdisk": plan_table}
 
 
-def plan_source(source: dict, cfg: SnapshotParams, staging: Path) -> list[OriginPlan]:
+def planning_units(source: dict) -> list[str | None]:
+    """The parts of a source planned apart: each shard of a corpus (planning reads its records),
+    else the source whole (None)."""
+    return [str(shard) for shard in corpus_shards(source)] if source["kind"] == "corpus" else [None]
+
+
+def plan_unit(source: dict, unit: str | None, cfg: SnapshotParams, staging: Path) -> list[OriginPlan]:
+    """The origins of one planning unit of ``source`` (``planning_units``)."""
     source = {"name": source.get("name") or source["kind"], **source}
     if source["kind"] == "archive":
         plans = plan_archive(source, cfg, staging)
+    elif unit is not None:
+        plans = plan_corpus(source, cfg, [Path(unit)])
     else:
         plans = PLANNERS[source["kind"]](source, cfg)
     for plan in plans:
         plan.candidates.sort(key=lambda c: c.path)
+    return plans
+
+
+def plan_source(source: dict, cfg: SnapshotParams, staging: Path) -> list[OriginPlan]:
+    plans = [plan for unit in planning_units(source) for plan in plan_unit(source, unit, cfg, staging)]
     return sorted(plans, key=lambda p: p.sort_key)

@@ -1,6 +1,7 @@
-"""The snapshot stage: plan the origins of every source (one process: caps need the whole list),
-snapshot each origin (a map over them), cut the records into shards by their line lengths and
-write each shard (a map over them), then rejects, ledger and manifest."""
+"""The snapshot stage: plan the origins of every source (a map over its parts, a corpus's shards
+each, then the caps in one process: they need the whole list), snapshot each origin (a map over
+them), cut the records into shards by their line lengths and write each shard (a map over them),
+then rejects, ledger and manifest."""
 
 from __future__ import annotations
 
@@ -11,10 +12,11 @@ from quarry.config import Params
 from quarry.config.snapshot import SnapshotParams
 from quarry.engine import Global, GlobalJob, ItemJob, Map, Plan, Stage, WorkItem, run_local
 from quarry.records import JsonDict
-from quarry.snapshot.driver import (STAGE, Piece, cache_root, cap_report, describe_caps, finalize, plan_all,
+from quarry.snapshot.driver import (STAGE, Piece, cache_root, cap_report, capped_plans, describe_caps, finalize,
                                    shard_layout, write_shard)
 from quarry.snapshot.plan import OriginPlan
 from quarry.snapshot.process import process_origin
+from quarry.snapshot.sources import plan_unit, planning_units
 
 
 @dataclass(frozen=True)
@@ -44,19 +46,50 @@ def named_sources(listed: list[dict]) -> list[dict]:
     return [{"name": source.get("name") or source["kind"], **source} for source in listed]
 
 
-def plan_phase(job: GlobalJob, cfg: SnapshotParams) -> SnapshotPlan:
-    """Every origin's capped plan; archives extract into this phase's work folder."""
+@dataclass(frozen=True, kw_only=True)
+class PlanningUnits(Plan):
+    """The sources as named (items: the parts planned apart, ``planning_units``)."""
+
+    sources: list[dict]
+
+
+@dataclass(frozen=True)
+class PlanningUnit:
+    source: dict
+    index: int                 # the source's place in the list
+    unit: str | None
+    staging: str               # where an archive extracts
+
+
+def units_phase(job: GlobalJob, cfg: SnapshotParams) -> PlanningUnits:
     args: SnapshotArgs = job.args or SnapshotArgs()
     # the sources as params.yaml gives them: an absent key and `lock: null` differ to a source
     given = list(args.sources) if args.sources is not None else cfg.as_dict()["sources"]
     sources = named_sources(given)
-    work = Path(job.work)
-    work.mkdir(parents=True, exist_ok=True)
-    plans = plan_all(sources, cfg, work)
+    staging = str(Path(job.work).parent / "extracted")
+    items = [WorkItem(f"{source['name']} {unit or ''}".strip(), PlanningUnit(source, index, unit, staging))
+             for index, source in enumerate(sources) for unit in planning_units(source)]
+    return PlanningUnits(sources=sources, items=items)
+
+
+def scan_phase(job: ItemJob, cfg: SnapshotParams) -> list:
+    unit: PlanningUnit = job.item
+    Path(unit.staging).mkdir(parents=True, exist_ok=True)
+    return plan_unit(unit.source, unit.unit, cfg, Path(unit.staging))
+
+
+def plan_phase(job: GlobalJob, cfg: SnapshotParams) -> SnapshotPlan:
+    """Every origin's capped plan, from the parts' plans."""
+    args: SnapshotArgs = job.args or SnapshotArgs()
+    units = job.of(UNITS)
+    planned: list[list] = [[] for _ in units.sources]
+    for item, plans in zip(units.items, job.each(SCAN)):
+        planned[item.value.index].extend(plans)
+    plans = capped_plans(units.sources, [sorted(found, key=lambda p: p.sort_key) for found in planned], cfg)
     cache_dir = str(args.cache_dir or cache_root())
     # Refusals stay with the plan: a worker needs only the candidates.
     items = [WorkItem(plan.origin, OriginWork(replace(plan, refused=[]), cache_dir)) for plan in plans]
-    return SnapshotPlan(sources=sources, plans=plans, cache_dir=cache_dir, items=items)
+    return SnapshotPlan(sources=units.sources, plans=plans, cache_dir=cache_dir, items=items)
 
 
 def origin_phase(job: ItemJob, cfg: SnapshotParams) -> dict:
@@ -97,12 +130,14 @@ def snapshot_finish(job: GlobalJob, cfg: SnapshotParams) -> dict:
 
 # Uncached phases: a plan names files by path, and an origin's reuse is process_origin's own
 # cache, keyed on the content of every selected file.
-PLAN = Global("plan", plan_phase, SnapshotPlan, cached=False)
+UNITS = Global("units", units_phase, PlanningUnits, inline=True)
+SCAN = Map("scan", scan_phase, list, over="units", cached=False)           # a part's planned origins
+PLAN = Global("plan", plan_phase, SnapshotPlan, inline=True)    # the caps: bookkeeping over the parts' plans
 ORIGINS = Map("origins", origin_phase, dict, over="plan", cached=False)   # process_origin's summary of one origin
 LAYOUT = Global("layout", layout_phase, Plan, inline=True)
 SHARDS = Map("shards", shard_phase, dict, over="layout", cached=False)     # a written shard's name, counts, sha256
 SNAPSHOT = Stage(STAGE, folder="", config=lambda params: params.snapshot, finish=snapshot_finish, reads_shards=False,
-                 keeps_work=False, phases=(PLAN, ORIGINS, LAYOUT, SHARDS))
+                 keeps_work=False, phases=(UNITS, SCAN, PLAN, ORIGINS, LAYOUT, SHARDS))
 
 
 def run_snapshot(sources: list[dict] | None, out_dir: Path, params: Params | dict | None = None, *, workers: int = 1,
