@@ -79,6 +79,17 @@ class TreePeak:
         starting up before it, a server's start for one, is left out)."""
         self._marked = {pid: seconds for pid, (_, seconds) in list(self.cpu_seconds.items())}
 
+    def reset_peaks(self) -> None:
+        """Start every process's own peak afresh (``process_peaks``, and the kernel's high-water mark
+        of each process seen, where it may be reset): the peaks from here on are one phase's."""
+        for pid in list(self.process_peaks):
+            try:
+                with open(f"/proc/{pid}/clear_refs", "w") as refs:
+                    refs.write("5")  # resets VmHWM to the current RSS
+            except OSError:  # gone, or not ours
+                pass
+        self.process_peaks = {}
+
     def cpu_since_mark(self) -> dict[int, tuple[list[str], float]]:
         """``cpu_seconds`` less what each process had used at ``mark`` (all of it without a mark)."""
         marked = self._marked or {}
