@@ -242,10 +242,10 @@ def run(kind: str, workers: int, shards: Path, scratch: Path, name: str | None =
 def role(pid: int, command: list[str], run_pid: int) -> str:
     """What a measured process does: the run's own process (the flow, or with one local worker the
     work itself), a worker (pool or Dask process), a ScanCode worker, or the orchestration beside
-    them (the Prefect server, the Dask scheduler)."""
+    them (the Prefect server and its supervisor, the Dask scheduler)."""
     line = " ".join(command)
     return ("run process" if pid == run_pid else
-            "prefect server" if "prefect server start" in line else
+            "prefect server" if "prefect server start" in line or "flows.server_watch" in line else
             "dask scheduler" if "dask scheduler" in line else
             "scancode" if "scancode" in line else "workers")
 
