@@ -65,10 +65,14 @@ class TreePeak:
                 try:
                     rss = proc.memory_info().rss
                     total += rss
-                    self.process_peaks[proc.pid] = max(self.process_peaks.get(proc.pid, 0), rss, _high_water(proc.pid))
-                    times = proc.cpu_times()
+                    # its command first: a process ending as it is seen (no command line left) keeps
+                    # no own peak that a bench could not name
                     command = self.cpu_seconds[proc.pid][0] if proc.pid in self.cpu_seconds else proc.cmdline()
+                    if not command:
+                        continue
+                    times = proc.cpu_times()
                     self.cpu_seconds[proc.pid] = (command, times.user + times.system)
+                    self.process_peaks[proc.pid] = max(self.process_peaks.get(proc.pid, 0), rss, _high_water(proc.pid))
                 except psutil.Error:
                     pass
             self.peak = max(self.peak, total)
