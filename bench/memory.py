@@ -65,10 +65,14 @@ class TreePeak:
                 try:
                     rss = proc.memory_info().rss
                     total += rss
-                    self.process_peaks[proc.pid] = max(self.process_peaks.get(proc.pid, 0), rss, _high_water(proc.pid))
-                    times = proc.cpu_times()
+                    # its command first: a process ending as it is seen (no command line left) keeps
+                    # no own peak that a bench could not name
                     command = self.cpu_seconds[proc.pid][0] if proc.pid in self.cpu_seconds else proc.cmdline()
+                    if not command:
+                        continue
+                    times = proc.cpu_times()
                     self.cpu_seconds[proc.pid] = (command, times.user + times.system)
+                    self.process_peaks[proc.pid] = max(self.process_peaks.get(proc.pid, 0), rss, _high_water(proc.pid))
                 except psutil.Error:
                     pass
             self.peak = max(self.peak, total)
@@ -78,6 +82,17 @@ class TreePeak:
         """From now on ``cpu_since_mark`` counts: a run's clock started (what the processes spent
         starting up before it, a server's start for one, is left out)."""
         self._marked = {pid: seconds for pid, (_, seconds) in list(self.cpu_seconds.items())}
+
+    def reset_peaks(self) -> None:
+        """Start every process's own peak afresh (``process_peaks``, and the kernel's high-water mark
+        of each process seen, where it may be reset): the peaks from here on are one phase's."""
+        for pid in list(self.process_peaks):
+            try:
+                with open(f"/proc/{pid}/clear_refs", "w") as refs:
+                    refs.write("5")  # resets VmHWM to the current RSS
+            except OSError:  # gone, or not ours
+                pass
+        self.process_peaks = {}
 
     def cpu_since_mark(self) -> dict[int, tuple[list[str], float]]:
         """``cpu_seconds`` less what each process had used at ``mark`` (all of it without a mark)."""

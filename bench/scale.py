@@ -178,7 +178,7 @@ def start_cluster(home: Path, log: Path) -> tuple[str, list[subprocess.Popen]]:
     with open(log, "w") as out:
         scheduler = subprocess.Popen([str(BIN / "dask"), "scheduler", "--host", "127.0.0.1", "--port", "0",
                                       "--no-dashboard", "--scheduler-file", str(address_file)],
-                                     stdout=out, stderr=subprocess.STDOUT, env=env)
+                                     stdout=out, stderr=subprocess.STDOUT, env=env, cwd=home)
     deadline = time.monotonic() + 120
     while not (address := scheduler_address(address_file)):
         if time.monotonic() > deadline or scheduler.poll() is not None:
@@ -191,7 +191,7 @@ def start_cluster(home: Path, log: Path) -> tuple[str, list[subprocess.Popen]]:
     # a parent that already did (docs/scale.md gives the same command for a real cluster)
     workers = [subprocess.Popen([str(BIN / "dask"), "worker", address, "--nthreads", "1", "--nworkers", "1",
                                  "--no-dashboard", *PRELOAD], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                env=env)
+                                env=env, cwd=home)  # in the project folder, as `quarry cluster` starts them
                for _ in range(2)]
     from distributed import Client
 
@@ -242,10 +242,10 @@ def run(kind: str, workers: int, shards: Path, scratch: Path, name: str | None =
 def role(pid: int, command: list[str], run_pid: int) -> str:
     """What a measured process does: the run's own process (the flow, or with one local worker the
     work itself), a worker (pool or Dask process), a ScanCode worker, or the orchestration beside
-    them (the Prefect server, the Dask scheduler)."""
+    them (the Prefect server and its supervisor, the Dask scheduler)."""
     line = " ".join(command)
     return ("run process" if pid == run_pid else
-            "prefect server" if "prefect server start" in line else
+            "prefect server" if "prefect server start" in line or "flows.server_watch" in line else
             "dask scheduler" if "dask scheduler" in line else
             "scancode" if "scancode" in line else "workers")
 

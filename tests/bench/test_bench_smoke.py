@@ -166,6 +166,14 @@ def test_scale(tmp_path):
 
 
 @pytest.mark.slow
+@needs("psutil")
+def test_dag_scale(tmp_path):
+    floors = run_bench("dag_scale.py", "--mb", "2", "--format", "parquet", "--runs", "local-1", "local-2",
+                       "--scratch", str(tmp_path), timeout=1800)
+    assert_guards(floors, "2.same_version", "2.same_tokens")
+
+
+@pytest.mark.slow
 def test_train_gpu_dry_run():
     floors = run_bench("gpu/train_gpu.py", "--dry-run", timeout=1800)
     assert floors["none"]
