@@ -4,19 +4,38 @@ A map over shards is shared out instead (tasks.sharing), whose ranges are split 
 
 from __future__ import annotations
 
+import bisect
+import itertools
+
 TASKS_PER_STAGE = 2000
 TASKS_PER_WORKER = 4   # per map phase over items: a Prefect task run costs ~70 ms of CPU on the head and
                        # the worker (bench/dask_task_runs.py), and fewer, larger batches end unevenly
 
 
 def batches(jobs: list, budget: int, workers: int = 1, per_worker: int = TASKS_PER_WORKER) -> list[list]:
-    """Consecutive jobs in at most ``budget`` tasks and ``per_worker`` tasks per worker, sizes
-    differing by at most one. Consecutive: neighbouring shards often hold one origin, whose license
-    texts one worker then detects once. The bytes written are the same for any grouping."""
+    """Consecutive jobs in at most ``budget`` tasks and ``per_worker`` tasks per worker: of about
+    equal bytes where the jobs know their sizes (``size``: a plan's items), else of sizes differing
+    by at most one. Consecutive: neighbouring shards often hold one origin, whose license texts one
+    worker then detects once. The bytes written are the same for any grouping."""
     count = max(1, min(len(jobs), budget, per_worker * max(1, workers)))
-    size, extra = divmod(len(jobs), count)
-    bounds = [i * size + min(i, extra) for i in range(count + 1)]
+    sizes = [max(0, int(getattr(job, "size", 0) or 0)) for job in jobs]
+    if sum(sizes):
+        bounds = _balanced_bounds([size + 1 for size in sizes], count)   # an item of unknown size weighs a byte
+    else:
+        size, extra = divmod(len(jobs), count)
+        bounds = [i * size + min(i, extra) for i in range(count + 1)]
     return [jobs[start:end] for start, end in zip(bounds, bounds[1:])]
+
+
+def _balanced_bounds(sizes: list[int], count: int) -> list[int]:
+    """Where ``count`` consecutive, non-empty batches of about equal total size start (and the end)."""
+    ends = list(itertools.accumulate(sizes))
+    total = ends[-1]
+    bounds = [0]
+    for k in range(1, count):
+        at = bisect.bisect_left(ends, total * k / count) + 1    # the item that reaches the k-th share ends it
+        bounds.append(min(max(at, bounds[-1] + 1), len(sizes) - (count - k)))
+    return [*bounds, len(sizes)]
 
 
 def batch_label(first: str, size: int) -> str:

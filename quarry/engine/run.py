@@ -179,7 +179,7 @@ def _item_jobs(phase: Map, results: dict[str, Any], stage: Stage, folder: Path) 
     """One job per item of the plan; a cached map's jobs get a scratch name for their resume records."""
     items = results[phase.over].items
     return [ItemJob(item.value, item.name, tuple(item.writes), _earlier_results(phase, stage, results, i),
-                    str(folder / f"{i:06d}") if phase.cached else "")
+                    str(folder / f"{i:06d}") if phase.cached else "", item.size)
             for i, item in enumerate(items)]
 
 

@@ -134,6 +134,7 @@ class WorkItem:
     name: str                      # how progress and task runs name it
     value: Any                     # what the map's function receives as ``job.item``
     writes: tuple[str, ...] = ()   # the files it writes (checked on a cache hit)
+    size: int = 0                  # the bytes it reads, about: task runs over items are balanced by it
 
 
 @dataclass(frozen=True)
@@ -169,6 +170,7 @@ class ItemJob(_Results):
     # where an executor may record what this call finished ("" for a map whose job does not hold
     # its inputs' content: a record keyed on it could answer for changed files)
     work: str = ""
+    size: int = 0                  # WorkItem.size
 
     @property
     def record(self) -> str | None:
@@ -224,5 +226,6 @@ def resolve_phase(ref: str) -> Callable:
 
 
 def job_bytes(jobs: list) -> list[int]:
-    """The bytes each job reads: its input shard's size (a job over a plan's item reads none known)."""
-    return [Path(job.src).stat().st_size if isinstance(job, ShardJob) and Path(job.src).is_file() else 0 for job in jobs]
+    """The bytes each job reads: its input shard's size, or the size its plan gave its item (0: unknown)."""
+    return [Path(job.src).stat().st_size if isinstance(job, ShardJob) and Path(job.src).is_file() else
+            getattr(job, "size", 0) for job in jobs]

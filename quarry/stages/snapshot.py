@@ -67,7 +67,8 @@ def units_phase(job: GlobalJob, cfg: SnapshotParams) -> PlanningUnits:
     given = list(args.sources) if args.sources is not None else cfg.as_dict()["sources"]
     sources = named_sources(given)
     staging = str(Path(job.work).parent / "extracted")
-    items = [WorkItem(f"{source['name']} {unit or ''}".strip(), PlanningUnit(source, index, unit, staging))
+    items = [WorkItem(f"{source['name']} {unit or ''}".strip(), PlanningUnit(source, index, unit, staging),
+                      size=Path(unit).stat().st_size if unit else 0)
              for index, source in enumerate(sources) for unit in planning_units(source)]
     return PlanningUnits(sources=sources, items=items)
 
@@ -88,7 +89,8 @@ def plan_phase(job: GlobalJob, cfg: SnapshotParams) -> SnapshotPlan:
     plans = capped_plans(units.sources, [sorted(found, key=lambda p: p.sort_key) for found in planned], cfg)
     cache_dir = str(args.cache_dir or cache_root())
     # Refusals stay with the plan: a worker needs only the candidates.
-    items = [WorkItem(plan.origin, OriginWork(replace(plan, refused=[]), cache_dir)) for plan in plans]
+    items = [WorkItem(plan.origin, OriginWork(replace(plan, refused=[]), cache_dir),
+                      size=sum(candidate.size for candidate in plan.candidates)) for plan in plans]
     return SnapshotPlan(sources=units.sources, plans=plans, cache_dir=cache_dir, items=items)
 
 
@@ -112,7 +114,8 @@ def layout_phase(job: GlobalJob, cfg: SnapshotParams) -> Plan:
     items = []
     for number, pieces in enumerate(shards):
         path = str(Path(job.dst) / "shards" / f"part-{number:05d}.jsonl.zst")
-        items.append(WorkItem(f"shard {number + 1}/{len(shards)}", ShardWork(tuple(pieces), cache_dir, path), (path,)))
+        items.append(WorkItem(f"shard {number + 1}/{len(shards)}", ShardWork(tuple(pieces), cache_dir, path), (path,),
+                              sum(piece.length for piece in pieces)))
     return Plan(items=items)
 
 

@@ -11,9 +11,11 @@ import sys
 from pathlib import Path
 
 from engine_corpus import tree
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_engine_output import shards
 
-from quarry.engine import run_local
+from quarry.engine import ItemJob, run_local
 from quarry.stages.filters import FILTERS
 from tasks.batching import batches
 from tasks.sharing import claim_order, take
@@ -32,6 +34,20 @@ def test_each_slot_tries_every_shard_once_its_own_range_first():
                 assert order[:len(ranges[slot])] == ranges[slot]
                 following = ranges[(slot + 1) % slots] if slots > 1 else []
                 assert order[len(ranges[slot]):][:len(following)] == following[::-1]  # the next range, from its end
+
+
+@given(st.lists(st.integers(0, 10_000), min_size=1, max_size=300), st.integers(1, 9))
+@settings(max_examples=200, deadline=None)
+def test_items_of_known_size_are_batched_by_bytes_in_order(sizes, workers):
+    """A plan's items in consecutive, non-empty task runs whose bytes differ by at most about one
+    item: one large origin does not make its batch the phase's tail."""
+    jobs = [ItemJob(item=None, name=str(i), size=size) for i, size in enumerate(sizes)]
+    grouped = batches(jobs, 2000, workers)
+    assert [job for batch in grouped for job in batch] == jobs and all(grouped)
+    assert len(grouped) == min(len(jobs), 4 * workers)
+    share, largest = (sum(sizes) + len(sizes)) / len(grouped), max(sizes) + 1
+    if len(jobs) >= 2 * len(grouped):  # room to balance
+        assert max(sum(job.size + 1 for job in batch) for batch in grouped) <= share + largest
 
 
 def test_a_claim_belongs_to_one_slot_and_comes_back_to_it(tmp_path):
