@@ -180,9 +180,22 @@ def content_labels() -> dict[str, str]:
 
 @functools.cache
 def _magika():
+    import onnxruntime
     from magika import Magika  # onnxruntime: loaded by the first file whose name says nothing
 
-    return Magika()
+    class OneThreadMagika(Magika):
+        """Magika on one onnxruntime thread that never spins. Its default is a spinning thread per
+        physical core in every process: two snapshot workers on two cores then fought over them
+        (2 workers ran slower than 1), and the same answers must not depend on the machine."""
+
+        def _init_onnx_session(self) -> onnxruntime.InferenceSession:
+            options = onnxruntime.SessionOptions()
+            options.intra_op_num_threads = options.inter_op_num_threads = 1
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+            return onnxruntime.InferenceSession(self._model_path, sess_options=options,
+                                                providers=["CPUExecutionProvider"])
+
+    return OneThreadMagika()
 
 
 # man pages: blank lines and roff comments, then a title, include or macro request (or a comment first)
