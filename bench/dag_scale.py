@@ -50,7 +50,7 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from floors import Floors  # noqa: E402
 from memory import TreePeak  # noqa: E402
-from scale import BIN, REPO, build_corpus, cpu_by_role, environment, peak_by_role, start_cluster  # noqa: E402
+from scale import REPO, build_corpus, cpu_by_role, end_run, environment, peak_by_role, start_cluster  # noqa: E402
 
 sys.path.insert(0, str(REPO / "tests" / "snapshot"))
 from snapshot_stack import write_blob, write_parquet  # noqa: E402
@@ -192,12 +192,7 @@ def run(name: str, home: Path, source: dict, corpus: dict) -> dict:
         tree_peak = measured.stop_mb()
         cpu = cpu_by_role(measured, process.pid)
     finally:
-        subprocess.run([str(BIN / "quarry"), "server", "stop"], cwd=home, env=environment(home),
-                       capture_output=True, timeout=120)
-        for p in cluster:
-            p.terminate()
-            p.wait(timeout=60)
-        shutil.rmtree(home / "scancode", ignore_errors=True)  # its socket file gone, the server ends
+        end_run(home, cluster)
     if process.returncode != 0:
         raise SystemExit(f"{home.name} failed: {(home / 'run.log').read_text()[-3000:]}")
     result = json.loads(output.split("RESULT ", 1)[1])

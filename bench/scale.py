@@ -225,18 +225,24 @@ def run(kind: str, workers: int, shards: Path, scratch: Path, name: str | None =
         cpu = cpu_by_role(measured, process.pid)
         process_peaks = peak_by_role(measured, process.pid)
     finally:
-        if kind == "dask":  # after the run's process has sent its last events to the server
-            subprocess.run([str(BIN / "quarry"), "server", "stop"], cwd=home, env=environment(home),
-                           capture_output=True, timeout=120)
-        for p in cluster:
-            p.terminate()
-            p.wait(timeout=60)
-        shutil.rmtree(home / "scancode", ignore_errors=True)  # its socket file gone, the server ends
+        end_run(home, cluster, stop_server=kind == "dask")
     if process.returncode != 0:
         raise SystemExit(f"{home.name} failed: {(home / 'run.log').read_text()[-3000:]}")
     result = json.loads(output.split("RESULT ", 1)[1])
     result["peak_mb"], result["cpu_s"], result["process_peak_mb"] = peak, cpu, process_peaks
     return result
+
+
+def end_run(home: Path, cluster: list[subprocess.Popen], stop_server: bool = True) -> None:
+    """After a run's process: its Prefect server stopped (once the run has sent its last events),
+    its cluster's processes ended, its ScanCode server gone with its socket file."""
+    if stop_server:
+        subprocess.run([str(BIN / "quarry"), "server", "stop"], cwd=home, env=environment(home),
+                       capture_output=True, timeout=120)
+    for p in cluster:
+        p.terminate()
+        p.wait(timeout=60)
+    shutil.rmtree(home / "scancode", ignore_errors=True)
 
 
 def role(pid: int, command: list[str], run_pid: int) -> str:
