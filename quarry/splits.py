@@ -111,12 +111,6 @@ class SplitCensus:
         return census
 
     @classmethod
-    def of_records(cls, records: Iterable[Record], fractions: Mapping[str, float], stratify: StratifyParams,
-                   where: str = "") -> SplitCensus:
-        """The census of records (those without meta.id have no split and are left out)."""
-        return cls.of(filter(None, map(document_of, records)), fractions, stratify, where)
-
-    @classmethod
     def merged(cls, parts: Iterable[SplitCensus]) -> SplitCensus:
         whole = None
         for part in parts:

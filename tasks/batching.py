@@ -18,8 +18,8 @@ def batches(jobs: list, budget: int, workers: int = 1, per_worker: int = TASKS_P
     by at most one. Consecutive: neighbouring shards often hold one origin, whose license texts one
     worker then detects once. The bytes written are the same for any grouping."""
     count = max(1, min(len(jobs), budget, per_worker * max(1, workers)))
-    sizes = [max(0, int(getattr(job, "size", 0) or 0)) for job in jobs]
-    if sum(sizes):
+    sizes = [getattr(job, "size", 0) for job in jobs]
+    if any(sizes):
         bounds = _balanced_bounds([size + 1 for size in sizes], count)   # an item of unknown size weighs a byte
     else:
         size, extra = divmod(len(jobs), count)

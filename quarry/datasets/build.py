@@ -25,7 +25,7 @@ from quarry.datasets.manifest import Manifest
 from quarry.datasets.manifest import (MANIFEST, SCHEMA, ledger_paths, normalise_ledgers, params_hash, read_manifest,
                                       seal, shard_entries, write_sums)
 from quarry.datasets.mixture import Mixture, uses_weights
-from quarry.splits import SPLITS_FILE, SplitCensus, moved_counts, recorded_moves, stratify, subset_of
+from quarry.splits import SPLITS_FILE, SplitCensus, document_of, moved_counts, recorded_moves, stratify, subset_of
 from quarry.datasets.reader import data_shards, open_dataset
 from quarry.datasets.shards import STAGE
 from quarry.errors import QuarryError
@@ -76,23 +76,16 @@ def census_needs(src_dir: str | os.PathLike, section: AssembleParams) -> CensusN
 def shard_census(source: Path, section: AssembleParams, needs: CensusNeeds) -> ShardCensus:
     """The shard's UTF-8 bytes per subset and split census, as far as ``needs`` asks, in one read."""
     sizes: dict[str, int] = {}
-    if not (needs.subset_bytes or needs.census):
-        return ShardCensus(sizes, None)
-
-    def counted(records):
-        for record in records:
+    documents: list[tuple[str, str]] = []
+    if needs.subset_bytes or needs.census:
+        for record in read_records(source):
             if needs.subset_bytes:
                 subset = subset_of(record)
                 sizes[subset] = sizes.get(subset, 0) + len(record["text"].encode("utf-8"))
-            yield record
-
-    records = counted(read_records(source))
-    if not needs.census:
-        for _ in records:
-            pass
-        return ShardCensus(sizes, None)
-    census = SplitCensus.of_records(records, section.splits, section.stratify, where=str(source))
-    return ShardCensus(sizes, census.to_dict())
+            if needs.census and (document := document_of(record)) is not None:
+                documents.append(document)
+    census = SplitCensus.of(documents, section.splits, section.stratify, where=str(source)) if needs.census else None
+    return ShardCensus(sizes, census.to_dict() if census else None)
 
 
 def plan(src_dir: str | os.PathLike, section: AssembleParams, censuses: Iterable[ShardCensus]) -> Plan:

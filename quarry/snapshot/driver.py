@@ -62,7 +62,9 @@ def plan_all(sources: list[dict], cfg: SnapshotParams, staging: Path) -> list[Or
 
 
 def capped_plans(sources: list[dict], planned: list[list[OriginPlan]], cfg: SnapshotParams) -> list[OriginPlan]:
-    """Every source's planned origins (``planned``, a list per source, sorted) under the caps, in origin order."""
+    """Every source's planned origins (``planned``, a list per source) under the caps, in origin order."""
+    for plans in planned:   # the caps take a source's origins in this order
+        plans.sort(key=lambda p: p.sort_key)
     apply_caps(sources, planned, cfg)
     plans = [plan for plans in planned for plan in plans]
     return sorted(plans, key=lambda p: p.sort_key)

@@ -229,10 +229,11 @@ def from_content(data: bytes) -> str | None:
     """The language read in ``data`` (a Pygments name), or None when the evidence is weak.
     Roff, which the model has no class for, by its own first request or comment line. Magika's
     answer when it is sure, unless it names code and the token model leans to a language Magika
-    has no class for (Magika reads F# as OCaml): then that one if the token model is sure; then
-    plain text, where Magika says plain text (or a doubtful text
-    format, or nothing) and the record reads as prose, unless the token model is surer still (COBOL
-    is lower-case words and full stops); then the token model's answer when it is sure. Code that neither model is sure of is unknown, never plain text."""
+    has no class for (Magika reads F# as OCaml): then that one if the token model is sure. Then
+    plain text, where Magika says plain text (or a doubtful text format, or nothing) and the
+    record reads as prose, unless the token model is surer still (COBOL is lower-case words and
+    full stops); then the token model's answer when it is sure. Code that neither model is sure
+    of is unknown, never plain text."""
     if not data.strip():
         return None
     if ROFF.match(data):

@@ -113,7 +113,7 @@ def plan_corpus(source: dict, cfg: SnapshotParams, shards: list[Path] | None = N
 
 
 PLANNERS = {"dir": plan_dir, "stdlib": plan_stdlib, "installed": plan_installed, "git": plan_git,
-            "corpus": plan_corpus, "parquet": plan_table, "hfdisk": plan_table}
+            "parquet": plan_table, "hfdisk": plan_table}   # archive and corpus: plan_unit
 
 
 def planning_units(source: dict) -> list[str | None]:
@@ -127,7 +127,7 @@ def plan_unit(source: dict, unit: str | None, cfg: SnapshotParams, staging: Path
     source = {"name": source.get("name") or source["kind"], **source}
     if source["kind"] == "archive":
         plans = plan_archive(source, cfg, staging)
-    elif unit is not None:
+    elif source["kind"] == "corpus":
         plans = plan_corpus(source, cfg, [Path(unit)])
     else:
         plans = PLANNERS[source["kind"]](source, cfg)
@@ -137,5 +137,4 @@ def plan_unit(source: dict, unit: str | None, cfg: SnapshotParams, staging: Path
 
 
 def plan_source(source: dict, cfg: SnapshotParams, staging: Path) -> list[OriginPlan]:
-    plans = [plan for unit in planning_units(source) for plan in plan_unit(source, unit, cfg, staging)]
-    return sorted(plans, key=lambda p: p.sort_key)
+    return [plan for unit in planning_units(source) for plan in plan_unit(source, unit, cfg, staging)]

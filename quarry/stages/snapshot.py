@@ -86,7 +86,7 @@ def plan_phase(job: GlobalJob, cfg: SnapshotParams) -> SnapshotPlan:
     planned: list[list] = [[] for _ in units.sources]
     for item, plans in zip(units.items, job.each(SCAN)):
         planned[item.value.index].extend(plans)
-    plans = capped_plans(units.sources, [sorted(found, key=lambda p: p.sort_key) for found in planned], cfg)
+    plans = capped_plans(units.sources, planned, cfg)
     cache_dir = str(args.cache_dir or cache_root())
     # Refusals stay with the plan: a worker needs only the candidates.
     items = [WorkItem(plan.origin, OriginWork(replace(plan, refused=[]), cache_dir),
