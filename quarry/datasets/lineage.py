@@ -30,6 +30,7 @@ from quarry.errors import QuarryError
 from quarry.infra.hashing import file_hash, hashes_digest, value_hash
 from quarry.paths import project_root
 from quarry.records import JsonDict, Record, read_json, read_records, shard_paths
+from quarry.snapshot.listing import snapshot_files
 
 SCHEMA = "quarry.lineage/1"
 STEP_DIR = re.compile(r"^step-(\d+)$")  # an intermediate checkpoint of a training run
@@ -369,13 +370,10 @@ def _snapshot_file(ref: str, manifest: Manifest | None, dataset_dir: Path) -> Js
     path = snapshot_manifest_path(manifest, dataset_dir)
     if path is None:
         return None
-    snapshot = read_json(path)
-    for origin in snapshot.get("origins") or []:
-        for entry in origin.get("files") or []:
-            row = {"meta": {**entry, "origin": origin.get("origin")}}
-            if _matches(row, ref):
-                return {"id": entry.get("id"), "path": entry.get("path"), "origin": origin.get("origin"),
-                        "revision": origin.get("revision"), "snapshot_id": snapshot.get("snapshot_id")}
+    for entry in snapshot_files(path.parent):
+        if _matches({"meta": entry}, ref):
+            return {"id": entry.get("id"), "path": entry.get("path"), "origin": entry.get("origin"),
+                    "revision": entry.get("revision"), "snapshot_id": read_json(path).get("snapshot_id")}
     return None
 
 

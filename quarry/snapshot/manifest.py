@@ -1,5 +1,7 @@
-"""The snapshot manifest: every origin (revision, directory SWHID, files with SWHIDs, sizes and
-languages), counts by language, subset and refusal reason, the shards; its id is its own hash."""
+"""The snapshot manifest: every origin (revision, directory SWHID, counts by language and refusal
+reason), counts by language, subset and refusal reason, the shards and their file lists (every
+file's SWHID, path, size and labels, one list per shard beside the manifest); its id is its own
+hash, which covers the file lists through their sha256."""
 
 from __future__ import annotations
 
@@ -10,52 +12,49 @@ from quarry.config.snapshot import SnapshotParams
 from quarry.infra.hashing import value_hash
 from quarry.ledger import Ledger
 from quarry.records import JsonDict, read_json
-from quarry.snapshot.plan import OriginPlan
+from quarry.snapshot.plan import Refused
 from quarry.snapshot.settings import processing_hash
+from quarry.snapshot.spool import OriginHead
 
 MANIFEST = "manifest.json"
 
 
-def build(sources: list[dict], cfg: SnapshotParams, plans, results: list[dict], shards: list[dict],
-          ledger: Ledger) -> JsonDict:
-    origins = []
+def build(sources: list[dict], cfg: SnapshotParams, origins: list[JsonDict], results: list[dict], shards: list[dict],
+          file_lists: list[dict], ledger: Ledger) -> JsonDict:
+    """The manifest of ``origins`` (``origin_entry``, in order) and their processed ``results``
+    (``process.origin_totals``)."""
     languages: Counter = Counter()
     subsets: Counter = Counter()
-    total_bytes = 0
-    for plan, result in zip(plans, results):
-        refused = Counter(r.reason for r in plan.refused) + Counter(r["reason"] for r in result["refused"])
-        size = sum(f["bytes"] for f in result["files"])
-        total_bytes += size
-        languages.update(f["language"] for f in result["files"])
-        subsets.update(f["pile_set_name"] for f in result["files"])
-        own_languages = Counter(f["language"] for f in result["files"])
-        origins.append({**plan_summary(plan), "directory": result["directory"], "file_count": len(result["files"]),
-                        "bytes": size, "languages": dict(sorted(own_languages.items())),
-                        "refused": dict(sorted(refused.items())), "files": result["files"]})
+    for result in results:
+        languages.update(result["languages"])
+        subsets.update(result["subsets"])
     body = {
         "stage": "snapshot",
         "sources": sources,
         "params_hash": value_hash(cfg.model_dump(mode="json", exclude={"sources"})),
         "processing_hash": processing_hash(cfg),
         "origins": origins,
-        "counts": {"origins": len(origins), "files": ledger.kept, "bytes": total_bytes,
+        "counts": {"origins": len(origins), "files": ledger.kept, "bytes": sum(r["bytes"] for r in results),
                    "languages": dict(sorted(languages.items())), "subsets": dict(sorted(subsets.items())),
                    "refused": dict(sorted(ledger.dropped.items()))},
         "ledger": ledger.to_dict(),
         "shards": shards,
+        # every kept file's origin, revision, SWHID, path, size and labels, in shard order: beside
+        # the manifest, not in it (a list of every file does not fit one process at scale)
+        "file_lists": file_lists,
     }
     return {"snapshot_id": snapshot_id(body), **body}
 
 
-def plan_summary(plan: OriginPlan) -> JsonDict:
-    """What the manifest says about an origin besides its files (JSON-able)."""
-    hostile = [{"member": r.path, "reason": r.reason, **r.detail} for r in plan.refused
-               if r.reason.startswith("archive_")]
-    summary = {"source": plan.source, "kind": plan.kind, "origin": plan.origin, "revision": plan.revision,
-               **{k: v for k, v in plan.info.items() if v is not None and k != "directory"}}
+def origin_entry(head: OriginHead, refused: list[Refused], result: dict, reasons: Counter) -> JsonDict:
+    """What the manifest says about one origin: names, revision, directory SWHID, counts."""
+    hostile = [{"member": r.path, "reason": r.reason, **r.detail} for r in refused if r.reason.startswith("archive_")]
+    entry = {"source": head.source, "kind": head.kind, "origin": head.origin, "revision": head.revision,
+             **{k: v for k, v in head.info.items() if v is not None and k != "directory"}}
     if hostile:
-        summary["archive_refusals"] = hostile
-    return summary
+        entry["archive_refusals"] = hostile
+    return {**entry, "directory": result["directory"], "file_count": result["records"], "bytes": result["bytes"],
+            "languages": result["languages"], "refused": dict(sorted(reasons.items()))}
 
 
 def snapshot_id(manifest: JsonDict) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -149,6 +149,26 @@ def _replace(path: Path, data: bytes) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     tmp.write_bytes(data)
     os.replace(tmp, path)
+
+
+def cached_summary(cache_dir: Path, key: str) -> dict:
+    """A processed origin's summary, as ``process_origin`` wrote it."""
+    path = cache_dir / key / SUMMARY_FILE
+    try:
+        return orjson.loads(path.read_bytes())
+    except (OSError, ValueError) as exc:
+        raise QuarryError(f"{path}: a processed origin's summary cannot be read ({exc})") from exc
+
+
+def origin_totals(summary: dict) -> dict:
+    """What the driver keeps of a processed origin's summary: its key, directory and totals, no list
+    of its files (those stay in the cache, read back by the shards and the finish)."""
+    files = summary["files"]
+    return {"key": summary["key"], "directory": summary["directory"], "records": len(files),
+            "bytes": sum(f["bytes"] for f in files), "line_bytes": sum(summary["line_bytes"]),
+            "languages": dict(sorted(Counter(f["language"] for f in files).items())),
+            "subsets": dict(sorted(Counter(f["pile_set_name"] for f in files).items())),
+            "cached": summary["cached"]}
 
 
 def _read_entry(entry: Path) -> dict | None:

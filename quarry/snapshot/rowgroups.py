@@ -24,6 +24,14 @@ def groups(kind: str, file: Path) -> Iterator[pa.Table | pa.RecordBatch]:
             yield from pa.ipc.open_stream(source)
 
 
+def schema_of(kind: str, file: Path) -> pa.Schema:
+    """The file's schema, read without its rows."""
+    if kind == "parquet":
+        return pq.ParquetFile(file).schema_arrow
+    with pa.memory_map(str(file)) as source:
+        return pa.ipc.open_stream(source).schema
+
+
 def without_contents(group: pa.Table | pa.RecordBatch, text: str, files: str | None):
     """``group`` less its contents, and their UTF-8 lengths: one per row (a top-level ``text``
     column), or a list per row, one per element of ``files`` (its structs' ``text`` field); None

@@ -20,7 +20,7 @@ from quarry.snapshot.git import plan_git
 from quarry.snapshot.plan import Candidate, OriginPlan, Refused, link_digest, plan_tree
 from quarry.snapshot.pyenv import plan_installed, plan_stdlib
 from quarry.snapshot.swhid import FILE_MODE, LINK_MODE
-from quarry.snapshot.tables import plan_table
+from quarry.snapshot.tables import plan_table, source_files
 
 
 def plan_dir(source: dict, cfg: SnapshotParams) -> list[OriginPlan]:
@@ -112,14 +112,18 @@ def plan_corpus(source: dict, cfg: SnapshotParams, shards: list[Path] | None = N
     return plans
 
 
-PLANNERS = {"dir": plan_dir, "stdlib": plan_stdlib, "installed": plan_installed, "git": plan_git,
-            "parquet": plan_table, "hfdisk": plan_table}   # archive and corpus: plan_unit
+PLANNERS = {"dir": plan_dir, "stdlib": plan_stdlib, "installed": plan_installed, "git": plan_git}
+TABLES = ("parquet", "hfdisk")   # planned per file, as a corpus per shard; archive: plan_archive
 
 
 def planning_units(source: dict) -> list[str | None]:
-    """The parts of a source planned apart: each shard of a corpus (planning reads its records),
-    else the source whole (None)."""
-    return [str(shard) for shard in corpus_shards(source)] if source["kind"] == "corpus" else [None]
+    """The parts of a source planned apart: each shard of a corpus and each file of a table (their
+    planning reads them), else the source whole (None)."""
+    if source["kind"] == "corpus":
+        return [str(shard) for shard in corpus_shards(source)]
+    if source["kind"] in TABLES:
+        return [str(file) for file in source_files(source)]
+    return [None]
 
 
 def plan_unit(source: dict, unit: str | None, cfg: SnapshotParams, staging: Path) -> list[OriginPlan]:
@@ -129,12 +133,10 @@ def plan_unit(source: dict, unit: str | None, cfg: SnapshotParams, staging: Path
         plans = plan_archive(source, cfg, staging)
     elif source["kind"] == "corpus":
         plans = plan_corpus(source, cfg, [Path(unit)])
+    elif source["kind"] in TABLES:
+        plans = plan_table(source, cfg, [Path(unit)])
     else:
         plans = PLANNERS[source["kind"]](source, cfg)
     for plan in plans:
         plan.candidates.sort(key=lambda c: c.path)
     return plans
-
-
-def plan_source(source: dict, cfg: SnapshotParams, staging: Path) -> list[OriginPlan]:
-    return [plan for unit in planning_units(source) for plan in plan_unit(source, unit, cfg, staging)]

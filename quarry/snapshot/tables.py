@@ -30,7 +30,7 @@ from quarry.snapshot.blobs import BlobStore
 from quarry.snapshot.filters import name_kind, size_cap
 from quarry.snapshot.layouts import column_names, layout_of, presets_line
 from quarry.snapshot.plan import OriginPlan, Refused, candidate
-from quarry.snapshot.rowgroups import groups, without_contents
+from quarry.snapshot.rowgroups import groups, schema_of, without_contents
 from quarry.snapshot.swhid import FILE_MODE, sha1_git
 
 
@@ -54,24 +54,37 @@ def _saved_arrow_files(location: Path) -> list[Path]:
     return [location / entry["filename"] for entry in json.loads(state.read_text())["_data_files"]]
 
 
-def plan_table(source: dict, cfg: SnapshotParams) -> list[OriginPlan]:
-    spec = SourceSpec.model_validate(source)
-    location = Path(spec.path or "").expanduser()
-    if not spec.path or not location.exists():
+def source_files(source: dict) -> list[Path]:
+    """A table source's files, in order: each is planned apart (``plan_table``)."""
+    return table_files(source["kind"], _location(source))
+
+
+def _location(source: dict) -> Path:
+    location = Path(source.get("path") or "").expanduser()
+    if not source.get("path") or not location.exists():
         raise QuarryError(f"snapshot source {source['name']!r}: {location} does not exist")
+    return location
+
+
+def plan_table(source: dict, cfg: SnapshotParams, files: list[Path] | None = None) -> list[OriginPlan]:
+    """The origins of the table's ``files`` (default: all), a row group at a time. An origin whose
+    rows lie in several files is planned once per file (see spool.joined)."""
+    spec = SourceSpec.model_validate(source)
+    location = _location(source)
     blobs = str(BlobStore(spec.blobs).root) if spec.blobs else None
     given = spec.preset is not None or spec.columns is not None
-    columns, layout = (spec.column_map(), spec.preset) if given else (None, None)
+    if given:
+        columns, layout = spec.column_map(), spec.preset
+    else:   # recognised from the first file: the others must fit it
+        first = table_files(spec.kind, location)[0]
+        layout, columns = layout_of(first, column_names(schema_of(spec.kind, first)))
     plans: dict[str, OriginPlan] = {}
-    for file in table_files(spec.kind, location):
+    for file in files if files is not None else table_files(spec.kind, location):
         rel = file.relative_to(location).as_posix() if location.is_dir() else file.name
         row_number = 0
         for number, group in enumerate(groups(spec.kind, file)):
             if number == 0:  # a file has one schema
-                names = column_names(group.schema)
-                if columns is None:   # recognised once, from the first file: the others must fit it
-                    layout, columns = layout_of(file, names)
-                _check_columns(columns, names, file, blobs, layout)
+                _check_columns(columns, column_names(group.schema), file, blobs, layout)
             # the contents stay in the file: the plan takes their lengths, the map their text
             stripped, lengths = without_contents(group, columns.text, columns.files) if columns.text else (group, None)
             column = columns.files or columns.text

@@ -83,6 +83,9 @@ def test_trace_finds_a_training_file_with_its_license_and_explains_the_others(in
     dropped = trace(project["final"], "src/tiny.py")
     assert dropped["in_training"] is False
     assert dropped["reason"] == "too short" and dropped["stage"] == "filters"
+    # found in the snapshot's file lists: its id, origin and the snapshot that holds it
+    assert dropped["path"] == "src/tiny.py" and dropped["id"].startswith("swh:1:cnt:")
+    assert dropped["revision"] == project["revision"] and dropped["snapshot_id"]
     assert trace(project["final"], "src/never_existed.py")["answer"].startswith("no: not in the snapshot")
 
 

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections import defaultdict
 from pathlib import Path
 
 from quarry.infra.hashing import tree_hash
 from quarry.ledger import Ledger
 from quarry.records import dumps, read_folder, read_json, read_records, write_records
-from quarry.snapshot import load_manifest, process_origin, verify
+from quarry.snapshot.manifest import load as load_manifest, verify
+from quarry.snapshot.process import process_origin
+from quarry.snapshot.listing import snapshot_files
 from quarry.stages.snapshot import run_snapshot
 from quarry.snapshot.driver import plan_all
 from quarry.config.snapshot import SnapshotParams
@@ -61,13 +64,17 @@ def test_same_bytes_for_one_or_two_workers(tmp_path, history):
         assert (tmp_path / "w1" / name).read_bytes() == (tmp_path / "w2" / name).read_bytes()
     assert tree_hash(tmp_path / "w1" / "shards") == tree_hash(tmp_path / "w2" / "shards")
     assert tree_hash(tmp_path / "w1" / "rejects") == tree_hash(tmp_path / "w2" / "rejects")
-    assert len(one["shards"]) > 1
+    assert tree_hash(tmp_path / "w1" / "files") == tree_hash(tmp_path / "w2" / "files")
+    assert len(one["shards"]) > 1 and len(one["file_lists"]) == len(one["shards"])
     lines = [[len(dumps(r)) for r in read_records(path)] for path in sorted((tmp_path / "w1" / "shards").glob("part-*"))]
     for shard in lines[:-1]:   # closed by the record that brought it to shard_bytes, origins or not
         assert sum(shard) >= 300 > sum(shard[:-1])
     records = list(read_folder(tmp_path / "w1" / "shards"))
     keys = [(r["meta"]["origin"], r["meta"]["revision"] or "", r["meta"]["path"]) for r in records]
     assert keys == sorted(keys)
+    # each shard's file list names its records, one for one
+    assert [(f["origin"], f["revision"] or "", f["path"], f["id"]) for f in snapshot_files(tmp_path / "w1")] == \
+        [(*key, r["meta"]["id"]) for key, r in zip(keys, records)]
     assert load_manifest(tmp_path / "w1")["snapshot_id"] == one["snapshot_id"]
     # A third run (warm cache) writes the same bytes again.
     again = run_snapshot(sources, tmp_path / "w1", params, workers=2, cache_dir=tmp_path / "c1")
@@ -114,8 +121,9 @@ def test_filters_record_reasons(tmp_path):
     subprocess.run(["git", "-C", str(root), "add", *read], check=True)
     tree = subprocess.run(["git", "-C", str(root), "write-tree"], check=True, capture_output=True, text=True)
     assert origin["directory"] == f"swh:1:dir:{tree.stdout.strip()}"
-    file_ids = {f["path"]: f["id"] for f in origin["files"]}
-    assert file_ids == {path: r["meta"]["id"] for path, r in records.items()}
+    listed = list(snapshot_files(out))   # the shards' file lists: every kept file, in shard order
+    assert {f["path"]: f["id"] for f in listed} == {path: r["meta"]["id"] for path, r in records.items()}
+    assert {(f["origin"], f["revision"]) for f in listed} == {(origin["origin"], origin["revision"])}
 
 
 def test_corpus_mapped_into_subsets(tmp_path):
@@ -235,9 +243,11 @@ def test_embedded_default_sources(tmp_path):
     manifest = run_snapshot(sources, out, {}, workers=2, cache_dir=tmp_path / "cache")
     origins = {o["origin"].split("@")[0]: o for o in manifest["origins"]}
     assert set(origins) == {"python:stdlib", "pypi:pyyaml", "pypi:orjson", "pypi:typer"}
-    stdlib = origins["python:stdlib"]
-    assert any(f["path"] == "LICENSE.txt" and f["pile_set_name"] == "licenses" for f in stdlib["files"])
-    typer_files = {f["path"]: f for f in origins["pypi:typer"]["files"]}
+    files = defaultdict(list)
+    for entry in snapshot_files(out):
+        files[entry["origin"].split("@")[0]].append(entry)
+    assert any(f["path"] == "LICENSE.txt" and f["pile_set_name"] == "licenses" for f in files["python:stdlib"])
+    typer_files = {f["path"]: f for f in files["pypi:typer"]}
     metadata = next(p for p in typer_files if p.endswith(".dist-info/METADATA"))
     assert typer_files[metadata]["pile_set_name"] == "prose"
     assert any(f["pile_set_name"] == "licenses" for f in typer_files.values())

@@ -16,6 +16,7 @@ from snapshot_stack import file_rows, repository_rows, write_parquet
 
 from quarry.errors import ConfigError
 from quarry.records import read_json, read_records
+from quarry.snapshot.listing import snapshot_files
 from quarry.snapshot.swhid import sha1_git
 from quarry.stages.snapshot import run_snapshot
 
@@ -157,6 +158,7 @@ def test_repository_grouped_rows_are_repositories_and_every_file_is_read_from_th
     flat = {**source, "path": str(tmp_path / "flat"), "preset": "stack-v2"}
     run_snapshot([flat], tmp_path / "flat-snap", cache_dir=tmp_path / "cache")
     assert records(tmp_path / "flat-snap") == records(tmp_path / "snap")
+
     # The same folders read as folders keep the same texts, with the same ids, languages and subsets.
     dirs = [{"name": repo, "kind": "dir", "path": str(folder), "origin": f"https://github.com/{repo}"}
             for repo, folder in folders.items()]
@@ -189,7 +191,8 @@ def test_a_missing_or_wrong_blob_of_a_repository_is_refused_with_its_row(tmp_pat
     assert mismatch["row"] == "train-00000.parquet:1.2" and mismatch["kind"] == "code"
     (origin,) = [o for o in read_json(tmp_path / "snap" / "manifest.json")["origins"]
                  if o["origin"] == f"https://github.com/{rows[0]['repo_name']}"]
-    assert not {f["path"] for f in origin["files"]} & {first["path"].strip("/"), second["path"].strip("/")}
+    kept = {f["path"] for f in snapshot_files(tmp_path / "snap") if f["origin"] == origin["origin"]}
+    assert len(kept) == origin["file_count"] and not kept & {first["path"].strip("/"), second["path"].strip("/")}
     assert origin["file_count"] == len(rows[0]["files"]) - 2 - origin["refused"].get("empty", 0)
 
 
@@ -275,3 +278,23 @@ def test_layouts_are_recognised_from_their_columns(tmp_path):
     locators = [c.locator for plan in plans for c in plan.candidates]
     assert {(loc[0], loc[5][1], loc[6]) for loc in locators} == {("row", "content", "files")}
     assert not any(row["content"] in map(str, loc) for row in rows for loc in locators)
+
+
+def test_a_repository_whose_rows_lie_in_several_files_is_one_origin(tmp_path, grouped):
+    """Each file of a table is planned apart; a repository's rows from every file make one origin,
+    its files in path order, as from a single file: the same shards, byte for byte."""
+    _, rows, _ = grouped
+    flat = file_rows(rows)
+    write_parquet(tmp_path / "one" / "part.parquet", flat, row_group_size=50)
+    for number in range(3):   # every third row in each file: every repository in all three
+        write_parquet(tmp_path / "three" / f"part-{number}.parquet", flat[number::3], row_group_size=7)
+    source = {"name": "stack", "kind": "parquet", "preset": "stack-v2", "blobs": str(tmp_path / "blobs")}
+    one = run_snapshot([{**source, "path": str(tmp_path / "one")}], tmp_path / "s1", cache_dir=tmp_path / "c1")
+    three = run_snapshot([{**source, "path": str(tmp_path / "three")}], tmp_path / "s3", {"snapshot": {"shard_bytes": 20_000}},
+                         workers=2, cache_dir=tmp_path / "c3")
+    assert [o["origin"] for o in three["origins"]] == [o["origin"] for o in one["origins"]]
+    assert len(three["origins"]) == len(rows)
+    assert [(o["directory"], o["file_count"]) for o in three["origins"]] == \
+        [(o["directory"], o["file_count"]) for o in one["origins"]]
+    assert records(tmp_path / "s3") == records(tmp_path / "s1")
+    assert [f["path"] for f in snapshot_files(tmp_path / "s3")] == [f["path"] for f in snapshot_files(tmp_path / "s1")]

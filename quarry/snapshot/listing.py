@@ -1,0 +1,19 @@
+"""The files a snapshot kept, as its shards' file lists beside its manifest list them: every kept
+file's origin, revision, SWHID, path, size and labels, in shard order. Read by lineage queries
+without the snapshot's own machinery (this module imports only the record reader)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from quarry.records import JsonDict, read_json, read_records
+
+FILE_LISTS = "files"    # the folder of the shards' file lists, beside shards/ and manifest.json
+
+
+def snapshot_files(folder: str | Path) -> Iterator[JsonDict]:
+    """Every kept file of the snapshot in ``folder``, in shard order."""
+    folder = Path(folder)
+    for file_list in read_json(folder / "manifest.json").get("file_lists") or []:
+        yield from read_records(folder / FILE_LISTS / file_list["name"], require_text=False)
