@@ -10,6 +10,7 @@ from prefect import flow
 
 from quarry.dag import NODES
 from flows.dag import runner_for, node_calls
+from flows.runners import shared_cluster
 from quarry.config import Params
 from quarry.config.params import effective_file
 from quarry.errors import QuarryError
@@ -27,8 +28,10 @@ def pipeline(params_file: str | None = None, workers: int | None = None,
         params_file = str(effective_file(params))
 
     params = load_params(params_file)
-    runner = runner_for(params, workers, dask_address)
-    with project_lock("pipeline flow"):  # a scheduled run and one started by hand never mix
+    count = workers if workers is not None else params.pipeline.workers
+    # a scheduled run and one started by hand never mix; every node's flow runs on one cluster
+    with project_lock("pipeline flow"), shared_cluster(count, dask_address or params.pipeline.dask_address) as address:
+        runner = runner_for(params, workers, address)
         results = {name: flow_obj.with_options(task_runner=runner)(*args)
                    for name, (flow_obj, args) in node_calls(params, params_file).items()}
     return {"dataset": results["assemble"].get("version"), "reports": results["evaluate"]}
@@ -38,9 +41,8 @@ def run_node(node: str, params_file: str | None = None, *, workers: int | None =
              dask_address: str | None = None) -> Any:
     """One node of the DAG as its flow, or the whole ``pipeline``, on the task runner of params
     ``pipeline`` (or of ``workers`` / ``dask_address``)."""
-    if node == "pipeline":
-        return pipeline.with_options(task_runner=runner_for(load_params(params_file), workers, dask_address))(
-            params_file, workers, dask_address)
+    if node == "pipeline":   # its own task runner stays idle: its nodes' flows run the tasks
+        return pipeline(params_file, workers, dask_address)
     params = load_params(params_file)
     calls = node_calls(params, params_file)
     if node not in calls:

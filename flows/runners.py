@@ -15,6 +15,8 @@ import json
 import os
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import dask
 from distributed import Client
@@ -138,12 +140,33 @@ class QuarryDaskTaskRunner(DaskTaskRunner):
         return client
 
 
+LOCAL_CLUSTER = {"threads_per_worker": 1, "processes": True, "dashboard_address": None}
+
+
+def _local_settings(workers: int) -> None:
+    share_machine(workers)  # forwarded to the workers with the other QUARRY_ settings
+    dask.config.set(DASK_SETTINGS)  # the LocalCluster's nannies take them, and pass them to their workers
+
+
 def task_runner(workers: int = 1, dask_address: str | None = None):
     if dask_address:
         return QuarryDaskTaskRunner(address=dask_address)
     if workers > 1:
-        share_machine(workers)  # forwarded to the workers with the other QUARRY_ settings
-        dask.config.set(DASK_SETTINGS)  # the LocalCluster's nannies take them, and pass them to their workers
-        return QuarryDaskTaskRunner(cluster_kwargs={"n_workers": workers, "threads_per_worker": 1, "processes": True,
-                                                    "dashboard_address": None})
+        _local_settings(workers)
+        return QuarryDaskTaskRunner(cluster_kwargs={"n_workers": workers, **LOCAL_CLUSTER})
     return ThreadPoolTaskRunner(max_workers=1)
+
+
+@contextmanager
+def shared_cluster(workers: int, dask_address: str | None) -> Iterator[str | None]:
+    """The address every flow of a run submits to: the one given; else, with ``workers`` > 1, a
+    LocalCluster kept for the whole run (a flow given only a worker count starts its own, whose
+    workers import and load their models again: every node of the pipeline paid that); else None."""
+    if dask_address or workers <= 1:
+        yield dask_address
+        return
+    from distributed import LocalCluster
+
+    _local_settings(workers)
+    with LocalCluster(n_workers=workers, **LOCAL_CLUSTER) as cluster:
+        yield cluster.scheduler_address
