@@ -1,5 +1,6 @@
-"""The training flows: a tokenizer from the dataset version, the dataset tokenised into token
-shards (the tokenize stage: cached tasks over the shards), then the recipes params.yaml names (`train`: pretraining;
+"""The training flows: a tokenizer from the dataset version (the tokenizer stage: its sample taken
+by cached tasks over the shards), the dataset tokenised into token shards (the tokenize stage:
+cached tasks over the shards), then the recipes params.yaml names (`train`: pretraining;
 `finetune`: adapting the pretrained checkpoint), each a cached task whose key covers the
 dataset's content, the tokenizer and the recipe settings."""
 
@@ -13,24 +14,16 @@ from prefect import flow
 from flows.paths import recipe_paths
 from quarry.config import Params
 from quarry.engine import run_stage
-from quarry.config.training import RecipeRun, TokenizerParams
+from quarry.config.training import RecipeRun
 from quarry.errors import ConfigError
 from quarry.config.values import load_params
 from quarry.recipes.registry import run_recipe
 from quarry.recipes.subsets import recipe_subset
 from quarry.records import JsonDict
 from quarry.stages.tokenize import TOKENIZE, TokenizeArgs
-from quarry.tokenizer import tokenizer_for
+from quarry.stages.tokenizer import TOKENIZER
 from tasks.caching import cached_task, run_verified
 from tasks.executor import PrefectExecutor
-
-
-@cached_task(outputs=("out_dir",), task_run_name="tokenizer {out_dir}")
-def train_tokenizer_task(dataset: Path, out_dir: str, tokenizer_params: dict, given: Path | None = None) -> dict:
-    """The tokenizer node; ``given`` (a tokenizer file or folder params name) only keys the cache by content."""
-    tokenizer = tokenizer_for(dataset, TokenizerParams.model_validate(tokenizer_params))
-    tokenizer.save(out_dir)
-    return {"hash": tokenizer.hash, "vocab_size": tokenizer.vocab_size, "dataset_hash": tokenizer.dataset_hash}
 
 
 @cached_task(outputs=("output_dir",), task_run_name="{recipe} -> {output_dir}", retries=0)
@@ -44,11 +37,9 @@ def recipe_task(recipe: str, config: str, overrides: dict[str, Any], output_dir:
 @flow(name="tokenizer")
 def tokenizer(dataset: str, out_dir: str, params_file: str | None = None,
               params: Params | None = None) -> JsonDict:
-    settings = load_params(params_file, params)
-    given = Path(settings.tokenizer.path) if settings.tokenizer.path and Path(settings.tokenizer.path).exists() else None
-    (result,) = run_verified(train_tokenizer_task, [{"dataset": Path(dataset), "out_dir": out_dir, "given": given,
-                                                     "tokenizer_params": settings.tokenizer.as_dict()}])
-    return result
+    """The tokenizer of the dataset version (the tokenizer stage: its train split sampled by cached
+    tasks over the shards); returns its hash, vocabulary size and dataset hash."""
+    return run_stage(TOKENIZER, Path(dataset), Path(out_dir), load_params(params_file, params), PrefectExecutor()).result
 
 
 @flow(name="tokenize")

@@ -2,7 +2,7 @@
 opt-out impact report follow (tests/config checks dvc.yaml against it).
 
 A node is a step of the DAG, not necessarily an engine stage (quarry.stages): ``curate`` runs six
-stages, ``audit``, ``tokenizer``, ``train`` and ``finetune`` run no stage at all.
+stages, ``audit``, ``train`` and ``finetune`` run no stage at all.
 """
 
 NODES = ("snapshot", "curate", "assemble", "audit", "tokenizer", "tokenize", "train", "finetune", "evaluate")

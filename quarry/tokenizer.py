@@ -1,4 +1,5 @@
-"""Byte-level BPE tokenizers: trained on a dataset version, or loaded from a Hugging Face folder.
+"""Byte-level BPE tokenizers: trained on texts (a sample of a dataset version: quarry.stages.tokenizer),
+or loaded from a Hugging Face folder.
 
 Byte-level means every Unicode string maps to tokens and back unchanged. Special-token strings
 that happen to occur in a document are encoded as ordinary bytes (never as the control token),
@@ -12,7 +13,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from quarry.config.training import SpecialTokens, TokenizerParams
+from quarry.config.training import SpecialTokens
 from quarry.errors import QuarryError
 from quarry.infra.hashing import bytes_hash, tree_hash
 from quarry.records import JsonDict, atomic_write_bytes, read_json, write_json
@@ -170,7 +171,7 @@ def _roles(special_tokens) -> dict[str, str | None]:
     return {"bos": padded[0], "eos": padded[1], "pad": padded[2]}
 
 
-# --- from a dataset version -----------------------------------------------------------------------
+# --- for a dataset version (the DAG's tokenizer stage: quarry.stages.tokenizer) ---------------------
 def dataset_hash(dataset_dir: str | os.PathLike) -> str:
     """The version id from the dataset's manifest.json, else the content hash of the folder."""
     manifest = Path(dataset_dir) / "manifest.json"
@@ -179,34 +180,10 @@ def dataset_hash(dataset_dir: str | os.PathLike) -> str:
     return tree_hash(dataset_dir)
 
 
-def train_from_dataset(dataset_dir: str | os.PathLike, section: TokenizerParams = TokenizerParams()) -> Tokenizer:
-    """Train with the ``tokenizer:`` section of params.yaml on a sample of a dataset version's train
-    split (``sample_mb``, recorded in the tokenizer's lineage)."""
-    from quarry.datasets.sample import SampleCount, describe, plan_sample, sampled_records
-
-    if not Path(dataset_dir).is_dir():
-        raise QuarryError(f"{dataset_dir}: no such dataset folder")
-    plan, count = plan_sample(dataset_dir, "train", section.sample_mb), SampleCount()
-    texts = (record["text"] for record in sampled_records(dataset_dir, plan, count))
-    tokenizer = train_tokenizer(texts, vocab_size=section.vocab_size,
-                                special_tokens=section.special_tokens.model_dump(),
-                                dataset_hash=dataset_hash(dataset_dir), min_frequency=section.min_frequency)
-    tokenizer.origin = {"sample": describe(plan, count)}
-    return tokenizer
-
-
-def given_tokenizer(source: str | os.PathLike, dataset_dir: str | os.PathLike | None = None) -> Tokenizer:
+def given_tokenizer(source: str | os.PathLike, dataset_dir: str | os.PathLike) -> Tokenizer:
     """A tokenizer the params name (``tokenizer.path``: a model's own), used instead of training
     one; its lineage names where it came from and the hash of what was read."""
     tokenizer = Tokenizer.load(source)
-    tokenizer.dataset_hash = dataset_hash(dataset_dir) if dataset_dir is not None else None
+    tokenizer.dataset_hash = dataset_hash(dataset_dir)
     tokenizer.origin = {"source": {"path": str(source), "tokenizer_hash": tokenizer.hash}}
     return tokenizer
-
-
-def tokenizer_for(dataset_dir: str | os.PathLike, section: TokenizerParams = TokenizerParams()) -> Tokenizer:
-    """The DAG's tokenizer (the tokenizer node and `quarry tokenizer train`): the one ``tokenizer.path``
-    names, else one trained on a sample of the dataset version."""
-    if section.path:
-        return given_tokenizer(section.path, dataset_dir)
-    return train_from_dataset(dataset_dir, section)

@@ -16,7 +16,8 @@ from quarry.engine import run_local
 from quarry.errors import QuarryError
 from quarry.config.values import load_params
 from quarry.records import atomic_write_bytes
-from quarry.tokenizer import Tokenizer, tokenizer_for
+from quarry.stages.tokenizer import TOKENIZER
+from quarry.tokenizer import Tokenizer
 
 out = Console()
 err = Console(stderr=True)
@@ -145,17 +146,16 @@ def register(app: typer.Typer) -> None:
         out_dir: Path = typer.Argument(..., help="Where tokenizer.json and its configs go."),
         params: Path = typer.Option(None, help="params.yaml (default: the project's)."),
         vocab_size: int = typer.Option(None, help="Overrides tokenizer.vocab_size."),
+        workers: int = typer.Option(None, help="Processes (default params pipeline.workers); same bytes for any."),
     ) -> None:
         """Train a tokenizer with params.yaml's tokenizer section (on a sample of the train split, or
         the tokenizer.path it names); it records the dataset hash and the sample or source."""
         settings = load_params(params)
         if vocab_size:
             settings = with_overrides(settings, {"tokenizer.vocab_size": vocab_size}, source="--vocab-size")
-        with err.status(f"training tokenizer on {dataset}"):
-            tokenizer = tokenizer_for(dataset, settings.tokenizer)
-        tokenizer.save(out_dir)
-        out.print(json.dumps({"folder": str(out_dir), "vocab_size": tokenizer.vocab_size,
-                              "tokenizer_hash": tokenizer.hash, "dataset_hash": tokenizer.dataset_hash}))
+        made = run_local(TOKENIZER, dataset, out_dir, settings, workers=workers or settings.pipeline.workers)
+        out.print(json.dumps({"folder": str(out_dir), "vocab_size": made["vocab_size"],
+                              "tokenizer_hash": made["hash"], "dataset_hash": made["dataset_hash"]}))
 
     @app.command("tokenize")
     def tokenize(

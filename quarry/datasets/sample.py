@@ -13,11 +13,11 @@ from __future__ import annotations
 import hashlib
 import os
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from quarry.records import JsonDict, Record, read_folder, read_json
+from quarry.records import JsonDict, Record, RecordWriter, read_folder, read_json, read_records, shard_paths
 from quarry.splits import doc_id_of, subset_of
 
 SALT = "quarry-sample-v1"
@@ -62,6 +62,15 @@ class SampleCount:
         self.documents[subset] += 1
         self.bytes[subset] += len(record["text"].encode("utf-8"))
 
+    @classmethod
+    def summed(cls, counts: Iterable[SampleCount]) -> SampleCount:
+        """What several samples (a split's shards) took together."""
+        total = cls()
+        for count in counts:
+            total.documents.update(count.documents)
+            total.bytes.update(count.bytes)
+        return total
+
 
 def subset_bytes(dataset_dir: str | os.PathLike, split: str) -> dict[str, int]:
     """UTF-8 bytes of text per subset in the split: the manifest's composition, else counted."""
@@ -92,12 +101,28 @@ def plan_sample(dataset_dir: str | os.PathLike, split: str, budget_mb: float | N
     return SamplePlan(split, budget, rates)
 
 
-def sampled_records(dataset_dir: str | os.PathLike, plan: SamplePlan, count: SampleCount) -> Iterator[Record]:
-    """The split's records the plan takes, in shard order, counted into ``count``."""
-    for record in read_folder(split_folder(dataset_dir, plan.split)):
-        if plan.takes(record):
-            count.add(record)
-            yield record
+def split_shards(dataset_dir: str | os.PathLike, split: str) -> list[Path]:
+    """The split's record shards, in the order the sample reads them."""
+    return shard_paths(split_folder(dataset_dir, split))
+
+
+def sample_shard(shard: str | os.PathLike, plan: SamplePlan, out: str | os.PathLike) -> SampleCount:
+    """The texts of one shard's records the plan takes, in order, written to ``out`` (records of
+    ``text`` alone); returns what it took."""
+    count = SampleCount()
+    with RecordWriter(out) as writer:
+        for record in read_records(shard):
+            if plan.takes(record):
+                count.add(record)
+                writer.write({"text": record["text"]})
+    return count
+
+
+def sampled_texts(files: Iterable[str | os.PathLike]) -> Iterator[str]:
+    """The texts of sample files (``sample_shard``'s), file after file."""
+    for path in files:
+        for record in read_records(path):
+            yield record["text"]
 
 
 def describe(plan: SamplePlan, count: SampleCount) -> JsonDict:

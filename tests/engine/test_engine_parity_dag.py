@@ -1,6 +1,6 @@
-"""The stages around curation run on the same engine: snapshot, assemble and tokenize write the
-same bytes from their CLI command on 1 and 2 local processes and from the DAG's flow on Prefect
-tasks (evaluate: tests/eval/test_eval_tasks.py)."""
+"""The stages around curation run on the same engine: snapshot, assemble, tokenizer and tokenize
+write the same bytes from their CLI command on 1 and 2 local processes and from the DAG's flow on
+Prefect tasks (evaluate: tests/eval/test_eval_tasks.py)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def project(tmp_path_factory):
     params = root / "params.yaml"
     # small shards, so each stage has several to spread over workers and tasks
     params.write_text("snapshot: {shard_bytes: 40000}\nassemble: {shard_bytes: 30000}\n"
-                      "tokenizer: {vocab_size: 320}\ntokenize: {splits: [train, validation, test]}\n")
+                      "tokenizer: {vocab_size: 320, sample_mb: 0.05}\ntokenize: {splits: [train, validation, test]}\n")
     return {"root": root, "params": params}
 
 
@@ -31,14 +31,15 @@ def cli(*args: str) -> None:
 
 
 def run_cli(project: dict, out: Path, workers: int) -> None:
-    """Each stage from the previous one's output; tokenize from the first run's dataset, whose path
-    its manifest records."""
+    """Each stage from the previous one's output; the tokenizer and tokenize from the first run's
+    dataset, whose path tokenize's manifest records (as it does the tokenizer's: the project's)."""
     p, w = ["--params", project["params"]], ["--workers", str(workers)]
     cli("snapshot", out / "snapshot", *[a for s in SOURCES for a in ("--source", s)], *w, *p)
     cli("assemble", out / "snapshot" / "shards", out / "dataset", "--no-register", *w, *p)
     project.setdefault("dataset", out / "dataset")
     if not (project["root"] / "tokenizer").is_dir():
         cli("tokenizer", "train", project["dataset"], project["root"] / "tokenizer", *p)
+    cli("tokenizer", "train", project["dataset"], out / "tokenizer", *w, *p)
     cli("tokenize", project["dataset"], project["root"] / "tokenizer", out / "tokens", *w, *p)
 
 
@@ -50,15 +51,19 @@ def cli_one(project):
 
 
 def test_each_stage_has_several_shards(cli_one):
+    from quarry.records import read_json
+
     assert len(list((cli_one / "snapshot" / "shards").glob("*.jsonl.zst"))) >= 3
     assert len(list((cli_one / "dataset" / "train").glob("*.jsonl.zst"))) >= 2
+    train = read_json(cli_one / "dataset" / "manifest.json")["composition"]["by_split"]["train"]["documents"]
+    assert 0 < read_json(cli_one / "tokenizer" / "tokenizer_lineage.json")["sample"]["documents"] < train
     assert len(list((cli_one / "tokens" / "train").glob("*.bin"))) >= 2
 
 
 def test_two_workers_write_the_same_bytes(project, cli_one):
     out = project["root"] / "cli-2"
     run_cli(project, out, workers=2)
-    for stage in ("snapshot", "dataset", "tokens"):
+    for stage in ("snapshot", "dataset", "tokenizer", "tokens"):
         assert tree(out / stage) == tree(cli_one / stage), stage
 
 
@@ -67,11 +72,12 @@ def test_dag_flows_write_the_same_bytes_as_the_cli(project, cli_one, monkeypatch
     from prefect import flow
 
     from flows.snapshot import snapshot
-    from flows.train import tokenize
+    from flows.train import tokenize, tokenizer
     from quarry.cli.snapshot import parse_source
     from quarry.engine import run_stage
     from quarry.config.values import load_params
     from quarry.stages.assemble import ASSEMBLE, AssembleArgs
+    from quarry.tokenizer import Tokenizer
     from tasks.executor import PrefectExecutor
 
     out, params = project["root"] / "dag", str(project["params"])
@@ -85,6 +91,14 @@ def test_dag_flows_write_the_same_bytes_as_the_cli(project, cli_one, monkeypatch
     assert tree(out / "snapshot") == tree(cli_one / "snapshot")
     assemble(str(out / "snapshot" / "shards"), str(out / "dataset"))
     assert tree(out / "dataset") == tree(cli_one / "dataset")
+    made = tokenizer(str(project["dataset"]), str(out / "tokenizer"), params)
+    assert tree(out / "tokenizer") == tree(cli_one / "tokenizer")
+    assert made["hash"] == Tokenizer.load(cli_one / "tokenizer").hash
+    sampled = sorted((out / ".tokenizer.work" / "texts").iterdir())  # kept beside the output, for the next run
+    assert len(sampled) == len(list((project["dataset"] / "train").glob("*.jsonl.zst")))
+    written = {path: path.stat().st_mtime_ns for path in sampled}
+    assert tokenizer(str(project["dataset"]), str(out / "tokenizer"), params) == made
+    assert {path: path.stat().st_mtime_ns for path in sampled} == written  # the next run samples nothing again
     tokenize(str(project["dataset"]), str(project["root"] / "tokenizer"), str(out / "tokens"), params)
     assert tree(out / "tokens") == tree(cli_one / "tokens")
 

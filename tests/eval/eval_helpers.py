@@ -105,7 +105,7 @@ def build_project(root):
     from quarry.stages.snapshot import run_snapshot
     from quarry.curation.steps import run_step_on_shard
     from quarry.config.training import TokenizerParams
-    from quarry.tokenizer import train_from_dataset
+    from quarry.stages.tokenizer import tokenizer_for
     from quarry.recipes.registry import build_recipe
 
     (root / "params.yaml").write_text("pipeline: {}\n")
@@ -121,8 +121,7 @@ def build_project(root):
     dataset = root / "data" / "dataset"
     manifest = assemble(curated, dataset, params, snapshot_manifest=snapshot_dir / "manifest.json",
                         ledgers=[snapshot_dir, curated], registry=root / "data" / "releases")
-    tokenizer = train_from_dataset(dataset, TokenizerParams(vocab_size=300))
-    tokenizer.save(root / "models" / "tokenizer")
+    tokenizer = tokenizer_for(dataset, root / "models" / "tokenizer", TokenizerParams(vocab_size=300))
     output = root / "models" / "tiny"
     overrides = [f"dataset.path={dataset}", f"output_dir={output}", "dataset.seq_len=32", "batch_size=4",
                  "max_steps=40", "mlflow.enabled=false", "progress=false", "save_every_n_steps=0",

@@ -13,7 +13,8 @@ from transformers import AutoTokenizer
 from quarry.config.training import TokenizerParams
 from quarry.errors import QuarryError
 from quarry.records import write_records
-from quarry.tokenizer import Tokenizer, train_from_dataset, train_tokenizer
+from quarry.stages.tokenizer import tokenizer_for
+from quarry.tokenizer import Tokenizer, train_tokenizer
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -75,14 +76,13 @@ def test_trains_from_a_dataset_version_and_records_its_hash(tmp_path):
     write_records(dataset / "validation" / "part-00000.jsonl.zst", [{"text": "held out " * 50, "meta": {}}])
     (dataset / "manifest.json").write_text(json.dumps({"version": "v" * 64}))
     params = TokenizerParams(vocab_size=380, special_tokens={"bos": "<s>", "eos": "</s>"})
-    trained = train_from_dataset(dataset, params)
+    trained = tokenizer_for(dataset, tmp_path / "tok", params)
     assert trained.dataset_hash == "v" * 64
     assert trained.vocab_size == 380 and trained.bos_id == 0 and trained.pad_id == trained.eos_id == 1
     assert "held" not in json.loads(trained.to_json())["model"]["vocab"]  # only the train split is read
-    trained.save(tmp_path / "tok")
     assert Tokenizer.load(tmp_path / "tok").dataset_hash == "v" * 64
     (dataset / "manifest.json").unlink()  # no manifest: the content hash of the folder
-    assert len(train_from_dataset(dataset, params).dataset_hash) == 64
+    assert len(tokenizer_for(dataset, tmp_path / "tok-2", params).dataset_hash) == 64
 
 
 def test_clear_errors(tmp_path):

@@ -13,10 +13,10 @@ from quarry.recipes.registry import build_recipe
 @pytest.mark.slow
 def test_pretrain_then_lora_with_a_trained_tokenizer(dataset_dir, tmp_path):
     from quarry.config.training import TokenizerParams
-    from quarry.tokenizer import Tokenizer, train_from_dataset
+    from quarry.stages.tokenizer import tokenizer_for
+    from quarry.tokenizer import Tokenizer
 
-    tokenizer = train_from_dataset(dataset_dir, TokenizerParams(vocab_size=320, min_frequency=2))
-    tokenizer.save(tmp_path / "tokenizer")
+    tokenizer = tokenizer_for(dataset_dir, tmp_path / "tokenizer", TokenizerParams(vocab_size=320, min_frequency=2))
     paths = {"tokenizer._component_": "quarry.tokenizer.Tokenizer.load", "tokenizer.path": tmp_path / "tokenizer",
              "model.vocab_size": 320}
     build_recipe("pretrain", "tiny_pretrain", tiny_overrides(dataset_dir, tmp_path / "pretrain", max_steps=3,

@@ -37,7 +37,7 @@ def test_dvc_repro_runs_tokenize_then_skips_it(tmp_path, request):
     from quarry.stages.assemble import assemble
     from quarry.records import write_records
     from quarry.config.training import TokenizerParams
-    from quarry.tokenizer import train_from_dataset
+    from quarry.stages.tokenizer import tokenizer_for
     from quarry.stages.tokenize import tokenize_dataset
     from quarry.training.tokens import TokenizeConfig
 
@@ -57,7 +57,7 @@ def test_dvc_repro_runs_tokenize_then_skips_it(tmp_path, request):
     assemble(raw, dataset, {"assemble": {"splits": {"train": 0.9, "validation": 0.1}, "shard_bytes": 5000}},
              register=False)
     tokenizer = root / params["pipeline"]["paths"]["tokenizer"]
-    train_from_dataset(dataset, TokenizerParams(vocab_size=300)).save(tokenizer)
+    tokenizer_for(dataset, tokenizer, TokenizerParams(vocab_size=300))
     (root / ".gitignore").write_text(".quarry/\n")
     _run(root, "git", "init", "-q", "-b", "main")
     _run(root, str(BIN / "dvc"), "init", "-q")

@@ -41,10 +41,10 @@ def sharded_dataset(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def bpe_dir(sharded_dataset, tmp_path_factory) -> Path:
     from quarry.config.training import TokenizerParams
-    from quarry.tokenizer import train_from_dataset
+    from quarry.stages.tokenizer import tokenizer_for
 
     folder = tmp_path_factory.mktemp("bpe")
-    train_from_dataset(sharded_dataset, TokenizerParams(vocab_size=400)).save(folder)
+    tokenizer_for(sharded_dataset, folder, TokenizerParams(vocab_size=400))
     return folder
 
 
