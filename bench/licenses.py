@@ -6,8 +6,10 @@ the same corpus) up to ``--corpus-mb``. The licenses stage runs over it twice wi
 cache: cold, then warm. Every text the stage asks the detector about is recorded; a deterministic
 sample of them (every k-th distinct text by hash) goes to plain ScanCode (the worker, one process,
 no normalised keys, no shortcuts), which gives its texts/s and MB/s and the share of answers that
-differ. Every answer resolved without ScanCode (an SPDX line, a shipped license text) is checked
-against plain ScanCode too. Prints one JSON document.
+differ; of those texts, the share exact matching settles (scancode_worker.settled: no approximate
+matching) and how many of those are answered otherwise than plain ScanCode answers them (a
+difference may also come from the normal form). Every answer resolved without ScanCode (an SPDX
+line, a shipped license text) is checked against plain ScanCode too. Prints one JSON document.
 
     python bench/licenses.py --corpus-mb 20 --plain-sample 60      # a few minutes
     python bench/licenses.py --corpus-mb 290 --workers 2            # the full measurement
@@ -45,6 +47,7 @@ from peers import peer_versions  # noqa: E402
 from quarry.curation.licenses.cache import CachedDetector  # noqa: E402
 from quarry.curation.licenses.engine import ScanCodeWorker, process_cpu_seconds, scancode_version  # noqa: E402
 from quarry.curation.licenses.findings import LicenseFinding  # noqa: E402
+from quarry.curation.licenses.normalize import license_part, normalize  # noqa: E402
 from quarry.config.values import Params, as_params, load_params  # noqa: E402
 from quarry.engine import run_local  # noqa: E402
 from quarry.stages.licenses import LICENSES, use_detector  # noqa: E402
@@ -180,9 +183,13 @@ def compare_with_plain(ours: CachedDetector, texts: list[str], shortcut_texts: l
         plain_results = plain.detect(texts)
         seconds, cpu = time.perf_counter() - start, plain.cpu_seconds() - cpu
         shortcut_plain = plain.detect(shortcut_texts) if shortcut_texts else []
+        # what the stage's workers are shown: the licence part of the normal form
+        settled = plain.settles([license_part(normalize(t)) for t in texts])
     size = sum(len(t.encode("utf-8", "surrogatepass")) for t in texts)
     differ = [(t, a, b) for t, a, b in zip(texts, (answer(r) for r in ours.detect(texts)), map(answer, plain_results))
               if a != b]
+    settled_text = dict(zip(texts, settled))
+    settled_differ = [(t, a, b) for t, a, b in differ if settled_text[t]]
     shortcut_differ = [(t, a, b) for t, a, b in zip(shortcut_texts, (answer(r) for r in ours.detect(shortcut_texts)),
                                                      map(answer, shortcut_plain)) if a != b]
     return {
@@ -192,6 +199,9 @@ def compare_with_plain(ours: CachedDetector, texts: list[str], shortcut_texts: l
                            "MB_per_s_per_core": round(size / 1e6 / seconds, 4)},
         "answers_differ": {"texts": len(differ), "share": round(len(differ) / max(1, len(texts)), 4),
                            "examples": [{"text": t[:160], "ours": a[0], "plain": b[0]} for t, a, b in differ[:8]]},
+        "fast_path": {"settled": sum(settled), "share": round(sum(settled) / max(1, len(texts)), 4),
+                      "answers_differ": len(settled_differ),
+                      "examples": [{"text": t[:160], "ours": a[0], "plain": b[0]} for t, a, b in settled_differ[:8]]},
         "resolved_without_scancode": {"checked": len(shortcut_texts), "differ": len(shortcut_differ),
                                       "examples": [{"text": t[:160], "ours": a[0], "plain": b[0]}
                                                    for t, a, b in shortcut_differ[:8]]},

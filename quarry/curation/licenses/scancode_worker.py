@@ -11,6 +11,8 @@ stdout. The license index is loaded once at start-up; each request detects a bat
                       "matches": [{"expression", "score", "matcher", "rule", "lines",
                                    "tokens", "coverage",
                                    "kind": text|notice|reference|tag|intro|clue}]}, ...]}
+    request         {"op": "settles", "texts": [...]}
+    reply           {"ok": true, "settled": [true, false, ...]}   (exact matching alone answers it)
     request         {"op": "quit"}
 
 `python scancode_worker.py --serve SOCKET [--idle SECONDS]` is the same worker as a server: it loads
@@ -151,6 +153,11 @@ def detect_one(index, db, licensing, text, deadline_s=DEADLINE_S, plain=False):
         "keys": {key: describe_key(db, key) for key in keys},
         "matches": matches,
     }
+
+
+def settles(index, text, deadline_s=DEADLINE_S):
+    """Whether exact matching alone answers ``text`` (``settled``), as detect_one decides it."""
+    return settled(index, text, _detections(index, text, time.time() + deadline_s, approximate=False))
 
 
 def combine_expressions(expressions, licensing):
@@ -360,6 +367,9 @@ def serve(stdin, stdout, engine=None, hello=None):
             op = request.get("op")
             if op == "quit":
                 break
+            if op == "settles":
+                send(stdout, {"ok": True, "settled": [settles(index, text) for text in request["texts"]]})
+                continue
             if op != "detect":
                 raise ValueError(f"unknown op {op!r}")
             plain = bool(request.get("plain"))
