@@ -193,7 +193,8 @@ def settled(index, text, detections):
     BSD-3-Clause), and fewer than NEIGHBOUR_WORDS of them are words its neighbours add to it. On the
     shipped texts of 597 permissive licences, each paragraph dropped or moved to the end (4,925
     texts), the fast path answered 78 otherwise than the full matching before these checks, 4 after
-    (the full matching finding nothing in 3). bench/licenses.py --diverse measures the share settled."""
+    (reworded clauses ScanCode's rules hold no neighbour for). bench/licenses.py --diverse measures the
+    share settled."""
     from licensedcode.query import Query
 
     found = [m for d in detections for m in d.matches]
