@@ -6,8 +6,10 @@ the same corpus) up to ``--corpus-mb``. The licenses stage runs over it twice wi
 cache: cold, then warm. Every text the stage asks the detector about is recorded; a deterministic
 sample of them (every k-th distinct text by hash) goes to plain ScanCode (the worker, one process,
 no normalised keys, no shortcuts), which gives its texts/s and MB/s and the share of answers that
-differ. Every answer resolved without ScanCode (an SPDX line, a shipped license text) is checked
-against plain ScanCode too. Prints one JSON document.
+differ. Of every distinct text the stage's workers are shown, ``fast_path`` counts those exact
+matching settles (scancode_worker.settled: no approximate matching) and how many of them the full
+matching answers otherwise (floor: none). Every answer resolved without ScanCode (an SPDX
+line, a shipped license text) is checked against plain ScanCode too. Prints one JSON document.
 
     python bench/licenses.py --corpus-mb 20 --plain-sample 60      # a few minutes
     python bench/licenses.py --corpus-mb 290 --workers 2            # the full measurement
@@ -45,6 +47,7 @@ from peers import peer_versions  # noqa: E402
 from quarry.curation.licenses.cache import CachedDetector  # noqa: E402
 from quarry.curation.licenses.engine import ScanCodeWorker, process_cpu_seconds, scancode_version  # noqa: E402
 from quarry.curation.licenses.findings import LicenseFinding  # noqa: E402
+from quarry.curation.licenses.normalize import license_part, normalize  # noqa: E402
 from quarry.config.values import Params, as_params, load_params  # noqa: E402
 from quarry.engine import run_local  # noqa: E402
 from quarry.stages.licenses import LICENSES, use_detector  # noqa: E402
@@ -198,6 +201,24 @@ def compare_with_plain(ours: CachedDetector, texts: list[str], shortcut_texts: l
     }
 
 
+def check_fast_path(texts: list[str]) -> dict:
+    """Every distinct text the stage's workers are shown (the licence part of a normal form): how many
+    exact matching settles (scancode_worker.settled), the seconds detecting them took, and how many
+    of those the full matching (plain) answers otherwise."""
+    shown = sorted({license_part(normalize(t)) for t in texts})
+    with ScanCodeWorker(batch_size=8) as worker:
+        settled = [text for text, done in zip(shown, worker.settles(shown)) if done]
+        start = time.perf_counter()
+        fast = worker.detect(settled)
+        seconds = time.perf_counter() - start
+        worker.plain = True
+        full = worker.detect(settled)
+    differ = [(t, answer(a), answer(b)) for t, a, b in zip(settled, fast, full) if answer(a) != answer(b)]
+    return {"texts": len(shown), "settled": len(settled), "share": round(len(settled) / max(1, len(shown)), 4),
+            "settled_seconds": round(seconds, 2), "answers_differ": len(differ),
+            "examples": [{"text": t[:160], "fast": a[0], "full": b[0]} for t, a, b in differ[:8]]}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus-mb", type=float, default=290.0, help="cap on the corpus (MB; what files weigh as read: the text is a little less)")
@@ -236,6 +257,8 @@ def main(argv: list[str] | None = None) -> int:
             texts = sample(detector.texts, args.plain_sample)
             shortcut_texts = sorted(t for t in detector.texts if ours.resolve_without_scancode(t) is not None)
             comparison = compare_with_plain(ours, texts, shortcut_texts)
+        shortcut = set(shortcut_texts)
+        comparison["fast_path"] = check_fast_path([t for t in detector.texts if t not in shortcut])
         plain = comparison["plain_scancode"]
         asked_mb = sum(len(t.encode("utf-8", "surrogatepass")) for t in detector.texts) / 1e6
         report = {
@@ -252,6 +275,7 @@ def main(argv: list[str] | None = None) -> int:
     floors = Floors()
     floors.at_most("answers_differ.share", report["answers_differ"]["share"], 0.01)
     floors.equals("resolved_without_scancode.differ", report["resolved_without_scancode"]["differ"], 0)
+    floors.equals("fast_path.answers_differ", report["fast_path"]["answers_differ"], 0)
     floors.emit(report)
     return 0
 

@@ -274,6 +274,18 @@ class ScanCodeWorker:
             self.calls += len(batch)
         return results
 
+    def settles(self, texts: list[str]) -> list[bool]:
+        """For each text, whether exact matching settles it (scancode_worker.settled): the texts a
+        detection answers without approximate matching."""
+        settled: list[bool] = []
+        for start in range(0, len(texts), self.batch_size):
+            self._send({"op": "settles", "texts": texts[start:start + self.batch_size]})
+            reply = self._receive()
+            if not reply.get("ok"):
+                raise ScanCodeError(f"ScanCode failed on a batch: {reply.get('error')}")
+            settled.extend(reply["settled"])
+        return settled
+
     def cpu_seconds(self) -> float:
         """CPU seconds the process serving this worker has used (Linux /proc; 0 where unreadable)."""
         return process_cpu_seconds(self.pid)
