@@ -24,7 +24,7 @@ from quarry.paths import state_dir
 from quarry.records import JsonDict, RecordWriter, write_json
 from quarry.snapshot import manifest as manifest_mod
 from quarry.snapshot.filters import name_kind
-from quarry.snapshot.listing import FILE_LISTS
+from quarry.snapshot.listing import FILE_LIST_SUFFIX, FILE_LISTS
 from quarry.snapshot.plan import OriginPlan, Refused, trace
 from quarry.snapshot.process import cached_lines, cached_summary
 from quarry.snapshot.sources import TABLES, plan_unit, planning_units
@@ -102,7 +102,7 @@ def finalize(cfg: SnapshotParams, sources: list[dict], heads: list[OriginHead], 
     out_dir = Path(out_dir)
     shards, file_lists = [w["shard"] for w in written], [w["file_list"] for w in written]
     prune_shards(out_dir / "shards", shards)
-    prune_shards(out_dir / FILE_LISTS, file_lists)
+    prune_shards(out_dir / FILE_LISTS, file_lists, f"part-*{FILE_LIST_SUFFIX}")
     ledger, kinds, origins = _seal_origins(heads, results, out_dir / "rejects" / "rejects.jsonl.zst", cfg, cache_dir)
     manifest = manifest_mod.build(sources, cfg, origins, results, shards, file_lists, ledger)
     # refusals by kind beside the counts (license, prose, code; document, unknown, folder: as the
@@ -174,10 +174,10 @@ def write_shard(pieces: list[Piece], cache_dir: Path, path: Path, list_path: Pat
             "file_list": {"name": list_path.name, "records": listing.stats.records, "sha256": file_hash(list_path)}}
 
 
-def prune_shards(shard_dir: Path, shards: list[dict]) -> None:
-    """Shards of an earlier, larger snapshot go."""
+def prune_shards(shard_dir: Path, shards: list[dict], pattern: str = "part-*.jsonl*") -> None:
+    """Shards (or file lists) of an earlier, larger snapshot go."""
     names = {s["name"] for s in shards}
-    for stale in shard_dir.glob("part-*.jsonl*"):
+    for stale in shard_dir.glob(pattern):
         if stale.name not in names:
             stale.unlink()
 

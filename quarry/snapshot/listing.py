@@ -10,6 +10,14 @@ from pathlib import Path
 from quarry.records import JsonDict, read_json, read_records
 
 FILE_LISTS = "files"    # the folder of the shards' file lists, beside shards/ and manifest.json
+# zstd-compressed JSON lines, but not record shards (no text): no stage reading a folder's
+# *.jsonl* shards takes them for input
+FILE_LIST_SUFFIX = ".files.zst"
+
+
+def file_list_name(number: int) -> str:
+    """The file list of shard ``part-NNNNN.jsonl.zst``."""
+    return f"part-{number:05d}{FILE_LIST_SUFFIX}"
 
 
 def snapshot_files(folder: str | Path) -> Iterator[JsonDict]:

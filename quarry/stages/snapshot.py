@@ -14,7 +14,7 @@ from quarry.engine import Global, GlobalJob, ItemJob, Map, Plan, Stage, WorkItem
 from quarry.records import JsonDict
 from quarry.snapshot.driver import (STAGE, CapReport, Piece, cache_root, capped_heads, describe_caps, finalize,
                                    shard_layout, write_shard)
-from quarry.snapshot.listing import FILE_LISTS
+from quarry.snapshot.listing import FILE_LISTS, file_list_name
 from quarry.snapshot.process import cached_summary, origin_totals, process_origin
 from quarry.snapshot.sources import plan_unit, planning_units
 from quarry.snapshot.spool import OriginHead, spool_plans
@@ -122,7 +122,7 @@ def layout_phase(job: GlobalJob, cfg: SnapshotParams) -> Plan:
     items = []
     for number, pieces in enumerate(shards):
         name = f"part-{number:05d}.jsonl.zst"
-        path, file_list = str(Path(job.dst) / "shards" / name), str(Path(job.dst) / FILE_LISTS / name)
+        path, file_list = str(Path(job.dst) / "shards" / name), str(Path(job.dst) / FILE_LISTS / file_list_name(number))
         items.append(WorkItem(f"shard {number + 1}/{len(shards)}", ShardWork(tuple(pieces), cache_dir, path, file_list),
                               (path, file_list), sum(piece.length for piece in pieces)))
     return Plan(items=items)
