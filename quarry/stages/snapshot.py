@@ -159,7 +159,7 @@ def run_snapshot(sources: list[dict] | None, out_dir: Path, params: Params | dic
     returns the manifest.
 
     Writes ``out_dir/shards/part-NNNNN.jsonl.zst``, each shard's file list in
-    ``out_dir/files/part-NNNNN.jsonl.zst``, ``out_dir/manifest.json`` (whose
+    ``out_dir/files/part-NNNNN.files.zst`` (JSON lines), ``out_dir/manifest.json`` (whose
     ``snapshot_id`` is the hash of its own content), ``out_dir/ledger.json`` and
     ``out_dir/rejects/rejects.jsonl.zst`` (every refused file with its origin, path and reason).
     """
