@@ -105,7 +105,7 @@ class FiltersParams(Section):
 
 PiiType = Literal["EMAIL", "KEY", "PASSWORD", "IP_ADDRESS", "PHONE", "CARD"]
 PiiDetector = Literal["shapes", "rules", "encoded", "private_keys", "url_passwords", "assignments", "env_defaults", "nested_config",
-                      "commands", "prose", "unkeyed", "emails", "ips", "cards", "phones"]
+                      "commands", "delimited", "prose", "unkeyed", "emails", "ips", "cards", "phones"]
 
 
 class PiiParams(Section):

@@ -27,7 +27,9 @@ _CREDENTIAL_NAME = re.compile(
     r"(?:[ \t]*:?[ \t]*[A-Za-z_][\w.]*(?:\[\])?(?=[ \t]*=[^=>]))?"
     # every common assignment, append and default operator: Make's ::= / :::= / ?=, PHP's .=, ||=, ??=, R's <-
     r"[ \t]*(?P<op>:{1,3}=|\.=|\+=|\?\?=|\?=|\|\|=|=>|<-|=|:)[ \t]*"
-    r"(?:(?P<q>\\?[\"'`])(?P<quoted>[^\"'`\r\n]{4,512}?)(?P=q)|(?P<bare>[^\s\"'`,;&(){}\[\]<>]{1,512}))"
+    # a bare value, or the indicator of a folded block scalar (`key: >-`, its value on the lines below)
+    r"(?:(?P<q>\\?[\"'`])(?P<quoted>[^\"'`\r\n]{4,512}?)(?P=q)"
+    r"|(?P<bare>>[+-]?[1-9]?(?=[ \t]*(?:#.*)?\r?(?:\n|$))|[^\s\"'`,;&(){}\[\]<>]{1,512}))"
 )
 _PASSWORD_WORD = re.compile(r"(?i)pass|pwd")
 _KEY_QUALIFIER = re.compile(
@@ -90,6 +92,12 @@ def find_assignments(text: str) -> Iterator[Finding]:
         quoted = m.group("q") is not None
         if m.group("op") == ":" and not quoted and m.group("close") == "" and not _config_line(text, at):
             continue  # 'token: str' / 'case TOKEN:' in code is a type or a label
+        if not quoted and _BLOCK_INDICATOR.fullmatch(m.group("bare")) and _END_OF_LINE.match(text, m.end()):
+            finding = _block_scalar(text, at, m, keyword + m.group("tail"))
+            if finding:
+                seen_values.add(m.start(_value_group(m)))
+                yield finding
+            continue
         value = m.group(_value_group(m))
         if quoted and any(c.isspace() for c in value):
             continue  # "Enter your password": a message, not a password
@@ -120,6 +128,43 @@ def find_assignments(text: str) -> Iterator[Finding]:
         for m in _BASIC.finditer(text):
             if _basic_credentials(m.group(1)):
                 yield Finding(m.start(1), m.end(1), PASSWORD, "basic_auth", 0.85)
+
+
+_BLOCK_INDICATOR = re.compile(r"[|>][+-]?[1-9]?|[|>][1-9][+-]")   # YAML's literal and folded block scalars
+_BLOCK_LINE = re.compile(r"([ \t]*)(\S[^\r\n]*?)[ \t]*\r?(?:\n|$)")
+
+
+def _block_scalar(text: str, at: int, m: re.Match, name: str) -> Finding | None:
+    """`password: |` or `api_token: >-` and the value on the more indented lines under it: a
+    one-line block is the value; a block of several lines with no space in them is one value
+    wrapped (a long token, base64), redacted whole."""
+    if m.group("op") != ":" or not _config_line(text, at) or describes_something_else(name):
+        return None
+    key_indent = len(line_prefix(text, at)) - len(line_prefix(text, at).lstrip(" \t-"))
+    lines, position = [], text.find("\n", m.end()) + 1
+    while 0 < position < len(text):
+        line = _BLOCK_LINE.match(text, position)
+        if line is None:   # a blank line inside the block
+            blank_end = text.find("\n", position)
+            position = blank_end + 1 if blank_end >= 0 and not text[position:blank_end].strip() else -1
+            continue
+        if len(line.group(1)) <= key_indent:
+            break
+        lines.append(line)
+        position = line.end()
+    if not lines or any(" " in line.group(2) or "\t" in line.group(2) for line in lines):
+        return None   # none, or prose: a description, a message
+    start, end = lines[0].start(2), lines[-1].end(2)
+    value = "".join(line.group(2) for line in lines)
+    if suppress.is_placeholder(value) or is_expression(value) or value.startswith("-----"):
+        return None   # a PEM block is the private key detector's
+    if _PASSWORD_WORD.search(name):
+        return Finding(start, end, PASSWORD, "password_assignment", 0.7) if len(value) >= 6 else None
+    if len(value) >= 16 and looks_generated(value) and not suppress.is_lookalike_secret(value):
+        return Finding(start, end, KEY, "high_entropy_assignment", 0.7)
+    if _STRONG_NAME.search(name) and plausible_secret(value, min_length=6, literal=True) and typed_secret(value, True):
+        return Finding(start, end, KEY, "secret_assignment", 0.7)
+    return None
 
 
 def _basic_credentials(token: str) -> bool:

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from quarry.curation.pii.assignments import find_assignments
 from quarry.curation.pii.commands import find_command_passwords
 from quarry.curation.pii.context import find_env_defaults, find_nested, find_prose
+from quarry.curation.pii.delimited import find_delimited
 from quarry.curation.pii.credentials import SHAPES, find_private_keys, find_shapes, find_url_passwords
 from quarry.curation.pii.findings import CARD, EMAIL, IP_ADDRESS, KEY, PASSWORD, PHONE, TYPES, Finding
 from quarry.curation.pii.scanner_rules import find_rules
@@ -27,6 +28,7 @@ DETECTORS: dict[str, Callable[[str], Iterator[Finding]]] = {
     "env_defaults": find_env_defaults,
     "nested_config": find_nested,
     "commands": find_command_passwords,
+    "delimited": find_delimited,
     "prose": find_prose,
     "unkeyed": find_unkeyed,
     "emails": find_emails,
