@@ -56,3 +56,20 @@ def test_a_credential_column_of_a_delimited_table_is_redacted(text, secrets, pla
 ])
 def test_a_table_without_credentials_stays(text):
     assert redact(text)[0] == text
+
+
+def test_a_long_table_whose_rows_look_like_headers_is_read_once():
+    from quarry.curation.pii.delimited import find_delimited
+
+    rows = "\n".join(f"alpha_token{i},beta,gamma" for i in range(20_000))
+    text = f"name,api_token,note\n{rows}\n"
+    calls = []
+    import quarry.curation.pii.delimited as delimited
+
+    real = delimited._fields
+    delimited._fields = lambda *args: calls.append(1) or real(*args)
+    try:
+        assert list(find_delimited(text)) == []        # words, not tokens
+    finally:
+        delimited._fields = real
+    assert len(calls) < 2 * 20_000 + 10                  # each line split about once, not once per header

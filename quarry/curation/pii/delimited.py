@@ -19,43 +19,49 @@ DELIMITERS = ",;\t|"
 _ROOTS = ("pass", "pwd", "secret", "token", "key")
 _HEADER_FIELD = re.compile(r"[ \t]*[A-Za-z][\w.-]{0,63}[ \t]*")   # a name: `User Name` is prose as often as a column
 _PASSWORD_COLUMN = re.compile(r"(?i)(?:^|[_ .-])(?:pass(?:w(?:or)?d|phrase)?|pwd)$|^pass(?:w(?:or)?d|phrase)?(?:[_ .-]|$)")
-_KEY_COLUMN = re.compile(r"(?i)secret|token|(?:api|access|private|secret|client|auth|signing|app)[_ .-]?key")
-MAX_ROWS = 10_000   # rows read under one header
+# the credential word ends the name: api_token, clientSecret, x-auth-key (not token7, token_count)
+_KEY_COLUMN = re.compile(r"(?i)(?:secret|token|(?:api|access|private|secret|client|auth|signing|app)[_ .-]?key)$")
 
 
 def find_delimited(text: str) -> Iterator[Finding]:
     lower = lowered(text)
     headers = sorted({text.rfind("\n", 0, at) + 1 for root in _ROOTS for at in occurrences(lower, root)})
+    read_to = 0
     for start in headers:
-        yield from _table(text, start)
+        if start < read_to:
+            continue   # a row of a table already read (one whose words look like a header too)
+        found: list[Finding] = []
+        read_to = _table(text, start, found)
+        yield from found
 
 
-def _table(text: str, start: int) -> Iterator[Finding]:
+def _table(text: str, start: int, found: list[Finding]) -> int:
+    """The credentials in the table whose header starts at ``start`` into ``found``; returns where
+    the table ends (``start``: no table there)."""
     end = _line_end(text, start)
     header = text[start:end].rstrip("\r")
     delimiter = max(DELIMITERS, key=header.count)
     if delimiter not in header:
-        return
+        return start
     names = [field for field, _, _ in _fields(header, delimiter, 0)]
     if len(names) < 2 or not all(_HEADER_FIELD.fullmatch(name) for name in names):
-        return
+        return start
     columns = {i: _column_type(name.strip()) for i, name in enumerate(names)}
     columns = {i: kind for i, kind in columns.items() if kind}
     if not columns:
-        return
+        return start
     row = end + 1
-    for _ in range(MAX_ROWS):
-        if row >= len(text):
-            return
+    while row < len(text):
         row_end = _line_end(text, row)
         fields = _fields(text[row:row_end].rstrip("\r"), delimiter, row)
         if len(fields) != len(names):
-            return   # the table ends where a row no longer has the header's shape
+            break   # the table ends where a row no longer has the header's shape
         for i, kind in columns.items():
             value, value_start, value_end = fields[i]
             if _secret(value, kind):
-                yield Finding(value_start, value_end, kind, "delimited_column", 0.7)
+                found.append(Finding(value_start, value_end, kind, "delimited_column", 0.7))
         row = row_end + 1
+    return row
 
 
 def _column_type(name: str) -> str | None:
