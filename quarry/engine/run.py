@@ -117,7 +117,8 @@ def _run_phases(stage: Stage, config: Any, args: Any, src: Path | None, names: l
             jobs = (_item_jobs(phase, results, stage, folder) if phase.over else
                     [_shard_job(phase, shard, name, i, target, folder, results, stage)
                      for i, (shard, name) in enumerate(zip(shards, names, strict=True))])
-            results[phase.name] = _checked(stage, phase, executor.map(stage, phase, jobs, config))
+            given = config if phase.needs_config else None
+            results[phase.name] = _checked(stage, phase, executor.map(stage, phase, jobs, given))
         else:
             job = GlobalJob(names, dict(results), str(folder), _str(src), str(target), args)
             results[phase.name] = _checked(stage, phase, executor.run_global(stage, phase, job, config))

@@ -72,6 +72,9 @@ class Map(Generic[R]):
     writes: bool = False
     over: str | None = None   # a Global phase returning a Plan, whose items this map runs over (default: the input shards)
     cached: bool = True       # False where the inputs' content is not in the job (files a plan names by path)
+    # False: the map reads nothing of the config (its plan put what it needs into the items), so its
+    # jobs get None and a param change that leaves the items as they were re-runs none of them
+    needs_config: bool = True
 
 
 @dataclass(frozen=True)

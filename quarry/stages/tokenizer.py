@@ -64,7 +64,7 @@ def plan_phase(job: GlobalJob, section: TokenizerParams) -> SamplePlanned:
     return SamplePlanned(sample=plan, items=items)
 
 
-def sample_phase(job: ItemJob, section: TokenizerParams) -> ShardSampled:
+def sample_phase(job: ItemJob, _: None) -> ShardSampled:
     work: ShardSample = job.item
     count = sample_shard(work.shard, work.plan, work.texts)
     return ShardSampled(work.texts, count, file_hash(work.texts))
@@ -95,10 +95,10 @@ def save_finish(job: GlobalJob, section: TokenizerParams) -> JsonDict:
 
 
 # The plan reads the manifest and lists the shards (bookkeeping, uncached); a shard's sample is
-# keyed on its content and the plan's rates, the learning on the samples' hashes. Both stay in the
-# work folder for the next run.
+# keyed on its content and the plan's rates alone (a new vocabulary size samples nothing again),
+# the learning on the samples' hashes and the section. Both stay in the work folder for the next run.
 PLAN = Global("plan", plan_phase, SamplePlanned, cached=False, inline=True)
-SAMPLE = Map("sample", sample_phase, ShardSampled, over="plan")
+SAMPLE = Map("sample", sample_phase, ShardSampled, over="plan", needs_config=False)
 LEARN = Global("learn", learn_phase, str)
 TOKENIZER = Stage(STAGE, folder="", config=lambda params: params.tokenizer, finish=save_finish, reads_shards=False,
                   phases=(PLAN, SAMPLE, LEARN))

@@ -103,6 +103,12 @@ def test_dag_flows_write_the_same_bytes_as_the_cli(project, cli_one, monkeypatch
     assert {path: path.stat().st_mtime_ns for path in [*sampled, learnt]} == written
     tokenize(str(project["dataset"]), str(project["root"] / "tokenizer"), str(out / "tokens"), params)
     assert tree(out / "tokens") == tree(cli_one / "tokens")
+    # a new vocabulary size learns again from the samples already taken (the sample map reads no param)
+    larger = project["root"] / "larger-vocabulary.yaml"
+    larger.write_text(project["params"].read_text().replace("vocab_size: 320", "vocab_size: 330"))
+    assert tokenizer(str(project["dataset"]), str(out / "tokenizer"), str(larger))["vocab_size"] == 330
+    assert {path: path.stat().st_mtime_ns for path in sampled} == {path: written[path] for path in sampled}
+    assert learnt.stat().st_mtime_ns != written[learnt]
 
 
 def test_verify_walks_back_to_the_snapshot_and_names_the_first_broken_link(cli_one, tmp_path, capsys):
