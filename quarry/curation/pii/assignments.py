@@ -13,8 +13,8 @@ from functools import lru_cache
 
 from quarry.curation.pii import suppress, syntax
 from quarry.curation.pii.findings import KEY, PASSWORD, Finding, line_prefix, lowered, occurrences
-from quarry.curation.pii.values import (DICTIONARY_PLACEHOLDERS, describes_something_else, is_expression, looks_generated,
-                               plausible_secret, typed_secret)
+from quarry.curation.pii.values import (DICTIONARY_PLACEHOLDERS, describes_something_else, generated_secret, is_expression,
+                               looks_generated, plausible_secret, typed_secret)
 
 # Anchored at each occurrence of a root word (found with str.find on the lowered text, shared with
 # the other detectors looking for the same roots: quarry.curation.pii.findings.occurrences).
@@ -122,7 +122,7 @@ def find_assignments(text: str) -> Iterator[Finding]:
                 continue
             if _PASSWORD_WORD.search(m.group(1)) and len(value) >= 6:
                 yield Finding(m.start(2), m.end(2), PASSWORD, "password_assignment", 0.8)
-            elif len(value) >= 16 and looks_generated(value) and not suppress.is_lookalike_secret(value):
+            elif generated_secret(value):
                 yield Finding(m.start(2), m.end(2), KEY, "high_entropy_assignment", 0.7)
     if "asic " in text:
         for m in _BASIC.finditer(text):
@@ -140,7 +140,8 @@ def _block_scalar(text: str, at: int, m: re.Match, name: str) -> Finding | None:
     wrapped (a long token, base64), redacted whole."""
     if m.group("op") != ":" or not _config_line(text, at) or describes_something_else(name):
         return None
-    key_indent = len(line_prefix(text, at)) - len(line_prefix(text, at).lstrip(" \t-"))
+    prefix = line_prefix(text, at)
+    key_indent = len(prefix) - len(prefix.lstrip(" \t-"))
     lines, position = [], text.find("\n", m.end()) + 1
     while 0 < position < len(text):
         line = _BLOCK_LINE.match(text, position)
@@ -160,7 +161,7 @@ def _block_scalar(text: str, at: int, m: re.Match, name: str) -> Finding | None:
         return None   # a PEM block is the private key detector's
     if _PASSWORD_WORD.search(name):
         return Finding(start, end, PASSWORD, "password_assignment", 0.7) if len(value) >= 6 else None
-    if len(value) >= 16 and looks_generated(value) and not suppress.is_lookalike_secret(value):
+    if generated_secret(value):
         return Finding(start, end, KEY, "high_entropy_assignment", 0.7)
     if _STRONG_NAME.search(name) and plausible_secret(value, min_length=6, literal=True) and typed_secret(value, True):
         return Finding(start, end, KEY, "secret_assignment", 0.7)

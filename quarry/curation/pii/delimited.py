@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from quarry.curation.pii import suppress
 from quarry.curation.pii.findings import KEY, PASSWORD, Finding, lowered, occurrences
-from quarry.curation.pii.values import (DICTIONARY_PLACEHOLDERS, describes_something_else, looks_generated,
+from quarry.curation.pii.values import (DICTIONARY_PLACEHOLDERS, describes_something_else, generated_secret,
                                         plausible_secret, typed_secret)
 
 DELIMITERS = ",;\t|"
@@ -77,8 +77,8 @@ def _secret(value: str, kind: str) -> bool:
         return False
     if kind == PASSWORD:
         return len(value) >= 6 and value.lower() not in DICTIONARY_PLACEHOLDERS and not value.isdigit()
-    return (len(value) >= 16 and looks_generated(value) and not suppress.is_lookalike_secret(value)
-            or plausible_secret(value, min_length=8, literal=True) and typed_secret(value, literal=True))
+    return generated_secret(value) or (plausible_secret(value, min_length=8, literal=True)
+                                       and typed_secret(value, literal=True))
 
 
 def _line_end(text: str, start: int) -> int:

@@ -122,6 +122,12 @@ def words_run_together(value: str) -> bool:
     return sum(len(p) for p in _NAME_PARTS.findall(value) if len(p) >= 3 and p.isalpha()) >= 0.7 * max(1, alnum)
 
 
+def generated_secret(value: str) -> bool:
+    """A long value with a generated token's entropy and classes that is no look-alike (a digest
+    of a known kind, a UUID): what a credential's name makes a key whatever its shape."""
+    return len(value) >= 16 and looks_generated(value) and not suppress.is_lookalike_secret(value)
+
+
 def looks_generated(value: str) -> bool:
     """Entropy plus a mix of character classes: what random tokens have and words do not."""
     alnum_classes = (any(c.islower() for c in value) + any(c.isupper() for c in value)
