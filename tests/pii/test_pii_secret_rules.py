@@ -66,6 +66,39 @@ def test_assignment_syntaxes_leak_nothing(syntax):
     assert any(text[f.start:f.end] == secret for f in detect(text)), syntax
 
 
+# Account identifiers keyed by an id or login word, not a credential word: gitleaks' id rules
+# (Discord's 18-digit client id, Sumo Logic's 'su' access id, Plaid's 24-character client id).
+ID_KEYS = [
+    ('discord_client_id = "{}"', rand(18, "0123456789")),
+    ("DISCORD_CLIENT_ID={}", rand(18, "0123456789")),
+    ('  discordClientId: "{}",', rand(18, "0123456789")),
+    ("export SUMO_ACCESS_ID={}", "su" + rand(12)),
+    ('PLAID_CLIENT_ID: "{}"', rand(24, string.ascii_lowercase + string.digits)),
+]
+
+
+@pytest.mark.parametrize("syntax,token", ID_KEYS, ids=[s.split("=")[0].strip()[:20] for s, _ in ID_KEYS])
+def test_provider_ids_keyed_without_a_credential_word(syntax, token):
+    text = syntax.format(token)
+    assert [text[f.start:f.end] for f in detect(text)] == [token]
+
+
+@pytest.mark.parametrize("text", [
+    'client_id = "{}"'.format(rand(18, "0123456789")),             # an id naming no provider
+    'discord_channel_id = "{}"'.format(rand(18, "0123456789")),    # a provider's id, not an account's
+    "discord_client_id = get_client_id()",                         # a call, not a value
+    "Log in to Discord with your client id from the developer portal.",
+])
+def test_ids_that_are_not_account_ids_stay(text):
+    assert detect(text) == []
+
+
+def test_sonar_tokens_are_found_by_shape_at_every_level():
+    token = "sqa_" + rand(40, HEX)
+    text = f"analysis:\n  credential: {token}\n"  # no sonar key beside it
+    assert [text[f.start:f.end] for f in detect(text, PiiConfig(sensitivity="low"))] == [token]
+
+
 def test_keyed_rule_reads_escaped_json():
     client_id = rand(18, "0123456789")  # a Discord id: digits only, found by its provider-named key
     text = '{"env": "{\\n  \\"discord_token\\": \\"%s\\"\\n}"}' % client_id

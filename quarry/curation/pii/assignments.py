@@ -13,8 +13,9 @@ from functools import lru_cache
 
 from quarry.curation.pii import suppress, syntax
 from quarry.curation.pii.findings import KEY, PASSWORD, Finding, line_prefix, lowered, occurrences
-from quarry.curation.pii.values import (DICTIONARY_PLACEHOLDERS, describes_something_else, generated_secret, is_expression,
-                               looks_generated, plausible_secret, typed_secret)
+from quarry.curation.pii.values import (CODE_WORDS, describes_something_else, generated_secret,
+                                        is_expression, looks_generated, plausible_password, plausible_secret,
+                                        typed_secret)
 
 # Anchored at each occurrence of a root word (found with str.find on the lowered text, shared with
 # the other detectors looking for the same roots: quarry.curation.pii.findings.occurrences).
@@ -39,9 +40,6 @@ _REFERENCE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")  # a variabl
 # Name parts that make a credential-like name describe something else (token_hash, secret_name).
 _IDENTIFIER_LITERAL = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z]+(?:_[a-z]+)+|[a-z]+(?:[A-Z][a-z]+)+")
 _END_OF_LINE = re.compile(r"[ \t]*(?:[#;].*)?(?:\r?\n|$)")
-_LANGUAGE_WORDS = frozenset("lambda function def fn func new await async return none null nil undefined true "
-                            "false self this str string int bool bytes dict list object any optional required "
-                            "os env process getenv".split())
 _XML_CREDENTIAL = re.compile(
     r"<((?:[\w-]+:)?[\w.-]*"
     r"(?:[Pp]assw(?:or)?d|PASSWORD|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[_-]?[Kk]ey|API_KEY)[\w.-]*)>"
@@ -120,7 +118,7 @@ def find_assignments(text: str) -> Iterator[Finding]:
             value = m.group(2)
             if suppress.is_placeholder(value) or describes_something_else(m.group(1)):
                 continue
-            if _PASSWORD_WORD.search(m.group(1)) and len(value) >= 6:
+            if _PASSWORD_WORD.search(m.group(1)) and plausible_password(value):
                 yield Finding(m.start(2), m.end(2), PASSWORD, "password_assignment", 0.8)
             elif generated_secret(value):
                 yield Finding(m.start(2), m.end(2), KEY, "high_entropy_assignment", 0.7)
@@ -160,7 +158,7 @@ def _block_scalar(text: str, at: int, m: re.Match, name: str) -> Finding | None:
     if suppress.is_placeholder(value) or is_expression(value) or value.startswith("-----"):
         return None   # a PEM block is the private key detector's
     if _PASSWORD_WORD.search(name):
-        return Finding(start, end, PASSWORD, "password_assignment", 0.7) if len(value) >= 6 else None
+        return Finding(start, end, PASSWORD, "password_assignment", 0.7) if plausible_password(value) else None
     if generated_secret(value):
         return Finding(start, end, KEY, "high_entropy_assignment", 0.7)
     if _STRONG_NAME.search(name) and plausible_secret(value, min_length=6, literal=True) and typed_secret(value, True):
@@ -206,7 +204,7 @@ def _judge_assignment(text: str, m: re.Match, name: str, value: str, quoted: boo
             literal = dotenv or ini or m.group("op") == ":" and syntax.in_config_block(text, line_start)
             if any(c.isspace() for c in value) or suppress.is_placeholder(value) or is_expression(value):
                 return None
-        if not (in_list or _END_OF_LINE.match(text, end)) or value.rstrip(":").lower() in _LANGUAGE_WORDS:
+        if not (in_list or _END_OF_LINE.match(text, end)) or value.rstrip(":").lower() in CODE_WORDS:
             return None  # 'password=lambda: ...', 'token=get_token(),' is code, not a config value
         if not literal and (value.startswith("_") or value[:4].lower() in ("pass", "secr", "toke", "cred", "pwd", "key")):
             return None
@@ -216,7 +214,7 @@ def _judge_assignment(text: str, m: re.Match, name: str, value: str, quoted: boo
             return None  # a variable, an attribute or an env var name, not a literal
     literal = literal or quoted
     if _PASSWORD_WORD.search(text, m.start(), start):
-        if len(value) < 6 or value.lower() in _LANGUAGE_WORDS or value.lower() in DICTIONARY_PLACEHOLDERS:
+        if not plausible_password(value):
             return None
         return Finding(start, end, PASSWORD, "password_assignment", 0.8 if quoted else 0.6)
     if "aws" in name.lower() and re.fullmatch(r"[A-Za-z0-9/+]{40}", value):

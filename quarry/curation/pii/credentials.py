@@ -88,6 +88,8 @@ SHAPES: tuple[Shape, ...] = (
     _shape("nuget_key", r"oy2[a-z0-9]{43}" + _E),
     _shape("pulumi_token", r"pul-[a-f0-9]{40}" + _E),
     _shape("hubspot_token", r"pat-(?:na|eu)1-[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}" + _E),
+    # SonarQube's user, project-analysis and global-analysis tokens: the prefix and 40 hex digits
+    _shape("sonar_token", r"sq[upa]_[a-f0-9]{40}" + _E, gate=("squ_", "sqp_", "sqa_")),
     _shape("supabase_token", r"sb[pa]_[a-f0-9]{40}" + _E, gate=("sbp_", "sba_")),
     _shape("heroku_key", r"HRKU-[A-Za-z0-9_-]{60}" + _E),
     _shape("planetscale_token", r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{32,}" + _E),

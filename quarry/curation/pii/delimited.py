@@ -12,11 +12,11 @@ from collections.abc import Iterator
 
 from quarry.curation.pii import suppress
 from quarry.curation.pii.findings import KEY, PASSWORD, Finding, lowered, occurrences
-from quarry.curation.pii.values import (DICTIONARY_PLACEHOLDERS, describes_something_else, generated_secret,
+from quarry.curation.pii.values import (describes_something_else, generated_secret, plausible_password,
                                         plausible_secret, typed_secret)
 
 DELIMITERS = ",;\t|"
-_ROOTS = ("pass", "pwd", "secret", "token", "key")
+_ROOTS = ("pass", "pwd", "secret", "token", "key")  # the words a credential column ends with (not auth, cred)
 _HEADER_FIELD = re.compile(r"[ \t]*[A-Za-z][\w.-]{0,63}[ \t]*")   # a name: `User Name` is prose as often as a column
 _PASSWORD_COLUMN = re.compile(r"(?i)(?:^|[_ .-])(?:pass(?:w(?:or)?d|phrase)?|pwd)$|^pass(?:w(?:or)?d|phrase)?(?:[_ .-]|$)")
 # the credential word ends the name: api_token, clientSecret, x-auth-key (not token7, token_count)
@@ -76,7 +76,7 @@ def _secret(value: str, kind: str) -> bool:
     if not value or any(c.isspace() for c in value) or suppress.is_placeholder(value):
         return False
     if kind == PASSWORD:
-        return len(value) >= 6 and value.lower() not in DICTIONARY_PLACEHOLDERS and not value.isdigit()
+        return plausible_password(value)
     return generated_secret(value) or (plausible_secret(value, min_length=8, literal=True)
                                        and typed_secret(value, literal=True))
 

@@ -8,8 +8,10 @@ hand. Two kinds of rule, run where they can match, so that a text naming no prov
   looks for the rules' literals (spelled as the rule spells them: a case-sensitive rule's 'AKCp' is not looked for as
   'akcp'), and gates them.
 - keyed rules (a key naming the provider, ``adafruit_token = ...``, then a value of the right shape):
-  0.6, medium and high. They run only at the credential-named assignments the assignment finder
-  already locates, whose name also names a provider, from the name on.
+  0.6, medium and high. They run from the start of a key that names a provider and either a
+  credential word (the assignments the assignment finder already locates: ``DISCORD_TOKEN``) or
+  a word for a provider's account identifier (``discord_client_id``, ``SUMO_ACCESS_ID``,
+  ``sonar.login``), which gitleaks' rules for ids and logins expect instead.
 - gitleaks' generic-api-key (any secret-ish key, a high-entropy value): 0.4, high only; a keyed
   rule whose names are the credential words themselves.
 """
@@ -26,7 +28,7 @@ from pathlib import Path
 
 from quarry.curation.pii import suppress
 from quarry.curation.pii.assignments import credential_names
-from quarry.curation.pii.findings import KEY, PASSWORD, Finding
+from quarry.curation.pii.findings import KEY, PASSWORD, Finding, lowered
 from quarry.curation.pii.gates import present_literals, register
 
 RULES_FILE = Path(__file__).parent / "rules" / "gitleaks.json"
@@ -195,9 +197,12 @@ def _windows(text: str, keywords: tuple[str, ...]) -> list[tuple[int, int]]:
         while at >= 0:
             spans.append(_lines_around(text, at, _WINDOW_LINES))
             at = text.find(word, spans[-1][1])
-    spans.sort()
+    return _merged(spans)
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     merged: list[tuple[int, int]] = []
-    for start, end in spans:
+    for start, end in sorted(spans):
         if merged and start <= merged[-1][1]:
             merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
         else:
@@ -205,15 +210,33 @@ def _windows(text: str, keywords: tuple[str, ...]) -> list[tuple[int, int]]:
     return merged
 
 
-def _keyed_windows(text: str, names: re.Pattern) -> Iterator[tuple[int, int]]:
-    """From the start of each credential-named key that names a provider ('DISCORD_TOKEN', not
-    'token') to the end of the line after it (a YAML block or XML value continues there)."""
-    last = -1
+# Keys of a provider's account identifiers, in the lowered text ('discordClientId', 'SUMO_ACCESS_ID'):
+# each pattern starts with a literal the engine skips to, four scans that cost far less than looking
+# for every provider's name (a gate of ~75 names would double the shared literal scan).
+_ID_WORDS = tuple(re.compile(p) for p in (r"client[_.-]?id", r"access[_.-]?id", r"api[_.-]?id", r"login"))
+_ID_KEY_END = re.compile(r"[\w.-]{0,20}")
+
+
+def _keyed_windows(text: str, names: re.Pattern) -> list[tuple[int, int]]:
+    """From the start of each key that names a provider, and a credential word or an identifier
+    word ('DISCORD_TOKEN', 'discord_client_id'; not 'token' or 'client_id'), to the end of the line
+    after it (a YAML block or XML value continues there)."""
+    spans = []
     for at, m in credential_names(text):
-        start = at - len(_NAME_BEFORE.search(text, max(0, at - 50), at).group())
-        if start > last and names.search(text, start, m.start("close")):
-            last = start
-            yield start, _lines_around(text, m.end(), 1)[1]
+        start = _name_start(text, at)
+        if names.search(text, start, m.start("close")):
+            spans.append((start, _lines_around(text, m.end(), 1)[1]))
+    lower = lowered(text)
+    for word in _ID_WORDS:
+        for m in word.finditer(lower):
+            start, end = _name_start(text, m.start()), _ID_KEY_END.match(text, m.end()).end()
+            if names.search(text, start, end):
+                spans.append((start, _lines_around(text, m.start(), 1)[1]))
+    return _merged(spans)
+
+
+def _name_start(text: str, at: int) -> int:
+    return at - len(_NAME_BEFORE.search(text, max(0, at - 50), at).group())
 
 
 def find_rules(text: str, floor: float = 0.0) -> Iterator[Finding]:
@@ -223,7 +246,7 @@ def find_rules(text: str, floor: float = 0.0) -> Iterator[Finding]:
     runs = [(rule, _windows(text, tuple(k for k in rule.keywords if k in found)))
             for rule in formats if not found.isdisjoint(rule.keywords)]
     if keyed:
-        windows = list(_keyed_windows(text, names))
+        windows = _keyed_windows(text, names)
         runs += [(rule, [w for w in windows if rule.name.search(text, *w)]) for rule in keyed] if windows else []
     if not runs:
         return

@@ -122,6 +122,20 @@ def words_run_together(value: str) -> bool:
     return sum(len(p) for p in _NAME_PARTS.findall(value) if len(p) >= 3 and p.isalpha()) >= 0.7 * max(1, alnum)
 
 
+# Words of code that stand where a literal would ('password = lambda: ...', 'password: str').
+CODE_WORDS = frozenset("lambda function def fn func new await async return none null nil undefined true "
+                       "false self this str string int bool bytes dict list object any optional required "
+                       "os env process getenv".split())
+
+
+def plausible_password(value: str) -> bool:
+    """A value under a password's name that may be one: six characters or more, not a dictionary
+    placeholder ('changeme') and not a word of code. One judgement for every syntax that names a
+    password (an assignment, a YAML block, an XML element, a table's column)."""
+    lower = value.lower()
+    return len(value) >= 6 and lower not in DICTIONARY_PLACEHOLDERS and lower not in CODE_WORDS
+
+
 def generated_secret(value: str) -> bool:
     """A long value with a generated token's entropy and classes that is no look-alike (a digest
     of a known kind, a UUID): what a credential's name makes a key whatever its shape."""
