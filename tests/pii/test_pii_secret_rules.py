@@ -161,3 +161,17 @@ def test_base64_secrets_are_redacted():
     assert base64.b64encode(password.encode()).decode() in spans
     assert base64.b64encode(wrapped.encode()).decode() in spans
     assert base64.b64encode(b"admin").decode() not in spans  # too short to be a secret: a user name
+
+
+def test_a_found_secret_is_redacted_wherever_it_recurs():
+    password = "t0rnado" + rand(4, string.digits)
+    text = (f'db:\n  password: "{password}"\n\nLog in with {password} and change it; '
+            f"not x{password} nor {password}.2 (other tokens)\n")
+    spans = [(f.start, text[f.start:f.end]) for f in detect(text)]
+    assert [s for _, s in spans] == [password, password], spans
+
+
+def test_names_judged_under_a_credential_are_not_echoed():
+    # a value a detector may take under a password's name, but a word of code elsewhere
+    text = 'password = "ParseHtml5Node"\n\nnode = ParseHtml5Node(tree)\n'
+    assert all(f.start < text.index("\n\n") for f in detect(text))

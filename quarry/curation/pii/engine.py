@@ -6,12 +6,14 @@ empty section means "every detector on, medium sensitivity, typed placeholders".
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from quarry.config import Params, as_params
 from quarry.config.curation import PiiParams
 from quarry.curation.pii.detectors import DETECTORS, Finding
+from quarry.curation.pii.findings import KEY, PASSWORD, word_before
 from quarry.curation.pii.personal import find_ips
 from quarry.curation.pii.scanner_rules import find_rules
 from quarry.curation.pii.fake_ips import FAKE_IP_POOL
@@ -56,8 +58,9 @@ def detect(text: str, config: PiiConfig = DEFAULT) -> list[Finding]:
         else:
             found = DETECTORS[name](text)
         candidates.extend(f for f in found if f.confidence >= floor and f.type in wanted)
-    if len(candidates) < 2:
+    if not candidates:
         return candidates
+    candidates.extend(_echoes(text, candidates))
     candidates.sort(key=lambda f: (-f.confidence, f.start - f.end, f.start))
     kept: list[Finding] = []
     for f in candidates:
@@ -65,3 +68,49 @@ def detect(text: str, config: PiiConfig = DEFAULT) -> list[Finding]:
             kept.append(f)
     kept.sort(key=lambda f: f.start)
     return kept
+
+
+# Not addresses: the IP detector reads a version-like context at each occurrence ('1.0.0.59' of a
+# package list), which an echo would overrule.
+_ECHOED = (KEY, PASSWORD)
+_MAX_ECHOED_VALUES = 64  # a document of hundreds of distinct credentials is a dump: each is found where it stands
+
+
+def _echoes(text: str, found: list[Finding]) -> list[Finding]:
+    """Every other occurrence of a credential found in the text, as a whole token: a password
+    quoted again in the prose after its assignment ('replace the sample password secret99') or a
+    token compared again in a test is the same secret, though no syntax names it there."""
+    values = {}
+    for f in found:
+        if f.type in _ECHOED and _unmistakable(text[f.start:f.end]):
+            values.setdefault(text[f.start:f.end], f)
+    if len(values) > _MAX_ECHOED_VALUES:
+        return []
+    echoes = []
+    for value, f in values.items():
+        at = text.find(value)
+        while at >= 0:
+            end = at + len(value)
+            if at != f.start and _whole_token(text, at, end):
+                echoes.append(Finding(at, end, f.type, f.kind, f.confidence))
+            at = text.find(value, end)
+    return echoes
+
+
+def _whole_token(text: str, start: int, end: int) -> bool:
+    """Not part of a longer word or dotted number ('abc123' in 'xabc123' or 'abc123.1')."""
+    after = text[end:end + 2]
+    return not (word_before(text, start) or text[start - 2:start].rstrip(".")[-1:].isdigit() and text[start - 1] == "."
+                or after[:1].isalnum() or after[:1] == "_" or after[:1] == "." and after[1:].isdigit())
+
+
+def _unmistakable(value: str) -> bool:
+    """A credential whose every other occurrence is surely the same secret: eight characters or
+    more, digits among letters, no word of code ('options', 'DINOv3ViTBackbone', 'snake_case' are
+    not, though a detector may have judged them under a credential's name)."""
+    return (len(value) >= 8 and any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+            and not _CODE_NAME.fullmatch(value))
+
+
+# an identifier of words: CamelCase, snake_case, with digits inside words (DINOv3ViTBackbone, utf8_decode)
+_CODE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[A-Z][a-z]+[A-Za-z0-9]*|_[A-Za-z0-9]+)+")
