@@ -175,3 +175,14 @@ def test_names_judged_under_a_credential_are_not_echoed():
     # a value a detector may take under a password's name, but a word of code elsewhere
     text = 'password = "ParseHtml5Node"\n\nnode = ParseHtml5Node(tree)\n'
     assert all(f.start < text.index("\n\n") for f in detect(text))
+
+
+def test_a_long_credential_is_judged_in_linear_time():
+    # a name-shaped pattern with nested repeats took seconds on such a value (base64 of a JSON-ish
+    # text, ~10x more per 10 characters): the echo check must read a value in linear time
+    import base64
+
+    value = base64.b64encode(b"account:{verified:true,region:north,plan:basic,team:storage,tier:2,"
+                             b"zone:eu-west}").decode()
+    text = f'fullstory_SECRET="{value}"\nagain: {value}\n'
+    assert [text[f.start:f.end] for f in detect(text)] == [value, value]

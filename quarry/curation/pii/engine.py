@@ -14,6 +14,7 @@ from quarry.config import Params, as_params
 from quarry.config.curation import PiiParams
 from quarry.curation.pii.detectors import DETECTORS, Finding
 from quarry.curation.pii.findings import KEY, PASSWORD, word_before
+from quarry.curation.pii.values import words_run_together
 from quarry.curation.pii.personal import find_ips
 from quarry.curation.pii.scanner_rules import find_rules
 from quarry.curation.pii.fake_ips import FAKE_IP_POOL
@@ -106,11 +107,10 @@ def _whole_token(text: str, start: int, end: int) -> bool:
 
 def _unmistakable(value: str) -> bool:
     """A credential whose every other occurrence is surely the same secret: eight characters or
-    more, digits among letters, no word of code ('options', 'DINOv3ViTBackbone', 'snake_case' are
-    not, though a detector may have judged them under a credential's name)."""
+    more, digits among letters, not a name of several words ('DINOv3ViTBackbone', 'utf8_decode':
+    a detector may have judged such a name under a credential's, and it recurs as code)."""
     return (len(value) >= 8 and any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
-            and not _CODE_NAME.fullmatch(value))
+            and not (words_run_together(value) and ("_" in value or _CAMEL.search(value))))
 
 
-# an identifier of words: CamelCase, snake_case, with digits inside words (DINOv3ViTBackbone, utf8_decode)
-_CODE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[A-Z][a-z]+[A-Za-z0-9]*|_[A-Za-z0-9]+)+")
+_CAMEL = re.compile(r"[a-z][A-Z]")
