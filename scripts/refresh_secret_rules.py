@@ -1,13 +1,22 @@
-"""Regenerate quarry/curation/pii/rules/gitleaks.json from a copy of gitleaks' rule set.
+"""Regenerate the secret rule sets under quarry/curation/pii/rules/ from copies of their sources.
 
     git clone https://github.com/gitleaks/gitleaks && \
     python scripts/refresh_secret_rules.py gitleaks/config/gitleaks.toml --commit $(git -C gitleaks rev-parse HEAD) \
         --version $(git -C gitleaks describe --tags)
+    git clone https://github.com/mongodb/kingfisher && \
+    python scripts/refresh_secret_rules.py kingfisher/data/rules --commit $(git -C kingfisher rev-parse HEAD) \
+        --version $(git -C kingfisher describe --tags)
 
-gitleaks is MIT licensed (Copyright (c) 2019 Zachary Rice); its rules are data here, cited in the
-file's header. Each Go (RE2) regex is rewritten for Python's `re` (mid-pattern `(?i)` becomes a
-scoped group, `\\z` becomes `\\Z`, POSIX classes are spelled out); a rule that still does not compile
-is dropped and counted. Prints a JSON summary.
+gitleaks is MIT licensed (Copyright (c) 2019 Zachary Rice), Kingfisher Apache-2.0 (MongoDB, Inc.);
+their rules are data here, cited in each file's header. Each Go / Rust regex is rewritten for
+Python's `re` (mid-pattern `(?i)` becomes a scoped group, `\\z` becomes `\\Z`, POSIX classes are
+spelled out); a rule that still does not compile is dropped and counted. From Kingfisher only
+token formats are taken: visible rules whose token (its first group) holds a literal of its own,
+rare enough to gate a scan (five characters, three letters), that still match their own examples
+once rewritten, and whose literal no gitleaks rule or Quarry detector already looks for; its keyed
+rules (a provider's name, then any value), private key blocks and URLs with passwords are left to
+gitleaks' rules and Quarry's own detectors.
+Prints a JSON summary.
 """
 
 from __future__ import annotations
@@ -19,7 +28,8 @@ import sys
 import tomllib
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parents[1] / "quarry/curation/pii/rules/gitleaks.json"
+RULES = Path(__file__).resolve().parents[1] / "quarry/curation/pii/rules"
+OUT = RULES / "gitleaks.json"
 _POSIX = {"[:alnum:]": "A-Za-z0-9", "[:alpha:]": "A-Za-z", "[:digit:]": "0-9", "[:upper:]": "A-Z",
           "[:lower:]": "a-z", "[:space:]": r"\s", "[:xdigit:]": "0-9A-Fa-f", "[:punct:]": r"!-/:-@\[-`{-~"}
 
@@ -99,14 +109,74 @@ def _compiles(pattern: str) -> bool:
         return False
 
 
+# Private key blocks and URLs with a password: the private-key and URL-password detectors judge them
+# (a documentation block, a placeholder password), which a format rule would not.
+OWN_SYNTAXES = ("-----begin", "://")
+
+
+def convert_kingfisher(folder: Path) -> tuple[list[dict], list[dict], int]:
+    """Kingfisher's token-format rules (see the module's doc), as gitleaks' are written here."""
+    import yaml
+
+    import quarry.curation.pii.detectors  # noqa: F401  (each detector registers the literals it looks for)
+    from quarry.curation.pii import gates
+    from quarry.curation.pii.scanner_rules import SECOND_RULES_FILE, _required_literal
+
+    SECOND_RULES_FILE.unlink(missing_ok=True)  # what the detectors and gitleaks' rules look for, without the old copy
+    known = {word.lower() for source in gates._sources for word in source()}
+    rules, dropped, seen = [], [], 0
+    for path in sorted(folder.glob("*.y*ml")):
+        for rule in (yaml.safe_load(path.read_text()) or {}).get("rules") or []:
+            seen += 1
+            why, entry = _kingfisher_rule(rule, known, _required_literal)
+            (dropped.append({"id": rule["id"], "why": why}) if why else rules.append(entry))
+    return rules, dropped, seen
+
+
+def _kingfisher_rule(rule: dict, known: set[str], required_literal) -> tuple[str | None, dict | None]:
+    if rule.get("visible") is False:  # a host or an id another rule's validation needs, not a secret
+        return "not visible", None
+    try:
+        regex = to_python(rule["pattern"])
+        compiled = re.compile(regex)
+    except re.error as e:
+        return f"re: {e}", None
+    if not compiled.groups:  # the whole match is reported: a key's name with its value
+        return "no token group", None
+    group = 1
+    literals = required_literal(compiled, group)
+    if not literals:
+        return "no literal in the token (a keyed rule)", None
+    if not any(len(lit) >= 5 and sum(c.isalpha() for c in lit) >= 3 for lit in literals):
+        # 'ion_', 'na1.', '1000.' occur all over code: every text would run the rule
+        return "literal too common to gate a scan", None
+    lowered = {lit.lower() for lit in literals}
+    if any(word in regex.lower().replace("\\/", "/") for word in OWN_SYNTAXES):
+        return "a syntax Quarry's own detectors read", None
+    if any(lit.startswith(k) or k.startswith(lit) or len(k) >= 5 and (k in lit or lit in k)
+           for lit in lowered for k in known if len(k) >= 3):
+        return "format already known", None
+    examples = rule.get("examples") or []
+    matches = [compiled.search(e) for e in examples]
+    if not examples or not all(matches):
+        return "does not match its own examples once rewritten", None
+    if any(any(c.isspace() for c in (m.group(group) or "")) for m in matches):
+        return "its token spans words (a key and its value, a JSON document)", None
+    return None, {"id": rule["id"], "regex": regex, "keywords": [], "entropy": rule.get("min_entropy", 0.0),
+                  "secret_group": group, "allow": [], "stopwords": []}
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("toml", type=Path, help="gitleaks' config/gitleaks.toml")
+    p.add_argument("source", type=Path, help="gitleaks' config/gitleaks.toml, or Kingfisher's data/rules folder")
     p.add_argument("--commit", required=True)
     p.add_argument("--version", required=True)
-    p.add_argument("--out", type=Path, default=OUT)
+    p.add_argument("--out", type=Path)
     a = p.parse_args(argv)
-    toml = tomllib.loads(a.toml.read_text())
+    if a.source.is_dir():
+        return _write_kingfisher(a)
+    a.out = a.out or OUT
+    toml = tomllib.loads(a.source.read_text())
     rules, dropped = convert(toml)
     glob = toml.get("allowlist", {})
     doc = {"source": "https://github.com/gitleaks/gitleaks/blob/master/config/gitleaks.toml",
@@ -118,6 +188,23 @@ def main(argv: list[str] | None = None) -> int:
     a.out.write_text(json.dumps(doc, indent=1) + "\n")
     print(json.dumps({"rules_in": len(toml["rules"]), "kept": len(rules), "dropped": len(dropped),
                       "dropped_why": {d["id"]: d["why"] for d in dropped}, "out": str(a.out)}, indent=1))
+    return 0
+
+
+def _write_kingfisher(a) -> int:
+    rules, dropped, seen = convert_kingfisher(a.source)
+    out = a.out or RULES / "kingfisher.json"
+    doc = {"source": "https://github.com/mongodb/kingfisher/tree/main/data/rules", "version": a.version,
+           "commit": a.commit, "license": "Apache-2.0, Copyright MongoDB, Inc.",
+           "generated_by": "scripts/refresh_secret_rules.py", "rules": rules,
+           "dropped": dropped}
+    out.write_text(json.dumps(doc, indent=1) + "\n")
+    why: dict[str, int] = {}
+    for d in dropped:
+        key = d["why"] if not d["why"].startswith("re:") else "re"
+        why[key] = why.get(key, 0) + 1
+    print(json.dumps({"rules_in": seen, "kept": len(rules), "dropped": len(dropped), "dropped_why": why,
+                      "out": str(out)}, indent=1))
     return 0
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from quarry.curation.pii import detect
 from quarry.curation.pii.engine import PiiConfig
-from quarry.curation.pii.scanner_rules import COVERED_BY_SHAPES, RULES_FILE, load
+from quarry.curation.pii.scanner_rules import COVERED_BY_SHAPES, RULES_FILE, SECOND_RULES_FILE, load
 
 _RND = random.Random(4343)
 ALNUM, HEX, UPPER_NUM = string.ascii_letters + string.digits, "0123456789abcdef", string.ascii_uppercase + string.digits
@@ -137,10 +137,36 @@ def test_sensitivity_changes_what_is_redacted():
     assert found == {"low": [True, False, False], "medium": [True, True, False], "high": [True, True, True]}
 
 
+# Formats only the second rule set (Kingfisher's) knows: the provider's prefix inside the token
+SECOND_SET_TOKENS = [
+    ('BUILDKITE_API_TOKEN="{}"', "bkua_" + rand(40, HEX)),                  # Buildkite user API token
+    ("TS_API_KEY={}", f"tskey-api-{rand(12)}-{rand(30)}"),                  # Tailscale API key
+    ("contentful:\n  management: {}", "CFPAT-" + rand(43, URLSAFE)),       # Contentful personal access token
+    ('ubidots_auth = "{}"', "BBFF-" + rand(30)),                            # Ubidots token
+    ("flexport = {}", "shltm_" + rand(40)),                                 # Flexport API key
+]
+
+
+@pytest.mark.parametrize("syntax,token", SECOND_SET_TOKENS, ids=[t[:6] for _, t in SECOND_SET_TOKENS])
+def test_second_rule_set_formats_at_every_level(syntax, token):
+    text = syntax.format(token)
+    assert [text[f.start:f.end] for f in detect(text, PiiConfig(sensitivity="low"))] == [token]
+
+
+def test_second_rule_set_is_cited_data_of_token_formats():
+    doc = json.loads(SECOND_RULES_FILE.read_text())
+    assert doc["source"].startswith("https://github.com/mongodb/kingfisher") and doc["commit"] and "Apache" in doc["license"]
+    ids = {r.id for r in load()[0]}
+    assert {r["id"] for r in doc["rules"]} <= ids and len(doc["rules"]) >= 10
+    assert all(r["secret_group"] == 1 for r in doc["rules"])  # a token group, never a key with its value
+    # what was left out is said, rule by rule
+    assert {d["why"] for d in doc["dropped"]} >= {"not visible", "format already known"}
+
+
 def test_rules_are_cited_data():
     doc = json.loads(RULES_FILE.read_text())
     assert doc["source"].startswith("https://github.com/gitleaks/gitleaks") and doc["commit"] and "MIT" in doc["license"]
-    rules = load()[0]
+    rules = [r for r in load()[0] if not r.id.startswith("kingfisher.")]
     assert {r.id for r in rules} | COVERED_BY_SHAPES == {r["id"] for r in doc["rules"]} and len(rules) >= 150
     # a rule the shapes are said to cover is covered: its own sample token is found by the shapes
     from quarry.curation.pii.credentials import find_shapes
