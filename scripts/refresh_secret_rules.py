@@ -162,7 +162,8 @@ def _kingfisher_rule(rule: dict, known: set[str], required_literal) -> tuple[str
         return "does not match its own examples once rewritten", None
     if any(any(c.isspace() for c in (m.group(group) or "")) for m in matches):
         return "its token spans words (a key and its value, a JSON document)", None
-    return None, {"id": rule["id"], "regex": regex, "keywords": [], "entropy": rule.get("min_entropy", 0.0),
+    # the token's own literal gates the rule: rarer than a provider's name beside it ('tkn.v1_', not 'teamwork')
+    return None, {"id": rule["id"], "regex": regex, "keywords": sorted(lowered), "entropy": rule.get("min_entropy", 0.0),
                   "secret_group": group, "allow": [], "stopwords": []}
 
 

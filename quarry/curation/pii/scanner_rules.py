@@ -71,13 +71,16 @@ class Rule:
     name: re.Pattern | None = None  # keyed rules: the provider names their key must hold
 
 
+_IGNORE_CASE_FLAGS = re.compile(r"\(\?[a-z]*i[a-z]*\)")  # '(?i)', Kingfisher's '(?xi)'
+
+
 def _spellings(keyword: str, regex: str) -> set[str]:
     """How a keyword can occur in the text: as the rule's regex spells it where the rule is case
     sensitive ('AKCp', 'A3-'), else in lower and upper case ('clojars_', 'CLOJARS_')."""
     literal = regex.replace("\\.", ".").replace("\\-", "-")
     at = literal.lower().find(keyword)
     spelled = literal[at:at + len(keyword)] if at >= 0 else None
-    if spelled and not regex.startswith("(?i)") and "(?i:" not in literal[:at]:
+    if spelled and not _IGNORE_CASE_FLAGS.match(regex) and "(?i:" not in literal[:at]:
         return {spelled}
     return {keyword, keyword.upper()} | ({spelled} if spelled else set())
 
@@ -242,9 +245,11 @@ def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 # Keys of a provider's account identifiers, in the lowered text ('discordClientId', 'SUMO_ACCESS_ID'):
-# each pattern starts with a literal the engine skips to, four scans that cost far less than looking
-# for every provider's name (a gate of ~75 names would double the shared literal scan).
-_ID_WORDS = tuple(re.compile(p) for p in (r"client[_.-]?id", r"access[_.-]?id", r"api[_.-]?id", r"login"))
+# each pattern starts with a literal the engine skips to ('id', then what precedes it, read behind),
+# two scans that cost far less than looking for every provider's name (a gate of ~75 names would
+# double the shared literal scan).
+_ID_WORDS = (re.compile(r"id(?:(?<=client[_.-]id)|(?<=clientid)|(?<=access[_.-]id)|(?<=accessid)|(?<=api[_.-]id)"
+                        r"|(?<=apiid))"), re.compile("login"))
 _ID_KEY_END = re.compile(r"[\w.-]{0,20}")
 
 
