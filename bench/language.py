@@ -5,8 +5,8 @@ packages: Python modules, Perl modules, C headers, shell scripts, man pages (rof
 plain-text documentation.
 
 Then the natural language of this machine's translated messages (the gettext catalogs in
-/usr/share/locale/<locale>/, the locale is the truth), read by lingua among
-`snapshot.natural_languages`.
+/usr/share/locale/<locale>/, the locale is the truth; not the iso-codes name lists), read by
+lingua among `snapshot.natural_languages`.
 
 Prints JSON: accuracy per language and overall, the precision of a named language (an `unknown`
 answer is no error there), files per second; the natural languages' accuracy, texts per second
@@ -122,7 +122,9 @@ def catalog_texts(per_language: int) -> list[tuple[str, str]]:
         code = re.split(r"[_@.]", folder.name)[0]
         if code not in known or code == "en":  # an English catalog holds the source strings
             continue
-        catalogs = sorted(folder.rglob("*.mo"))
+        # not the iso-codes package's catalogs: lists of country, language, script and currency names,
+        # the same proper nouns in every language, are no text in one
+        catalogs = sorted(p for p in folder.rglob("*.mo") if not p.name.startswith("iso_"))
         texts = [text[:3000] for text in map(catalog_text, catalogs) if len(text) >= 200]
         found += [(code, text) for text in texts[:: max(1, len(texts) // per_language)][:per_language]]
     return found
