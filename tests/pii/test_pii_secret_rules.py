@@ -212,3 +212,12 @@ def test_a_long_credential_is_judged_in_linear_time():
                              b"zone:eu-west}").decode()
     text = f'fullstory_SECRET="{value}"\nagain: {value}\n'
     assert [text[f.start:f.end] for f in detect(text)] == [value, value]
+
+
+@pytest.mark.parametrize("joint", ["_", ""])
+def test_a_long_name_of_credential_words_is_read_in_linear_time(joint):
+    # thousands of credential words run together, no operator after them (a minified identifier):
+    # the name pattern once split the name between name and declared type at every root (cubic)
+    words = [_RND.choice(["token", "Key", "password", "Secret", "user", "Config"]) for _ in range(4000)]
+    text = "token: " + joint.join(words) + "\nother = 1\n"
+    assert detect(text) == []

@@ -23,9 +23,11 @@ _ROOTS = ("pass", "pwd", "secret", "token", "cred", "key", "auth")  # "cred" and
 _CREDENTIAL_NAME = re.compile(
     r"(?i)(?:pass(?:w(?:or)?d|phrase)?(?![a-z])|pwd|secret|token|credentials?|key|auth)"
     # a name's closing quote may be escaped: a JSON document held in a string, '{\\n  \\"api_token\\": \\"...\\"'
-    r"(?P<tail>[A-Za-z0-9_.-]*)(?P<close>(?:\\?[\"'\]])*)"
-    # a declared type between name and operator: Go `var key string =`, Kotlin / TS `val key: String =`
-    r"(?:[ \t]*:?[ \t]*[A-Za-z_][\w.]*(?:\[\])?(?=[ \t]*=[^=>]))?"
+    r"(?P<tail>[A-Za-z0-9_.-]{0,64})(?P<close>(?:\\?[\"'\]])*)"
+    # a declared type between name and operator: Go `var key string =`, Kotlin / TS `val key: String =`;
+    # a blank or a colon before it, so that a long name is never split between name and type (on a
+    # name of thousands of characters with no operator, every split was tried: cubic time)
+    r"(?:(?:[ \t]+|[ \t]*:[ \t]*)[A-Za-z_][\w.]*(?:\[\])?(?=[ \t]*=[^=>]))?"
     # every common assignment, append and default operator: Make's ::= / :::= / ?=, PHP's .=, ||=, ??=, R's <-
     r"[ \t]*(?P<op>:{1,3}=|\.=|\+=|\?\?=|\?=|\|\|=|=>|<-|=|:)[ \t]*"
     # a bare value, or the indicator of a folded block scalar (`key: >-`, its value on the lines below)
