@@ -86,6 +86,16 @@ def test_private_key_block_is_one_finding_also_with_escaped_newlines():
     assert escaped[finding.start:finding.end] == PEM.replace("\n", "\\n")
 
 
+def test_truncated_key_blocks_end_at_the_next_marker():
+    # two blocks cut before their END line are two findings, each its own body; and a text of
+    # nothing but BEGIN lines (each read to the end of the text before) is read once
+    body = PEM.split("\n", 1)[1].rsplit("\n", 1)[0]
+    first, second = "-----BEGIN RSA PRIVATE KEY-----\n" + body, "-----BEGIN PRIVATE KEY-----\n" + body
+    doc = f"{first}\n{second}\n"
+    assert [doc[f.start:f.end].strip() for f in detect(doc)] == [first, second]
+    assert detect("-----BEGIN PRIVATE KEY-----\n" * 20_000) == []
+
+
 HARD_NEGATIVES = [
     'commit = "3f786850e387550fdab836ed7e6dc881de23001b"',
     'sha256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"',

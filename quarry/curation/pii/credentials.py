@@ -143,8 +143,9 @@ def find_private_keys(text: str) -> Iterator[Finding]:
         end = text.find(end_marker, m.end(), m.end() + 64_000)
         if end >= 0:
             body_len, end = end - m.end(), end + len(end_marker)
-        else:  # truncated block: the key runs as far as base64 does
-            end = _PEM_BODY.match(text, m.end()).end()
+        else:  # truncated block: the key runs as far as base64 does, never past the next marker line
+            stop = text.find("-----", m.end(), m.end() + 64_000)
+            end = _PEM_BODY.match(text, m.end(), stop if stop >= 0 else m.end() + 64_000).end()
             body_len = end - m.end()
         body = text[m.end():m.end() + body_len]
         if body_len >= _PEM_MIN_BODY and not suppress.is_placeholder(body.strip()[:80]):
