@@ -177,3 +177,21 @@ def test_literal_finder_reports_every_word_that_occurs():
     for _ in range(3000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
         assert present(text) == {w for w in words if w in text}, text
+
+
+def test_a_document_of_thousands_of_findings_keeps_each_once():
+    # overlaps are resolved by bisection over the kept spans (a scan of all kept was quadratic)
+    rows = [f"user{i},{i:05d}Zq{i * 7919 % 100000:05d}Wx" for i in range(5000)]
+    text = "user,password\n" + "\n".join(rows) + "\n"
+    found = detect(text)
+    assert [text[f.start:f.end] for f in found] == [row.split(",")[1] for row in rows]
+
+
+def test_a_long_line_of_prose_with_many_tokens_is_judged_around_each():
+    import random
+    import string
+
+    r = random.Random(9)
+    tokens = ["".join(r.choice(string.ascii_letters + string.digits) for _ in range(19)) + "7" for _ in range(2000)]
+    line = " ".join(f"the token is {t} for now." for t in tokens)  # one line, no break
+    assert [line[f.start:f.end] for f in detect(line)] == tokens

@@ -6,6 +6,7 @@ empty section means "every detector on, medium sensitivity, typed placeholders".
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -63,11 +64,16 @@ def detect(text: str, config: PiiConfig = DEFAULT) -> list[Finding]:
         return candidates
     candidates.extend(_echoes(text, candidates))
     candidates.sort(key=lambda f: (-f.confidence, f.start - f.end, f.start))
+    # the kept spans, disjoint, in text order: a candidate overlaps one only if it overlaps the one
+    # starting before its end (a bisection, not a scan of all kept: documents hold thousands)
+    starts: list[int] = []
     kept: list[Finding] = []
     for f in candidates:
-        if all(f.end <= k.start or f.start >= k.end for k in kept):
-            kept.append(f)
-    kept.sort(key=lambda f: f.start)
+        at = bisect.bisect_left(starts, f.end)
+        if at and kept[at - 1].end > f.start:
+            continue
+        starts.insert(at, f.start)
+        kept.insert(at, f)
     return kept
 
 

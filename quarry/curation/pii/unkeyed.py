@@ -8,6 +8,7 @@ words, identifiers, versions, digests and placeholders near the same words stay.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
 
@@ -26,6 +27,8 @@ _WORD = re.compile(r"[A-Za-z]{2,}")
 _TRAILING = ".,;:!)"
 _MIN_WORDS = 3  # a line of prose: words besides the token
 _NEAR = 80  # characters between the credential word and the token on one line
+_WORD_REACH = 200  # the longest credential word looked back over ('authenticationTokenProvider...')
+_LINE_CONTEXT = 1000  # on a longer line, the characters each side of a token its line is judged by
 # Literals every credential word holds, lowered, each looked for with str.find (fewer, shorter
 # roots scan faster than many exact ones; a hit is confirmed by the word regex around it).
 _ROOTS = ("token", "pass", "secret", "key", "cred", "log", "sign", "auth", "bearer")
@@ -83,11 +86,21 @@ def find_unkeyed(text: str) -> Iterator[Finding]:
         words = list(_CREDENTIAL_WORD.finditer(line))
         if not words:
             continue  # the root's window cut a longer word ('tokenizer')
+        word_starts = [w.start() for w in words]
         for m in _TOKEN.finditer(line):
             token = m.group().rstrip(_TRAILING)
-            near = [w for w in words if abs((w.start() if w.start() > m.start() else w.end()) - m.start()) <= _NEAR
+            nearby = words[bisect.bisect_left(word_starts, m.start() - _NEAR - _WORD_REACH):
+                           bisect.bisect_right(word_starts, m.start() + _NEAR)]
+            near = [w for w in nearby if abs((w.start() if w.start() > m.start() else w.end()) - m.start()) <= _NEAR
                     and not (m.start() <= w.start() < m.start() + len(token))]
-            if near and _prose(line, token) and _credential_token(token) and not _FLAG_BEFORE.search(line, 0, m.start()):
+            if not near:
+                continue
+            # a line of thousands of characters (minified, a paragraph without breaks) is judged around
+            # the token: judging all of it for each token was quadratic
+            lo = 0 if len(line) <= 2 * _LINE_CONTEXT else max(0, m.start() - _LINE_CONTEXT)
+            context = line if not lo and len(line) <= 2 * _LINE_CONTEXT else line[lo:m.end() + _LINE_CONTEXT]
+            if (_prose(context, token) and _credential_token(token)
+                    and not _FLAG_BEFORE.search(context, 0, m.start() - lo)):
                 yield Finding(line_start + m.start(), line_start + m.start() + len(token), _type(near[0]), "unkeyed",
                               0.65)
         if line.rstrip().endswith(":") or "below" in line.lower() or "here" in line.lower():
