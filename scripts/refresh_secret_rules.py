@@ -28,6 +28,8 @@ import sys
 import tomllib
 from pathlib import Path
 
+from quarry.records import atomic_write_bytes
+
 RULES = Path(__file__).resolve().parents[1] / "quarry/curation/pii/rules"
 OUT = RULES / "gitleaks.json"
 _POSIX = {"[:alnum:]": "A-Za-z0-9", "[:alpha:]": "A-Za-z", "[:digit:]": "0-9", "[:upper:]": "A-Z",
@@ -120,10 +122,11 @@ def convert_kingfisher(folder: Path) -> tuple[list[dict], list[dict], int]:
 
     import quarry.curation.pii.detectors  # noqa: F401  (each detector registers the literals it looks for)
     from quarry.curation.pii import gates
-    from quarry.curation.pii.scanner_rules import SECOND_RULES_FILE, _required_literal
+    from quarry.curation.pii.scanner_rules import _required_literal, load
 
-    SECOND_RULES_FILE.unlink(missing_ok=True)  # what the detectors and gitleaks' rules look for, without the old copy
-    known = {word.lower() for source in gates._sources for word in source()}
+    # what the detectors and gitleaks' rules look for, not the copy of this set being replaced
+    replaced = {word.lower() for rule in load()[0] if rule.id.startswith("kingfisher.") for word in rule.keywords}
+    known = {word.lower() for source in gates._sources for word in source()} - replaced
     rules, dropped, seen = [], [], 0
     for path in sorted(folder.glob("*.y*ml")):
         for rule in (yaml.safe_load(path.read_text()) or {}).get("rules") or []:
@@ -186,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
            "allow": [to_python(r) for r in glob.get("regexes", []) if _compiles(to_python(r))],
            "stopwords": glob.get("stopwords", []), "rules": rules, "dropped": dropped}
     a.out.parent.mkdir(parents=True, exist_ok=True)
-    a.out.write_text(json.dumps(doc, indent=1) + "\n")
+    atomic_write_bytes(a.out, (json.dumps(doc, indent=1) + "\n").encode())
     print(json.dumps({"rules_in": len(toml["rules"]), "kept": len(rules), "dropped": len(dropped),
                       "dropped_why": {d["id"]: d["why"] for d in dropped}, "out": str(a.out)}, indent=1))
     return 0
@@ -199,7 +202,7 @@ def _write_kingfisher(a) -> int:
            "commit": a.commit, "license": "Apache-2.0, Copyright MongoDB, Inc.",
            "generated_by": "scripts/refresh_secret_rules.py", "rules": rules,
            "dropped": dropped}
-    out.write_text(json.dumps(doc, indent=1) + "\n")
+    atomic_write_bytes(out, (json.dumps(doc, indent=1) + "\n").encode())
     why: dict[str, int] = {}
     for d in dropped:
         key = d["why"] if not d["why"].startswith("re:") else "re"
