@@ -144,21 +144,21 @@ def _kingfisher_rule(rule: dict, known: set[str], required_literal) -> tuple[str
         compiled = re.compile(regex)
     except re.error as e:
         return f"re: {e}", None
+    if any(word in regex.lower().replace("\\/", "/") for word in OWN_SYNTAXES):
+        return "a syntax Quarry's own detectors read", None
     if not compiled.groups:  # the whole match is reported: a key's name with its value
         return "no token group", None
     group = 1
     literals = required_literal(compiled, group)
     if not literals:
         return "no literal in the token (a keyed rule)", None
-    if not any(len(lit) >= 5 and sum(c.isalpha() for c in lit) >= 3 for lit in literals):
-        # 'ion_', 'na1.', '1000.' occur all over code: every text would run the rule
-        return "literal too common to gate a scan", None
     lowered = {lit.lower() for lit in literals}
-    if any(word in regex.lower().replace("\\/", "/") for word in OWN_SYNTAXES):
-        return "a syntax Quarry's own detectors read", None
     if any(lit.startswith(k) or k.startswith(lit) or len(k) >= 5 and (k in lit or lit in k)
            for lit in lowered for k in known if len(k) >= 3):
         return "format already known", None
+    if not any(len(lit) >= 5 and sum(c.isalpha() for c in lit) >= 3 for lit in literals):
+        # 'ion_', 'na1.', '1000.' occur all over code: every text would run the rule
+        return "literal too common to gate a scan", None
     examples = rule.get("examples") or []
     matches = [compiled.search(e) for e in examples]
     if not examples or not all(matches):
