@@ -95,16 +95,23 @@ def find_unkeyed(text: str) -> Iterator[Finding]:
                     and not (m.start() <= w.start() < m.start() + len(token))]
             if not near:
                 continue
-            # a line of thousands of characters (minified, a paragraph without breaks) is judged around
-            # the token: judging all of it for each token was quadratic
-            lo = 0 if len(line) <= 2 * _LINE_CONTEXT else max(0, m.start() - _LINE_CONTEXT)
-            context = line if not lo and len(line) <= 2 * _LINE_CONTEXT else line[lo:m.end() + _LINE_CONTEXT]
+            lo, context = _context(line, m)
             if (_prose(context, token) and _credential_token(token)
                     and not _FLAG_BEFORE.search(context, 0, m.start() - lo)):
                 yield Finding(line_start + m.start(), line_start + m.start() + len(token), _type(near[0]), "unkeyed",
                               0.65)
         if line.rstrip().endswith(":") or "below" in line.lower() or "here" in line.lower():
             yield from _token_below(text, line_end, words[0])
+
+
+def _context(line: str, token: re.Match) -> tuple[int, str]:
+    """Where the text a token is judged by starts in its line, and that text: the line, or on a line
+    of thousands of characters (minified, a paragraph without breaks) _LINE_CONTEXT characters each
+    side of the token (judging all of it for each token was quadratic)."""
+    if len(line) <= 2 * _LINE_CONTEXT:
+        return 0, line
+    lo = max(0, token.start() - _LINE_CONTEXT)
+    return lo, line[lo:token.end() + _LINE_CONTEXT]
 
 
 def _token_below(text: str, after: int, word: re.Match) -> Iterator[Finding]:
