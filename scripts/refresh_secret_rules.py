@@ -26,8 +26,12 @@ import json
 import re
 import sys
 import tomllib
+from collections import Counter
 from pathlib import Path
 
+import quarry.curation.pii.detectors  # noqa: F401  (each detector registers the literals it looks for)
+from quarry.curation.pii import gates
+from quarry.curation.pii.scanner_rules import _required_literal, load
 from quarry.records import atomic_write_bytes
 
 RULES = Path(__file__).resolve().parents[1] / "quarry/curation/pii/rules"
@@ -120,10 +124,6 @@ def convert_kingfisher(folder: Path) -> tuple[list[dict], list[dict], int]:
     """Kingfisher's token-format rules (see the module's doc), as gitleaks' are written here."""
     import yaml
 
-    import quarry.curation.pii.detectors  # noqa: F401  (each detector registers the literals it looks for)
-    from quarry.curation.pii import gates
-    from quarry.curation.pii.scanner_rules import _required_literal, load
-
     # what the detectors and gitleaks' rules look for, not the copy of this set being replaced
     replaced = {word.lower() for rule in load()[0] if rule.id.startswith("kingfisher.") for word in rule.keywords}
     known = {word.lower() for source in gates._sources for word in source()} - replaced
@@ -131,12 +131,12 @@ def convert_kingfisher(folder: Path) -> tuple[list[dict], list[dict], int]:
     for path in sorted(folder.glob("*.y*ml")):
         for rule in (yaml.safe_load(path.read_text()) or {}).get("rules") or []:
             seen += 1
-            why, entry = _kingfisher_rule(rule, known, _required_literal)
+            why, entry = _kingfisher_rule(rule, known)
             (dropped.append({"id": rule["id"], "why": why}) if why else rules.append(entry))
     return rules, dropped, seen
 
 
-def _kingfisher_rule(rule: dict, known: set[str], required_literal) -> tuple[str | None, dict | None]:
+def _kingfisher_rule(rule: dict, known: set[str]) -> tuple[str | None, dict | None]:
     if rule.get("visible") is False:  # a host or an id another rule's validation needs, not a secret
         return "not visible", None
     try:
@@ -149,7 +149,7 @@ def _kingfisher_rule(rule: dict, known: set[str], required_literal) -> tuple[str
     if not compiled.groups:  # the whole match is reported: a key's name with its value
         return "no token group", None
     group = 1
-    literals = required_literal(compiled, group)
+    literals = _required_literal(compiled, group)
     if not literals:
         return "no literal in the token (a keyed rule)", None
     lowered = {lit.lower() for lit in literals}
@@ -203,10 +203,7 @@ def _write_kingfisher(a) -> int:
            "generated_by": "scripts/refresh_secret_rules.py", "rules": rules,
            "dropped": dropped}
     atomic_write_bytes(out, (json.dumps(doc, indent=1) + "\n").encode())
-    why: dict[str, int] = {}
-    for d in dropped:
-        key = d["why"] if not d["why"].startswith("re:") else "re"
-        why[key] = why.get(key, 0) + 1
+    why = Counter("re" if d["why"].startswith("re:") else d["why"] for d in dropped)
     print(json.dumps({"rules_in": seen, "kept": len(rules), "dropped": len(dropped), "dropped_why": why,
                       "out": str(out)}, indent=1))
     return 0
