@@ -6,10 +6,11 @@ leaking what it points at.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+
+import re2
 
 EMAIL, KEY, PASSWORD, IP_ADDRESS, PHONE, CARD = "EMAIL", "KEY", "PASSWORD", "IP_ADDRESS", "PHONE", "CARD"
 TYPES = (EMAIL, KEY, PASSWORD, IP_ADDRESS, PHONE, CARD)
@@ -55,53 +56,29 @@ def occurrences(lower: str, word: str) -> tuple[int, ...]:
     return tuple(found)
 
 
-# Characters of source code, most common first (counted on Python, JavaScript and docs sources);
-# those not listed are rarer still.
-_COMMON_CHARS = " etsarionl\nfdpc_mu.gh\",)(:=by-AxwvkT`INE#[]01SPFCR2DL>z'OM/B*Gj3U{}q|8\\65H4+WVY9KX7@<!Q;J%Z?~$&^"
-
-
-def _rarity(c: str) -> int:
-    at = _COMMON_CHARS.find(c)
-    return len(_COMMON_CHARS) if at < 0 else at
+# RE2 keeps a set of literals as one automaton and reads each byte of the text once, so all the
+# gate literals cost one pass (about 10x faster here than a Python `re` alternation, which tries its
+# branches at every character that can start a word). The automaton of a set of literals has at
+# most as many states as the words have characters, so it never outgrows the memory given to it
+# (a match that ran out of it would answer "none present").
+_MATCHER_MEMORY = 64 << 20
 
 
 def literal_finder(words: Iterable[str]) -> Callable[[str], set[str]]:
-    """A function telling which of ``words`` occur in a text, in one regex scan of it. Each word is
-    looked for from its rarest character, then the rest of it ('AKIA' as 'K', 'IA', and 'AKIA'
-    behind): the engine skips to the few positions holding one of those characters instead of
-    stopping at every common letter, and only an occurrence costs Python work."""
-    anchored: dict[str, list[tuple[str, int]]] = {}  # anchor character -> (word, its offset in the word)
-    # Words made of common characters only choose first; a word holding an anchor already chosen
-    # takes it (one more branch there is cheaper than one more character to stop at).
-    for word in sorted(set(words), key=lambda w: (max(map(_rarity, w)), w)):
-        shared = [i for i, c in enumerate(word) if c in anchored]
-        offset = max(shared or range(len(word)), key=lambda i: _rarity(word[i]))
-        anchored.setdefault(word[offset], []).append((word, offset))
-
-    def after(entries: list[tuple[str, int]]) -> str:
-        """What follows an anchor: the rest of a word, then the whole word behind. Words that end
-        at their anchor share one look-behind per length, whose branches the engine rejects by
-        their first character (one look-behind per word costs more than the scan)."""
-        branches = [re.escape(w[i + 1:]) + (f"(?<={re.escape(w)})" if i else "")
-                    for w, i in entries if w[i + 1:] or not i]
-        ending: dict[int, list[str]] = {}
-        for w, i in entries:
-            if i and not w[i + 1:]:
-                ending.setdefault(len(w), []).append(re.escape(w))
-        branches += [f"(?<={'|'.join(same_length)})" for same_length in ending.values()]
-        return "(?:" + "|".join(branches) + ")"
-
-    # The most common anchor's branch first: the engine tries the branches in order.
-    pattern = re.compile("|".join(re.escape(c) + after(entries)
-                                  for c, entries in sorted(anchored.items(), key=lambda a: _rarity(a[0]))))
+    """A function telling which of ``words`` occur in a text (anywhere, overlaps included), in one
+    pass of RE2's set matcher over its UTF-8 bytes."""
+    ordered = sorted(set(words))
+    if not ordered:
+        return lambda text: set()
+    options = re2.Options()
+    options.literal, options.max_mem = True, _MATCHER_MEMORY
+    matcher = re2.Set.SearchSet(options)
+    for word in ordered:
+        matcher.Add(word)
+    matcher.Compile()
 
     def present(text: str) -> set[str]:
-        found = set()
-        m = pattern.search(text)
-        while m:  # from the next character on: one occurrence must not hide another
-            at = m.start()
-            found.update(w for w, i in anchored[text[at]] if at >= i and text.startswith(w, at - i))
-            m = pattern.search(text, at + 1)
-        return found
+        # surrogatepass: a text decoded with surrogate escapes still has bytes to scan
+        return {ordered[i] for i in matcher.Match(text.encode("utf-8", "surrogatepass")) or ()}
 
     return present

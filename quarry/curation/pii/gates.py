@@ -1,8 +1,8 @@
 """Which gate literals a text holds, in one scan of it for every detector that has them.
 
 Most detectors run a pattern only where one of its literals occurs ('ghp_', 'mysql', 'ZXlK'):
-most texts hold none. One literal_finder over all of them stops at much the same characters as
-any one of them would, so a scan per detector would cost nearly as much again each time.
+most texts hold none. One literal_finder over all of them reads the text once, whatever the
+number of literals, where a scan per detector would read it once per detector.
 
 Each detector module registers its literals when it is imported (``register``), so this module
 imports none of them; a registration after a scan makes the next scan look for those too.
