@@ -179,6 +179,24 @@ def test_literal_finder_reports_every_word_that_occurs():
         assert present(text) == {w for w in words if w in text}, text
 
 
+def test_the_shared_digit_scan_finds_what_each_number_pattern_finds_alone():
+    """Cards and North-American phone numbers are read in one scan of the digits: each detector
+    must still see exactly what its own pattern's finditer gives, on texts dense with both."""
+    import random
+
+    from quarry.curation.pii import personal
+
+    rng = random.Random(7)
+    pieces = ["4111", "1111", "555", "0199", "123", "4", "12", " ", "-", ".", ",", "x", "ext. 7", "\n", "1-", "a"]
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 14)))
+        personal._digit_shapes.cache_clear()
+        cards, phones = personal._digit_shapes(text)
+        for pattern, starts in ((personal._CARD, cards), (personal._PHONE_NANP, phones)):
+            assert [m.span() for m in personal._matches(pattern, text, starts)] == \
+                [m.span() for m in pattern.finditer(text)], text
+
+
 def test_a_document_of_thousands_of_findings_keeps_each_once():
     # overlaps are resolved by bisection over the kept spans (a scan of all kept was quadratic)
     rows = [f"user{i},{i:05d}Zq{i * 7919 % 100000:05d}Wx" for i in range(5000)]

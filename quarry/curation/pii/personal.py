@@ -240,13 +240,8 @@ _CARD_OR_PHONE = re.compile(rf"[0-9](?=(?P<card>{_CARD_TAIL})|(?P<phone>{_PHONE_
 def _digit_shapes(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Every position where _CARD matches, and every position where _PHONE_NANP does."""
     cards, phones = [], []
-    for m in _CARD_OR_PHONE.finditer(text):
-        if m.group("card") is None:
-            phones.append(m.start())
-            continue
-        cards.append(m.start())
-        if _PHONE_NANP.match(text, m.start()):  # the alternation stopped at the card
-            phones.append(m.start())
+    for m in _CARD_OR_PHONE.finditer(text):  # never both at one digit: 4 digits, or 3 and a separator
+        (cards if m.group("card") is not None else phones).append(m.start())
     return tuple(cards), tuple(phones)
 
 
