@@ -185,6 +185,7 @@ def test_the_shared_digit_scan_finds_what_each_number_pattern_finds_alone():
     import random
 
     from quarry.curation.pii import personal
+    from quarry.curation.pii.findings import finditer_from
 
     rng = random.Random(7)
     pieces = ["4111", "1111", "555", "0199", "123", "4", "12", " ", "-", ".", ",", "x", "ext. 7", "\n", "1-", "a"]
@@ -193,8 +194,24 @@ def test_the_shared_digit_scan_finds_what_each_number_pattern_finds_alone():
         personal._digit_shapes.cache_clear()
         cards, phones = personal._digit_shapes(text)
         for pattern, starts in ((personal._CARD, cards), (personal._PHONE_NANP, phones)):
-            assert [m.span() for m in personal._matches(pattern, text, starts)] == \
+            assert [m.span() for m in finditer_from(pattern, text, starts)] == \
                 [m.span() for m in pattern.finditer(text)], text
+
+
+def test_secret_named_base64_values_are_read_from_their_names_roots():
+    """The base64 detector runs its pattern only where a credential name's root occurs: it must
+    find what the pattern's own finditer finds, in any case and with names running into each other."""
+    import random
+
+    from quarry.curation.pii import encoded
+
+    rng = random.Random(11)
+    pieces = ["password", "PASS", "Secret", "tOkEn", "api_key", "APIKEY", "credentials", "_b64", "pw", ": ", "=",
+              '"', " ", "\n", "c2VjcmV0LXZhbHVlLTEyMzQ1", "QUJDREVGR0hJSktMTU5PUA==", "x"]
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 12)))
+        assert [m.span(1) for m in encoded._secret_named_values(text)] == \
+            [m.span(1) for m in encoded._SECRET_NAMED_B64.finditer(text)], text
 
 
 def test_a_document_of_thousands_of_findings_keeps_each_once():

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from quarry.curation.pii import suppress
 from quarry.curation.pii.credentials import find_shapes
 from quarry.curation.pii.gates import present_literals, register
-from quarry.curation.pii.findings import KEY, Finding
+from quarry.curation.pii.findings import KEY, Finding, finditer_from, lowered, occurrences
 
 # A base64 JWT starts 'ZXlK' ('eyJ'); other wrapped tokens sit under a key that says base64.
 GATES = ("ZXlK", "b64", "B64", "ase64", "ASE64")
@@ -25,6 +25,9 @@ _DATA_ENTRY = re.compile(r"[ \t]+[\w.-]+:[ \t]*[\"']?([A-Za-z0-9+/]{4,}={0,2})[\
 _SECRET_NAMED_B64 = re.compile(
     r"(?i)(?:pass(?:w(?:or)?d)?|secret|token|api[_-]?key|credentials?)[\w.-]*[\"']?[ \t]*[:=][ \t]*[\"']?"
     r"([A-Za-z0-9+/]{16,}={0,2})(?![A-Za-z0-9+/=])")
+# What those names start with, found with str.find in the lowered text (shared with the other
+# detectors): the case-insensitive alternation, scanned itself, stops at every letter.
+_NAME_ROOTS = ("pass", "secret", "token", "api", "cred")
 
 
 def _decoded(value: str) -> str | None:
@@ -52,7 +55,13 @@ def find_encoded(text: str) -> Iterator[Finding]:
                 pos = m.end()
     if present_literals(text).isdisjoint(GATES):
         return
-    for m in _SECRET_NAMED_B64.finditer(text):
+    for m in _secret_named_values(text):
         decoded = _decoded(m.group(1))
         if decoded and any(True for _ in find_shapes(decoded)):  # a base64-wrapped token or JWT
             yield Finding(m.start(1), m.end(1), KEY, "base64_secret", 0.85)
+
+
+def _secret_named_values(text: str) -> Iterator[re.Match]:
+    """What ``_SECRET_NAMED_B64.finditer(text)`` yields, read from where its names' roots occur."""
+    lower = lowered(text)
+    return finditer_from(_SECRET_NAMED_B64, text, sorted(at for root in _NAME_ROOTS for at in occurrences(lower, root)))

@@ -6,7 +6,8 @@ leaking what it points at.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import re
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -42,6 +43,18 @@ def lowered(text: str) -> str:
     if len(lower) == len(text):
         return lower
     return "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+
+
+def finditer_from(pattern: re.Pattern, text: str, starts: Iterable[int]) -> Iterator[re.Match]:
+    """What ``pattern.finditer(text)`` yields, given every position where a match can start, in
+    order: the first match at or after the end of the one before. A pattern that starts at a
+    character class or a case-insensitive word is scanned at ~10-100 ns a character; from the
+    positions another, cheaper scan found, it costs only those positions."""
+    end = 0
+    for at in starts:
+        if at >= end and (m := pattern.match(text, at)):
+            end = m.end()
+            yield m
 
 
 @lru_cache(maxsize=64)  # roots several detectors look for ('token', 'pass') are found once per text

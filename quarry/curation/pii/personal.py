@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 
 from quarry.curation.pii import suppress
-from quarry.curation.pii.findings import CARD, EMAIL, IP_ADDRESS, PHONE, Finding, word_before
+from quarry.curation.pii.findings import CARD, EMAIL, IP_ADDRESS, PHONE, Finding, finditer_from, word_before
 from quarry.curation.pii.versions import after_version_word, looks_like_version
 
 # ---------------------------------------------------------------------------------------------
@@ -171,7 +171,7 @@ _CARD_WORDS = re.compile(r"(?i)card|credit|debit|visa|master|amex|diners|jcb|\bc
 
 
 def find_cards(text: str) -> Iterator[Finding]:
-    for m in _matches(_CARD, text, _digit_shapes(text)[0]):
+    for m in finditer_from(_CARD, text, _digit_shapes(text)[0]):
         before = text[max(0, m.start() - 2):m.start()]
         if before[-1:].isalnum() or (before[-1:] in (".", ",", "-") and before[:1].isdigit()):
             continue  # the tail of a longer number or word: 1,234..., 3.14159..., 0x85468a46...
@@ -211,7 +211,7 @@ def find_phones(text: str) -> Iterator[Finding]:
     if "(" in text:
         for m in _PHONE_PAREN.finditer(text):
             yield Finding(m.start(), m.end(), PHONE, "phone", _phone_confidence(text, m.start(), 0.6))
-    for m in _matches(_PHONE_NANP, text, _digit_shapes(text)[1]):
+    for m in finditer_from(_PHONE_NANP, text, _digit_shapes(text)[1]):
         start = m.start()
         if text[max(0, start - 2):start] == "1" + m.group("nanp_sep") and not word_before(text, start - 2):
             start -= 2  # 1-800-555-0199: the country code written without '+'
@@ -243,14 +243,3 @@ def _digit_shapes(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     for m in _CARD_OR_PHONE.finditer(text):  # never both at one digit: 4 digits, or 3 and a separator
         (cards if m.group("card") is not None else phones).append(m.start())
     return tuple(cards), tuple(phones)
-
-
-def _matches(pattern: re.Pattern, text: str, starts: tuple[int, ...]) -> Iterator[re.Match]:
-    """What pattern.finditer(text) yields, given every position where the pattern matches: the
-    first at or after the end of the one before."""
-    end = 0
-    for at in starts:
-        if at >= end:
-            m = pattern.match(text, at)
-            end = m.end()
-            yield m
