@@ -14,7 +14,7 @@ from typing import Any
 from quarry.config import Params, as_params
 from quarry.config.curation import PiiParams
 from quarry.curation.pii.detectors import DETECTORS, Finding
-from quarry.curation.pii.findings import KEY, PASSWORD, word_before
+from quarry.curation.pii.findings import KEY, PASSWORD, word_after, word_before
 from quarry.curation.pii.values import words_run_together
 from quarry.curation.pii.personal import find_ips
 from quarry.curation.pii.scanner_rules import find_rules
@@ -108,7 +108,7 @@ def _whole_token(text: str, start: int, end: int) -> bool:
     """Not part of a longer word or dotted number ('abc123' in 'xabc123' or 'abc123.1')."""
     after = text[end:end + 2]
     return not (word_before(text, start) or text[start - 2:start].rstrip(".")[-1:].isdigit() and text[start - 1] == "."
-                or after[:1].isalnum() or after[:1] == "_" or after[:1] == "." and after[1:].isdigit())
+                or word_after(text, end) or after[:1] == "." and after[1:].isdigit())
 
 
 def _unmistakable(value: str) -> bool:

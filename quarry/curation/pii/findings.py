@@ -31,6 +31,11 @@ def word_before(text: str, start: int) -> bool:
     return start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_")
 
 
+def word_after(text: str, end: int) -> bool:
+    """Is the character at ``end`` part of a word (so a token would not end there)?"""
+    return end < len(text) and (text[end].isalnum() or text[end] == "_")
+
+
 def line_prefix(text: str, start: int, limit: int = 4096) -> str:
     """The line before ``start``, at most ``limit`` characters of it (a minified file is one line)."""
     return text[max(text.rfind("\n", max(0, start - limit), start) + 1, start - limit):start]

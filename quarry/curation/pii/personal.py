@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 
 from quarry.curation.pii import suppress
-from quarry.curation.pii.findings import CARD, EMAIL, IP_ADDRESS, PHONE, Finding, finditer_from, word_before
+from quarry.curation.pii.findings import CARD, EMAIL, IP_ADDRESS, PHONE, Finding, finditer_from, word_after, word_before
 from quarry.curation.pii.versions import after_version_word, looks_like_version
 
 # ---------------------------------------------------------------------------------------------
@@ -83,7 +83,7 @@ def _ipv6_candidates(text: str) -> Iterator[tuple[int, int]]:
         start, end = m.start() - left, _IPV6_RIGHT.match(text, m.start()).end()
         covered = end
         before, after = text[start - 1:start] if start else "", text[end:end + 1]
-        if before.isalnum() or before in ("_", ".") or after.isalnum() or after == "_" or (
+        if word_before(text, start) or before == "." or word_after(text, end) or (
                 after == "." and not _sentence_end(text, end)):
             continue
         yield start, end
