@@ -1,7 +1,7 @@
 """PII / secret detection, side by side: quarry.curation.pii vs detect-secrets (all plugins) vs datatrove's
 PIIFormatter, on one labeled set (precision / recall per type, and the share of planted values that
 redaction leaves wholly or in part) and one real-text corpus (throughput in MB/s per core, measured
-as CPU time of this process). Prints JSON. A peer that is not installed is reported as such.
+as CPU time of this process, the best of three passes). Prints JSON. A peer that is not installed is reported as such.
 
     python bench/pii.py                        # 400 labeled docs, 8 MB corpus (2 MB for detect-secrets)
     python bench/pii.py --docs 2000 --mb 200 --ds-mb 200   # the full-size run
@@ -143,12 +143,17 @@ def corpus_files(limit_mb: float) -> list[tuple[Path, str]]:
     return files
 
 
-def mb_per_cpu_second(files, fn) -> tuple[float, float]:
+PASSES = 3  # a rate is the best of this many passes: on a shared machine one pass can be slowed by its neighbours
+
+
+def mb_per_cpu_second(files, fn, passes: int = PASSES) -> tuple[float, float]:
     size = sum(len(text.encode("utf-8")) for _, text in files) / 1e6
-    start = time.process_time()
-    for item in files:
-        fn(item)
-    seconds = time.process_time() - start
+    seconds = float("inf")
+    for _ in range(passes):
+        start = time.process_time()
+        for item in files:
+            fn(item)
+        seconds = min(seconds, time.process_time() - start)
     return round(size / seconds, 3), round(size, 2)
 
 
@@ -161,9 +166,12 @@ def stage_mb_per_cpu_second(files) -> float:
     with tempfile.TemporaryDirectory(prefix="pii-bench-") as tmp:
         src = Path(tmp) / "part-00000.jsonl.zst"
         write_records(src, ({"text": text, "meta": {"id": str(i)}} for i, (_, text) in enumerate(files)))
-        start = time.process_time()
-        redact_shard(src, Path(tmp) / "out" / src.name)
-        return round(size / (time.process_time() - start), 3)
+        seconds = float("inf")
+        for attempt in range(PASSES):
+            start = time.process_time()
+            redact_shard(src, Path(tmp) / f"out-{attempt}" / src.name)
+            seconds = min(seconds, time.process_time() - start)
+        return round(size / seconds, 3)
 
 
 def _row(result: dict) -> dict:
@@ -270,7 +278,7 @@ def main(argv=None) -> dict:
                     for name, fn in DETECTORS.items()}
     dt_rate = mb_per_cpu_second(files, lambda item: dt.formatter.format(item[1]))[0] if dt else missing
     stage_rate = stage_mb_per_cpu_second(files)
-    ds_rate, ds_size = mb_per_cpu_second(small, lambda item: ds.scan(item[0])) if ds else (missing, 0)
+    ds_rate, ds_size = mb_per_cpu_second(small, lambda item: ds.scan(item[0]), passes=1) if ds else (missing, 0)
     result = {
         "versions": peer_versions("detect-secrets", "datatrove"),
         "labeled_set": labeled,
@@ -278,6 +286,7 @@ def main(argv=None) -> dict:
         "secrets_in_real_files": secrets_in_real_files(small, args.seed),
         "throughput_mb_per_core_s": {
             "corpus": f"site-packages source files, sorted ({size} MB; detect-secrets on the first {ds_size} MB)",
+            "passes": f"best of {PASSES} (detect-secrets: 1)",
             "quarry_all_detectors": quarry_rate, "quarry_by_detector": per_detector,
             "quarry_stage_with_io": stage_rate,
             "detect_secrets_all_plugins": ds_rate, "datatrove_pii_formatter": dt_rate,
