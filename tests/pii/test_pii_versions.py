@@ -26,7 +26,9 @@ REMOTE_HOSTS = [
 ]
 PLAIN_HOSTS = ["resolver.setServers(['4.4.4.4']);", '        [\n            ("2.2.2.2", 1, "success"),\n        ],\n    )\n    assert sock.ip == "2.2.2.2"',
                "HOST = '93.184.216.34'", "connect to 52.14.3.7 now", "server 52.14.3.7:8080", "http://52.14.3.7/api",
-               "- 52.14.3.7\n- 52.14.3.8\n", f"nameserver {V}", "allow from 52.14.3.7 to 52.14.3.9", f"ping {V}"]
+               "- 52.14.3.7\n- 52.14.3.8\n", f"nameserver {V}", "allow from 52.14.3.7 to 52.14.3.9", f"ping {V}",
+               # an address word compared with it: '==' compares addresses there, it pins no version
+               f'assert conn.ip == "{V}"', f"if gateway != '{V}':", f"expect(peer.host).toBe(x) || peer.host === '{V}'"]
 
 
 def _ips(text: str) -> list[str]:

@@ -47,6 +47,10 @@ _UNDERLINE = re.compile(r"\r?\n[ \t]*(?:-{3,}|={3,}|~{3,})[ \t]*(?:\r?\n|$)")
 _ADDRESS_WORD = re.compile(r"(?i)(?:\b|_)(?:ips?|hosts?|servers?|address(?:es)?|addr|dns|resolvers?|nameservers?|ping|"
                            r"listen|bind|peers?|gateway|proxy)(?:\b|_)|[a-z](?:Servers?|Hosts?|Address)\b")
 _ADDRESS_NEAR = 240
+# An address word compared with the number: 'sock.ip == "3.3.3.3"', 'host != ...' compare addresses;
+# the same operators after a package pin versions ('requests==2.31.0.1').
+_ADDRESS_COMPARED = re.compile(r"(?i)(?:\b|_)(?:ips?|hosts?|servers?|address(?:es)?|addr|peers?|gateway|proxy|"
+                               r"nameservers?|resolvers?)\s*(?:===?|!==?)\s*['\"]?$")
 _REMOTE_COMMAND = re.compile(r"(?i)\b(?:ssh|scp|sftp|rsync|mosh|ssh-copy-id|sshpass|autossh|proxyjump|sshfs)\b")
 
 
@@ -66,7 +70,7 @@ def looks_like_version(text: str, start: int, end: int) -> bool:
         return True
     if candidate in _PLACEHOLDER_IPS:
         return True
-    if remote_login_host(text, start):
+    if remote_login_host(text, start) or _ADDRESS_COMPARED.search(text, max(0, start - 48), start):
         return False
     before = _line_before(text, start)
     if (len(parts) == 4 and all(p.isdigit() and int(p) < 16 for p in parts) and candidate not in WELL_KNOWN_IPS
