@@ -10,6 +10,8 @@ choice across OR, the most restrictive part across AND.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from license_expression import AND, OR, ExpressionError, LicenseSymbol, LicenseWithExceptionSymbol, Licensing
 
 from quarry.config.curation import PolicyParams
@@ -51,7 +53,10 @@ def quarry_category(scancode_category: str | None) -> str:
     return SCANCODE_CATEGORIES.get(scancode_category or "", "unknown")
 
 
+@lru_cache(maxsize=4096)
 def parse(expression: str):
+    """The parsed expression, shared by every caller (read only: a few distinct expressions are
+    asked about for every record and finding)."""
     try:
         return _licensing.parse(expression)
     except ExpressionError as exc:
