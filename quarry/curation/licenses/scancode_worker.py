@@ -48,6 +48,7 @@ import sys
 import tempfile
 import time
 import traceback
+from functools import partial
 
 # Run by path, this script's folder heads sys.path; its sibling modules must not shadow ScanCode's.
 if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.abspath(__file__)):
@@ -296,9 +297,10 @@ def rule_neighbours(index):
 # CandidateFilter finds those best rules with bitset operations: a rule passes only when it shares
 # max(1, min_high_matched_length) legalese tokens with the query (counted for every rule at once with
 # bit-sliced bitsets), then min_matched_length tokens and its minimum containment; the passing rules are
-# ranked by the same scores, computed as ScanCode computes them. ScanCode's own compute_candidates then
-# runs over just those rules: the same candidates, in the same order (a rule left out could not have
-# been among them). A plain request keeps ScanCode's compute_candidates as it is.
+# ranked by the same scores, computed as ScanCode computes them, into the same ScoresVectors. The second
+# step, ScanCode's own multiset comparison and de-duplication (match_set's functions), then runs over
+# just those best rules, without scoring them a second time: the same candidates, in the same order (a
+# rule left out could not have been among them). A plain request keeps ScanCode's compute_candidates.
 SLICED_COUNTS = 6  # legalese-token counts kept exactly in bitsets; rules needing more are checked one by one
 
 
@@ -309,20 +311,19 @@ class CandidateFilter:
         from intbitset import intbitset
 
         self.len_legalese = legalese = index.len_legalese
+        self.legal = intbitset(range(legalese))
         postings = {}
         rules = index.rules_by_rid
         self.need_high = [0] * len(rules)
-        self.need_length = [0] * len(rules)
-        self.length = [0] * len(rules)
-        self.containment = [0] * len(rules)
+        # per rule: its token set, min_matched_length, length and minimum containment (one look-up)
+        self.scoring = [None] * len(rules)
         by_need = [[] for _ in range(SLICED_COUNTS + 1)]
         for rid in sorted(index.approx_matchable_rids):
             rule = rules[rid]
             need = max(1, rule.get_min_high_matched_length(True))
             self.need_high[rid] = need
-            self.need_length[rid] = rule.get_min_matched_length(True)
-            self.length[rid] = rule.get_length(True)
-            self.containment[rid] = rule._minimum_containment
+            self.scoring[rid] = (index.sets_by_rid[rid], rule.get_min_matched_length(True), rule.get_length(True),
+                                 rule._minimum_containment)
             by_need[min(need, SLICED_COUNTS)].append(rid)
             for tid in index.sets_by_rid[rid]:
                 if tid < legalese:
@@ -330,16 +331,36 @@ class CandidateFilter:
         self.postings = {tid: intbitset(rids) for tid, rids in postings.items()}
         self.by_need = [intbitset(rids) for rids in by_need]
         self.sets = index.sets_by_rid
-        self.by_length = sorted((self.length[rid], rid) for rid in index.approx_matchable_rids)
+        self.by_length = sorted((self.scoring[rid][2], rid) for rid in index.approx_matchable_rids)
 
-    def best(self, query_run, top, high_resemblance, threshold):
-        """The rule ids compute_candidates' first step keeps for ``query_run`` and ranks in its best
-        ``10 * top`` (all it keeps when fewer), as match_set.compare_token_sets scores them."""
+    def candidates(self, query_run, index, top, high_resemblance, threshold):
+        """match_set.compute_candidates(query_run, index, index.approx_matchable_rids, ...): its first
+        step's best rules (``best``), then its second step over them, as it runs it."""
+        from licensedcode import match_set
+
+        qset, qmset = match_set.build_set_and_mset(query_run.matchable_tokens())
+        high = qset & self.legal
+        rules, msets = index.rules_by_rid, index.msets_by_rid
+        high_multiset = partial(match_set.high_multiset_subset, _use_bigrams=False)
+        found = []
+        for *_, rid in self.best(qset, high, top, high_resemblance, threshold):
+            vectors, _ = match_set.compare_token_sets(
+                qset=qmset, iset=msets[rid], intersector=match_set.multisets_intersector,
+                counter=match_set.multiset_counter, high_intersection_filter=high_multiset,
+                len_legalese=self.len_legalese, unique=False, rule=rules[rid], filter_non_matching=True,
+                high_resemblance_threshold=threshold)
+            if vectors and (not high_resemblance or (vectors[0].is_highly_resemblant
+                                                     and vectors[1].is_highly_resemblant)):
+                # the legalese tokens the first step found in common, as compute_candidates keeps them
+                found.append((vectors, rid, rules[rid], high & self.sets[rid]))
+        return sorted(match_set.filter_dupes(found), reverse=True)[:top] if found else []
+
+    def best(self, qset, high, top, high_resemblance, threshold):
+        """compute_candidates' first step for the query token set ``qset`` (``high``: its legalese
+        tokens): the rules it keeps, ranked, its best ``10 * top``, each as its sort key flattened
+        (the rounded ScoresVector's fields, the full one's, the rule id)."""
         from intbitset import intbitset
-        from licensedcode.match_set import build_set_and_mset
 
-        qset, _ = build_set_and_mset(query_run.matchable_tokens())
-        high = intbitset([tid for tid in qset if tid < self.len_legalese])
         # at_least[k]: the rules sharing at least k of the query's legalese tokens
         at_least = [None] + [intbitset() for _ in range(SLICED_COUNTS)]
         for tid in high:
@@ -358,21 +379,20 @@ class CandidateFilter:
             low = bisect.bisect_left(self.by_length, (slack * qlen, -1))
             high_end = bisect.bisect_right(self.by_length, (qlen / slack, len(self.sets)))
             maybe &= intbitset([rid for _, rid in self.by_length[low:high_end]])
-        sets, need_high, need_length = self.sets, self.need_high, self.need_length
-        length, containment_floor = self.length, self.containment
+        # the slices count common legalese tokens exactly up to SLICED_COUNTS: only the rules needing
+        # more are counted one by one
+        deep = maybe & self.by_need[SLICED_COUNTS]
+        maybe -= intbitset([rid for rid in deep if len(high & self.sets[rid]) < self.need_high[rid]])
+        scoring = self.scoring
         ranked = []
         for rid in maybe:
-            iset = sets[rid]
-            if len(high & iset) < need_high[rid]:
-                continue
+            iset, need_length, iset_len, floor = scoring[rid]
             matched = len(qset & iset)
-            if matched < need_length[rid]:
+            if matched < need_length:
                 continue
             # compare_token_sets' scores, in its operations and order: the same floats
-            iset_len = length[rid]
             resemblance = matched / (qlen + iset_len - matched)
             containment = matched / iset_len
-            floor = containment_floor[rid]
             if floor and containment < floor:
                 continue
             amplified = resemblance ** 2
@@ -383,9 +403,7 @@ class CandidateFilter:
             # (ScoresVector rounded, ScoresVector full, rid): compute_candidates' sort key, flattened
             ranked.append((rounded_high, round(containment, 1), round(amplified, 1), round(matched / 20, 1),
                            full_high, containment, amplified, matched, rid))
-        if len(ranked) > top * 10:
-            ranked = heapq.nlargest(top * 10, ranked)
-        return intbitset([key[-1] for key in ranked])
+        return heapq.nlargest(top * 10, ranked)
 
 
 _FILTERS = {}
@@ -414,7 +432,7 @@ def use_candidate_filter(index):
         found = _FILTERS.get(id(idx))
         if (not _PLAIN[0] and found is not None and not _use_bigrams
                 and matchable_rids is idx.approx_matchable_rids):
-            matchable_rids = found.best(query_run, top, high_resemblance, high_resemblance_threshold)
+            return found.candidates(query_run, idx, top, high_resemblance, high_resemblance_threshold)
         return original(query_run, idx, matchable_rids, top=top, high_resemblance=high_resemblance,
                         high_resemblance_threshold=high_resemblance_threshold, _use_bigrams=_use_bigrams)
 
