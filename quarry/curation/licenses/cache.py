@@ -143,12 +143,16 @@ class CachedDetector:
         answers: dict[str, Detection] = {}  # by text
         missing: dict[str, str] = {}  # key -> normal form
         waiting: dict[str, list[str]] = {}  # key -> texts waiting for it
-        prepared = [(text, normal, license_part(normal)) for text in dict.fromkeys(texts)
-                    for normal in (normalize(text),)]
-        if not self._workers and self._early is None and any(
-                not SPDX_STATEMENT.match(normal) and self._lookup(normal_key(part)) is None
-                for _, normal, part in prepared):
-            self._start_early()  # ScanCode will be asked: its start overlaps the table of shipped texts
+        prepared = []
+        for text in dict.fromkeys(texts):
+            normal = normalize(text)
+            part = license_part(normal)
+            prepared.append((text, normal, part))
+            if (not self._workers and self._early is None and not SPDX_STATEMENT.match(normal)
+                    and self._lookup(normal_key(part)) is None):
+                # ScanCode will be asked: it starts now, its index loading while the other texts are
+                # read and the table of shipped texts is loaded
+                self._start_early()
         for text, normal, part in prepared:
             if self.known and (result := self.known.resolve(normal)) is not None:
                 self.stats.resolved[result["matches"][0]["matcher"]] += 1
