@@ -48,7 +48,6 @@ import sys
 import tempfile
 import time
 import traceback
-from functools import partial
 
 # Run by path, this script's folder heads sys.path; its sibling modules must not shadow ScanCode's.
 if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.abspath(__file__)):
@@ -341,19 +340,42 @@ class CandidateFilter:
         qset, qmset = match_set.build_set_and_mset(query_run.matchable_tokens())
         high = qset & self.legal
         rules, msets = index.rules_by_rid, index.msets_by_rid
-        high_multiset = partial(match_set.high_multiset_subset, _use_bigrams=False)
+        query_tids, query_length = set(qmset), sum(qmset.values())
         found = []
         for *_, rid in self.best(qset, high, top, high_resemblance, threshold):
-            vectors, _ = match_set.compare_token_sets(
-                qset=qmset, iset=msets[rid], intersector=match_set.multisets_intersector,
-                counter=match_set.multiset_counter, high_intersection_filter=high_multiset,
-                len_legalese=self.len_legalese, unique=False, rule=rules[rid], filter_non_matching=True,
-                high_resemblance_threshold=threshold)
+            rule = rules[rid]
+            vectors = self.multiset_scores(qmset, query_tids, query_length, msets[rid], rule, threshold)
             if vectors and (not high_resemblance or (vectors[0].is_highly_resemblant
                                                      and vectors[1].is_highly_resemblant)):
                 # the legalese tokens the first step found in common, as compute_candidates keeps them
-                found.append((vectors, rid, rules[rid], high & self.sets[rid]))
+                found.append((vectors, rid, rule, high & self.sets[rid]))
         return sorted(match_set.filter_dupes(found), reverse=True)[:top] if found else []
+
+    def multiset_scores(self, qmset, query_tids, query_length, rule_mset, rule, threshold):
+        """match_set.compare_token_sets' ScoresVectors for the query's and a rule's token multisets
+        (its second step: filter_non_matching, not unique), None where it gives none; the same
+        operations in the same order, over the tokens both hold (its intersector walks every token
+        of the smaller multiset, in Python)."""
+        from licensedcode.match_set import ScoresVector
+
+        matched = high_matched = 0
+        for tid in query_tids.intersection(rule_mset):
+            count = min(qmset[tid], rule_mset[tid])
+            matched += count
+            if tid < self.len_legalese:
+                high_matched += count
+        if not high_matched or high_matched < rule.min_high_matched_length or matched < rule.min_matched_length:
+            return None
+        union = query_length + rule.length - matched
+        resemblance = matched / union
+        containment = matched / rule.length
+        amplified = resemblance ** 2
+        if rule._minimum_containment and containment < rule._minimum_containment:
+            return None
+        return (ScoresVector(is_highly_resemblant=round(resemblance, 1) >= threshold, containment=round(containment, 1),
+                             resemblance=round(amplified, 1), matched_length=round(matched / 20, 1)),
+                ScoresVector(is_highly_resemblant=resemblance >= threshold, containment=containment,
+                             resemblance=amplified, matched_length=matched))
 
     def best(self, qset, high, top, high_resemblance, threshold):
         """compute_candidates' first step for the query token set ``qset`` (``high``: its legalese
