@@ -406,7 +406,7 @@ class CandidateFilter:
         deep = maybe & self.by_need[SLICED_COUNTS]
         maybe -= intbitset([rid for rid in deep if len(high & self.sets[rid]) < self.need_high[rid]])
         scoring = self.scoring
-        ranked = []
+        passing = []
         for rid in maybe:
             iset, need_length, iset_len, floor = scoring[rid]
             matched = len(qset & iset)
@@ -417,6 +417,11 @@ class CandidateFilter:
             containment = matched / iset_len
             if floor and containment < floor:
                 continue
+            passing.append((containment, resemblance, matched, rid))
+        if not high_resemblance:  # (there the resemblance filter below decides which rules count)
+            passing = contenders(passing, top * 10, threshold)
+        ranked = []
+        for containment, resemblance, matched, rid in passing:
             amplified = resemblance ** 2
             rounded_high = round(resemblance, 1) >= threshold
             full_high = resemblance >= threshold
@@ -426,6 +431,22 @@ class CandidateFilter:
             ranked.append((rounded_high, round(containment, 1), round(amplified, 1), round(matched / 20, 1),
                            full_high, containment, amplified, matched, rid))
         return heapq.nlargest(top * 10, ranked)
+
+
+ROUNDING = 0.06  # more than round(x, 1) moves a value
+
+
+def contenders(passing, keep, threshold):
+    """Of the rules passing the first step, as (containment, resemblance, matched, rule id), those
+    that may rank among its best ``keep``. Its sort key starts with whether the resemblance rounds
+    to ``threshold`` or more, then the containment rounded: when ``keep`` rules have a containment of
+    c or more, a rule whose containment is under round(c, 1) by more than rounding moves it ranks
+    below all of them, unless its resemblance may round to the threshold. Only the others need
+    their key computed (rounding is most of its cost)."""
+    if len(passing) <= keep:
+        return passing
+    floor = round(heapq.nlargest(keep, [containment for containment, *_ in passing])[-1], 1) - ROUNDING
+    return [rule for rule in passing if rule[0] >= floor or rule[1] >= threshold - ROUNDING]
 
 
 _FILTERS = {}
