@@ -296,10 +296,10 @@ def rule_neighbours(index):
 # CandidateFilter finds those best rules with bitset operations: a rule passes only when it shares
 # max(1, min_high_matched_length) legalese tokens with the query (counted for every rule at once with
 # bit-sliced bitsets), then min_matched_length tokens and its minimum containment; the passing rules are
-# ranked by the same scores, computed as ScanCode computes them, into the same ScoresVectors. The second
-# step, ScanCode's own multiset comparison and de-duplication (match_set's functions), then runs over
-# just those best rules, without scoring them a second time: the same candidates, in the same order (a
-# rule left out could not have been among them). A plain request keeps ScanCode's compute_candidates.
+# ranked by the same scores, computed as ScanCode computes them. The second step then scores just those
+# best rules' token multisets (multiset_scores: compare_token_sets' arithmetic, the same ScoresVectors)
+# and de-duplicates them with ScanCode's filter_dupes: the same candidates, in the same order (a rule
+# left out could not have been among them). A plain request keeps ScanCode's compute_candidates.
 SLICED_COUNTS = 6  # legalese-token counts kept exactly in bitsets; rules needing more are checked one by one
 
 
