@@ -41,16 +41,16 @@ _HEADING_TAIL = re.compile(r"\]|[ \t]*(?:\(|[-\u2013\u2014/:][ \t]|\r?\n|$)")
 _DATE = re.compile(r"\b(?:19|20)\d\d[-/.](?:0?[1-9]|1[0-2])[-/.](?:0?[1-9]|[12]\d|3[01])\b|"
                    r"(?i:\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?[ \t]+\d{1,2},?[ \t]+(?:19|20)\d\d)")
 _UNDERLINE = re.compile(r"\r?\n[ \t]*(?:-{3,}|={3,}|~{3,})[ \t]*(?:\r?\n|$)")
-# ssh root@..., scp f deploy@...:/srv, rsync -a ./ u@...:, ProxyJump u@...: the host of a login.
+# What names an address: a variable ('sock.ip', 'peer_host') or a word of the text around.
+_ADDRESS_NAMES = r"ips?|hosts?|servers?|address(?:es)?|addr|resolvers?|nameservers?|peers?|gateway|proxy"
 # Words that say the text around is about hosts: 'setServers(['4.4.4.4'])' holds an address,
 # small parts or not.
-_ADDRESS_WORD = re.compile(r"(?i)(?:\b|_)(?:ips?|hosts?|servers?|address(?:es)?|addr|dns|resolvers?|nameservers?|ping|"
-                           r"listen|bind|peers?|gateway|proxy)(?:\b|_)|[a-z](?:Servers?|Hosts?|Address)\b")
+_ADDRESS_WORD = re.compile(rf"(?i)(?:\b|_)(?:{_ADDRESS_NAMES}|dns|ping|listen|bind)(?:\b|_)|[a-z](?:Servers?|Hosts?|Address)\b")
 _ADDRESS_NEAR = 240
-# An address word compared with the number: 'sock.ip == "3.3.3.3"', 'host != ...' compare addresses;
-# the same operators after a package pin versions ('requests==2.31.0.1').
-_ADDRESS_COMPARED = re.compile(r"(?i)(?:\b|_)(?:ips?|hosts?|servers?|address(?:es)?|addr|peers?|gateway|proxy|"
-                               r"nameservers?|resolvers?)\s*(?:===?|!==?)\s*['\"]?$")
+# An address's name compared with the number: 'sock.ip == "3.3.3.3"', 'host != ...' compare
+# addresses; the same operators after a package pin versions ('requests==2.31.0.1').
+_ADDRESS_COMPARED = re.compile(rf"(?i)(?:\b|_)(?:{_ADDRESS_NAMES})\s*(?:===?|!==?)\s*['\"]?$")
+# ssh root@..., scp f deploy@...:/srv, rsync -a ./ u@...:, ProxyJump u@...: the host of a login.
 _REMOTE_COMMAND = re.compile(r"(?i)\b(?:ssh|scp|sftp|rsync|mosh|ssh-copy-id|sshpass|autossh|proxyjump|sshfs)\b")
 
 
