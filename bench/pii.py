@@ -147,14 +147,24 @@ def corpus_files(limit_mb: float) -> list[tuple[Path, str]]:
 PASSES = 3  # a rate is the best of this many passes: on a shared machine one pass can be slowed by its neighbours
 
 
+def best_cpu_seconds(run, passes: int = PASSES) -> float:
+    """The least CPU time of this process that ``run(attempt)`` took over ``passes`` calls."""
+    seconds = float("inf")
+    for attempt in range(passes):
+        start = time.process_time()
+        run(attempt)
+        seconds = min(seconds, time.process_time() - start)
+    return seconds
+
+
 def mb_per_cpu_second(files, fn, passes: int = PASSES) -> tuple[float, float]:
     size = sum(len(text.encode("utf-8")) for _, text in files) / 1e6
-    seconds = float("inf")
-    for _ in range(passes):
-        start = time.process_time()
+
+    def one_pass(_attempt):
         for item in files:
             fn(item)
-        seconds = min(seconds, time.process_time() - start)
+
+    seconds = best_cpu_seconds(one_pass, passes)
     return round(size / seconds, 3), round(size, 2)
 
 
@@ -167,11 +177,7 @@ def stage_mb_per_cpu_second(files) -> float:
     with tempfile.TemporaryDirectory(prefix="pii-bench-") as tmp:
         src = Path(tmp) / "part-00000.jsonl.zst"
         write_records(src, ({"text": text, "meta": {"id": str(i)}} for i, (_, text) in enumerate(files)))
-        seconds = float("inf")
-        for attempt in range(PASSES):
-            start = time.process_time()
-            redact_shard(src, Path(tmp) / f"out-{attempt}" / src.name)
-            seconds = min(seconds, time.process_time() - start)
+        seconds = best_cpu_seconds(lambda attempt: redact_shard(src, Path(tmp) / f"out-{attempt}" / src.name))
         return round(size / seconds, 3)
 
 
