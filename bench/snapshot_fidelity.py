@@ -41,6 +41,7 @@ from floors import Floors  # noqa: E402
 
 from quarry.config.snapshot import SnapshotParams  # noqa: E402
 from quarry.records import read_folder, read_json, read_records, write_records  # noqa: E402
+from quarry.snapshot.listing import snapshot_origins  # noqa: E402
 from quarry.stages.snapshot import run_snapshot  # noqa: E402
 
 PROSE_SHAPES = ("one_line_documents", "books", "emails", "logs", "latex", "man_pages")
@@ -91,8 +92,8 @@ def bench_shapes(work: Path, documents: int) -> dict:
                          ("parquet", {"name": "table", "kind": "parquet", "path": str(work / "table.parquet")}),
                          ("folder", {"name": "folder", "kind": "dir", "path": str(work / "folder")})):
         start = time.perf_counter()
-        manifest = run_snapshot([source], work / name, {"snapshot": {"max_origin_bytes": 40_000_000}},
-                                cache_dir=work / f"cache-{name}")
+        run_snapshot([source], work / name, {"snapshot": {"max_origin_bytes": 40_000_000}},
+                     cache_dir=work / f"cache-{name}")
         seconds = time.perf_counter() - start
 
         def shape_of(meta: dict) -> str:  # a record's subset (a reject's `subset`), a file's folder
@@ -104,7 +105,7 @@ def bench_shapes(work: Path, documents: int) -> dict:
             refused.setdefault(shape_of(meta), Counter())[meta["reason"]] += 1
         out[name] = {
             "seconds": round(seconds, 2),
-            "layout": manifest["origins"][0].get("layout"),
+            "layout": next(snapshot_origins(work / name)).get("layout"),
             "by_shape": {shape: {"documents": len(items), "kept": kept[shape],
                                  "kept_rate": round(kept[shape] / len(items), 3) if items else None,
                                  "refused": dict(refused.get(shape, {}))}
@@ -154,14 +155,14 @@ def bench_repositories(work: Path, count: int) -> dict:
     grouped = run_snapshot([{"name": "ids", "kind": "parquet", "path": str(work / "ids"), "blobs": str(work / "blobs")}],
                            work / "grouped", workers=2, cache_dir=work / "cache-grouped")
     result["grouped"] = {"seconds": round(time.perf_counter() - start, 2),
-                         "layout": sorted({o.get("layout") for o in grouped["origins"]}),
+                         "layout": sorted({o.get("layout") for o in snapshot_origins(work / "grouped")}),
                          "origins": grouped["counts"]["origins"], "kept": grouped["counts"]["files"],
                          "refused": grouped["counts"]["refused"],
                          "read": grouped["counts"]["files"] + sum(grouped["counts"]["refused"].values())}
     flat = run_snapshot([{"name": "ids", "kind": "parquet", "path": str(work / "flat"), "blobs": str(work / "blobs")}],
                         work / "flat-snap", workers=2, cache_dir=work / "cache-flat")
     same = list(read_folder(work / "flat-snap" / "shards")) == list(read_folder(work / "grouped" / "shards"))
-    result["file_level"] = {"layout": sorted({o.get("layout") for o in flat["origins"]}), "kept": flat["counts"]["files"],
+    result["file_level"] = {"layout": sorted({o.get("layout") for o in snapshot_origins(work / "flat-snap")}), "kept": flat["counts"]["files"],
                             "records_identical_to_grouped": same}
     dirs = [{"name": repo, "kind": "dir", "path": str(folder), "origin": f"https://github.com/{repo}"}
             for repo, folder in folders.items()]

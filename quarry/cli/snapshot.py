@@ -48,16 +48,27 @@ def parse_source(spec: str, before: str | None = None, preset: str | None = None
     return source
 
 
+SHOWN_ORIGINS = 200   # rows of the origins table; the count says how many more
+
+
 def show(path: Path) -> None:
+    from quarry.snapshot.listing import snapshot_origins
     from quarry.snapshot.manifest import load, verify  # swh.model (the quarry.snapshot package): ~60 ms that `quarry --help` skips
 
     manifest = load(path)
+    folder = path if path.is_dir() else path.parent
     counts = manifest["counts"]
     state = "[green]verified[/green]" if verify(manifest) else "[red]does not match its content[/red]"
     out.print(f"snapshot [bold]{manifest['snapshot_id'][:16]}[/bold] ({state}): {counts['origins']} origins, "
               f"{counts['files']:,} files, {counts['bytes'] / 1e6:.2f} MB, {len(manifest['shards'])} shards")
     origins = Table("origin", "revision", "directory", "files", "MB", "refused", title="origins")
-    for origin in manifest["origins"]:
+    hostile = []
+    for number, origin in enumerate(snapshot_origins(folder)):
+        hostile += [(origin["origin"], r) for r in origin.get("archive_refusals", [])]
+        if number == SHOWN_ORIGINS:
+            origins.add_row(f"... {counts['origins'] - SHOWN_ORIGINS:,} more", "", "", "", "", "")
+        if number >= SHOWN_ORIGINS:
+            continue
         origins.add_row(origin["origin"], (origin.get("revision") or origin.get("version") or "")[:12],
                         origin["directory"][-12:], f"{origin['file_count']:,}", f"{origin['bytes'] / 1e6:.2f}",
                         f"{sum(origin['refused'].values()):,}")
@@ -68,7 +79,7 @@ def show(path: Path) -> None:
         for name, n in sorted(values.items(), key=lambda kv: (-kv[1], kv[0]))[:25]:
             table.add_row(name, f"{n:,}")
         out.print(table)
-    ledger = (path if path.is_dir() else path.parent) / "ledger.json"
+    ledger = folder / "ledger.json"
     kinds = read_json(ledger).get("kinds", {}) if ledger.is_file() else {}
     if kinds:   # a code rule that cut prose shows here
         table = Table("kind", "reason", "files", title="refusals by kind")
@@ -76,7 +87,6 @@ def show(path: Path) -> None:
             for reason, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])):
                 table.add_row(kind, reason, f"{n:,}")
         out.print(table)
-    hostile = [(o["origin"], r) for o in manifest["origins"] for r in o.get("archive_refusals", [])]
     if hostile:
         table = Table("archive", "member", "reason", title="refused archive members")
         for origin, refusal in hostile:

@@ -30,7 +30,7 @@ from quarry.errors import QuarryError
 from quarry.infra.hashing import file_hash, hashes_digest, value_hash
 from quarry.paths import project_root
 from quarry.records import JsonDict, Record, read_json, read_records, shard_paths
-from quarry.snapshot.listing import snapshot_files
+from quarry.snapshot.listing import snapshot_files, snapshot_origins
 
 SCHEMA = "quarry.lineage/1"
 STEP_DIR = re.compile(r"^step-(\d+)$")  # an intermediate checkpoint of a training run
@@ -106,9 +106,10 @@ def snapshot_manifest_path(manifest: Manifest | None, dataset_dir: Path | None) 
     return None
 
 
-def origins_of(snapshot: JsonDict) -> list[JsonDict]:
-    """[{"origin", "revision", ...}] from a snapshot manifest (a list, or a mapping by origin)."""
-    raw = snapshot.get("origins") or []
+def origins_of(snapshot: JsonDict, folder: Path | None = None) -> list[JsonDict]:
+    """[{"origin", "revision", ...}] from a snapshot manifest (in ``folder``: its origin lists; a
+    manifest of another tool's: a list, or a mapping by origin)."""
+    raw = snapshot.get("origins") or (list(snapshot_origins(folder)) if folder and snapshot.get("origin_lists") else [])
     if isinstance(raw, dict):
         raw = [{"origin": name, **(info if isinstance(info, dict) else {"revision": info})}
                for name, info in raw.items()]
@@ -178,7 +179,7 @@ def lineage_chain(checkpoint: str | os.PathLike) -> JsonDict:
     else:
         snap_link["problem"] = "snapshot manifest not found"
     chain["snapshot"] = snap_link
-    chain["origins"] = origins_of(snapshot) if snapshot and snap_link["resolved"] else []
+    chain["origins"] = origins_of(snapshot, snapshot_path.parent) if snapshot and snap_link["resolved"] else []
     return chain
 
 

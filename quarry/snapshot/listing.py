@@ -1,5 +1,6 @@
-"""The files a snapshot kept, as its shards' file lists beside its manifest list them: every kept
-file's origin, revision, SWHID, path, size and labels, in shard order. Read by lineage queries
+"""The files and origins a snapshot kept, as the lists beside its manifest give them: every kept
+file's origin, revision, SWHID, path, size and labels, in shard order (a list per shard); every
+origin's entry (revision, directory SWHID, counts), in origin order. Read by lineage queries
 without the snapshot's own machinery (this module imports only the record reader)."""
 
 from __future__ import annotations
@@ -13,11 +14,25 @@ FILE_LISTS = "files"    # the folder of the shards' file lists, beside shards/ a
 # zstd-compressed JSON lines, but not record shards (no text): no stage reading a folder's
 # *.jsonl* shards takes them for input
 FILE_LIST_SUFFIX = ".files.zst"
+ORIGIN_LISTS = "origins"    # the folder of the origin lists
+ORIGIN_LIST_SUFFIX = ".origins.zst"
+ORIGINS_PER_LIST = 100_000
 
 
 def file_list_name(number: int) -> str:
     """The file list of shard ``part-NNNNN.jsonl.zst``."""
     return f"part-{number:05d}{FILE_LIST_SUFFIX}"
+
+
+def origin_list_name(number: int) -> str:
+    return f"part-{number:05d}{ORIGIN_LIST_SUFFIX}"
+
+
+def snapshot_origins(folder: str | Path) -> Iterator[JsonDict]:
+    """Every origin entry of the snapshot in ``folder`` (its manifest's folder), in origin order."""
+    folder = Path(folder)
+    for origin_list in read_json(folder / "manifest.json").get("origin_lists") or []:
+        yield from read_records(folder / ORIGIN_LISTS / origin_list["name"], require_text=False)
 
 
 def snapshot_files(folder: str | Path) -> Iterator[JsonDict]:

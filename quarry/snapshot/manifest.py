@@ -1,7 +1,8 @@
-"""The snapshot manifest: every origin (revision, directory SWHID, counts by language and refusal
-reason), counts by language, subset and refusal reason, the shards and their file lists (every
-file's SWHID, path, size and labels, one list per shard beside the manifest); its id is its own
-hash, which covers the file lists through their sha256."""
+"""The snapshot manifest: counts by language, subset and refusal reason, the shards and their file
+lists (every file's SWHID, path, size and labels, one list per shard beside the manifest) and the
+origin lists (every origin's revision, directory SWHID, counts by language and refusal reason:
+listing.snapshot_origins reads them); its id is its own hash, which covers both kinds of list
+through their sha256."""
 
 from __future__ import annotations
 
@@ -19,22 +20,22 @@ from quarry.snapshot.spool import OriginHead
 MANIFEST = "manifest.json"
 
 
-def build(sources: list[dict], cfg: SnapshotParams, origins: list[JsonDict], results: list[dict], shards: list[dict],
-          file_lists: list[dict], ledger: Ledger) -> JsonDict:
-    """The manifest of ``origins`` (``origin_entry``, in order) and their processed ``results``
-    (``process.origin_totals``)."""
+def build(sources: list[dict], cfg: SnapshotParams, batches: list[JsonDict], shards: list[dict],
+          file_lists: list[dict], origin_lists: list[dict], ledger: Ledger) -> JsonDict:
+    """The manifest of the processed origins (``batches``: driver.process_batch's sums), written
+    to ``origin_lists`` (``origin_entry`` each, in order)."""
     languages: Counter = Counter()
     subsets: Counter = Counter()
-    for result in results:
-        languages.update(result["languages"])
-        subsets.update(result["subsets"])
+    for batch in batches:
+        languages.update(batch["languages"])
+        subsets.update(batch["subsets"])
     body = {
         "stage": "snapshot",
         "sources": sources,
         "params_hash": value_hash(cfg.model_dump(mode="json", exclude={"sources"})),
         "processing_hash": processing_hash(cfg),
-        "origins": origins,
-        "counts": {"origins": len(origins), "files": ledger.kept, "bytes": sum(r["bytes"] for r in results),
+        "counts": {"origins": sum(b["origins"] for b in batches), "files": ledger.kept,
+                   "bytes": sum(b["bytes"] for b in batches),
                    "languages": dict(sorted(languages.items())), "subsets": dict(sorted(subsets.items())),
                    "refused": dict(sorted(ledger.dropped.items()))},
         "ledger": ledger.to_dict(),
@@ -42,6 +43,8 @@ def build(sources: list[dict], cfg: SnapshotParams, origins: list[JsonDict], res
         # every kept file's origin, revision, SWHID, path, size and labels, in shard order: beside
         # the manifest, not in it (a list of every file does not fit one process at scale)
         "file_lists": file_lists,
+        # every origin's entry, in origin order, beside the manifest too (listing.snapshot_origins)
+        "origin_lists": origin_lists,
     }
     return {"snapshot_id": snapshot_id(body), **body}
 

@@ -153,9 +153,10 @@ def _replace(path: Path, data: bytes) -> None:
 
 def cached_summary(cache_dir: Path, key: str) -> dict:
     """A processed origin's summary, as ``process_origin`` wrote it."""
-    path = cache_dir / key / SUMMARY_FILE
+    path = os.path.join(cache_dir, key, SUMMARY_FILE)  # not a Path: pathlib interns every part, each origin's key
     try:
-        return orjson.loads(path.read_bytes())
+        with open(path, "rb") as fh:
+            return orjson.loads(fh.read())
     except (OSError, ValueError) as exc:
         raise QuarryError(f"{path}: a processed origin's summary cannot be read ({exc})") from exc
 
@@ -182,7 +183,7 @@ def _read_entry(entry: Path) -> dict | None:
 
 def cached_lines(cache_dir: Path, key: str, start: int, length: int, chunk: int = 1 << 20) -> Iterator[bytes]:
     """``length`` bytes of a processed origin's record lines from byte ``start`` (uncompressed), in chunks."""
-    path = cache_dir / key / RECORDS_FILE
+    path = os.path.join(cache_dir, key, RECORDS_FILE)
     with open(path, "rb") as fh, zstandard.ZstdDecompressor().stream_reader(fh) as lines:
         position, end = 0, start + length
         while position < end:

@@ -1,7 +1,8 @@
 """The snapshot stage: plan the origins of every source (a map over its parts, a corpus's shards
-and a table's files each, spooling the plans to disk; then the caps in one process over the origins' heads), snapshot
-each origin (a map over them), cut the records into shards by their line lengths and write each
-shard and its file list (a map over them), then rejects, ledger and manifest, one origin at a time."""
+and a table's files each, spooling the plans and their heads to disk; then the caps in one process
+over the heads, streamed, writing the capped ones in batches), snapshot each batch of origins (a
+map over them), cut the records into shards by their line lengths and write each shard and its
+file list (a map over them), then rejects, origin lists, ledger and manifest, one origin at a time."""
 
 from __future__ import annotations
 
@@ -12,12 +13,12 @@ from quarry.config import Params
 from quarry.config.snapshot import SnapshotParams
 from quarry.engine import Global, GlobalJob, ItemJob, Map, Plan, Stage, WorkItem, run_local
 from quarry.records import JsonDict
-from quarry.snapshot.driver import (STAGE, CapReport, Piece, cache_root, capped_heads, describe_caps, finalize,
-                                   shard_layout, write_shard)
+from quarry.snapshot.driver import (STAGE, CapReport, HeadBatch, cache_root, capped_batches, describe_caps, finalize,
+                                   process_batch, processed_origins, shard_layout, spool_unit, write_shard)
 from quarry.snapshot.listing import FILE_LISTS, file_list_name
-from quarry.snapshot.process import cached_summary, origin_totals, process_origin
+from quarry.snapshot.process import cached_summary
 from quarry.snapshot.sources import plan_unit, planning_units
-from quarry.snapshot.spool import OriginHead, spool_plans
+from quarry.snapshot.spool import Span, Spool
 
 
 @dataclass(frozen=True)
@@ -28,21 +29,23 @@ class SnapshotArgs:
 
 @dataclass(frozen=True, kw_only=True)
 class SnapshotPlan(Plan):
-    """Every origin's capped plan, as its head (items: an origin each), and what the finish needs to
-    seal them."""
+    """Every origin's capped plan, as batches of heads on disk (items: a batch each), and what the
+    finish needs to seal them."""
 
     sources: list[dict]
-    heads: list[OriginHead]
+    batches: list[HeadBatch]
     cache_dir: str
     caps: CapReport
 
 
 @dataclass(frozen=True)
 class OriginWork:
-    """One origin to snapshot: where its plan is spooled, and where processed origins are kept."""
+    """A batch of origins to snapshot, where processed origins are kept and where the batch's
+    totals go."""
 
-    head: OriginHead
+    batch: HeadBatch
     cache_dir: str
+    results: str
 
 
 def named_sources(listed: list[dict]) -> list[dict]:
@@ -63,6 +66,7 @@ class PlanningUnit:
     unit: str | None
     staging: str               # where an archive extracts
     spool: str                 # where its planned origins are written
+    heads: str                 # and their heads, in origin order
 
 
 def units_phase(job: GlobalJob, cfg: SnapshotParams) -> PlanningUnits:
@@ -73,43 +77,48 @@ def units_phase(job: GlobalJob, cfg: SnapshotParams) -> PlanningUnits:
     staging = str(Path(job.work).parent / "extracted")
     units = [(index, source, unit) for index, source in enumerate(sources) for unit in planning_units(source)]
     spools = [str(Path(job.work) / f"{number:06d}.plans") for number in range(len(units))]
-    items = [WorkItem(f"{source['name']} {unit or ''}".strip(), PlanningUnit(source, index, unit, staging, spool),
-                      (spool,), Path(unit).stat().st_size if unit else 0)
+    items = [WorkItem(f"{source['name']} {unit or ''}".strip(),
+                      PlanningUnit(source, index, unit, staging, spool, spool.replace(".plans", ".heads")),
+                      (spool, spool.replace(".plans", ".heads")), Path(unit).stat().st_size if unit else 0)
              for spool, (index, source, unit) in zip(spools, units)]
     return PlanningUnits(sources=sources, items=items)
 
 
-def scan_phase(job: ItemJob, cfg: SnapshotParams) -> list:
-    """A part's planned origins, spooled: their heads."""
+def scan_phase(job: ItemJob, cfg: SnapshotParams) -> int:
+    """A part's planned origins, spooled, their heads written in origin order: how many."""
     unit: PlanningUnit = job.item
     Path(unit.staging).mkdir(parents=True, exist_ok=True)
-    return spool_plans(plan_unit(unit.source, unit.unit, cfg, Path(unit.staging)), Path(unit.spool))
+    return spool_unit(plan_unit(unit.source, unit.unit, cfg, Path(unit.staging)), Path(unit.spool), Path(unit.heads))
 
 
 def plan_phase(job: GlobalJob, cfg: SnapshotParams) -> SnapshotPlan:
-    """Every origin's capped plan, from the parts' heads."""
+    """Every origin's capped plan, from the parts' heads, in batches."""
     args: SnapshotArgs = job.args or SnapshotArgs()
     units = job.of(UNITS)
-    planned: list[list] = [[] for _ in units.sources]
-    for item, heads in zip(units.items, job.each(SCAN)):
-        planned[item.value.index].extend(heads)
-    heads, caps = capped_heads(units.sources, planned, cfg, Path(job.work) / "capped.plans")
+    unit_heads: list[list[Path]] = [[] for _ in units.sources]
+    for item in units.items:
+        unit_heads[item.value.index].append(Path(item.value.heads))
+    batches, caps = capped_batches(units.sources, unit_heads, cfg, Path(job.work))
     cache_dir = str(args.cache_dir or cache_root())
-    items = [WorkItem(head.origin, OriginWork(head, cache_dir), size=head.bytes) for head in heads]
-    return SnapshotPlan(sources=units.sources, heads=heads, cache_dir=cache_dir, caps=caps, items=items)
+    results = Path(job.work) / "processed"
+    items = [WorkItem(f"origins {number + 1}/{len(batches)}",
+                      OriginWork(batch, cache_dir, str(results / f"{number:06d}.totals")), size=batch.bytes)
+             for number, batch in enumerate(batches)]
+    return SnapshotPlan(sources=units.sources, batches=batches, cache_dir=cache_dir, caps=caps, items=items)
 
 
 def origin_phase(job: ItemJob, cfg: SnapshotParams) -> dict:
-    """One origin processed (or found in the cache): its totals (``origin_totals``)."""
+    """A batch of origins processed (or found in the cache): their sums (``process_batch``)."""
     work: OriginWork = job.item
-    return origin_totals(process_origin(work.head.plan(), cfg, Path(work.cache_dir)))
+    return process_batch(work.batch, cfg, Path(work.cache_dir), Path(work.results))
 
 
 @dataclass(frozen=True)
 class ShardWork:
-    """One shard to write: its pieces of the processed origins, and where they are kept."""
+    """One shard to write: where its pieces of the processed origins are spooled, and where those
+    origins are kept."""
 
-    pieces: tuple[Piece, ...]
+    pieces: Span
     cache_dir: str
     path: str
     file_list: str
@@ -117,25 +126,26 @@ class ShardWork:
 
 def layout_phase(job: GlobalJob, cfg: SnapshotParams) -> Plan:
     cache_dir = job.of(PLAN).cache_dir
-    shards = shard_layout(job.each(ORIGINS), cfg.shard_bytes,
+    shards = shard_layout(processed_origins(job.each(ORIGINS)), cfg.shard_bytes,
                           lambda key: cached_summary(Path(cache_dir), key)["line_bytes"])
-    items = []
-    for number, pieces in enumerate(shards):
-        name = f"part-{number:05d}.jsonl.zst"
-        path, file_list = str(Path(job.dst) / "shards" / name), str(Path(job.dst) / FILE_LISTS / file_list_name(number))
-        items.append(WorkItem(f"shard {number + 1}/{len(shards)}", ShardWork(tuple(pieces), cache_dir, path, file_list),
-                              (path, file_list), sum(piece.length for piece in pieces)))
-    return Plan(items=items)
+    work = []
+    with Spool(Path(job.work) / "layout.pieces") as spool:
+        for number, pieces in enumerate(shards):
+            name = f"part-{number:05d}.jsonl.zst"
+            path, file_list = str(Path(job.dst) / "shards" / name), str(Path(job.dst) / FILE_LISTS / file_list_name(number))
+            work.append((ShardWork(spool.frame(pieces), cache_dir, path, file_list), sum(p.length for p in pieces)))
+    return Plan(items=[WorkItem(f"shard {number + 1}/{len(work)}", shard, (shard.path, shard.file_list), size)
+                       for number, (shard, size) in enumerate(work)])
 
 
 def shard_phase(job: ItemJob, cfg: SnapshotParams) -> dict:
     work: ShardWork = job.item
-    return write_shard(list(work.pieces), Path(work.cache_dir), Path(work.path), Path(work.file_list))
+    return write_shard(work.pieces.read(), Path(work.cache_dir), Path(work.path), Path(work.file_list))
 
 
 def snapshot_finish(job: GlobalJob, cfg: SnapshotParams) -> dict:
     plan = job.of(PLAN)
-    manifest = finalize(cfg, plan.sources, plan.heads, job.each(ORIGINS), Path(job.dst), job.each(SHARDS), plan.caps,
+    manifest = finalize(cfg, plan.sources, plan.batches, job.each(ORIGINS), Path(job.dst), job.each(SHARDS), plan.caps,
                         Path(plan.cache_dir))
     # the run's summary (and the flow's result) says what the caps left out; the manifest stays as sealed
     return {**manifest, "notice": describe_caps(plan.caps)}
@@ -144,9 +154,9 @@ def snapshot_finish(job: GlobalJob, cfg: SnapshotParams) -> dict:
 # Uncached phases: a plan names files by path, and an origin's reuse is process_origin's own
 # cache, keyed on the content of every selected file.
 UNITS = Global("units", units_phase, PlanningUnits, inline=True)
-SCAN = Map("scan", scan_phase, list, over="units", cached=False)           # a part's planned origins' heads
+SCAN = Map("scan", scan_phase, int, over="units", cached=False)            # a part's planned origins, spooled
 PLAN = Global("plan", plan_phase, SnapshotPlan, inline=True)    # the caps: bookkeeping over the parts' plans
-ORIGINS = Map("origins", origin_phase, dict, over="plan", cached=False)   # one processed origin's totals
+ORIGINS = Map("origins", origin_phase, dict, over="plan", cached=False)   # a processed batch's sums
 LAYOUT = Global("layout", layout_phase, Plan, inline=True)
 SHARDS = Map("shards", shard_phase, dict, over="layout", cached=False)     # a written shard's and its file list's entries
 SNAPSHOT = Stage(STAGE, folder="", config=lambda params: params.snapshot, finish=snapshot_finish, reads_shards=False,
@@ -160,8 +170,9 @@ def run_snapshot(sources: list[dict] | None, out_dir: Path, params: Params | dic
 
     Writes ``out_dir/shards/part-NNNNN.jsonl.zst``, each shard's file list in
     ``out_dir/files/part-NNNNN.files.zst`` (JSON lines), ``out_dir/manifest.json`` (whose
-    ``snapshot_id`` is the hash of its own content), ``out_dir/ledger.json`` and
-    ``out_dir/rejects/rejects.jsonl.zst`` (every refused file with its origin, path and reason).
+    ``snapshot_id`` is the hash of its own content), the origins' entries in
+    ``out_dir/origins/part-NNNNN.origins.zst`` (listing.snapshot_origins), ``out_dir/ledger.json``
+    and ``out_dir/rejects/rejects.jsonl.zst`` (every refused file with its origin, path and reason).
     """
     args = SnapshotArgs(tuple(sources) if sources is not None else None, str(cache_dir) if cache_dir else None)
     result = run_local(SNAPSHOT, None, out_dir, params, workers=workers, args=args)

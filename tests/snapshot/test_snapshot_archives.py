@@ -13,6 +13,7 @@ import pytest
 from quarry.records import read_folder, read_records
 from quarry.stages.snapshot import run_snapshot
 from quarry.snapshot.archives import extract, link_escapes, member_problem
+from quarry.snapshot.listing import snapshot_origins
 
 
 def _tar(path, members, mode="w:gz"):
@@ -128,9 +129,9 @@ def test_link_escapes():
 
 def test_archive_source_snapshot(tmp_path, hostile_tar):
     out = tmp_path / "snap"
-    manifest = run_snapshot([{"kind": "archive", "path": str(hostile_tar), "name": "a"}], out, {},
-                            cache_dir=tmp_path / "cache")
-    (origin,) = manifest["origins"]
+    run_snapshot([{"kind": "archive", "path": str(hostile_tar), "name": "a"}], out, {},
+                 cache_dir=tmp_path / "cache")
+    (origin,) = snapshot_origins(out)
     records = list(read_folder(out / "shards"))
     # The sole top-level folder is stripped: paths are relative to the project.
     assert [r["meta"]["path"] for r in records] == ["README.md", "evil/planted.txt", "src/ok.py"]

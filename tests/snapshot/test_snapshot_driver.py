@@ -13,7 +13,7 @@ from quarry.ledger import Ledger
 from quarry.records import dumps, read_folder, read_json, read_records, write_records
 from quarry.snapshot.manifest import load as load_manifest, verify
 from quarry.snapshot.process import process_origin
-from quarry.snapshot.listing import snapshot_files
+from quarry.snapshot.listing import snapshot_files, snapshot_origins
 from quarry.stages.snapshot import run_snapshot
 from quarry.snapshot.driver import plan_all
 from quarry.config.snapshot import SnapshotParams
@@ -114,7 +114,7 @@ def test_filters_record_reasons(tmp_path):
     assert records["README.md"]["meta"]["natural_language"] == "en"
     assert manifest["counts"]["languages"]["Python"] == 1
     # The directory SWHID of the files read equals git's tree of the same files.
-    (origin,) = manifest["origins"]
+    (origin,) = snapshot_origins(out)
     read = [p for p in ("LICENSE", "README.md", "legacy.txt", "scripts/run", "src/main.py", "src/util.c",
                         "gen/schema.py", "big/data.js", "data.raw", "empty/__init__.py")]
     subprocess.run(["git", "init", "-q", str(root)], check=True)
@@ -241,7 +241,7 @@ def test_embedded_default_sources(tmp_path):
                 "lock": str(REPO / "requirements.lock"), "max_origin_bytes": 100_000}]
     out = tmp_path / "out"
     manifest = run_snapshot(sources, out, {}, workers=2, cache_dir=tmp_path / "cache")
-    origins = {o["origin"].split("@")[0]: o for o in manifest["origins"]}
+    origins = {o["origin"].split("@")[0]: o for o in snapshot_origins(out)}
     assert set(origins) == {"python:stdlib", "pypi:pyyaml", "pypi:orjson", "pypi:typer"}
     files = defaultdict(list)
     for entry in snapshot_files(out):
@@ -251,7 +251,7 @@ def test_embedded_default_sources(tmp_path):
     metadata = next(p for p in typer_files if p.endswith(".dist-info/METADATA"))
     assert typer_files[metadata]["pile_set_name"] == "prose"
     assert any(f["pile_set_name"] == "licenses" for f in typer_files.values())
-    assert all(o["bytes"] <= 200_000 for o in manifest["origins"])
+    assert all(o["bytes"] <= 200_000 for o in origins.values())
     assert manifest["counts"]["subsets"]["code-python"] > 10
     meta_record = next(r for r in read_folder(out / "shards") if r["meta"]["path"] == metadata)
     assert "@" in meta_record["text"]  # author e-mails are kept for the PII stage

@@ -12,6 +12,7 @@ from quarry.records import read_folder
 from quarry.stages.snapshot import run_snapshot
 from quarry.snapshot.git import plan_git
 from quarry.config.snapshot import SnapshotParams
+from quarry.snapshot.listing import snapshot_origins
 
 from snapshot_gitrepos import commit, git
 
@@ -20,7 +21,7 @@ def _snap(tmp_path, source, name="out", **params):
     out = tmp_path / name
     manifest = run_snapshot([{"kind": "git", **source}], out, {"snapshot": params},
                             cache_dir=tmp_path / "cache")
-    return manifest, list(read_folder(out / "shards"))
+    return {**manifest, "origins": list(snapshot_origins(out))}, list(read_folder(out / "shards"))
 
 
 def test_swhids_equal_git_hashes(tmp_path, history):

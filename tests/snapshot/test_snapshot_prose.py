@@ -11,6 +11,7 @@ from snapshot_texts import STDLIB, book, minified, one_line_documents
 
 from quarry.records import read_folder, read_json, read_records, write_records
 from quarry.stages.snapshot import run_snapshot
+from quarry.snapshot.listing import snapshot_origins
 
 
 def rejects(out) -> dict[str, dict]:
@@ -85,13 +86,13 @@ def test_refused_records_keep_their_upstream_id_and_subset(tmp_path, texts):
     pq.write_table(pa.Table.from_pylist(rows), tmp_path / "pile.parquet")
     source = {"name": "t", "kind": "parquet", "path": str(tmp_path / "pile.parquet"), "preset": "pile",
               "columns": {"id": "doc_id"}}
-    manifest = run_snapshot([source], tmp_path / "table", params, cache_dir=tmp_path / "cache")
+    run_snapshot([source], tmp_path / "table", params, cache_dir=tmp_path / "cache")
     refused = {m["upstream_id"]: m for m in rejects(tmp_path / "table").values()}
     assert {k: (m["reason"], m["subset"], m["row"]) for k, m in refused.items()} == {
         "book-0": ("too_large", "Gutenberg (PG-19)", "pile.parquet:1"), "blank-1": ("empty", "Pile-CC", "pile.parquet:2")}
     (kept,) = read_folder(tmp_path / "table" / "shards")
     assert kept["meta"]["pile_set_name"] == "PubMed Abstracts" and kept["meta"]["upstream_id"] == "pmid-0"
-    assert manifest["origins"][0]["layout"] == "pile"
+    assert next(snapshot_origins(tmp_path / "table"))["layout"] == "pile"
 
 
 def test_a_tables_rows_are_capped_by_their_source_never_per_shard(tmp_path, texts):

@@ -16,7 +16,7 @@ from snapshot_stack import file_rows, repository_rows, write_parquet
 
 from quarry.errors import ConfigError
 from quarry.records import read_json, read_records
-from quarry.snapshot.listing import snapshot_files
+from quarry.snapshot.listing import snapshot_files, snapshot_origins
 from quarry.snapshot.swhid import sha1_git
 from quarry.stages.snapshot import run_snapshot
 
@@ -50,7 +50,7 @@ def test_stack_v2_rows_become_files_of_their_repositories_with_upstream_swhids(t
     write_parquet(tmp_path / "stack" / "train-00001.parquet", rows[5:])
     source = {"name": "stack", "kind": "parquet", "path": str(tmp_path / "stack"), "preset": "stack-v2"}
     manifest = run_snapshot([source], tmp_path / "snap")
-    origins = {o["origin"]: o for o in manifest["origins"]}
+    origins = {o["origin"]: o for o in snapshot_origins(tmp_path / "snap")}
     assert set(origins) == {"https://github.com/acme/lib", "https://github.com/octo/tools"}
     assert origins["https://github.com/octo/tools"]["revision"] == "ab" * 20
     found = {r["meta"]["path"]: r for r in records(tmp_path / "snap")}
@@ -137,8 +137,8 @@ def test_repository_grouped_rows_are_repositories_and_every_file_is_read_from_th
     total = sum(len(row["files"]) for row in rows)
     assert total > 50 and manifest["counts"]["files"] + sum(manifest["counts"]["refused"].values()) == total
     assert set(manifest["counts"]["refused"]) <= {"empty"}       # no blob missing, none mismatched, none too large
-    assert {o["layout"] for o in manifest["origins"]} == {"stack-v2-repos"}
-    assert {o["origin"]: o["revision"] for o in manifest["origins"]} == {
+    assert {o["layout"] for o in snapshot_origins(tmp_path / "snap")} == {"stack-v2-repos"}
+    assert {o["origin"]: o["revision"] for o in snapshot_origins(tmp_path / "snap")} == {
         f"https://github.com/{row['repo_name']}": row["revision_id"] for row in rows}
     found = {(r["meta"]["origin"], r["meta"]["path"]): r for r in records(tmp_path / "snap")}
     for row in rows:
@@ -189,7 +189,7 @@ def test_a_missing_or_wrong_blob_of_a_repository_is_refused_with_its_row(tmp_pat
                                                                           "train-00000.parquet:1.1")
     assert mismatch["reason"] == "swhid_mismatch" and mismatch["upstream"] == f"swh:1:cnt:{second['blob_id']}"
     assert mismatch["row"] == "train-00000.parquet:1.2" and mismatch["kind"] == "code"
-    (origin,) = [o for o in read_json(tmp_path / "snap" / "manifest.json")["origins"]
+    (origin,) = [o for o in snapshot_origins(tmp_path / "snap")
                  if o["origin"] == f"https://github.com/{rows[0]['repo_name']}"]
     kept = {f["path"] for f in snapshot_files(tmp_path / "snap") if f["origin"] == origin["origin"]}
     assert len(kept) == origin["file_count"] and not kept & {first["path"].strip("/"), second["path"].strip("/")}
@@ -209,7 +209,7 @@ def test_a_stack_v2_shard_is_read_with_no_other_input_through_the_cli(tmp_path, 
     assert read_json(tmp_path / "snap" / "manifest.json")["counts"]["files"] == len(MODULES)
     assert main(["snapshot", str(tmp_path / "ids"), "-s", f"parquet:{tmp_path / 'ids'}",
                  "--blobs", str(tmp_path / "blobs")]) == 0
-    assert read_json(tmp_path / "ids" / "manifest.json")["origins"][0]["layout"] == "stack-v2-repos"
+    assert next(snapshot_origins(tmp_path / "ids"))["layout"] == "stack-v2-repos"
     assert main(["snapshot", str(tmp_path / "x"), "-s", f"parquet:{tmp_path / 'ids'}", "--preset", "stack-v3"]) == 1
     assert "--preset 'stack-v3': one of stack-v2" in capsys.readouterr().err
 
@@ -247,7 +247,7 @@ def test_layouts_are_recognised_from_their_columns(tmp_path):
     datasets.Dataset.from_list(v1).save_to_disk(str(tmp_path / "v1"))
     manifest = run_snapshot([{"name": "v1", "kind": "hfdisk", "path": str(tmp_path / "v1")}], tmp_path / "s1",
                             cache_dir=tmp_path / "cache")
-    assert {o["layout"] for o in manifest["origins"]} == {"stack-v1"} and manifest["counts"]["files"] == len(v1)
+    assert {o["layout"] for o in snapshot_origins(tmp_path / "s1")} == {"stack-v1"} and manifest["counts"]["files"] == len(v1)
     found = records(tmp_path / "s1")
     assert {r["meta"]["id"] for r in found} == {f"swh:1:cnt:{row['hexsha']}" for row in v1}
     assert {r["meta"]["origin"] for r in found} == {f"https://github.com/{row['max_stars_repo_name']}" for row in v1}
@@ -256,7 +256,7 @@ def test_layouts_are_recognised_from_their_columns(tmp_path):
     write_parquet(tmp_path / "plain" / "docs.parquet", [{"text": row["content"]} for row in stack_rows()])
     plain = run_snapshot([{"name": "plain", "kind": "parquet", "path": str(tmp_path / "plain")}], tmp_path / "s2",
                          cache_dir=tmp_path / "cache")
-    assert plain["origins"][0]["layout"] == "text" and plain["counts"]["files"] == len(MODULES)
+    assert next(snapshot_origins(tmp_path / "s2"))["layout"] == "text" and plain["counts"]["files"] == len(MODULES)
 
     rows = stack_rows()
     grouped = [{"repo_name": repo, "revision_id": "ab" * 20,
@@ -265,7 +265,7 @@ def test_layouts_are_recognised_from_their_columns(tmp_path):
     write_parquet(tmp_path / "repos" / "part.parquet", grouped)
     by_repo = run_snapshot([{"name": "repos", "kind": "parquet", "path": str(tmp_path / "repos")}], tmp_path / "s3",
                            cache_dir=tmp_path / "cache")
-    assert {o["layout"] for o in by_repo["origins"]} == {"stack-v2-repos"}
+    assert {o["layout"] for o in snapshot_origins(tmp_path / "s3")} == {"stack-v2-repos"}
     assert by_repo["counts"]["files"] == len(rows) and by_repo["counts"]["origins"] == 2
     assert {r["meta"]["id"]: r["text"] for r in records(tmp_path / "s3")} == {
         f"swh:1:cnt:{row['blob_id']}": row["content"] for row in rows}
@@ -289,12 +289,43 @@ def test_a_repository_whose_rows_lie_in_several_files_is_one_origin(tmp_path, gr
     for number in range(3):   # every third row in each file: every repository in all three
         write_parquet(tmp_path / "three" / f"part-{number}.parquet", flat[number::3], row_group_size=7)
     source = {"name": "stack", "kind": "parquet", "preset": "stack-v2", "blobs": str(tmp_path / "blobs")}
-    one = run_snapshot([{**source, "path": str(tmp_path / "one")}], tmp_path / "s1", cache_dir=tmp_path / "c1")
+    run_snapshot([{**source, "path": str(tmp_path / "one")}], tmp_path / "s1", cache_dir=tmp_path / "c1")
     three = run_snapshot([{**source, "path": str(tmp_path / "three")}], tmp_path / "s3", {"snapshot": {"shard_bytes": 20_000}},
                          workers=2, cache_dir=tmp_path / "c3")
-    assert [o["origin"] for o in three["origins"]] == [o["origin"] for o in one["origins"]]
-    assert len(three["origins"]) == len(rows)
-    assert [(o["directory"], o["file_count"]) for o in three["origins"]] == \
-        [(o["directory"], o["file_count"]) for o in one["origins"]]
+    one_origins, three_origins = list(snapshot_origins(tmp_path / "s1")), list(snapshot_origins(tmp_path / "s3"))
+    assert [o["origin"] for o in three_origins] == [o["origin"] for o in one_origins]
+    assert len(three_origins) == len(rows) == three["counts"]["origins"]
+    assert [(o["directory"], o["file_count"]) for o in three_origins] == \
+        [(o["directory"], o["file_count"]) for o in one_origins]
     assert records(tmp_path / "s3") == records(tmp_path / "s1")
     assert [f["path"] for f in snapshot_files(tmp_path / "s3")] == [f["path"] for f in snapshot_files(tmp_path / "s1")]
+
+
+def test_origins_stream_from_disk_through_merges_batches_and_origin_lists(tmp_path, grouped, monkeypatch):
+    """The caps read every file's heads as one merged stream, through intermediate merges when the
+    files are many; origins are processed in batches; the origin lists roll over at their size: the
+    same snapshot, byte for byte, as the widest merge, the largest batches and one list give."""
+    from quarry.snapshot import driver, spool
+    from quarry.snapshot.manifest import load
+
+    _, rows, _ = grouped
+    flat = file_rows(rows)
+    for number in range(7):   # a repository's rows spread over the files: origins joined across them
+        write_parquet(tmp_path / "seven" / f"part-{number}.parquet", flat[number::7], row_group_size=5)
+    source = {"name": "stack", "kind": "parquet", "preset": "stack-v2", "blobs": str(tmp_path / "blobs"),
+              "path": str(tmp_path / "seven")}
+    params = {"snapshot": {"shard_bytes": 20_000, "max_total_bytes": sum(r["length_bytes"] for r in flat) * 2 // 3}}
+    wide = run_snapshot([source], tmp_path / "wide", params, cache_dir=tmp_path / "cache")
+    monkeypatch.setattr(spool, "MERGE_FAN_IN", 2)
+    monkeypatch.setattr(driver, "BATCH_ORIGINS", 2)
+    monkeypatch.setattr(driver, "ORIGINS_PER_LIST", 3)
+    narrow = run_snapshot([source], tmp_path / "narrow", params, workers=2, cache_dir=tmp_path / "cache")
+    assert len(narrow["origin_lists"]) == -(-len(rows) // 3) > len(wide["origin_lists"]) == 1
+    assert list(snapshot_origins(tmp_path / "narrow")) == list(snapshot_origins(tmp_path / "wide"))
+    assert [o["origin"] for o in snapshot_origins(tmp_path / "narrow")] == \
+        sorted(f"https://github.com/{r['repo_name']}" for r in rows)
+    assert narrow["counts"] == wide["counts"] and narrow["counts"]["refused"].get("cap_total")
+    assert narrow["shards"] == wide["shards"] and narrow["file_lists"] == wide["file_lists"]
+    assert records(tmp_path / "narrow") == records(tmp_path / "wide")
+    assert (tmp_path / "narrow" / "ledger.json").read_bytes() == (tmp_path / "wide" / "ledger.json").read_bytes()
+    assert load(tmp_path / "narrow")["snapshot_id"] == narrow["snapshot_id"] != wide["snapshot_id"]  # lists differ
