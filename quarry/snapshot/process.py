@@ -9,6 +9,7 @@ versions that process them, so an unchanged origin is never decoded twice.
 from __future__ import annotations
 
 import functools
+import io
 import os
 from collections import Counter, defaultdict
 from collections.abc import Iterator
@@ -28,7 +29,7 @@ from quarry.snapshot.blobs import BlobStore
 from quarry.snapshot.plan import Candidate, OriginPlan, lineage, trace
 from quarry.snapshot.swhid import content_swhid, directory_swhid, hex_of
 
-FORMAT_VERSION = 2   # 2: a summary carries its records' line lengths (line_bytes)
+FORMAT_VERSION = 3   # 2: a summary carries its records' line lengths (line_bytes); 3: records compressed as a stream
 RECORDS_FILE = "records.jsonl.zst"
 SUMMARY_FILE = "origin.json"
 CODE_FILES = ("process.py", "filters.py", "language.py", "content_labels.json", "token_model.py",
@@ -115,28 +116,33 @@ def process_origin(plan: OriginPlan, cfg: SnapshotParams, cache_dir: Path) -> Js
     cached = _read_entry(entry)
     if cached is not None:
         return {**cached, "cached": True}
-    records, files, refused, tree = [], [], [], []
-    for cand, data, swhid in zip(plan.candidates, contents, swhids):
-        outcome = _blob_refusal(cand, swhid, cfg) or _process_file(plan, cand, data, swhid, cfg)
-        if isinstance(outcome, Refusal):
-            refused.append({"path": cand.path, "id": swhid, "reason": outcome.reason,
-                            "bytes": len(data) if data is not None else cand.size, "kind": outcome.kind,
-                            **outcome.detail, **trace(cand)})
-            if outcome.reason in UNREAD:
-                continue  # not the content its row names: no part of the origin's tree
-        else:
-            records.append(outcome)
-            meta = outcome["meta"]
-            files.append({name: meta.get(name) for name in ("id", "path", "bytes", "language", "pile_set_name",
-                                                          "encoding", "natural_language") if name in meta})
-        tree.append((cand.path, cand.mode, bytes.fromhex(hex_of(swhid))))
+    files, refused, tree, line_bytes = [], [], [], []
+    compressed = io.BytesIO()
+    # Each record is compressed as it is made and each content let go once read: the origin's
+    # contents and its compressed lines are what it holds at once, not its records and lines too.
+    with zstandard.ZstdCompressor(level=3).stream_writer(compressed, closefd=False) as lines:
+        for position, (cand, swhid) in enumerate(zip(plan.candidates, swhids)):
+            data, contents[position] = contents[position], None
+            outcome = _blob_refusal(cand, swhid, cfg) or _process_file(plan, cand, data, swhid, cfg)
+            if isinstance(outcome, Refusal):
+                refused.append({"path": cand.path, "id": swhid, "reason": outcome.reason,
+                                "bytes": len(data) if data is not None else cand.size, "kind": outcome.kind,
+                                **outcome.detail, **trace(cand)})
+                if outcome.reason in UNREAD:
+                    continue  # not the content its row names: no part of the origin's tree
+            else:
+                line = dumps(outcome)
+                lines.write(line)
+                line_bytes.append(len(line))  # where the snapshot's shards cut, decided before any is written
+                meta = outcome["meta"]
+                files.append({name: meta.get(name) for name in ("id", "path", "bytes", "language", "pile_set_name",
+                                                              "encoding", "natural_language") if name in meta})
+            tree.append((cand.path, cand.mode, bytes.fromhex(hex_of(swhid))))
     directory = plan.info.get("directory") or directory_swhid(tree + plan.links)
-    lines = [dumps(r) for r in records]
-    payload = zstandard.ZstdCompressor(level=3).compress(b"".join(lines))
-    # each record's line length: where the snapshot's shards cut, decided before any is written
+    payload = compressed.getbuffer()
     summary = {"key": key, "origin": plan.origin, "revision": plan.revision, "directory": directory,
                "files": files, "refused": refused, "records_sha256": bytes_hash(payload),
-               "line_bytes": [len(line) for line in lines]}
+               "line_bytes": line_bytes}
     _replace(entry / RECORDS_FILE, payload)
     _replace(entry / SUMMARY_FILE, orjson.dumps(summary))  # last: its presence marks a complete entry
     return {**summary, "cached": False}
