@@ -101,9 +101,9 @@ def plan_phase(job: GlobalJob, cfg: SnapshotParams) -> SnapshotPlan:
     batches, caps = capped_batches(units.sources, unit_heads, cfg, Path(job.work))
     cache_dir = str(args.cache_dir or cache_root())
     results = Path(job.work) / "processed"
-    items = [WorkItem(f"origins {number + 1}/{len(batches)}",
-                      OriginWork(batch, cache_dir, str(results / f"{number:06d}.totals")), size=batch.bytes)
-             for number, batch in enumerate(batches)]
+    totals = [str(results / f"{number:06d}.totals") for number in range(len(batches))]
+    items = [WorkItem(f"origins {number + 1}/{len(batches)}", OriginWork(batch, cache_dir, path), (path,), batch.bytes)
+             for number, (batch, path) in enumerate(zip(batches, totals))]
     return SnapshotPlan(sources=units.sources, batches=batches, cache_dir=cache_dir, caps=caps, items=items)
 
 
