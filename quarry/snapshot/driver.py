@@ -122,7 +122,6 @@ def capped_batches(sources: list[dict], unit_heads: list[list[Path]], cfg: Snaps
 def _batches(heads: Iterator[OriginHead], folder: Path) -> list[HeadBatch]:
     batches: list[HeadBatch] = []
     batch: list[OriginHead] = []
-
     size = 0
 
     def close():
@@ -163,20 +162,20 @@ def plan_all(sources: list[dict], cfg: SnapshotParams, staging: Path) -> list[Or
 def process_batch(batch: HeadBatch, cfg: SnapshotParams, cache_dir: Path, results: Path) -> JsonDict:
     """A batch of origins processed (or found in the cache), one at a time: each one's totals
     (``origin_totals``) written to ``results`` in order; the batch's sums."""
-    sums = {"results": str(results), "origins": 0, "records": 0, "bytes": 0, "cached": 0,
-            "languages": Counter(), "subsets": Counter()}
+    size, languages, subsets = 0, Counter(), Counter()
 
     def processed():
+        nonlocal size
         for head in read_values(batch.heads):
             totals = origin_totals(process_origin(head.plan(), cfg, cache_dir))
-            for name in ("origins", "records", "bytes", "cached"):
-                sums[name] += 1 if name == "origins" else totals[name]
-            sums["languages"].update(totals["languages"])
-            sums["subsets"].update(totals["subsets"])
+            size += totals["bytes"]
+            languages.update(totals["languages"])
+            subsets.update(totals["subsets"])
             yield totals
 
-    write_values(processed(), results)
-    return {**sums, "languages": dict(sorted(sums["languages"].items())), "subsets": dict(sorted(sums["subsets"].items()))}
+    origins = write_values(processed(), results)
+    return {"results": str(results), "origins": origins, "bytes": size,
+            "languages": dict(sorted(languages.items())), "subsets": dict(sorted(subsets.items()))}
 
 
 def processed_origins(batches: list[JsonDict]) -> Iterator[JsonDict]:
@@ -185,19 +184,19 @@ def processed_origins(batches: list[JsonDict]) -> Iterator[JsonDict]:
         yield from read_values(batch["results"])
 
 
-def finalize(cfg: SnapshotParams, sources: list[dict], heads: list[HeadBatch], batches: list[JsonDict], out_dir: Path,
+def finalize(cfg: SnapshotParams, sources: list[dict], batches: list[HeadBatch], sums: list[JsonDict], out_dir: Path,
              written: list[dict], caps: CapReport, cache_dir: Path) -> JsonDict:
-    """Rejects, origin lists, ledger.json and manifest.json of the processed origins (``batches``:
-    ``process_batch``'s sums, in origin order, of the batches of ``heads``) and the shards and
-    file lists written from them (``write_shard``)."""
+    """Rejects, origin lists, ledger.json and manifest.json of the processed origins (``sums``:
+    ``process_batch``'s, one per batch of ``batches``, in origin order) and the shards and file
+    lists written from them (``write_shard``)."""
     out_dir = Path(out_dir)
     shards, file_lists = [w["shard"] for w in written], [w["file_list"] for w in written]
     prune_shards(out_dir / "shards", shards)
     prune_shards(out_dir / FILE_LISTS, file_lists, f"part-*{FILE_LIST_SUFFIX}")
-    heads_stream = (head for batch in heads for head in read_values(batch.heads))
-    ledger, kinds, origin_lists = _seal_origins(heads_stream, processed_origins(batches), out_dir, cfg, cache_dir)
+    heads = (head for batch in batches for head in read_values(batch.heads))
+    ledger, kinds, origin_lists = _seal_origins(heads, processed_origins(sums), out_dir, cfg, cache_dir)
     prune_shards(out_dir / ORIGIN_LISTS, origin_lists, f"part-*{ORIGIN_LIST_SUFFIX}")
-    manifest = manifest_mod.build(sources, cfg, batches, shards, file_lists, origin_lists, ledger)
+    manifest = manifest_mod.build(sources, cfg, sums, shards, file_lists, origin_lists, ledger)
     # refusals by kind beside the counts (license, prose, code; document, unknown, folder: as the
     # name says before anything is read): a code rule that cut prose shows here
     write_json(out_dir / "ledger.json", {**ledger.to_dict(), "caps": caps, "kinds": kinds})
@@ -326,9 +325,13 @@ class OriginLists:
         writer.__exit__(None, None, None)
         self.written.append({"name": writer.path.name, "records": writer.stats.records, "sha256": file_hash(writer.path)})
 
-    def __exit__(self, *exc) -> None:
-        if self._writer is not None:
+    def __exit__(self, kind, *rest) -> None:
+        if self._writer is None:
+            return
+        if kind is None:
             self._close()
+        else:  # the list being written is left out, not sealed half-written
+            self._writer.__exit__(kind, *rest)
 
 
 def clear_cache(cache_dir: Path | None = None) -> None:
