@@ -65,13 +65,12 @@ def show(path: Path) -> None:
     hostile = []
     for number, origin in enumerate(snapshot_origins(folder)):
         hostile += [(origin["origin"], r) for r in origin.get("archive_refusals", [])]
-        if number == SHOWN_ORIGINS:
+        if number < SHOWN_ORIGINS:
+            origins.add_row(origin["origin"], (origin.get("revision") or origin.get("version") or "")[:12],
+                            origin["directory"][-12:], f"{origin['file_count']:,}", f"{origin['bytes'] / 1e6:.2f}",
+                            f"{sum(origin['refused'].values()):,}")
+        elif number == SHOWN_ORIGINS:
             origins.add_row(f"... {counts['origins'] - SHOWN_ORIGINS:,} more", "", "", "", "", "")
-        if number >= SHOWN_ORIGINS:
-            continue
-        origins.add_row(origin["origin"], (origin.get("revision") or origin.get("version") or "")[:12],
-                        origin["directory"][-12:], f"{origin['file_count']:,}", f"{origin['bytes'] / 1e6:.2f}",
-                        f"{sum(origin['refused'].values()):,}")
     out.print(origins)
     for title, values in (("languages", counts["languages"]), ("subsets", counts["subsets"]),
                           ("refusals", counts["refused"])):
