@@ -76,11 +76,11 @@ def units_phase(job: GlobalJob, cfg: SnapshotParams) -> PlanningUnits:
     sources = named_sources(given)
     staging = str(Path(job.work).parent / "extracted")
     units = [(index, source, unit) for index, source in enumerate(sources) for unit in planning_units(source)]
-    spools = [str(Path(job.work) / f"{number:06d}.plans") for number in range(len(units))]
-    items = [WorkItem(f"{source['name']} {unit or ''}".strip(),
-                      PlanningUnit(source, index, unit, staging, spool, spool.replace(".plans", ".heads")),
-                      (spool, spool.replace(".plans", ".heads")), Path(unit).stat().st_size if unit else 0)
-             for spool, (index, source, unit) in zip(spools, units)]
+    spools = [(str(Path(job.work) / f"{number:06d}.plans"), str(Path(job.work) / f"{number:06d}.heads"))
+              for number in range(len(units))]
+    items = [WorkItem(f"{source['name']} {unit or ''}".strip(), PlanningUnit(source, index, unit, staging, spool, heads),
+                      (spool, heads), Path(unit).stat().st_size if unit else 0)
+             for (spool, heads), (index, source, unit) in zip(spools, units)]
     return PlanningUnits(sources=sources, items=items)
 
 
