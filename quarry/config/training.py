@@ -44,6 +44,8 @@ class TokenizeParams(Section):
     splits: tuple[str, ...] = ("train", "validation")
     subset: str | None = None           # only this pile_set_name; null: every subset
     batch_size: PositiveInt = 512       # documents per encode call (changes no output byte)
+    shard_mb: float = Field(default=64.0, gt=0)  # text per token shard: a larger record shard is cut
+                                        # into runs of its records (one token stream all the same)
 
 
 class RecipeRun(Section):

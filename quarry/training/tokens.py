@@ -1,6 +1,8 @@
 """Token shards: a dataset version tokenised once, then read by memory map (quarry.training.token_data).
 
-Every record shard of a split becomes one token shard of three files:
+Every record shard of a split becomes one token shard, or several (consecutive runs of its
+records, ``tokenize.shard_mb`` of text each, so the work spreads over workers and a worker's piece
+cache serves more than one), each of three files:
 
     <split>/<name>.bin          the documents' tokens, each as BOS + ids + EOS, back to back
                                 (uint16 when the vocabulary fits, else uint32, little-endian)
@@ -8,8 +10,9 @@ Every record shard of a split becomes one token shard of three files:
     <split>/<name>.docs.jsonl   one line per document: its source id and UTF-8 byte count
 
 ``manifest.json`` lists the shards in order with their counts and is keyed by (dataset version,
-tokenizer hash, params): a reader checks the key before trusting the folder. Shards are pure
-functions of (record shard, tokenizer, params), so every executor of the tokenize stage
+tokenizer hash, params): a reader checks the key before trusting the folder; the shards of a split,
+in order, are one token stream (quarry.training.token_data), however the record shards were cut.
+Shards are pure functions of (record shard, record range, tokenizer, params), so every executor of the tokenize stage
 (quarry.stages.tokenize) writes the same bytes, and the DAG's flow caches each shard on its own.
 """
 
@@ -17,10 +20,11 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from itertools import chain
+from itertools import chain, islice
 from pathlib import Path
 from typing import Any
 
@@ -52,17 +56,18 @@ class TokenizeConfig(TokenizeParams):
         return cls.from_section(as_params(params).tokenize)
 
     def keyed(self) -> JsonDict:
-        return {"splits": list(self.splits), "subset": self.subset}
+        return {"splits": list(self.splits), "subset": self.subset, "shard_mb": self.shard_mb}
 
 
 @dataclass(frozen=True)
 class TokenShard:
-    """A record shard of one split and the token shard it becomes."""
+    """A record shard of one split (or a run of its records) and the token shard it becomes."""
 
     split: str
     source: Path            # a record shard of the dataset
     name: str               # the token shard's file stem
     split_filter: str | None  # meta.split to keep, for a plain folder of shards (no manifest)
+    records: tuple[int, int] | None = None  # [start, stop) of the source's records; None: all
 
 
 # --- tokenizers, built once per worker process --------------------------------------------------
@@ -130,7 +135,9 @@ def shard_encoder(spec: str) -> ShardEncoder:
 
 # --- the plan: which record shards become which token shards -----------------------------------
 def plan(dataset: str | os.PathLike, config: TokenizeConfig) -> list[TokenShard]:
-    """One job per record shard of every split the config names, in manifest order."""
+    """The token shards of every split the config names, in manifest order: one per record shard,
+    or, where the manifest gives a shard's size and record count, one per run of about
+    ``shard_mb`` of its text (a plain folder of shards: one per shard)."""
     manifest, data, _ = locate(str(dataset))
     if data is None or not Path(data).exists():
         raise ConfigError(f"{dataset}: no such dataset folder")
@@ -139,12 +146,24 @@ def plan(dataset: str | os.PathLike, config: TokenizeConfig) -> list[TokenShard]
         if manifest is not None:
             if split not in manifest["splits"]:
                 raise ConfigError(f"{data}: no split '{split}'; splits: {', '.join(manifest['splits'])}")
-            sources, split_filter = [Path(data) / f["path"] for f in manifest["splits"][split]["files"]], None
+            for i, entry in enumerate(manifest["splits"][split]["files"]):
+                source = Path(data) / entry["path"]
+                jobs += _parts(split, source, f"{i:05d}-{_stem(source)}", entry, config.shard_mb)
         else:
-            sources, split_filter = data_shards(Path(data)), split
-        for i, source in enumerate(sources):
-            jobs.append(TokenShard(split, source, f"{i:05d}-{_stem(source)}", split_filter))
+            jobs += [TokenShard(split, source, f"{i:05d}-{_stem(source)}", split)
+                     for i, source in enumerate(data_shards(Path(data)))]
     return jobs
+
+
+def _parts(split: str, source: Path, name: str, entry: JsonDict, shard_mb: float) -> list[TokenShard]:
+    """A record shard's token shards: consecutive, equal runs of its records, as many as its text
+    holds ``shard_mb`` (by the manifest's bytes and records; one when it does not give them)."""
+    records = entry.get("records") or 0
+    parts = min(records, math.ceil((entry.get("bytes") or 0) / (shard_mb * 1e6)))
+    if parts <= 1:
+        return [TokenShard(split, source, name, None)]
+    bounds = [k * records // parts for k in range(parts + 1)]
+    return [TokenShard(split, source, f"{name}-{k:03d}", None, (bounds[k], bounds[k + 1])) for k in range(parts)]
 
 
 def _stem(path: Path) -> str:
@@ -166,7 +185,7 @@ def shard_files(out_dir: str | os.PathLike, job: TokenShard) -> list[Path]:
 
 
 def tokenize_shard(job: TokenShard, spec: str, out_dir: str | os.PathLike, config: TokenizeConfig) -> JsonDict:
-    """Write the token shard of one record shard; returns its manifest entry."""
+    """Write the token shard of one record shard (or of a run of its records); returns its manifest entry."""
     encoder = shard_encoder(spec)
     files = dict(zip(SUFFIXES, shard_files(out_dir, job)))
     files[".bin"].parent.mkdir(parents=True, exist_ok=True)
@@ -194,12 +213,16 @@ def tokenize_shard(job: TokenShard, spec: str, out_dir: str | os.PathLike, confi
         for path in tmp.values():
             path.unlink(missing_ok=True)
         raise
-    return {"name": job.name, "source": job.source.name, "documents": len(lengths),
+    run = {"records": list(job.records)} if job.records else {}  # which of the source's records
+    return {"name": job.name, "source": job.source.name, **run, "documents": len(lengths),
             "tokens": int(offsets[-1]), "bytes": n_bytes}
 
 
 def _documents(job: TokenShard, config: TokenizeConfig):
-    for record in read_records(job.source):
+    records = read_records(job.source)
+    if job.records is not None:
+        records = islice(records, *job.records)
+    for record in records:
         meta = record.get("meta") or {}
         if job.split_filter is not None and meta.get("split") != job.split_filter:
             continue

@@ -103,6 +103,42 @@ def test_windows_equal_in_memory_packing_across_shard_edges(sharded_dataset, tmp
         assert all(torch.equal(batch[k], stacked[k]) for k in stacked)
 
 
+def test_record_shards_cut_into_runs_give_the_same_token_stream(sharded_dataset, tmp_path):
+    """Token shards of shard_mb's size cut each record shard into runs of its records: more shards,
+    each naming its records, and one token stream with the same documents, windows and ids."""
+    whole = tokenize_dataset(sharded_dataset, BYTES, tmp_path / "whole", workers=1)
+    small = TokenizeConfig(shard_mb=0.0015)  # 1,500 bytes of text: every 4,000-byte record shard is cut
+    cut = tokenize_dataset(sharded_dataset, BYTES, tmp_path / "cut", small, workers=2)
+    assert cut["key"] != whole["key"]
+    for split in ("train", "validation"):
+        shards, whole_shards = cut["splits"][split]["shards"], whole["splits"][split]["shards"]
+        assert len(shards) > len(whole_shards)
+        assert {k: cut["splits"][split][k] for k in ("documents", "tokens", "bytes")} == \
+            {k: whole["splits"][split][k] for k in ("documents", "tokens", "bytes")}
+        runs: dict[str, list] = {}
+        for shard in shards:
+            runs.setdefault(shard["source"], []).append(shard["records"])
+        for source, ranges in runs.items():  # consecutive, from the first record to the last
+            assert ranges[0][0] == 0 and all(a[1] == b[0] for a, b in zip(ranges, ranges[1:])), source
+
+        def stream(folder: Path, entries: list) -> tuple[bytes, list[int], list[str]]:
+            data, lengths, ids = b"", [], []
+            for entry in entries:
+                base = folder / split / entry["name"]
+                data += Path(f"{base}.bin").read_bytes()
+                lengths += np.diff(np.fromfile(f"{base}.idx", dtype="<i8")).tolist()
+                ids += Path(f"{base}.docs.jsonl").read_text().splitlines()
+            return data, lengths, ids
+
+        assert stream(tmp_path / "cut", shards) == stream(tmp_path / "whole", whole_shards)
+    one = tokenize_dataset(sharded_dataset, BYTES, tmp_path / "cut-1", small, workers=1)
+    assert one == cut  # the same shards, counts and key on one worker as on two
+    for seq_len in (32, 57):
+        mapped, reference = TokenShards(tmp_path / "cut", "train", seq_len), TokenShards(tmp_path / "whole", "train", seq_len)
+        assert len(mapped) == len(reference)
+        assert all(torch.equal(mapped[i][k], reference[i][k]) for i in range(len(reference)) for k in reference[i])
+
+
 def test_vocabularies_past_uint16_use_uint32(sharded_dataset, tmp_path):
     assert token_dtype(65536) == np.dtype("<u2") and token_dtype(65537) == np.dtype("<u4")
     manifest = tokenize_dataset(sharded_dataset, {"_component_": "training_helpers.WideByteTokenizer"},
