@@ -256,8 +256,8 @@ def write_shard(pieces: list[Piece], cache_dir: Path, path: Path, list_path: Pat
     and its file list (``list_path``): each record's origin, revision, id, path, size and labels."""
     with RecordWriter(path) as writer, RecordWriter(list_path, validate=False) as listing:
         for piece in pieces:
-            writer.write_lines(cached_lines(cache_dir, piece.key, piece.start, piece.length), piece.records)
             summary = cached_summary(cache_dir, piece.key)
+            writer.write_lines(cached_lines(cache_dir, summary, piece.start, piece.length), piece.records)
             for entry in summary["files"][piece.first:piece.first + piece.records]:
                 listing.write({"origin": summary["origin"], "revision": summary["revision"], **entry})
     return {"shard": {"name": path.name, "records": writer.stats.records, "bytes": writer.stats.bytes,

@@ -8,6 +8,7 @@ versions that process them, so an unchanged origin is never decoded twice.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import io
 import os
@@ -29,7 +30,9 @@ from quarry.snapshot.blobs import BlobStore
 from quarry.snapshot.plan import Candidate, OriginPlan, lineage, trace
 from quarry.snapshot.swhid import content_swhid, directory_swhid, hex_of
 
-FORMAT_VERSION = 3   # 2: a summary carries its records' line lengths (line_bytes); 3: records compressed as a stream
+FORMAT_VERSION = 4   # 2: a summary carries its records' line lengths (line_bytes); 3: records compressed as a
+                     # stream; 4: in frames of about FRAME_BYTES, indexed in the summary (frames)
+FRAME_BYTES = 4 << 20  # a shard cut inside an origin decompresses from the frame before its cut, not from the start
 RECORDS_FILE = "records.jsonl.zst"
 SUMMARY_FILE = "origin.json"
 CODE_FILES = ("process.py", "filters.py", "language.py", "content_labels.json", "token_model.py",
@@ -107,7 +110,8 @@ def process_origin(plan: OriginPlan, cfg: SnapshotParams, cache_dir: Path) -> Js
     """Snapshot one origin into ``cache_dir/<key>/``; returns its summary (with the key).
 
     The summary holds the origin's directory SWHID, its file entries (SWHID, path, bytes,
-    language, subset, encoding) and the files refused while reading, with reasons.
+    language, subset, encoding), the files refused while reading, with reasons, and where each
+    zstd frame of its record lines starts: [first record, line offset, file offset].
     """
     contents = read_contents(plan)
     swhids = [content_swhid(data) if data is not None else None for data in contents]
@@ -117,6 +121,7 @@ def process_origin(plan: OriginPlan, cfg: SnapshotParams, cache_dir: Path) -> Js
     if cached is not None:
         return {**cached, "cached": True}
     files, refused, tree, line_bytes = [], [], [], []
+    frames, offset = [[0, 0, 0]], 0
     compressed = io.BytesIO()
     # Each record is compressed as it is made and each content let go once read: the origin's
     # contents and its compressed lines are what it holds at once, not its records and lines too.
@@ -131,8 +136,12 @@ def process_origin(plan: OriginPlan, cfg: SnapshotParams, cache_dir: Path) -> Js
                 if outcome.reason in UNREAD:
                     continue  # not the content its row names: no part of the origin's tree
             else:
+                if offset - frames[-1][1] >= FRAME_BYTES:  # a new frame from this record on
+                    lines.flush(zstandard.FLUSH_FRAME)
+                    frames.append([len(files), offset, compressed.tell()])
                 line = dumps(outcome)
                 lines.write(line)
+                offset += len(line)
                 line_bytes.append(len(line))  # where the snapshot's shards cut, decided before any is written
                 meta = outcome["meta"]
                 files.append({name: meta.get(name) for name in ("id", "path", "bytes", "language", "pile_set_name",
@@ -142,7 +151,7 @@ def process_origin(plan: OriginPlan, cfg: SnapshotParams, cache_dir: Path) -> Js
     payload = compressed.getbuffer()
     summary = {"key": key, "origin": plan.origin, "revision": plan.revision, "directory": directory,
                "files": files, "refused": refused, "records_sha256": bytes_hash(payload),
-               "line_bytes": line_bytes}
+               "line_bytes": line_bytes, "frames": frames}
     _replace(entry / RECORDS_FILE, payload)
     _replace(entry / SUMMARY_FILE, orjson.dumps(summary))  # last: its presence marks a complete entry
     return {**summary, "cached": False}
@@ -187,18 +196,23 @@ def _read_entry(entry: Path) -> dict | None:
     return summary if intact else None
 
 
-def cached_lines(cache_dir: Path, key: str, start: int, length: int, chunk: int = 1 << 20) -> Iterator[bytes]:
-    """``length`` bytes of a processed origin's record lines from byte ``start`` (uncompressed), in chunks."""
-    path = os.path.join(cache_dir, key, RECORDS_FILE)
-    with open(path, "rb") as fh, zstandard.ZstdDecompressor().stream_reader(fh) as lines:
-        position, end = 0, start + length
-        while position < end:
-            data = lines.read(min(chunk, end - position))
-            if not data:
-                raise QuarryError(f"{path}: shorter than its summary says ({position} of {end} bytes)")
-            if position + len(data) > start:
-                yield data[max(0, start - position):]
-            position += len(data)
+def cached_lines(cache_dir: Path, summary: dict, start: int, length: int, chunk: int = 1 << 20) -> Iterator[bytes]:
+    """``length`` bytes of a processed origin's record lines from byte ``start`` (uncompressed), in
+    chunks, decompressed from the frame ``start`` falls in (``summary``: the origin's, as cached)."""
+    path = os.path.join(cache_dir, summary["key"], RECORDS_FILE)
+    frames = summary["frames"]
+    _, position, seek = frames[bisect.bisect_right([f[1] for f in frames], start) - 1]
+    end = start + length
+    with open(path, "rb") as fh:
+        fh.seek(seek)
+        with zstandard.ZstdDecompressor().stream_reader(fh, read_across_frames=True) as lines:
+            while position < end:
+                data = lines.read(min(chunk, end - position))
+                if not data:
+                    raise QuarryError(f"{path}: shorter than its summary says ({position} of {end} bytes)")
+                if position + len(data) > start:
+                    yield data[max(0, start - position):]
+                position += len(data)
 
 
 @dataclass(frozen=True)

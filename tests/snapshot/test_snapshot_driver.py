@@ -81,6 +81,42 @@ def test_same_bytes_for_one_or_two_workers(tmp_path, history):
     assert again == one
 
 
+def test_shards_cut_inside_an_origin_read_its_lines_from_the_frame_before_the_cut(tmp_path, monkeypatch):
+    """An origin's record lines are cached as zstd frames of about FRAME_BYTES; a shard cut inside it
+    decompresses from the frame its piece starts in. Small frames and small shards give the same
+    snapshot as one frame per origin, and a piece past a damaged first frame still reads."""
+    import zstandard
+
+    from quarry.snapshot import process
+
+    root = _tree(tmp_path / "tree")
+    write(root / "many", {f"mod{i:03d}.py": f"def f{i}(x):\n    return x * {i}  # {'w' * (i % 50)}\n" for i in range(120)})
+    source, params = [{"kind": "dir", "path": str(root), "name": "tree"}], {"snapshot": {"shard_bytes": 2_000}}
+    whole = run_snapshot(source, tmp_path / "whole", params, cache_dir=tmp_path / "c-whole")
+    monkeypatch.setattr(process, "FRAME_BYTES", 500)
+    framed = run_snapshot(source, tmp_path / "framed", params, cache_dir=tmp_path / "c-framed")
+    assert framed == whole and len(framed["shards"]) > 5
+    for folder in ("shards", "files", "rejects"):
+        assert tree_hash(tmp_path / "framed" / folder) == tree_hash(tmp_path / "whole" / folder)
+
+    [summary] = [read_json(p) for p in (tmp_path / "c-framed").rglob(process.SUMMARY_FILE)]
+    frames, lines = summary["frames"], [len(dumps(r)) for r in read_folder(tmp_path / "whole" / "shards")]
+    assert len(frames) > 20 and frames[0] == [0, 0, 0]
+    assert all(offset == sum(lines[:first]) for first, offset, _ in frames)  # each frame starts at a record
+    records = tmp_path / "c-framed" / summary["key"] / process.RECORDS_FILE
+    records.write_bytes(b"\0\0\0\0" + records.read_bytes()[4:])  # the first frame's magic number gone
+    origin_lines = b"".join(zstandard.ZstdDecompressor().stream_reader(path.open("rb"), read_across_frames=True).read()
+                            for path in sorted((tmp_path / "whole" / "shards").glob("part-*")))
+    start = frames[5][1] + 3
+    assert b"".join(process.cached_lines(tmp_path / "c-framed", summary, start, 400)) == origin_lines[start:start + 400]
+    try:
+        b"".join(process.cached_lines(tmp_path / "c-framed", summary, 0, 400))
+    except zstandard.ZstdError:
+        pass
+    else:
+        raise AssertionError("the damaged first frame was not read")
+
+
 def test_filters_record_reasons(tmp_path):
     root = _tree(tmp_path / "tree")
     out = tmp_path / "out"
