@@ -114,10 +114,12 @@ def publish(staging: Path, out_dir: Path, params: Params, build: Plan, results: 
             tokenizer=None, parent: tuple[dict | None, list | None] = (None, None),
             registry: str | os.PathLike | None = None, register: bool = True,
             license_texts: Callable[[set[str]], dict[str, str]] | None = None,
+            attribution_files: Callable[[set[str]], dict[str, dict[str, str]]] | None = None,
             index: list[JsonDict] | None = None) -> JsonDict:
     """Turn a staging folder holding every split's shards into the released version at out_dir
-    (``license_texts``: SPDX ids -> standard texts, for the attribution bundle; ``index``: the
-    version's document index when the build made it, else it is read from the version)."""
+    (``license_texts``: SPDX ids -> standard texts, for the attribution bundle; ``attribution_files``:
+    origins -> their licence and NOTICE files in the snapshot, by path; ``index``: the version's
+    document index when the build made it, else it is read from the version)."""
     ledgers = list(ledgers)
     section = params.assemble
     parent_manifest, parent_index = parent
@@ -126,7 +128,7 @@ def publish(staging: Path, out_dir: Path, params: Params, build: Plan, results: 
         composition.merge(result["composition"])
     own_ledger = merge_ledgers(STAGE, [r["ledger"] for r in results]).to_dict()
     write_json(staging / "ledger.json", own_ledger)
-    bundle = bundle_release(staging, [r["credits"] for r in results], snapshot_manifest, license_texts)
+    bundle = bundle_release(staging, [r["credits"] for r in results], attribution_files, license_texts)
     explicit_label = section.label
     manifest = seal({
         "schema": SCHEMA,
@@ -159,16 +161,16 @@ def publish(staging: Path, out_dir: Path, params: Params, build: Plan, results: 
     return manifest
 
 
-def bundle_release(staging: Path, split_credits: list[JsonDict], snapshot_manifest,
+def bundle_release(staging: Path, split_credits: list[JsonDict],
+                   files_of: Callable[[set[str]], dict[str, dict[str, str]]] | None,
                    texts_of: Callable[[set[str]], dict[str, str]] | None) -> JsonDict:
     """ATTRIBUTION/ from the splits' credits, the origins' own licence and NOTICE files in the
-    snapshot and ``texts_of`` (SPDX ids -> standard texts); returns its summary, with the bundle's
-    tree hash so that it is part of the version."""
+    snapshot (``files_of``: origins -> path -> text) and ``texts_of`` (SPDX ids -> standard texts);
+    returns its summary, with the bundle's tree hash so that it is part of the version."""
     credits = Credits()
     for found in split_credits:
         credits.merge(found)
-    snapshot_dir = _snapshot_dir(snapshot_manifest)
-    files = attribution.read_snapshot_files(snapshot_dir, set(credits.origins)) if snapshot_dir else {}
+    files = files_of(set(credits.origins)) if files_of else {}
     return _write_bundle(staging, credits, files, texts_of or (lambda ids: {}))
 
 
@@ -176,12 +178,6 @@ def _write_bundle(staging: Path, credits: Credits, files: dict, texts_of) -> Jso
     folder = staging / attribution.FOLDER
     summary = attribution.write_bundle(folder, credits.to_dict(), files, texts_of)
     return {**summary, "sha256": tree_hash(folder)}
-
-
-def _snapshot_dir(snapshot: str | os.PathLike | dict | None) -> Path | None:
-    if isinstance(snapshot, (str, os.PathLike)) and (Path(snapshot).parent / "shards").is_dir():
-        return Path(snapshot).parent
-    return None
 
 
 def derive_version(parent_dir: str | os.PathLike, out_dir: str | os.PathLike,

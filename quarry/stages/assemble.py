@@ -1,8 +1,9 @@
 """The assemble stage: plan the version (its source shards, the mixture) from every input shard's
 census (a map: no process reads the whole input); scatter every input shard into sorted runs per
 split (a map over the shards, shared out across workers); write each output shard from its key
-range of every run (a map over the splits' partitions); publish the version (manifest, datacard,
-SHA256SUMS, the release registry) from the partitions' shards. Every worker writes its share of
+range of every run (a map over the splits' partitions); take the origins' licence and NOTICE files
+out of the snapshot (a map over its shards); publish the version (manifest, datacard, SHA256SUMS,
+the attribution bundle, the release registry) from the partitions' shards and those files. Every worker writes its share of
 every split, and the bytes are the same for any worker count (quarry.datasets.shards)."""
 
 from __future__ import annotations
@@ -14,17 +15,19 @@ from pathlib import Path
 from typing import Any
 
 from quarry.config import Params
-from quarry.datasets.attribution import Credits
+from quarry.datasets.attribution import Credits, collected_files, shard_attribution_files
 from quarry.datasets.changelog import merged_index
 from quarry.datasets.build import (CensusNeeds, Plan as BuildPlan, ShardCensus, census_needs, load_parent, plan, publish,
                                    shard_census, staging_dir, tokenizer_id)
 from quarry.datasets.composition import Composition
 from quarry.datasets.mixture import Mixture
 from quarry.datasets.shards import STAGE, ShardScatter, scatter_shard, shard_count, shard_name, write_partition
+from quarry.errors import QuarryError
 from quarry.engine import Global, GlobalJob, ItemJob, Keyed, Map, Plan, Private, ShardJob, Stage, WorkItem, run_local
 from quarry.curation.licenses.texts import standard_texts
+from quarry.snapshot.listing import FILE_LISTS
 from quarry.ledger import merge_ledgers
-from quarry.records import JsonDict, RecordWriter, read_records
+from quarry.records import JsonDict, RecordWriter, read_json, read_records
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,15 @@ class Mixing:
     mixture: dict            # Mixture's fields (epochs, fractions, moved)
     shuffle: bool
     level: int
+
+
+@dataclass(frozen=True)
+class SnapshotShard:
+    """A snapshot shard whose attribution files the release bundles."""
+
+    shard: Path        # its content (and its file list's) keys the map's cache
+    file_list: Path    # its records' metadata, in the same order: which of them to read
+    found: str         # where their texts go
 
 
 @dataclass(frozen=True)
@@ -136,6 +148,29 @@ def partition_phase(job: ItemJob, params: Params) -> JsonDict:
                            threads=work.threads, tokenizer=work.tokenizer.value)
 
 
+def snapshot_shards_phase(job: GlobalJob, _: Params) -> Plan:
+    """The snapshot's shards with their file lists (none without a snapshot folder beside its manifest)."""
+    manifest = (job.args or AssembleArgs()).snapshot_manifest
+    if not isinstance(manifest, (str, os.PathLike)) or not Path(manifest).is_file():
+        return Plan(items=[])
+    folder, found = Path(manifest).parent, Path(job.work).parent / "attribution"
+    listed = read_json(manifest)
+    shards, lists = listed.get("shards") or [], listed.get("file_lists") or []
+    if len(lists) != len(shards):
+        raise QuarryError(f"{manifest}: {len(shards)} shards but {len(lists)} file lists; snapshot it again")
+    return Plan(items=[WorkItem(shard["name"], SnapshotShard(folder / "shards" / shard["name"],
+                                                             folder / FILE_LISTS / listing["name"],
+                                                             str(found / f"{number:05d}.jsonl.zst")),
+                                (str(found / f"{number:05d}.jsonl.zst"),), shard.get("bytes", 0))
+                       for number, (shard, listing) in enumerate(zip(shards, lists))])
+
+
+def attribution_phase(job: ItemJob, _: None) -> str:
+    work: SnapshotShard = job.item
+    shard_attribution_files(work.shard, work.file_list, work.found)
+    return work.found
+
+
 def publish_finish(job: GlobalJob, params: Params) -> dict:
     """Link every split's shards (in partition order, numbered anew) and its rejects into a staging
     folder and publish it as the dataset version."""
@@ -169,6 +204,7 @@ def publish_finish(job: GlobalJob, params: Params) -> dict:
                    snapshot_manifest=args.snapshot_manifest, ledgers=args.ledgers,
                    optout_registry_hash=args.optout_registry_hash, tokenizer=args.tokenizer, parent=parent,
                    registry=args.registry, register=args.register, license_texts=standard_texts,
+                   attribution_files=lambda origins: collected_files(job.each(ATTRIBUTION), origins),
                    index=merged_index(read_records(shard.index, require_text=False) for shard in job.each(SCATTER)))
 
 
@@ -191,8 +227,12 @@ MIXING = Global("mixing", mixing_phase, Mixing, inline=True)
 SCATTER = Map("scatter", scatter_phase, ShardScatter)
 PARTITIONS = Global("partitions", partitions_phase, Plan, inline=True)
 PARTITION = Map("partition", partition_phase, dict, over="partitions", cached=False)   # one output shard
+# The snapshot's shards are listed from its manifest (uncached); a shard's attribution files are keyed
+# on its content and its file list's
+SNAPSHOT_SHARDS = Global("listing", snapshot_shards_phase, Plan, cached=False, inline=True)
+ATTRIBUTION = Map("attribution", attribution_phase, str, over="listing", needs_config=False)
 ASSEMBLE = Stage(STAGE, folder="", config=assemble_config, finish=publish_finish, staged=False,
-                 phases=(NEEDS, CENSUS, PLAN, MIXING, SCATTER, PARTITIONS, PARTITION))
+                 phases=(NEEDS, CENSUS, PLAN, MIXING, SCATTER, PARTITIONS, PARTITION, SNAPSHOT_SHARDS, ATTRIBUTION))
 
 
 def assemble(src_dir: str | os.PathLike, out_dir: str | os.PathLike, params: Params | dict | None, *, workers: int = 1,

@@ -110,3 +110,43 @@ def test_copyright_lines_are_statements_not_licence_prose():
     text = ("/*\n * Copyright (c) 2019 Jane Roe\n * copyright notice that is included in or attached to the work\n"
             " # Copyright 2004-2021 The Authors.\n */\nint x;\n")
     assert copyright_lines(text) == ["Copyright (c) 2019 Jane Roe", "Copyright 2004-2021 The Authors."]
+
+
+def test_attribution_files_are_read_from_the_lines_a_shards_file_list_names(release, tmp_path):
+    """The release takes the origins' licence and NOTICE files out of each snapshot shard by its file
+    list: the same files as parsing every record, and no other line of the shard is parsed."""
+    import zstandard
+
+    from quarry.datasets.attribution import collected_files, shard_attribution_files, snapshot_files
+    from quarry.errors import QuarryError
+    from quarry.records import RecordWriter, read_records
+
+    root, _ = release
+    manifest = read_json(root / "snapshot" / "manifest.json")
+    shards = [root / "snapshot" / "shards" / s["name"] for s in manifest["shards"]]
+    lists = [root / "snapshot" / "files" / f["name"] for f in manifest["file_lists"]]
+    parts = [str(tmp_path / f"{n}.jsonl.zst") for n in range(len(shards))]
+    counts = [shard_attribution_files(shard, listing, part) for shard, listing, part in zip(shards, lists, parts)]
+    origins = {r["meta"]["origin"] for shard in shards for r in read_records(shard)}
+    every_record = snapshot_files((r for shard in shards for r in read_records(shard)), origins)
+    assert collected_files(parts, origins) == every_record and sum(counts) == 4  # 3 LICENSE files, 1 NOTICE
+    assert {path for files in every_record.values() for path in files} == {"LICENSE", "NOTICE"}
+
+    # a shard whose other lines are not JSON at all: only the listed lines are parsed
+    [(shard, listing)] = [(s, f) for s, f in zip(shards, lists)
+                          if any(r["meta"]["path"] == "NOTICE" for r in read_records(s))]
+    lines = zstandard.ZstdDecompressor().stream_reader(shard.open("rb")).read().split(b"\n")
+    names = [r["path"] for r in read_records(listing, require_text=False)]
+    damaged = tmp_path / "damaged.jsonl.zst"
+    damaged.write_bytes(zstandard.ZstdCompressor().compress(b"\n".join(
+        line if i < len(names) and names[i] in ("LICENSE", "NOTICE") else b"{not json" for i, line in enumerate(lines))))
+    shard_attribution_files(damaged, listing, str(tmp_path / "from-damaged.jsonl.zst"))
+    assert list(read_records(tmp_path / "from-damaged.jsonl.zst")) == \
+        [r for r in read_records(parts[shards.index(shard)])]
+
+    longer = tmp_path / "longer.files.zst"   # a file list naming more records than its shard holds
+    with RecordWriter(longer, validate=False) as writer:
+        for entry in [*read_records(listing, require_text=False), {"path": "LICENSE", "origin": "x"}]:
+            writer.write(entry)
+    with pytest.raises(QuarryError, match=shard.name):
+        shard_attribution_files(shard, longer, str(tmp_path / "x.jsonl.zst"))
