@@ -26,8 +26,6 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-import orjson
-
 from quarry.errors import QuarryError
 from quarry.records import JsonDict, Record, RecordWriter, iter_lines, read_json, read_records, write_json
 
@@ -120,29 +118,25 @@ def snapshot_files(records: Iterable[Record], origins: set[str]) -> dict[str, di
 
 
 def shard_attribution_files(shard: Path, file_list: Path, out: str) -> int:
-    """The attribution files among a snapshot shard's records, written to ``out`` as records
-    {origin, path, text}; their count. The shard's file list (its records' metadata, in the same
-    order) says which they are, so only their lines are parsed."""
+    """The attribution files among a snapshot shard's records, copied to ``out`` as they are; their
+    count. The shard's file list (its records' metadata, in the same order) says which they are, so
+    no line of the shard is parsed."""
     wanted = {number for number, entry in enumerate(read_records(file_list, require_text=False), start=1)
               if is_attribution_file((entry.get("path") or "").strip("/"))}
     lines = 0
     with RecordWriter(out, validate=False) as found:
         for lines, _, line in iter_lines(shard):
             if lines in wanted:
-                record = orjson.loads(line)
-                meta = record.get("meta") or {}
-                found.write({"origin": meta.get("origin"), "path": (meta.get("path") or "").strip("/"),
-                             "text": record["text"]})
+                found.write_lines((line, b"\n"), 1)
     if wanted and max(wanted) > lines:
         raise QuarryError(f"{shard}: {lines} records, but its file list {file_list.name} names more")
     return len(wanted)
 
 
 def collected_files(parts: Iterable[str | os.PathLike], origins: set[str]) -> dict[str, dict[str, str]]:
-    """origin -> path -> text of the attribution files ``shard_attribution_files`` wrote (in shard
+    """origin -> path -> text of the attribution files ``shard_attribution_files`` copied (in shard
     order), of the given origins."""
-    return snapshot_files(({"text": r["text"], "meta": {"origin": r["origin"], "path": r["path"]}}
-                           for part in parts for r in read_records(part)), origins)
+    return snapshot_files((r for part in parts for r in read_records(part)), origins)
 
 
 def origin_folder(origin: str) -> str:

@@ -158,11 +158,11 @@ def snapshot_shards_phase(job: GlobalJob, _: Params) -> Plan:
     shards, lists = listed.get("shards") or [], listed.get("file_lists") or []
     if len(lists) != len(shards):
         raise QuarryError(f"{manifest}: {len(shards)} shards but {len(lists)} file lists; snapshot it again")
+    outs = [str(found / f"{number:05d}.jsonl.zst") for number in range(len(shards))]
     return Plan(items=[WorkItem(shard["name"], SnapshotShard(folder / "shards" / shard["name"],
-                                                             folder / FILE_LISTS / listing["name"],
-                                                             str(found / f"{number:05d}.jsonl.zst")),
-                                (str(found / f"{number:05d}.jsonl.zst"),), shard.get("bytes", 0))
-                       for number, (shard, listing) in enumerate(zip(shards, lists))])
+                                                             folder / FILE_LISTS / listing["name"], out),
+                                (out,), shard.get("bytes", 0))
+                       for shard, listing, out in zip(shards, lists, outs)])
 
 
 def attribution_phase(job: ItemJob, _: None) -> str:

@@ -114,7 +114,7 @@ def test_copyright_lines_are_statements_not_licence_prose():
 
 def test_attribution_files_are_read_from_the_lines_a_shards_file_list_names(release, tmp_path):
     """The release takes the origins' licence and NOTICE files out of each snapshot shard by its file
-    list: the same files as parsing every record, and no other line of the shard is parsed."""
+    list: the same files as parsing every record, and no line of the shard is parsed."""
     import zstandard
 
     from quarry.datasets.attribution import collected_files, shard_attribution_files, snapshot_files
@@ -132,7 +132,7 @@ def test_attribution_files_are_read_from_the_lines_a_shards_file_list_names(rele
     assert collected_files(parts, origins) == every_record and sum(counts) == 4  # 3 LICENSE files, 1 NOTICE
     assert {path for files in every_record.values() for path in files} == {"LICENSE", "NOTICE"}
 
-    # a shard whose other lines are not JSON at all: only the listed lines are parsed
+    # a shard whose other lines are not JSON at all: the listed lines are copied, nothing is parsed
     [(shard, listing)] = [(s, f) for s, f in zip(shards, lists)
                           if any(r["meta"]["path"] == "NOTICE" for r in read_records(s))]
     lines = zstandard.ZstdDecompressor().stream_reader(shard.open("rb")).read().split(b"\n")
