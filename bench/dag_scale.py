@@ -1,4 +1,4 @@
-"""The data half of the DAG (snapshot -> curate -> assemble -> tokenizer -> tokenize) cold, as a user
+"""The data half of the DAG (snapshot -> curate -> assemble -> audit -> tokenizer -> tokenize) cold, as a user
 runs it (`flows.pipeline.run_node` per node, the flows on their task runner), on a generated input
 at several sizes and on several executors:
 
@@ -17,7 +17,7 @@ scratch folder per size and format, as one snapshot source:
                        as a `kind: corpus` source
 
 Each run gets a fresh project (params.yaml from the repository's, the one source, caps above the
-input, pipeline.paths as given: in the run's folder) and one process that runs the five nodes in turn.
+input, pipeline.paths as given: in the run's folder) and one process that runs the six nodes in turn.
 Prints JSON: wall seconds and MB/s per core (input text MB / wall / cores) per node and end to end,
 the largest process's peak RSS by role for each node and for the run, CPU seconds by role, the
 dataset version (assemble's manifest) and the hash of the token shards and their manifest; per
@@ -58,7 +58,7 @@ from snapshot_stack import write_blob, write_parquet  # noqa: E402
 from quarry.records import read_records, write_records  # noqa: E402
 from quarry.snapshot.swhid import sha1_git  # noqa: E402
 
-NODES = ("snapshot", "curate", "assemble", "tokenizer", "tokenize")
+NODES = ("snapshot", "curate", "assemble", "audit", "tokenizer", "tokenize")
 PARQUET_BYTES = 64_000_000  # content per Parquet file; smaller inputs get smaller files (at least 4)
 ROW_GROUPS = 8              # per Parquet file
 GZIP_FANOUT = 5             # snapshot_stack.BLOB_STYLES: ID[:2]/ID.gz
@@ -164,7 +164,7 @@ def make_project(home: Path, source: dict, corpus: dict) -> Path:
 
 
 def run(name: str, home: Path, source: dict, corpus: dict) -> dict:
-    """The five nodes in one process on executor ``name``: its RESULT, node peaks, CPU by role."""
+    """The six nodes in one process on executor ``name``: its RESULT, node peaks, CPU by role."""
     kind, workers = EXECUTORS[name]
     params_file = make_project(home, source, corpus)
     cluster: list[subprocess.Popen] = []

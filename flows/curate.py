@@ -13,7 +13,7 @@ from prefect import flow
 
 from flows.artifacts import publish_datacard, publish_ledgers
 from flows.data_runs import track
-from quarry.datasets.audit import run_audit, summary
+from quarry.datasets.audit import summary
 from quarry.config import Params
 from quarry.engine import run_stage
 from quarry.errors import QuarryError
@@ -22,6 +22,7 @@ from quarry.records import JsonDict, read_json, write_json
 from quarry.stages.optout import OPTOUT
 from quarry.stages.curation import CURATION, curated_output, run_curation
 from quarry.stages.assemble import ASSEMBLE, AssembleArgs
+from quarry.stages.audit import run_audit
 from tasks.executor import PrefectExecutor
 
 
@@ -74,7 +75,8 @@ def audit(dataset_dir: str, snapshot_dir: str, out: str, params_file: str | None
           params: Params | None = None) -> JsonDict:
     """Audit the assembled version against the snapshot (quarry.datasets.audit); fails on any violation, so
     the DAG stops before anything is built on a dataset that breaks its own policy."""
-    report = run_audit(Path(dataset_dir), Path(snapshot_dir), load_params(params_file, params), Path(out))
+    report = run_audit(Path(dataset_dir), Path(snapshot_dir), load_params(params_file, params), Path(out),
+                       executor=PrefectExecutor())
     if not report["passed"]:
         raise QuarryError(f"{summary(report)}; the violations are listed in {out}")
     return report

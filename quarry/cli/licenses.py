@@ -8,7 +8,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from quarry.datasets.audit import run_audit, summary
+from quarry.datasets.audit import summary
 from quarry.cli.impact import register_impact
 from quarry.config import Layout, with_overrides
 from quarry.datasets.versions import locate
@@ -19,6 +19,7 @@ from quarry.curation.licenses.shards import stage_shards
 from quarry.curation.optout import add_entry, load_registry, remove_entry
 from quarry.datasets.reapply import entry_matches, folder_origins, latest_data, nearest_origins, reapply_optout
 from quarry.config.values import Params, load_params
+from quarry.stages.audit import run_audit
 from quarry.stages.licenses import LICENSES
 from quarry.stages.optout import OPTOUT
 
@@ -157,12 +158,14 @@ def register(app: typer.Typer) -> None:
                                                         "pipeline.paths.snapshot)."),
                out_file: Path = typer.Option(None, "--out", help="Write the report (audit.json) here."),
                registry: Path = REGISTRY, params_file: Path = PARAMS,
+               workers: int = typer.Option(None, help="Processes (default: params pipeline.workers)."),
                limit: int = typer.Option(20, help="Violations listed one by one (all are in audit.json).")) -> None:
         """Re-derive every document's license from the snapshot and check the policy, the opt-out
         registry, secrets and license evidence; exits 1 on any violation."""
         params = _params(params_file)
         snapshot = snapshot or Layout.of(params).snapshot
-        report = run_audit(_data_folder(dataset), snapshot, params, out_file, registry_path=registry)
+        report = run_audit(_data_folder(dataset), snapshot, params, out_file, registry_path=registry,
+                           workers=workers or params.pipeline.workers)
         if not report["passed"]:
             table = Table("kind", "origin", "documents", title=f"violations in {dataset}")
             for row in report["violations_by_origin"]:

@@ -1,4 +1,4 @@
-"""`quarry audit`: an independent check of a released dataset version against its own promises.
+"""`quarry audit`'s checks: an independent check of a released dataset version against its own promises.
 
 For every document it re-derives the governing license from the snapshot's files (never from
 ``meta``), applies the license policy, the current opt-out registry and the high-confidence secret
@@ -13,94 +13,124 @@ snapshot. Violations, by kind:
     secret            a credential the PII detectors are sure of (confidence >= 0.9)
     attribution       ATTRIBUTION/ lacks (or altered) a licence or NOTICE file of the snapshot, or a
                       standard licence text, that an origin's documents need (quarry.datasets.attribution)
+
+Everything a document's checks read of the snapshot belongs to its own origin, so the audit runs
+per partition of origins (quarry.stages.audit): a document is reduced to a ``document_entry``, a
+snapshot shard to each origin's ``OriginFiles``, and ``check_origins`` judges one partition's
+documents against their origins' files merged in shard order.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from quarry.config.curation import LicensesParams
-from quarry.config.params import Params
 from quarry.datasets import attribution
-from quarry.datasets.reader import open_dataset
-from quarry.datasets.versions import locate
-from quarry.curation.licenses.cache import CachedDetector
 from quarry.curation.licenses.findings import LicenseFinding
-from quarry.curation.licenses.governance import govern
+from quarry.curation.licenses.governance import OriginSurvey, govern
 from quarry.curation.licenses.policy import LicensePolicy
 from quarry.curation.licenses.repository import Surveys, add_record, detect_repo_licenses
-from quarry.curation.licenses.shards import file_statement, stage_shards
-from quarry.curation.optout import Registry, load_registry, registry_path_from
+from quarry.curation.licenses.shards import file_statement
+from quarry.curation.optout import Registry
 from quarry.curation.pii.engine import PiiConfig, detect
-from quarry.records import JsonDict, Record, read_records, write_json
+from quarry.records import JsonDict, Record
 
 SECRET_CONFIDENCE = 0.9
 _SECRETS = PiiConfig(sensitivity="low", types=("KEY",), detectors=("shapes", "private_keys"))  # shapes, not guesses
 KINDS = ("license", "license-record", "evidence-missing", "not-in-snapshot", "opt-out", "secret", "attribution")
 
 
-def _key(meta: JsonDict) -> tuple[str, str]:
+def document_key(meta: JsonDict) -> tuple[str, str]:
+    """(origin, path) of a record, as the snapshot names its files."""
     return meta.get("origin") or "", (meta.get("path") or "").strip("/")
-
-
-def read_snapshot(shards: list[Path], wanted: set[tuple[str, str]], header_lines: int):
-    """One pass over the snapshot: every origin's survey, the file statement of each wanted
-    (origin, path), the set of every (origin, path) it holds, and the attribution files of the
-    wanted origins."""
-    surveys: Surveys = {}
-    statements: dict[tuple[str, str], str | None] = {}
-    present: set[tuple[str, str]] = set()
-    origins = {origin for origin, _ in wanted}
-    kept: list[Record] = []
-    for shard in shards:
-        for record in read_records(shard):
-            key = _key(record.get("meta") or {})
-            statement = file_statement(record["text"], header_lines)
-            add_record(surveys, record, statement)
-            present.add(key)
-            if key in wanted:
-                statements[key] = statement
-            if key[0] in origins and attribution.is_attribution_file(key[1]):
-                kept.append(record)
-    return surveys, statements, present, attribution.snapshot_files(kept, origins)
 
 
 def secrets(text: str) -> list[str]:
     return sorted({f.kind for f in detect(text, _SECRETS) if f.confidence >= SECRET_CONFIDENCE})
 
 
-def audit(dataset: str | Path, snapshot_dir: Path, config: LicensesParams, registry: Registry, *,
-          detector: CachedDetector | None = None) -> JsonDict:
-    """The audit report: documents checked, violations (kind, origin, path, id, detail), counts."""
-    policy = LicensePolicy.from_section(config.policy)
-    documents = [(r["meta"], secrets(r["text"])) for r in open_dataset(dataset)]
-    wanted = {_key(meta) for meta, _ in documents}
-    shards = stage_shards(Path(snapshot_dir) / "shards") or stage_shards(Path(snapshot_dir))
-    surveys, statements, present, notice_files = read_snapshot(shards, wanted, config.header_lines)
-    own = detector is None
-    detector = detector or CachedDetector(batch_size=config.batch_size)
-    try:
-        governance = detect_repo_licenses(surveys, detector)
-        texts = sorted({s for s in statements.values() if s})
-        found = {t: LicenseFinding.from_result(r) for t, r in zip(texts, detector.detect(texts))} if texts else {}
-    finally:
-        if own:
-            detector.close()
-    violations = []
+def document_entry(record: Record) -> JsonDict:
+    """What the checks read of a released document: where it says it comes from, its recorded
+    license and the secret shapes its text holds."""
+    meta = record.get("meta") or {}
+    origin, path = document_key(meta)
+    return {"origin": origin, "path": path, "id": meta.get("id"), "license": meta.get("license") or {},
+            "secrets": secrets(record["text"])}
+
+
+@dataclass
+class OriginFiles:
+    """An origin's files in (part of) the snapshot: its survey (None: no record of it surveyed),
+    every file's statement by path (a path here is a file the snapshot holds) and the texts of
+    its licence and NOTICE files."""
+
+    survey: OriginSurvey | None = None
+    statements: dict[str, str | None] = field(default_factory=dict)
+    attribution: dict[str, str] = field(default_factory=dict)
+
+    def merge(self, later: OriginFiles) -> None:
+        """Add a later shard's part (a later file of the same path replaces an earlier one's)."""
+        if later.survey is not None:
+            if self.survey is None:
+                self.survey = later.survey
+            else:
+                self.survey.merge(later.survey)
+        self.statements.update(later.statements)
+        self.attribution.update(later.attribution)
+
+    def to_dict(self) -> JsonDict:
+        return {"survey": None if self.survey is None else self.survey.to_dict(), "statements": self.statements,
+                "attribution": self.attribution}
+
+    @classmethod
+    def from_dict(cls, data: JsonDict) -> OriginFiles:
+        survey = data.get("survey")
+        return cls(None if survey is None else OriginSurvey.from_dict(survey), data["statements"], data["attribution"])
+
+
+def snapshot_files(records: Iterable[Record], header_lines: int) -> dict[str, OriginFiles]:
+    """origin -> its files among ``records`` (one snapshot shard)."""
+    surveys: Surveys = {}
+    found: dict[str, OriginFiles] = {}
+    for record in records:
+        origin, path = document_key(record.get("meta") or {})
+        statement = file_statement(record["text"], header_lines)
+        add_record(surveys, record, statement)
+        files = found.setdefault(origin, OriginFiles())
+        files.statements[path] = statement
+        if path and attribution.is_attribution_file(path):
+            files.attribution[path] = record["text"]
+    for origin, survey in surveys.items():
+        found[origin].survey = survey
+    return found
+
+
+def check_origins(documents: list[JsonDict], snapshot: dict[str, OriginFiles], policy: LicensePolicy,
+                  registry: Registry, detector, bundle: Path | None) -> list[JsonDict]:
+    """The violations of ``documents`` (``document_entry``s), given their origins' files in the whole
+    snapshot; ``bundle``: the release's ATTRIBUTION folder (None: not a release, nothing to check)."""
+    surveys = {origin: files.survey for origin, files in snapshot.items() if files.survey is not None}
+    governance = detect_repo_licenses(surveys, detector)
+    nothing = OriginFiles()
+    texts = sorted({statement for d in documents
+                    if (statement := snapshot.get(d["origin"], nothing).statements.get(d["path"]))})
+    found = {t: LicenseFinding.from_result(r) for t, r in zip(texts, detector.detect(texts))} if texts else {}
+    violations: list[JsonDict] = []
     needs: dict[str, JsonDict] = {}   # origin -> its (re-derived) licences that ask for attribution
-    for meta, shapes in documents:
-        origin, path = _key(meta)
+    for document in documents:
+        origin, path, recorded = document["origin"], document["path"], document["license"]
 
         def violation(kind: str, detail: Any) -> None:
-            violations.append({"kind": kind, "origin": origin, "path": path, "id": meta.get("id"), "detail": detail})
+            violations.append({"kind": kind, "origin": origin, "path": path, "id": document["id"], "detail": detail})
 
-        recorded = meta.get("license") or {}
-        if (origin, path) not in present:
+        files = snapshot.get(origin, nothing).statements
+        if path not in files:
             violation("not-in-snapshot", None)
         else:
-            statement = statements.get((origin, path))
+            statement = files[path]
             expected = govern(path, found.get(statement) if statement else None, statement,
                               governance.get(origin) or {})
             categories = expected.pop("categories")
@@ -114,38 +144,35 @@ def audit(dataset: str | Path, snapshot_dir: Path, config: LicensesParams, regis
                 licenses[expected["spdx"]] = licenses.get(expected["spdx"], 0) + 1
         evidence = recorded.get("evidence")
         evidence_file = evidence.get("file") if isinstance(evidence, dict) else evidence
-        if evidence_file and (origin, evidence_file) not in present:
+        if evidence_file and evidence_file not in files:
             violation("evidence-missing", evidence_file)
         if entry := registry.match(origin):
             violation("opt-out", f"{entry.kind} {entry.value}")
-        if shapes:
-            violation("secret", shapes)
-    release, folder, _ = locate(dataset)
-    if release is not None:  # a released version ships its bundle; a stage's folder has none
-        for gap in attribution.missing(Path(folder) / attribution.FOLDER, needs, notice_files):
+        if document["secrets"]:
+            violation("secret", document["secrets"])
+    if bundle is not None:  # a released version ships its bundle; a stage's folder has none
+        notices = {origin: snapshot[origin].attribution for origin in needs if origin in snapshot}
+        for gap in attribution.missing(bundle, needs, notices):
             violations.append({"kind": "attribution", "origin": gap["origin"], "path": gap["path"], "id": None,
                                "detail": gap["what"]})
-    violations.sort(key=lambda v: (KINDS.index(v["kind"]), v["origin"], v["path"]))
+    return sorted(violations, key=violation_order)
+
+
+def violation_order(violation: JsonDict) -> tuple:
+    """How the report lists violations: by kind, origin, path, then document id."""
+    return KINDS.index(violation["kind"]), violation["origin"], violation["path"], str(violation["id"] or "")
+
+
+def report(dataset: str, snapshot: str, documents: int, registry_hash: str, violations: list[JsonDict]) -> JsonDict:
+    """The audit report: documents checked, violations (kind, origin, path, id, detail), counts."""
     by_kind = Counter(v["kind"] for v in violations)
     by_origin = Counter((v["kind"], v["origin"]) for v in violations)
-    return {"dataset": str(dataset), "snapshot": str(snapshot_dir), "documents": len(documents),
-            "registry_hash": registry.hash, "passed": not violations,
+    return {"dataset": dataset, "snapshot": snapshot, "documents": documents,
+            "registry_hash": registry_hash, "passed": not violations,
             "violations_by_kind": dict(sorted(by_kind.items())),
             "violations_by_origin": [{"kind": k, "origin": o, "documents": n}
                                      for (k, o), n in sorted(by_origin.items())],
             "violations": violations}
-
-
-def run_audit(dataset: str | Path, snapshot_dir: Path, params: Params, out: Path | None = None, *,
-              registry_path: Path | None = None) -> JsonDict:
-    """Audit with the project's opt-out registry (params ``optout.registry`` unless given) and
-    write the report to ``out`` (audit.json); returns it."""
-    report = audit(dataset, snapshot_dir, params.licenses,
-                   load_registry(registry_path or registry_path_from(params)))
-    if out is not None:
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
-        write_json(out, report)
-    return report
 
 
 def summary(report: JsonDict) -> str:

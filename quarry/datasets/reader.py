@@ -31,18 +31,25 @@ def open_dataset(version_or_path: str | os.PathLike, *, split: str | None = None
                  registry: str | os.PathLike | None = None) -> Iterator[Record]:
     """Stream records of a dataset version (folder, hash, prefix, label or name) or of any folder
     of jsonl / jsonl.zst shards, optionally only one split (meta.split) or subset (meta.pile_set_name)."""
+    manifest = locate(version_or_path, registry)[0]
+    shards = dataset_shards(version_or_path, split=split, registry=registry)
+    return _stream(shards, None if manifest is not None else split, subset)
+
+
+def dataset_shards(version_or_path: str | os.PathLike, *, split: str | None = None,
+                   registry: str | os.PathLike | None = None) -> list[Path]:
+    """The shards of a dataset version (its manifest's, split by split; one split if asked) or of
+    any folder of shards."""
     manifest, data, _ = locate(version_or_path, registry)
     if manifest is not None and data is None:
         raise QuarryError(f"dataset {manifest['name']} {manifest['label']} ({manifest['version'][:12]}) is registered "
                           f"but its shards are not checked out; `dvc pull` (or `dvc checkout`) restores them")
-    if manifest is not None:
-        if split is not None and split not in manifest["splits"]:
-            raise QuarryError(f"{data}: no split '{split}'; splits: {', '.join(manifest['splits'])}")
-        names = [split] if split else list(manifest["splits"])
-        shards = [data / f["path"] for name in names for f in manifest["splits"][name]["files"]]
-    else:
-        shards = data_shards(data)
-    return _stream(shards, None if manifest is not None else split, subset)
+    if manifest is None:
+        return data_shards(data)
+    if split is not None and split not in manifest["splits"]:
+        raise QuarryError(f"{data}: no split '{split}'; splits: {', '.join(manifest['splits'])}")
+    names = [split] if split else list(manifest["splits"])
+    return [data / f["path"] for name in names for f in manifest["splits"][name]["files"]]
 
 
 def _stream(shards: list[Path], split: str | None, subset: str | None) -> Iterator[Record]:

@@ -8,7 +8,6 @@ import shutil
 
 import pytest
 
-from quarry.datasets.audit import audit
 from quarry.config.curation import LicensesParams
 from quarry.datasets.attribution import FOLDER, origin_folder
 from quarry.datasets.build import derive_version
@@ -16,6 +15,7 @@ from quarry.engine import run_local
 from quarry.curation.optout import Registry
 from quarry.records import read_json
 from quarry.stages.assemble import assemble
+from quarry.stages.audit import run_audit, use_detector
 from quarry.stages.licenses import LICENSES
 from quarry.stages.snapshot import run_snapshot
 from licenses_helpers import license_text, make_repo, needs_scancode
@@ -71,12 +71,13 @@ def test_the_bundle_carries_files_copyright_lines_and_standard_texts(release):
 
 def test_audit_fails_when_a_required_notice_is_removed(release, detector, tmp_path):
     root, _ = release
-    assert audit(root / "ds", root / "snapshot", LicensesParams(), Registry([]), detector=detector)["passed"]
+    use_detector(detector, LicensesParams().batch_size)
+    assert run_audit(root / "ds", root / "snapshot", {"licenses": {}}, registry=Registry([]))["passed"]
     copy = tmp_path / "ds"
     shutil.copytree(root / "ds", copy)
     (copy / FOLDER / "files" / origin_folder("https://example.org/apache") / "NOTICE").unlink()
     (copy / FOLDER / "licenses" / "BSD-3-Clause.txt").unlink()
-    report = audit(copy, root / "snapshot", LicensesParams(), Registry([]), detector=detector)
+    report = run_audit(copy, root / "snapshot", {"licenses": {}}, registry=Registry([]))
     found = {(v["origin"], v["path"]) for v in report["violations"] if v["kind"] == "attribution"}
     assert found == {("https://example.org/apache", "NOTICE"), ("https://example.org/header", "licenses/BSD-3-Clause.txt")}
     assert not report["passed"]

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from quarry.config.curation import LicensesParams
-from quarry.datasets.audit import audit
 from quarry.engine import run_local
 from quarry.curation.licenses.shards import stage_shards
 from quarry.curation.optout import OptOut, Registry
 from quarry.records import read_records, write_records
+from quarry.stages.audit import run_audit, use_detector
 from quarry.stages.licenses import LICENSES
 from licenses_helpers import license_text, make_repo, needs_scancode, snapshot_shards
 
@@ -36,8 +36,9 @@ def built(tmp_path_factory, detector):
     return snapshot, released
 
 
-def _audit(snapshot, folder, detector, registry=Registry([])):
-    return audit(folder, snapshot, LicensesParams(), registry, detector=detector)
+def _audit(snapshot, folder, detector, registry=Registry([]), workers=1):
+    use_detector(detector, LicensesParams().batch_size)  # the session's ScanCode worker, where checks run here
+    return run_audit(folder, snapshot, {"licenses": {}}, registry=registry, workers=workers)
 
 
 def test_a_folder_the_stage_licensed_passes(built, detector):
@@ -76,3 +77,21 @@ def test_planted_violations_are_each_named(built, detector, tmp_path):
     assert license_violation["detail"] == {"reason": "license:strong-copyleft", "spdx": "GPL-2.0-only",
                                            "evidence": "vendor/gpl/COPYING"}
     assert report["violations_by_kind"]["opt-out"] == 2
+
+
+def test_the_report_does_not_depend_on_partitions_or_workers(built, detector, tmp_path):
+    """Origins spread over partitions of their hash and the checks over two processes (each with
+    its own ScanCode worker) give the report one partition in this process gives."""
+    snapshot, released = built
+    records = [r for shard in stage_shards(released) for r in read_records(shard)]
+    for record in records:  # a violation in each origin, so that both partitions have some to merge
+        if record["meta"]["path"] in ("src/a.py", "main.py"):
+            record["meta"]["license"] = {"spdx": "GPL-2.0-only", "category": "copyleft"}
+    planted = tmp_path / "planted"
+    write_records(planted / "part-00000.jsonl.zst", records[:3])
+    write_records(planted / "part-00001.jsonl.zst", records[3:])
+    use_detector(detector, LicensesParams().batch_size)
+    one = run_audit(planted, snapshot, {"licenses": {"partitions": 1}}, registry=Registry([]))
+    spread = run_audit(planted, snapshot, {"licenses": {"partitions": 5}}, registry=Registry([]), workers=2)
+    assert {v["origin"].rsplit("/", 1)[1] for v in one["violations"]} == {"mit", "other"}
+    assert spread == one and one["documents"] == len(records)
