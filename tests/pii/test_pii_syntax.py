@@ -41,6 +41,11 @@ SYNTAXES = {
     "python_keyword": "conn = connect(host='db', user='app', password='{v}')\n",
     "go_struct": 'cfg := Config{{\n\tUser: "app",\n\tPassword: "{v}",\n}}\n',
     "hcl": 'resource "x" "y" {{\n  password = "{v}"\n}}\n',
+    # a config held in a string literal, its line breaks escaped
+    "string_held_dotenv": 'ENV = "DB_USER=app\\nDB_PASSWORD={v}\\nDEBUG=1"\n',
+    "string_held_dotenv_last_line": 'ENV = "DB_USER=app\\nDB_PASSWORD={v}"\n',
+    "string_held_crlf": 'conf = "user=app\\r\\njwt_secret={v}\\r\\n";\n',
+    "json_held_yaml": '{{"values": "db:\\n  host: db\\n  password: {v}\\n"}}\n',
 }
 
 
@@ -71,6 +76,9 @@ NOT_SECRETS = [
     "EMAIL_HOST_PASSWORD_FILE = '/run/secrets/smtp'\n",
     'next_page_token = "eyJpbmRleCI6IDExfQ=="\n',
     "self.password = password\nself.token = token\n",
+    'printf("password:\\n");\n', 'fprintf(stderr, "token=%s\\n", token);\n',
+    'puts("Enter your password\\nthen press return");\n', '"DB_PASSWORD=${DB_PASSWORD}\\nDEBUG=1"\n',
+    'sprintf(buf, "api_key=%s\\nuser=%s\\n", key, user);\n',
 ]
 
 

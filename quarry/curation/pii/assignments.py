@@ -70,7 +70,7 @@ def _root_positions(lower: str) -> list[int]:
     return sorted(at for root in _ROOTS for at in occurrences(lower, root))
 
 
-@lru_cache(maxsize=1)  # the same text's names serve the provider-keyed rules (scanner_rules) too
+@lru_cache(maxsize=2)  # the same text's names serve the provider-keyed rules (scanner_rules) too
 def credential_names(text: str) -> tuple[tuple[int, re.Match], ...]:
     """Each credential-like name followed by an operator and a value: (where its root word starts,
     the match)."""
@@ -78,7 +78,27 @@ def credential_names(text: str) -> tuple[tuple[int, re.Match], ...]:
     return tuple((at, m) for at, m in found if m)
 
 
+# A config held in a string literal ("DB_HOST=db\\nDB_PASSWORD=...", a JSON value): its escaped line
+# breaks are read as line breaks, in a view of the text where each escape keeps its width (every offset
+# stays), when a credential-like name follows one.
+_ESCAPED_BREAK = re.compile(r"\\r\\n|\\n")
+_NAME_AFTER_ESCAPED_BREAK = re.compile(r"(?i)\\n[ \t]*(?:\\?[\"'])?[\w.-]*(?:pass|pwd|secret|token|cred|key|auth)")
+
+
+_AS_LINE_BREAK = {"\\n": " \n", "\\r\\n": "  \r\n"}
+
+
+def _escaped_breaks_as_lines(text: str) -> str:
+    return _ESCAPED_BREAK.sub(lambda m: _AS_LINE_BREAK[m.group()], text)
+
+
 def find_assignments(text: str) -> Iterator[Finding]:
+    yield from _assignments(text)
+    if "\\n" in text and _NAME_AFTER_ESCAPED_BREAK.search(text):
+        yield from _assignments(_escaped_breaks_as_lines(text))
+
+
+def _assignments(text: str) -> Iterator[Finding]:
     lower = lowered(text)
     seen_values: set[int] = set()
     for at, m in credential_names(text):
@@ -195,18 +215,20 @@ def _judge_assignment(text: str, m: re.Match, name: str, value: str, quoted: boo
     dotenv = literal = False
     if not quoted:
         line_start = text.rfind("\n", 0, m.start()) + 1
+        line_end = end
         whole_line = not in_list and _whole_line_value(text, m)
         ini = not (in_list or whole_line) and _spaced_config_line(text, m) and (
             syntax.in_ini_section(text, line_start) or syntax.in_properties(text, line_start))
         if whole_line or ini:
             end = _line_value_end(text, end)
+            line_end, end = end, _unopened_quote(text, start, end)
             value = text[start:end]
             dotenv = m.group("op") == "=" and not ini
             # What the syntax makes a string: a .env value, a YAML scalar, an INI value.
             literal = dotenv or ini or m.group("op") == ":" and syntax.in_config_block(text, line_start)
             if any(c.isspace() for c in value) or suppress.is_placeholder(value) or is_expression(value):
                 return None
-        if not (in_list or _END_OF_LINE.match(text, end)) or value.rstrip(":").lower() in CODE_WORDS:
+        if not (in_list or _END_OF_LINE.match(text, line_end)) or value.rstrip(":").lower() in CODE_WORDS:
             return None  # 'password=lambda: ...', 'token=get_token(),' is code, not a config value
         if not literal and (value.startswith("_") or value[:4].lower() in ("pass", "secr", "toke", "cred", "pwd", "key")):
             return None
@@ -265,6 +287,14 @@ def _line_value_end(text: str, end: int) -> int:
     rest = text[end:len(text) if line_end < 0 else line_end]
     comment = _TRAILING_COMMENT.search(rest)
     return end + len((rest[:comment.start()] if comment else rest).rstrip())
+
+
+def _unopened_quote(text: str, start: int, end: int) -> int:
+    """``end``, less a closing quote the value ``text[start:end]`` does not open (the end of a string
+    literal the config line is held in: '"DB_PASSWORD=..."')."""
+    if end > start and text[end - 1] in "\"'" and text.count(text[end - 1], start, end) % 2:
+        return end - 1
+    return end
 
 
 _TRAILING_COMMENT = re.compile(r"[ \t]+[#;]|[ \t]+//")
