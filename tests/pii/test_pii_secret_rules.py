@@ -189,6 +189,22 @@ def test_base64_secrets_are_redacted():
     assert base64.b64encode(b"admin").decode() not in spans  # too short to be a secret: a user name
 
 
+def test_a_base64_wrapped_jwt_is_redacted_whole():
+    """A JWT (RFC 7519: base64url header, claims, signature) base64-encoded again, with no name
+    around it: the whole value goes, not just the header claim the rule's named group marks."""
+    import base64
+
+    def b64url(data: bytes) -> str:
+        return base64.urlsafe_b64encode(data).decode().rstrip("=")
+
+    jwt = ".".join((b64url(b'{"alg":"HS256","typ":"JWT"}'), b64url(json.dumps({"sub": rand(12), "iat": 1700000000}).encode()),
+                    rand(43, URLSAFE)))
+    wrapped = base64.b64encode(jwt.encode()).decode()
+    for text in (f"{wrapped}\n", f"headers = {{'X-Session': '{wrapped}'}}\n"):
+        spans = [text[f.start:f.end] for f in detect(text)]
+        assert wrapped in spans, spans
+
+
 def test_a_found_secret_is_redacted_wherever_it_recurs():
     password = "t0rnado" + rand(4, string.digits)
     text = (f'db:\n  password: "{password}"\n\nLog in with {password} and change it; '

@@ -196,8 +196,11 @@ register(format_literals)  # read with the rules, on the first scan
 def _secret_span(m: re.Match, group: int) -> tuple[int, int]:
     if group and m.group(group) is not None:
         return m.span(group)
-    for g in range(1, (m.re.groups or 0) + 1):  # gitleaks: the first group that matched
-        if m.group(g):
+    # gitleaks: the first group that matched. A named group labels which variant matched
+    # (jwt-base64's (?P<alg>...) header claims), not the secret: the token is then the whole match.
+    labels = set(m.re.groupindex.values())
+    for g in range(1, (m.re.groups or 0) + 1):
+        if g not in labels and m.group(g):
             return m.span(g)
     return m.span()
 
