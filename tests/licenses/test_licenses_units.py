@@ -84,6 +84,19 @@ def test_file_level_statements():
         .endswith('Version 2.0.\n"""')
 
 
+@pytest.mark.parametrize("line", ["# Copyright: (C) 2010-2012 N. P.  GPLv2.", "/* (c) 2001 A. Writer, released under LGPL-2.1+ */",
+                                  "// Copyright 2020 Foo Ltd. Apache 2.0", "# Copyright 2019 Bar, BSD-3 licence",
+                                  "-- Copyright (C) 2018 Baz, MPL 2.0"])
+def test_a_copyright_line_that_names_a_licence_is_a_statement(line):
+    assert license_header(f"{line}\nint main(void);\n", 40) == line
+
+
+@pytest.mark.parametrize("line", ["# Copyright 2001 GPLinker Ltd", "# Copyright (C) 2012-2023 Free Software Foundation, Inc.",
+                                  "// Copyright 2020 The Apache Software Foundation"])
+def test_a_copyright_line_naming_no_licence_is_not_a_statement(line):
+    assert license_header(f"{line}\nint main(void);\n", 40) is None
+
+
 def test_missing_scancode_is_a_clear_error(monkeypatch, tmp_path):
     monkeypatch.setenv("QUARRY_SCANCODE_PYTHON", str(tmp_path / "nope" / "python"))
     with pytest.raises(ScanCodeError, match="QUARRY_SCANCODE_PYTHON.*no such interpreter.*scancode-toolkit"):

@@ -31,9 +31,13 @@ _CODE_SUFFIX = re.compile(r"\.(py[iwx]?|pyc|[ch](pp|xx|c)?|hh|java|kt|scala|go|r
 
 SPDX_LINE = re.compile(r"SPDX-License-Identifier:\s*(.+)", re.I)
 _SPDX_TAIL = re.compile(r"\s*(\*/|-->|--\}|\*\)|#\}|'''|\"\"\")\s*$")
+# What makes a header a licence statement, licences' short names included ("GPLv2", "LGPL-2.1+", "BSD-3",
+# "Apache 2.0", "MPL 2.0"): a copyright line naming one is a grant ("(C) 2001 N. P., released under GPL v2")
+# and is never dropped from the header
 LICENSEISH = re.compile(r"licen[cs]|copyleft|permission is hereby granted|redistribution and use|"
                         r"gnu (lesser |affero )?general public|public domain|all rights reserved|proprietary|"
-                        r"confidential", re.I)
+                        r"confidential|spdx|(?<![a-z])(?:a|l|lib)?gpl(?:v?\d|(?![a-z]))|"
+                        r"\b(?:mpl|epl|cddl|eupl)[-\s]?v?\d|\bbsd[-\s]?\d|\bapache[-\s]+(?:v(?:ersion)?\s*)?2", re.I)
 _COPYRIGHT_ONLY = re.compile(r"^\W*(copyright\b|\(c\)|©)", re.I)
 _COMMENT = re.compile(r"^\s*(#|//|/\*|\*|--|;|%|<!--|\"\"\"|'''|\{-|\(\*|rem\b|@REM|!)", re.I)
 MAX_HEADER_CHARS = 8000  # a header is prose; a longer block is minified code or data
