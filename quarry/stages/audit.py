@@ -37,6 +37,7 @@ from quarry.engine import (Executor, Global, GlobalJob, ItemJob, LocalExecutor, 
                            per_process, run_stage)
 from quarry.engine.partitions import partition_count, partition_items, read_part, run_files, text_key, write_runs
 from quarry.engine.state import provide
+from quarry.errors import QuarryError
 from quarry.records import JsonDict, atomic_write_bytes, json_bytes, read_records, write_json
 
 STAGE = "audit"
@@ -216,6 +217,8 @@ def run_audit(dataset: str | os.PathLike, snapshot_dir: str | os.PathLike, param
     manifest, data, _ = locate(dataset)  # a version (a manifest) ships its attribution bundle; a stage's folder none
     snapshot = Path(snapshot_dir)
     shards = snapshot / "shards" if stage_shards(snapshot / "shards") else snapshot
+    if not stage_shards(shards):
+        raise QuarryError(f"{snapshot}: no snapshot shards there to audit against (`quarry flow snapshot` makes them)")
     args = AuditArgs(str(dataset), str(snapshot_dir), tuple(registry.entries), registry.hash,
                      str(Path(data) / attribution.FOLDER) if manifest is not None and data is not None else None,
                      os.fspath(out) if out is not None else None)

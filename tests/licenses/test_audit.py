@@ -6,6 +6,7 @@ import pytest
 
 from quarry.config.curation import LicensesParams
 from quarry.engine import run_local
+from quarry.errors import QuarryError
 from quarry.curation.licenses.shards import stage_shards
 from quarry.curation.optout import OptOut, Registry
 from quarry.records import read_records, write_records
@@ -95,3 +96,9 @@ def test_the_report_does_not_depend_on_partitions_or_workers(built, detector, tm
     spread = run_audit(planted, snapshot, {"licenses": {"partitions": 5}}, registry=Registry([]), workers=2)
     assert {v["origin"].rsplit("/", 1)[1] for v in one["violations"]} == {"mit", "other"}
     assert spread == one and one["documents"] == len(records)
+
+
+def test_a_snapshot_folder_without_shards_is_a_clear_error(built, tmp_path):
+    _, released = built
+    with pytest.raises(QuarryError, match=f"{tmp_path}: no snapshot shards there"):
+        run_audit(released, tmp_path, {"licenses": {}}, registry=Registry([]))
