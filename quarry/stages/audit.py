@@ -123,7 +123,7 @@ def listing_phase(job: GlobalJob, _: LicensesParams) -> Plan:
     items = []
     for i, shard in enumerate(dataset_shards(args.dataset)):
         runs = str(folder / f"{i:06d}-runs")
-        items.append(WorkItem(f"documents {shard.name}", DatasetShard(shard, runs),
+        items.append(WorkItem(f"documents {shard.parent.name}/{shard.name}", DatasetShard(shard, runs),
                               tuple(map(str, run_files(runs))), shard.stat().st_size))
     return Plan(items=items)
 
