@@ -111,3 +111,16 @@ def test_flag_naming_something_else_does_not(text):
 ])
 def test_value_runs_to_what_its_syntax_ends_it_with(text, value):
     assert value in [text[f.start:f.end] for f in detect(text)]
+
+
+@pytest.mark.parametrize("text,value", [
+    ("DB_PASSWORD = 'stagingPass'\n", "stagingPass"), ('SMTP_PASSWD = "mailRelay7"\n', "mailRelay7"),
+    ("    ADMIN_PASSWORD = 'opsAdmin'\n", "opsAdmin"),
+    ('KEY_PASSWORD = "keyPassword"\n', None), ('PASSWORD_FIELD = "passwordField"\n', None),
+    ('PASSWORD = "passwordHash"\n', None), ("password: 'userPassword'\n", None), ('SECRET_NAME = "secretName"\n', None),
+])
+def test_a_constants_camel_case_value_is_a_password_unless_it_restates_or_describes(text, value):
+    """A constant (an all-caps name) holding a camelCase word that adds to the constant's own words
+    holds a value; restating them, describing something else, or under a field-like name, it names one."""
+    found = [text[f.start:f.end] for f in detect(text) if f.type in ("KEY", "PASSWORD")]
+    assert found == ([value] if value else []), text

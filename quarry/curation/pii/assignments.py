@@ -210,7 +210,8 @@ def _judge_assignment(text: str, m: re.Match, name: str, value: str, quoted: boo
         value = text[start:end]
     if suppress.is_placeholder(value) or describes_something_else(name):
         return None
-    if _IDENTIFIER_LITERAL.fullmatch(value):
+    written = text[m.end("tail") - len(name):m.end("tail")]  # the name as written (``name`` is lowered in part)
+    if _IDENTIFIER_LITERAL.fullmatch(value) and not _constant_holds_a_value(written, value):
         return None  # "OAUTH_OWNER_PASSWORD", "some_password": a constant's or a field's name
     dotenv = literal = False
     if not quoted:
@@ -257,6 +258,21 @@ def _judge_assignment(text: str, m: re.Match, name: str, value: str, quoted: boo
             and typed_secret(value, literal=literal)):
         return Finding(start, end, KEY, "secret_assignment", 0.7)
     return None
+
+
+_CONSTANT = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*")
+_CAMEL_WORD = re.compile(r"[A-Z]?[a-z0-9]+")
+
+
+def _constant_holds_a_value(name: str, value: str) -> bool:
+    """A constant's camelCase value that says more than the constant's own words is a value
+    (PASSWD = 'testPass'); one that restates them names a field or a key (KEY_PASSWORD =
+    'keyPassword'), as a camelCase value under any other name does (password: 'userPassword')."""
+    if not _CONSTANT.fullmatch(name) or not value[:1].islower() or "_" in value or describes_something_else(value):
+        return False  # 'passwordHash', 'tokenName': what the value names is not a credential
+    name_words = name.lower().split("_")
+    return any(not any(word in part or part in word for part in name_words)
+               for word in (w.lower() for w in _CAMEL_WORD.findall(value)))
 
 
 # Names that say "this is a secret" by themselves: whatever literal they hold is one.
