@@ -12,7 +12,6 @@ document or every file of the snapshot.
 
 from __future__ import annotations
 
-import atexit
 import heapq
 import os
 import shutil
@@ -34,11 +33,12 @@ from quarry.datasets.audit import OriginFiles, check_origins, document_entry, re
 from quarry.datasets.reader import dataset_shards
 from quarry.datasets.versions import locate
 from quarry.engine import (Executor, Global, GlobalJob, ItemJob, LocalExecutor, Map, Plan, ShardJob, Stage, WorkItem,
-                           per_process, run_stage)
+                           run_stage)
 from quarry.engine.partitions import partition_count, partition_items, read_part, run_files, text_key, write_runs
 from quarry.engine.state import provide
 from quarry.errors import QuarryError
 from quarry.records import JsonDict, atomic_write_bytes, json_bytes, read_records, write_json
+from quarry.stages.licenses import process_detector
 
 STAGE = "audit"
 HELD_BYTES = 3   # what a partition holds per byte of runs read: the parsed entries, their surveys' findings
@@ -95,12 +95,7 @@ def _detector_key(batch_size: int) -> tuple:
 
 def detector(config: LicensesParams) -> CachedDetector:
     """This process's ScanCode worker for the audit, with no cache shared with the licenses stage."""
-    def build() -> CachedDetector:
-        opened = CachedDetector(batch_size=config.batch_size)
-        atexit.register(opened.close)
-        return opened
-
-    return per_process(_detector_key(config.batch_size), build)
+    return process_detector(_detector_key(config.batch_size), None, config.batch_size)
 
 
 def use_detector(found: CachedDetector, batch_size: int) -> None:

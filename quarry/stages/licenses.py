@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import atexit
 import heapq
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -76,14 +76,20 @@ def _detector_key(batch_size: int) -> tuple:
     return ("scancode", str(default_cache_dir()), int(batch_size))
 
 
-def detector(config: LicensesParams) -> CachedDetector:
-    """This process's detector: one ScanCode worker (and index) per process, started on a miss."""
+def process_detector(key: Hashable, cache_dir: Path | None, batch_size: int) -> CachedDetector:
+    """This process's detector under ``key``: one ScanCode worker (and index) per process, started
+    on a miss and closed when the process exits."""
     def build() -> CachedDetector:
-        opened = CachedDetector(default_cache_dir(), batch_size=config.batch_size)
+        opened = CachedDetector(cache_dir, batch_size=batch_size)
         atexit.register(opened.close)
         return opened
 
-    return per_process(_detector_key(config.batch_size), build)
+    return per_process(key, build)
+
+
+def detector(config: LicensesParams) -> CachedDetector:
+    """This process's detector for the license phases, answers cached by content across runs."""
+    return process_detector(_detector_key(config.batch_size), default_cache_dir(), config.batch_size)
 
 
 def use_detector(found: CachedDetector, batch_size: int) -> None:
