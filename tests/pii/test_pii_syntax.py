@@ -41,6 +41,10 @@ SYNTAXES = {
     "python_keyword": "conn = connect(host='db', user='app', password='{v}')\n",
     "go_struct": 'cfg := Config{{\n\tUser: "app",\n\tPassword: "{v}",\n}}\n',
     "hcl": 'resource "x" "y" {{\n  password = "{v}"\n}}\n',
+    "dockerfile_env": "FROM python:3.11-slim\nENV DB_PASSWORD={v}\n",
+    "dockerfile_arg": "ARG DEPLOY_TOKEN={v}\nRUN ./deploy.sh\n",
+    "npmrc": "registry=https://npm.example.com/\n//npm.example.com/:_authToken={v}\n",
+    "yaml_anchor": "db:\n  password: &db_password {v}\nreplica:\n  password: *db_password\n",
     # a config held in a string literal, its line breaks escaped
     "string_held_dotenv": 'ENV = "DB_USER=app\\nDB_PASSWORD={v}\\nDEBUG=1"\n',
     "string_held_dotenv_last_line": 'ENV = "DB_USER=app\\nDB_PASSWORD={v}"\n',
@@ -79,6 +83,8 @@ NOT_SECRETS = [
     'printf("password:\\n");\n', 'fprintf(stderr, "token=%s\\n", token);\n',
     'puts("Enter your password\\nthen press return");\n', '"DB_PASSWORD=${DB_PASSWORD}\\nDEBUG=1"\n',
     'sprintf(buf, "api_key=%s\\nuser=%s\\n", key, user);\n',
+    "ENV DB_PASSWORD_FILE=/run/secrets/db\n", "ARG NPM_TOKEN\nRUN echo $NPM_TOKEN\n",
+    "//npm.example.com/:_authToken=${NPM_TOKEN}\n",
 ]
 
 

@@ -30,6 +30,7 @@ _CREDENTIAL_NAME = re.compile(
     r"(?:(?:[ \t]+|[ \t]*:[ \t]*)[A-Za-z_][\w.]*(?:\[\])?(?=[ \t]*=[^=>]))?"
     # every common assignment, append and default operator: Make's ::= / :::= / ?=, PHP's .=, ||=, ??=, R's <-
     r"[ \t]*(?P<op>:{1,3}=|\.=|\+=|\?\?=|\?=|\|\|=|=>|<-|=|:)[ \t]*"
+    r"(?:&[\w-]+[ \t]+)?"  # a YAML anchor before the value: `password: &db_pw value`
     # a bare value, or the indicator of a folded block scalar (`key: >-`, its value on the lines below)
     r"(?:(?P<q>\\?[\"'`])(?P<quoted>[^\"'`\r\n]{4,512}?)(?P=q)"
     r"|(?P<bare>>[+-]?[1-9]?(?=[ \t]*(?:#.*)?\r?(?:\n|$))|[^\s\"'`,;&(){}\[\]<>]{1,512}))"
@@ -53,11 +54,13 @@ _BEARER = re.compile(r"[Bb](?<!\w[Bb])earer[ \t]+([A-Za-z0-9._~+/-]{16,}=*)")
 _BASIC = re.compile(r"[Bb](?<!\w[Bb])asic[ \t]+([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])")
 
 
-_CONFIG_LINE_START = re.compile(r"\s*(?:-\s+)?(?:export\s+|set\s+)?[\"']?[\w.-]*")
+# a line's own declaration: a shell's export / set, a Dockerfile's ENV / ARG, an .npmrc registry's scope
+_DECLARES = r"(?:export\s+|set\s+|(?:ENV|ARG)[ \t]+|//[^\s:]+/:)"
+_CONFIG_LINE_START = re.compile(r"\s*(?:-\s+)?" + _DECLARES + r"?[\"']?[\w.-]*")
 # In a list only its separator ends a value: a query string's '&' ('password=ab;cd&ssl=true'), a
 # connection string's ';' ('Password=a,=v*gv;Encrypt=true').
 _LIST_VALUE = {"?": re.compile(r"[^&#\s\"'`<>]*"), "&": re.compile(r"[^&#\s\"'`<>]*"), ";": re.compile(r"[^;\s\"'`<>]*")}
-_DOTENV_LINE_START = re.compile(r"(?:export[ \t]+|set[ \t]+|[ \t]*-[ \t]+)?[\"']?[\w.-]*")
+_DOTENV_LINE_START = re.compile(r"(?:" + _DECLARES + r"|[ \t]*-[ \t]+)?[\"']?[\w.-]*")
 _NAME_BEFORE = re.compile(r"[\w.-]*$")
 
 
