@@ -31,9 +31,8 @@ def open_dataset(version_or_path: str | os.PathLike, *, split: str | None = None
                  registry: str | os.PathLike | None = None) -> Iterator[Record]:
     """Stream records of a dataset version (folder, hash, prefix, label or name) or of any folder
     of jsonl / jsonl.zst shards, optionally only one split (meta.split) or subset (meta.pile_set_name)."""
-    manifest = locate(version_or_path, registry)[0]
-    shards = dataset_shards(version_or_path, split=split, registry=registry)
-    return _stream(shards, None if manifest is not None else split, subset)
+    manifest, data, _ = locate(version_or_path, registry)
+    return _stream(_shards(manifest, data, split), None if manifest is not None else split, subset)
 
 
 def dataset_shards(version_or_path: str | os.PathLike, *, split: str | None = None,
@@ -41,6 +40,10 @@ def dataset_shards(version_or_path: str | os.PathLike, *, split: str | None = No
     """The shards of a dataset version (its manifest's, split by split; one split if asked) or of
     any folder of shards."""
     manifest, data, _ = locate(version_or_path, registry)
+    return _shards(manifest, data, split)
+
+
+def _shards(manifest: JsonDict | None, data: Path | None, split: str | None) -> list[Path]:
     if manifest is not None and data is None:
         raise QuarryError(f"dataset {manifest['name']} {manifest['label']} ({manifest['version'][:12]}) is registered "
                           f"but its shards are not checked out; `dvc pull` (or `dvc checkout`) restores them")
