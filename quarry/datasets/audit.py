@@ -91,7 +91,7 @@ class OriginFiles:
         return cls(None if survey is None else OriginSurvey.from_dict(survey), data["statements"], data["attribution"])
 
 
-def snapshot_files(records: Iterable[Record], header_lines: int) -> dict[str, OriginFiles]:
+def origin_files(records: Iterable[Record], header_lines: int) -> dict[str, OriginFiles]:
     """origin -> its files among ``records`` (one snapshot shard)."""
     surveys: Surveys = {}
     found: dict[str, OriginFiles] = {}

@@ -17,6 +17,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,7 +30,7 @@ from quarry.curation.licenses.policy import LicensePolicy
 from quarry.curation.licenses.shards import stage_shards
 from quarry.curation.optout import OptOut, Registry, load_registry, registry_path_from
 from quarry.datasets import attribution
-from quarry.datasets.audit import OriginFiles, check_origins, document_entry, report, snapshot_files, violation_order
+from quarry.datasets.audit import OriginFiles, check_origins, document_entry, origin_files, report, violation_order
 from quarry.datasets.reader import dataset_shards
 from quarry.datasets.versions import locate
 from quarry.engine import (Executor, Global, GlobalJob, ItemJob, LocalExecutor, Map, Plan, ShardJob, Stage, WorkItem,
@@ -107,7 +108,7 @@ def snapshot_phase(job: ShardJob, config: LicensesParams) -> Runs:
     """One snapshot shard's files, by origin hash."""
     prefix = str(Path(job.work) / "files")
     written = write_runs(prefix, ((text_key(origin), json_bytes([origin, files.to_dict()]))
-                                  for origin, files in snapshot_files(read_records(job.src), config.header_lines).items()))
+                                  for origin, files in origin_files(read_records(job.src), config.header_lines).items()))
     return Runs(prefix, written)
 
 
@@ -157,12 +158,8 @@ def check_phase(job: ItemJob, config: LicensesParams) -> Checked:
     for prefix in runs["snapshot"]:  # in shard order: one origin may span shards
         for _, data in read_part(prefix, item.part, item.parts):
             origin, files = orjson.loads(data)
-            if origin not in origins:
-                continue
-            if origin in snapshot:
-                snapshot[origin].merge(OriginFiles.from_dict(files))
-            else:
-                snapshot[origin] = OriginFiles.from_dict(files)
+            if origin in origins:
+                snapshot.setdefault(origin, OriginFiles()).merge(OriginFiles.from_dict(files))
     violations = check_origins(documents, snapshot, LicensePolicy.from_section(config.policy),
                                Registry(list(item.registry)), detector(config),
                                Path(item.bundle) if item.bundle else None)
@@ -211,27 +208,26 @@ def run_audit(dataset: str | os.PathLike, snapshot_dir: str | os.PathLike, param
     registry = registry if registry is not None else load_registry(registry_path or registry_path_from(typed))
     manifest, data, _ = locate(dataset)  # a version (a manifest) ships its attribution bundle; a stage's folder none
     snapshot = Path(snapshot_dir)
-    shards = snapshot / "shards" if stage_shards(snapshot / "shards") else snapshot
-    if not stage_shards(shards):
+    shards = next((folder for folder in (snapshot / "shards", snapshot) if stage_shards(folder)), None)
+    if shards is None:
         raise QuarryError(f"{snapshot}: no snapshot shards there to audit against (`quarry flow snapshot` makes them)")
     args = AuditArgs(str(dataset), str(snapshot_dir), tuple(registry.entries), registry.hash,
                      str(Path(data) / attribution.FOLDER) if manifest is not None and data is not None else None,
                      os.fspath(out) if out is not None else None)
+    with _scratch(out) as scratch, (nullcontext(executor) if executor is not None else LocalExecutor(workers)) as runner:
+        return run_stage(AUDIT, shards, scratch / "report", typed, runner, args=args, work_dir=scratch / "work",
+                         keep_work=False).result
 
-    def audited(scratch: Path) -> JsonDict:
-        def run(runner: Executor) -> JsonDict:
-            return run_stage(AUDIT, shards, scratch / "report", typed, runner, args=args, work_dir=scratch / "work",
-                             keep_work=False).result
-        if executor is not None:
-            return run(executor)
-        with LocalExecutor(workers) as local:
-            return run(local)
 
+@contextmanager
+def _scratch(out: str | os.PathLike | None) -> Iterator[Path]:
+    """The run's scratch folder, removed after: beside ``out`` (a path every worker sees), else temporary."""
     if out is None:
         with tempfile.TemporaryDirectory(prefix="quarry-audit-") as scratch:
-            return audited(Path(scratch))
+            yield Path(scratch)
+        return
     scratch = Path(out).parent / f".{Path(out).name}.work"
     try:
-        return audited(scratch)
+        yield scratch
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
