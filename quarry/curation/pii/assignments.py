@@ -73,7 +73,9 @@ def _root_positions(lower: str) -> list[int]:
     return sorted(at for root in _ROOTS for at in occurrences(lower, root))
 
 
-@lru_cache(maxsize=2)  # the same text's names serve the provider-keyed rules (scanner_rules) too
+# the same text's names serve the provider-keyed rules (scanner_rules) too; two: a text and its view with
+# escaped line breaks read as lines (find_assignments)
+@lru_cache(maxsize=2)
 def credential_names(text: str) -> tuple[tuple[int, re.Match], ...]:
     """Each credential-like name followed by an operator and a value: (where its root word starts,
     the match)."""
@@ -213,8 +215,8 @@ def _judge_assignment(text: str, m: re.Match, name: str, value: str, quoted: boo
         value = text[start:end]
     if suppress.is_placeholder(value) or describes_something_else(name):
         return None
-    written = text[m.end("tail") - len(name):m.end("tail")]  # the name as written (``name`` is lowered in part)
-    if _IDENTIFIER_LITERAL.fullmatch(value) and not _constant_holds_a_value(written, value):
+    if _IDENTIFIER_LITERAL.fullmatch(value) and not _constant_holds_a_value(
+            text[m.end("tail") - len(name):m.end("tail")], value):  # the name as written (``name`` is lowered in part)
         return None  # "OAUTH_OWNER_PASSWORD", "some_password": a constant's or a field's name
     dotenv = literal = False
     if not quoted:
