@@ -50,6 +50,14 @@ SYNTAXES = {
     "string_held_dotenv_last_line": 'ENV = "DB_USER=app\\nDB_PASSWORD={v}"\n',
     "string_held_crlf": 'conf = "user=app\\r\\njwt_secret={v}\\r\\n";\n',
     "json_held_yaml": '{{"values": "db:\\n  host: db\\n  password: {v}\\n"}}\n',
+    # a name and its value side by side, no operator between them
+    "edn_keyword": '{{:db-user "app"\n :db-password "{v}"\n :port 5432}}\n',
+    "clojure_def": '(def ^:private smtp-password "{v}")\n',
+    "lisp_earmuffs": '(defparameter *api-token* "{v}")\n',
+    "elisp_setq": '(setq erc-password "{v}")\n',
+    "dockerfile_legacy_env": "FROM alpine:3.20\nENV ADMIN_PASSWORD {v}\nRUN ./setup.sh\n",
+    "terraform_variable": ('variable "db_password" {{\n  description = "Password of the primary database"\n'
+                           '  type        = string\n  default     = "{v}"\n  sensitive   = true\n}}\n'),
 }
 
 
@@ -85,6 +93,13 @@ NOT_SECRETS = [
     'sprintf(buf, "api_key=%s\\nuser=%s\\n", key, user);\n',
     "ENV DB_PASSWORD_FILE=/run/secrets/db\n", "ARG NPM_TOKEN\nRUN echo $NPM_TOKEN\n",
     "//npm.example.com/:_authToken=${NPM_TOKEN}\n",
+    'variable "db_password" {\n  type      = string\n  sensitive = true\n}\n',
+    'variable "password_length" {\n  default = "24"\n}\n',
+    'variable "api_token" {\n  description = "Token for the deploy API"\n}\n',
+    '{:db-password (System/getenv "DB_PASSWORD")\n :token-header "Authorization"}\n',
+    '(def password-prompt "Enter your password")\n',
+    "ENV TOKEN_URL https://auth.example.com/token\n", "ENV DB_PASSWORD ${DB_PASSWORD}\n",
+    "RUN echo ENV API_KEY placeholder\n",
 ]
 
 
@@ -94,10 +109,19 @@ def test_reference_placeholder_or_expression_is_not_a_secret(text):
 
 
 FLAGS = [("aws rds create-db-cluster --master-user-password secret99 \\", "secret99"),
+         # PowerShell's plain text made a SecureString: named, positional, after the switches, piped in
+         ('$cred = ConvertTo-SecureString "river.falcon42" -AsPlainText -Force', "river.falcon42"),
+         ("$pw = ConvertTo-SecureString -String 'Cedar&Maple#7' -AsPlainText -Force", "Cedar&Maple#7"),
+         ("$pw = convertto-securestring -asplaintext -force 'tundra.ember.9'", "tundra.ember.9"),
+         ('$pw = "Orbit@2291" | ConvertTo-SecureString -AsPlainText -Force', "Orbit@2291"),
+         ("bind 127.0.0.1\nrequirepass x9&k2;p0=q\n", "x9&k2;p0=q"), ("masterauth 'k7Yp2mQ9wLz3'\n", "k7Yp2mQ9wLz3"),
          ("aws connect create-user --password Pass@Word1 \\", "Pass@Word1"),
          ("vault-cli --client-secret=Zq8mLp2vXe9Tr login", "Zq8mLp2vXe9Tr")]
 NOT_FLAG_SECRETS = ["--work-unit-token 'B2fMSdmQXe9umX8Ux8XCo4=' out", "--password-file /run/secrets/pw",
-                    "--client-request-token Ab3dE5gH7jK9mN1pQ3", "--next-token eyJ0b2tlbiI6IDEyfQ=="]
+                    "--client-request-token Ab3dE5gH7jK9mN1pQ3", "--next-token eyJ0b2tlbiI6IDEyfQ==",
+                    "$pw = ConvertTo-SecureString $env:DB_PASSWORD -AsPlainText -Force",
+                    "$pw = ConvertTo-SecureString $encryptedText", "$pw = ConvertTo-SecureString '01000000d08c9ddf0115d1118c7a'",
+                    "# requirepass foobared\n", "requirepass ${REDIS_PASSWORD}\n"]
 
 
 @pytest.mark.parametrize("text,value", FLAGS)

@@ -9,10 +9,12 @@ import base64
 import binascii
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from functools import lru_cache
 
 from quarry.curation.pii import suppress, syntax
 from quarry.curation.pii.findings import KEY, PASSWORD, Finding, line_prefix, lowered, occurrences
+from quarry.curation.pii.pairs import Pair, positional_pairs
 from quarry.curation.pii.values import (CODE_WORDS, describes_something_else, generated_secret,
                                         is_expression, looks_generated, plausible_password, plausible_secret,
                                         typed_secret)
@@ -101,6 +103,22 @@ def find_assignments(text: str) -> Iterator[Finding]:
     yield from _assignments(text)
     if "\\n" in text and _NAME_AFTER_ESCAPED_BREAK.search(text):
         yield from _assignments(_escaped_breaks_as_lines(text))
+    for pair in positional_pairs(text):
+        yield from _pair_as_assignment(text, pair)
+
+
+_NOT_IN_A_NAME = re.compile(r"[^\w.-]")
+
+
+def _pair_as_assignment(text: str, pair: Pair) -> Iterator[Finding]:
+    """A name and value written side by side, judged as the config line ``name = "value"`` (a
+    string) or ``NAME=value`` (the rest of a line) would be; the findings placed back in ``text``."""
+    name, value = _NOT_IN_A_NAME.sub("_", pair.name), text[pair.start:pair.end]   # *db-password* -> _db-password_
+    line = f'{name} = "{value}"\n' if pair.quoted else f"{name}={value}\n"
+    at = len(name) + (4 if pair.quoted else 1)   # where the value starts in the line
+    for finding in _assignments(line):
+        if at <= finding.start and finding.end <= at + len(value):
+            yield replace(finding, start=pair.start + finding.start - at, end=pair.start + finding.end - at)
 
 
 def _assignments(text: str) -> Iterator[Finding]:

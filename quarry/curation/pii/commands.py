@@ -1,6 +1,6 @@
 """Passwords on command lines: ``mysql -p<pw>``, ``--password <pw>``, ``sshpass -p``,
 ``redis-cli -a``, ``docker login -p``, ``PGPASSWORD=<pw> psql``, ``openssl -passout pass:<pw>``,
-``keytool -storepass``; in SQL (``IDENTIFIED BY '<pw>'``, ``WITH PASSWORD '<pw>'``) and .netrc
+``keytool -storepass``, PowerShell's ``ConvertTo-SecureString "<pw>" -AsPlainText``, redis.conf's ``requirepass``; in SQL (``IDENTIFIED BY '<pw>'``, ``WITH PASSWORD '<pw>'``) and .netrc
 lines. ``curl -u user:pw`` is a connection string (quarry.curation.pii.credentials). A value that is a variable (``$PW``, ``"${PW}"``)
 or another flag (``psql --password -U app``: a prompt) is not a password.
 """
@@ -33,16 +33,28 @@ _JAVA_STOREPASS = re.compile(r"-(?:storepass|keypass|srcstorepass|deststorepass|
                              + _QUOTED_OR_BARE)
 _SQL_PASSWORD = re.compile(r"\b(?:IDENTIFIED[ \t]+BY|identified[ \t]+by|PASSWORD|password)[ \t]+'(?P<sq>[^'\r\n]{4,128})'(?P<dq>)?(?P<bare>)?")
 _NETRC = re.compile(r"m(?<!\wm)achine[ \t]+\S+[ \t]+login[ \t]+\S+[ \t]+password[ \t]+" + _QUOTED_OR_BARE)
+# PowerShell's plain text made a SecureString: the -String argument (named, positional after the switches,
+# or piped in) is the password; without -AsPlainText the argument is already encrypted.
+_SECURE_STRING = re.compile(r"(?i:ConvertTo-SecureString)(?P<switches>(?:[ \t]+-(?i:AsPlainText|Force)\b)*)[ \t]+"
+                            r"(?:-(?i:String)[ \t]+)?" + _QUOTED_OR_BARE + r"(?P<after>[^\r\n|;]*)")
+_PIPED_SECURE_STRING = re.compile(r"(?:'(?P<sq>[^'\r\n]{1,256})'|\"(?P<dq>[^\"\r\n]{1,256})\")(?P<bare>)[ \t]*\|[ \t]*"
+                                  r"(?i:ConvertTo-SecureString)\b(?P<after>[^\r\n|;]*)")
 # VAR=value before a command on the same line: PGPASSWORD=... psql, MYSQL_PWD=... mysql.
 _ENV_PREFIX = re.compile(r"[A-Z](?<!\w[A-Z])[A-Z0-9_]*(?:PASSWORD|PASS|PWD|_TOKEN|_SECRET|_API_KEY|_AUTH)=" + _QUOTED_OR_BARE
                          + r"(?=[ \t]+[\w./-])")
 _ENV_PREFIX_GATE = ("PASSWORD=", "PASS=", "PWD=", "_TOKEN=", "_SECRET=", "_API_KEY=", "_AUTH=")
+# redis.conf's directives whose one argument is a password
+_REDIS_AUTH = re.compile(r"(?m)^[ \t]*(?:requirepass|masterauth)[ \t]+"
+                         r"(?:'(?P<sq>[^'\r\n]{1,256})'|\"(?P<dq>[^\"\r\n]{1,256})\"|(?P<bare>\S{1,256}))[ \t]*\r?$")
+_SECURE_STRING_GATE = ("ConvertTo-SecureString", "convertto-securestring")
 # Each pattern runs only where its literal occurs: most source files hold none of them.
 # (_LONG_FLAG starts with the literal '--' the engine itself skips to.)
 _PATTERNS = ((_MYSQL_P, ("mysql", "mariadb")), (_LONG_FLAG, ()),
              (_SHORT_FLAG, ("sshpass", "redis-cli", " login")), (_ENV_PREFIX, _ENV_PREFIX_GATE),
              (_OPENSSL_PASS, (" pass:", " env-no:")), (_JAVA_STOREPASS, ("storepass ", "keypass ")),
-             (_SQL_PASSWORD, ("IDENTIFIED BY", "identified by", "PASSWORD '", "password '")), (_NETRC, ("machine ",)))
+             (_SQL_PASSWORD, ("IDENTIFIED BY", "identified by", "PASSWORD '", "password '")), (_NETRC, ("machine ",)),
+             (_SECURE_STRING, _SECURE_STRING_GATE), (_PIPED_SECURE_STRING, _SECURE_STRING_GATE),
+             (_REDIS_AUTH, ("requirepass ", "masterauth ")))
 
 
 def _value(m: re.Match) -> tuple[int, int, str] | None:
@@ -71,6 +83,7 @@ def _looks_like_password(value: str) -> bool:
             and value.lower() not in DICTIONARY_PLACEHOLDERS and not value.isupper())
 
 
+_ONLY_PASSWORDS = {_SECURE_STRING, _PIPED_SECURE_STRING, _REDIS_AUTH}   # what they take is a password, whatever its shape
 GATES = tuple(g for _, gate in _PATTERNS for g in gate)  # scanned with the other detectors' (quarry.curation.pii.gates)
 register(GATES)
 
@@ -84,8 +97,23 @@ def find_command_passwords(text: str) -> Iterator[Finding]:
             found = _value(m)
             if pattern is _LONG_FLAG and describes_something_else(m.group("flag")):
                 continue
-            if found and _password_ok(found[2]) and not _template(found[2]):
+            if pattern in (_SECURE_STRING, _PIPED_SECURE_STRING) and not _plain_text(m):
+                continue
+            if found and (_password_ok(found[2]) or pattern in _ONLY_PASSWORDS and _any_password(found[2])) \
+                    and not _template(found[2]):
                 yield Finding(found[0], found[1], PASSWORD, "command_line", 0.8)
+
+
+def _any_password(value: str) -> bool:
+    """What a command takes only as a password is one whatever its shape ('river.falcon42')."""
+    return (len(value) >= 6 and not any(c.isspace() for c in value) and not suppress.is_placeholder(value)
+            and value.lower() not in DICTIONARY_PLACEHOLDERS)
+
+
+def _plain_text(m: re.Match) -> bool:
+    """The SecureString is made from plain text (-AsPlainText, before or after the value)."""
+    switches = m.groupdict().get("switches") or ""
+    return "-asplaintext" in (switches + m.group("after")).lower()
 
 
 def _template(value: str) -> bool:
