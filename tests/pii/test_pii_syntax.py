@@ -56,6 +56,11 @@ SYNTAXES = {
     "lisp_earmuffs": '(defparameter *api-token* "{v}")\n',
     "elisp_setq": '(setq erc-password "{v}")\n',
     "dockerfile_legacy_env": "FROM alpine:3.20\nENV ADMIN_PASSWORD {v}\nRUN ./setup.sh\n",
+    "c_define": '#ifndef CONFIG_H\n#define MQTT_PASSWORD "{v}"\n#endif\n',
+    "gradle_signing": ('android {{\n  signingConfigs {{\n    release {{\n      storeFile file("release.jks")\n'
+                       "      storePassword '{v}'\n    }}\n  }}\n}}\n"),
+    "rust_const": "const DB_PASSWORD: &'static str = \"{v}\";\n",
+    "systemd_environment": '[Service]\nEnvironment="DB_PASSWORD={v}"\n',
     "terraform_variable": ('variable "db_password" {{\n  description = "Password of the primary database"\n'
                            '  type        = string\n  default     = "{v}"\n  sensitive   = true\n}}\n'),
 }
@@ -100,6 +105,8 @@ NOT_SECRETS = [
     '(def password-prompt "Enter your password")\n',
     "ENV TOKEN_URL https://auth.example.com/token\n", "ENV DB_PASSWORD ${DB_PASSWORD}\n",
     "RUN echo ENV API_KEY placeholder\n",
+    '#define PASSWORD_PROMPT "Password: "\n', '#define API_KEY_HEADER "X-Api-Key"\n', '#define PASSWORD_ENV "DB_PASSWORD"\n',
+    'storePassword System.getenv("KEYSTORE_PASSWORD")\n', 'keyPassword "${keyPass}"\n',
 ]
 
 

@@ -26,10 +26,11 @@ _CREDENTIAL_NAME = re.compile(
     r"(?i)(?:pass(?:w(?:or)?d|phrase)?(?![a-z])|pwd|secret|token|credentials?|key|auth)"
     # a name's closing quote may be escaped: a JSON document held in a string, '{\\n  \\"api_token\\": \\"...\\"'
     r"(?P<tail>[A-Za-z0-9_.-]{0,64})(?P<close>(?:\\?[\"'\]])*)"
-    # a declared type between name and operator: Go `var key string =`, Kotlin / TS `val key: String =`;
+    # a declared type between name and operator: Go `var key string =`, Kotlin / TS `val key: String =`,
+    # Rust `const KEY: &'static str =`;
     # a blank or a colon before it, so that a long name is never split between name and type (on a
     # name of thousands of characters with no operator, every split was tried: cubic time)
-    r"(?:(?:[ \t]+|[ \t]*:[ \t]*)[A-Za-z_][\w.]*(?:\[\])?(?=[ \t]*=[^=>]))?"
+    r"(?:(?:[ \t]+|[ \t]*:[ \t]*)(?:&(?:'[A-Za-z_]\w*[ \t]+)?)?[A-Za-z_][\w.]*(?:\[\])?(?=[ \t]*=[^=>]))?"
     # every common assignment, append and default operator: Make's ::= / :::= / ?=, PHP's .=, ||=, ??=, R's <-
     r"[ \t]*(?P<op>:{1,3}=|\.=|\+=|\?\?=|\?=|\|\|=|=>|<-|=|:)[ \t]*"
     r"(?:&[\w-]+[ \t]+)?"  # a YAML anchor before the value: `password: &db_pw value`
@@ -56,8 +57,9 @@ _BEARER = re.compile(r"[Bb](?<!\w[Bb])earer[ \t]+([A-Za-z0-9._~+/-]{16,}=*)")
 _BASIC = re.compile(r"[Bb](?<!\w[Bb])asic[ \t]+([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])")
 
 
-# a line's own declaration: a shell's export / set, a Dockerfile's ENV / ARG, an .npmrc registry's scope
-_DECLARES = r"(?:export\s+|set\s+|(?:ENV|ARG)[ \t]+|//[^\s:]+/:)"
+# a line's own declaration: a shell's export / set, a Dockerfile's ENV / ARG, an .npmrc registry's scope,
+# a systemd unit's Environment=
+_DECLARES = r"(?:export\s+|set\s+|(?:ENV|ARG)[ \t]+|//[^\s:]+/:|Environment=)"
 _CONFIG_LINE_START = re.compile(r"\s*(?:-\s+)?" + _DECLARES + r"?[\"']?[\w.-]*")
 # In a list only its separator ends a value: a query string's '&' ('password=ab;cd&ssl=true'), a
 # connection string's ';' ('Password=a,=v*gv;Encrypt=true').
