@@ -61,6 +61,13 @@ SYNTAXES = {
                        "      storePassword '{v}'\n    }}\n  }}\n}}\n"),
     "rust_const": "const DB_PASSWORD: &'static str = \"{v}\";\n",
     "systemd_environment": '[Service]\nEnvironment="DB_PASSWORD={v}"\n',
+    "config_set": 'npm config set //registry.example.com/:_authToken "{v}"\n',
+    "spring_placeholder_default": '@Value("${{mail.smtp.password:{v}}}")\nprivate String smtpPassword;\n',
+    "erlang_tuple": '[{{db, [{{user, "app"}}, {{password, "{v}"}}]}}].\n',
+    "elixir_tuple": 'config :billing, [{{:api_key, "{v}"}}]\n',
+    "xml_entry_key": '<properties>\n  <entry key="jdbc.password">{v}</entry>\n</properties>\n',
+    "python_triple_quoted": "SMTP_PASSWORD = '''{v}'''\n",
+    "curl_header": "curl -H 'X-Auth-Token: {v}' https://deploy.example.com/hooks\n",
     "terraform_variable": ('variable "db_password" {{\n  description = "Password of the primary database"\n'
                            '  type        = string\n  default     = "{v}"\n  sensitive   = true\n}}\n'),
 }
@@ -107,6 +114,10 @@ NOT_SECRETS = [
     "RUN echo ENV API_KEY placeholder\n",
     '#define PASSWORD_PROMPT "Password: "\n', '#define API_KEY_HEADER "X-Api-Key"\n', '#define PASSWORD_ENV "DB_PASSWORD"\n',
     'storePassword System.getenv("KEYSTORE_PASSWORD")\n', 'keyPassword "${keyPass}"\n',
+    "npm config set //registry.example.com/:_authToken ${NPM_TOKEN}\n", '@Value("${db.password}")\n',
+    '<entry key="password.min.length">12</entry>\n', "{token, undefined}\n", '{password, "Enter password"}\n',
+    'curl -H "Authorization: Bearer $TOKEN" https://api.example.com\n', "curl -H 'X-Api-Key: ${API_KEY}' $URL\n",
+    'PASSWORD_HELP = """Your password"""\n',
 ]
 
 
@@ -122,13 +133,22 @@ FLAGS = [("aws rds create-db-cluster --master-user-password secret99 \\", "secre
          ("$pw = convertto-securestring -asplaintext -force 'tundra.ember.9'", "tundra.ember.9"),
          ('$pw = "Orbit@2291" | ConvertTo-SecureString -AsPlainText -Force', "Orbit@2291"),
          ("bind 127.0.0.1\nrequirepass x9&k2;p0=q\n", "x9&k2;p0=q"), ("masterauth 'k7Yp2mQ9wLz3'\n", "k7Yp2mQ9wLz3"),
+         ("echo 'Orbit@2291' | docker login -u ci --password-stdin registry.example.com", "Orbit@2291"),
+         ("az login -u ci@example.com -p river.falcon42", "river.falcon42"),
+         # a NAME=value argument after a flag is a shell word: a literal, whatever its shape
+         ("docker run -e DB_PASSWORD=river.falcon42 postgres:16", "river.falcon42"),
+         ("helm upgrade app ./chart --set auth.password=k7Yp2mQ9wLz3", "k7Yp2mQ9wLz3"),
+         ("kubectl create secret generic db --from-literal=password=tundra.ember.9", "tundra.ember.9"),
          ("aws connect create-user --password Pass@Word1 \\", "Pass@Word1"),
          ("vault-cli --client-secret=Zq8mLp2vXe9Tr login", "Zq8mLp2vXe9Tr")]
 NOT_FLAG_SECRETS = ["--work-unit-token 'B2fMSdmQXe9umX8Ux8XCo4=' out", "--password-file /run/secrets/pw",
                     "--client-request-token Ab3dE5gH7jK9mN1pQ3", "--next-token eyJ0b2tlbiI6IDEyfQ==",
                     "$pw = ConvertTo-SecureString $env:DB_PASSWORD -AsPlainText -Force",
                     "$pw = ConvertTo-SecureString $encryptedText", "$pw = ConvertTo-SecureString '01000000d08c9ddf0115d1118c7a'",
-                    "# requirepass foobared\n", "requirepass ${REDIS_PASSWORD}\n"]
+                    "# requirepass foobared\n", "requirepass ${REDIS_PASSWORD}\n",
+                    'echo "$REGISTRY_PASSWORD" | docker login -u ci --password-stdin',
+                    "docker run -e DB_PASSWORD=$DB_PASSWORD app", "docker run -e DB_PASSWORD_FILE=/run/secrets/db app",
+                    "helm install app ./chart --set auth.existingSecret=db-credentials"]
 
 
 @pytest.mark.parametrize("text,value", FLAGS)

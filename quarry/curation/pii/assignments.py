@@ -35,7 +35,7 @@ _CREDENTIAL_NAME = re.compile(
     r"[ \t]*(?P<op>:{1,3}=|\.=|\+=|\?\?=|\?=|\|\|=|=>|<-|=|:)[ \t]*"
     r"(?:&[\w-]+[ \t]+)?"  # a YAML anchor before the value: `password: &db_pw value`
     # a bare value, or the indicator of a folded block scalar (`key: >-`, its value on the lines below)
-    r"(?:(?P<q>\\?[\"'`])(?P<quoted>[^\"'`\r\n]{4,512}?)(?P=q)"
+    r"(?:(?P<q>'''|\"\"\"|\\?[\"'`])(?P<quoted>[^\"'`\r\n]{4,512}?)(?P=q)"   # a Python triple-quoted string too
     r"|(?P<bare>>[+-]?[1-9]?(?=[ \t]*(?:#.*)?\r?(?:\n|$))|[^\s\"'`,;&(){}\[\]<>]{1,512}))"
 )
 _PASSWORD_WORD = re.compile(r"(?i)pass|pwd")
@@ -66,6 +66,7 @@ _CONFIG_LINE_START = re.compile(r"\s*(?:-\s+)?" + _DECLARES + r"?[\"']?[\w.-]*")
 _LIST_VALUE = {"?": re.compile(r"[^&#\s\"'`<>]*"), "&": re.compile(r"[^&#\s\"'`<>]*"), ";": re.compile(r"[^;\s\"'`<>]*")}
 _DOTENV_LINE_START = re.compile(r"(?:" + _DECLARES + r"|[ \t]*-[ \t]+)?[\"']?[\w.-]*")
 _NAME_BEFORE = re.compile(r"[\w.-]*$")
+_AFTER_FLAG = re.compile(r"(?:^|[ \t])--?[A-Za-z][\w-]*(?:=|[ \t]+)$")
 
 
 def _config_line(text: str, start: int) -> bool:
@@ -113,11 +114,11 @@ _NOT_IN_A_NAME = re.compile(r"[^\w.-]")
 
 
 def _pair_as_assignment(text: str, pair: Pair) -> Iterator[Finding]:
-    """A name and value written side by side, judged as the config line ``name = "value"`` (a
-    string) or ``NAME=value`` (the rest of a line) would be; the findings placed back in ``text``."""
+    """A name and value written side by side, judged as the config line ``name = "value"`` (one
+    literal) or ``NAME=value`` (the rest of a line) would be; the findings placed back in ``text``."""
     name, value = _NOT_IN_A_NAME.sub("_", pair.name), text[pair.start:pair.end]   # *db-password* -> _db-password_
-    line = f'{name} = "{value}"\n' if pair.quoted else f"{name}={value}\n"
-    at = len(name) + (4 if pair.quoted else 1)   # where the value starts in the line
+    line = f"{name}={value}\n" if pair.whole_line else f'{name} = "{value}"\n'
+    at = len(name) + (1 if pair.whole_line else 4)   # where the value starts in the line
     for finding in _assignments(line):
         if at <= finding.start and finding.end <= at + len(value):
             yield replace(finding, start=pair.start + finding.start - at, end=pair.start + finding.end - at)
@@ -147,10 +148,13 @@ def _assignments(text: str) -> Iterator[Finding]:
         if quoted and any(c.isspace() for c in value):
             continue  # "Enter your password": a message, not a password
         prefix = _NAME_BEFORE.search(line_prefix(text, at)[-48:]).group()
+        before = at - len(prefix)
         # url query (?password=...&), key=v;key=v connection strings, --password=... command lines
-        in_list = at - len(prefix) > 0 and (text[at - len(prefix) - 1] in "?&;" or prefix.startswith("--"))
-        separator = text[at - len(prefix) - 1:at - len(prefix)] if in_list else ""
-        finding = _judge_assignment(text, m, prefix + keyword + m.group("tail"), value, quoted, in_list,
+        in_list = before > 0 and (text[before - 1] in "?&;" or prefix.startswith("--"))
+        separator = text[before - 1:before] if in_list else ""
+        # a command's argument after a flag (--set db.password=..., -e API_TOKEN=...): a shell word, a literal
+        argument = not in_list and _AFTER_FLAG.search(line_prefix(text, before, 64)) is not None
+        finding = _judge_assignment(text, m, prefix + keyword + m.group("tail"), value, quoted, in_list or argument,
                                     _LIST_VALUE.get(separator))
         if finding:
             seen_values.add(m.start(_value_group(m)))

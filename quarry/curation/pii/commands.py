@@ -1,8 +1,10 @@
-"""Passwords on command lines: ``mysql -p<pw>``, ``--password <pw>``, ``sshpass -p``,
-``redis-cli -a``, ``docker login -p``, ``PGPASSWORD=<pw> psql``, ``openssl -passout pass:<pw>``,
-``keytool -storepass``, PowerShell's ``ConvertTo-SecureString "<pw>" -AsPlainText``, redis.conf's ``requirepass``; in SQL (``IDENTIFIED BY '<pw>'``, ``WITH PASSWORD '<pw>'``) and .netrc
-lines. ``curl -u user:pw`` is a connection string (quarry.curation.pii.credentials). A value that is a variable (``$PW``, ``"${PW}"``)
-or another flag (``psql --password -U app``: a prompt) is not a password.
+"""Passwords on command lines: ``mysql -p<pw>``, ``--password <pw>``, ``sshpass -p``, ``redis-cli
+-a``, ``docker login -p`` (or a literal echoed into ``--password-stdin``), ``az login -p``,
+``PGPASSWORD=<pw> psql``, ``openssl -passout pass:<pw>``, ``keytool -storepass``, PowerShell's
+``ConvertTo-SecureString "<pw>" -AsPlainText``, redis.conf's ``requirepass``; in SQL (``IDENTIFIED
+BY '<pw>'``, ``WITH PASSWORD '<pw>'``) and .netrc lines. ``curl -u user:pw`` is a connection string
+(quarry.curation.pii.credentials). A value that is a variable (``$PW``, ``"${PW}"``) or another flag
+(``psql --password -U app``: a prompt) is not a password.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ _MYSQL_P = re.compile(r"\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mari
 _LONG_FLAG = re.compile(r"--(?P<flag>[\w-]{0,40}?(?:password|passwd|pass)|(?:(?:access|auth|api|session|bearer|refresh|"
                         r"id|personal|bot|client|shared|app|webhook|signing)-)?(?:token|secret|api-key|apikey))"
                         r"(?:=|[ \t]+)" + _QUOTED_OR_BARE)
-_SHORT_FLAG = re.compile(r"\b(?:sshpass|redis-cli\b[^\n|;&]{0,200}?|(?:docker|podman|helm registry) login\b[^\n|;&]{0,200}?)"
+_SHORT_FLAG = re.compile(r"\b(?:sshpass|redis-cli\b[^\n|;&]{0,200}?|(?:docker|podman|helm registry|az) login\b[^\n|;&]{0,200}?)"
                          r"[ \t]-[pa][ \t]+" + _QUOTED_OR_BARE)
 _OPENSSL_PASS = re.compile(r"-(?:passout|passin|pass|password)[ \t]+(?:pass|env-no):" + _QUOTED_OR_BARE)
 _JAVA_STOREPASS = re.compile(r"-(?:storepass|keypass|srcstorepass|deststorepass|srckeypass|destkeypass)[ \t]+"
@@ -43,6 +45,8 @@ _PIPED_SECURE_STRING = re.compile(r"(?:'(?P<sq>[^'\r\n]{1,256})'|\"(?P<dq>[^\"\r
 _ENV_PREFIX = re.compile(r"[A-Z](?<!\w[A-Z])[A-Z0-9_]*(?:PASSWORD|PASS|PWD|_TOKEN|_SECRET|_API_KEY|_AUTH)=" + _QUOTED_OR_BARE
                          + r"(?=[ \t]+[\w./-])")
 _ENV_PREFIX_GATE = ("PASSWORD=", "PASS=", "PWD=", "_TOKEN=", "_SECRET=", "_API_KEY=", "_AUTH=")
+# a literal echoed into a command that reads its password from standard input
+_PIPED_PASSWORD = re.compile(r"\becho[ \t]+(?:-n[ \t]+)?" + _QUOTED_OR_BARE + r"[ \t]*\|[^\n|;&]{0,200}?--password-stdin\b")
 # redis.conf's directives whose one argument is a password
 _REDIS_AUTH = re.compile(r"(?m)^[ \t]*(?:requirepass|masterauth)[ \t]+"
                          r"(?:'(?P<sq>[^'\r\n]{1,256})'|\"(?P<dq>[^\"\r\n]{1,256})\"|(?P<bare>\S{1,256}))[ \t]*\r?$")
@@ -54,7 +58,7 @@ _PATTERNS = ((_MYSQL_P, ("mysql", "mariadb")), (_LONG_FLAG, ()),
              (_OPENSSL_PASS, (" pass:", " env-no:")), (_JAVA_STOREPASS, ("storepass ", "keypass ")),
              (_SQL_PASSWORD, ("IDENTIFIED BY", "identified by", "PASSWORD '", "password '")), (_NETRC, ("machine ",)),
              (_SECURE_STRING, _SECURE_STRING_GATE), (_PIPED_SECURE_STRING, _SECURE_STRING_GATE),
-             (_REDIS_AUTH, ("requirepass ", "masterauth ")))
+             (_REDIS_AUTH, ("requirepass ", "masterauth ")), (_PIPED_PASSWORD, ("--password-stdin",)))
 
 
 def _value(m: re.Match) -> tuple[int, int, str] | None:
@@ -83,7 +87,8 @@ def _looks_like_password(value: str) -> bool:
             and value.lower() not in DICTIONARY_PLACEHOLDERS and not value.isupper())
 
 
-_ONLY_PASSWORDS = {_SECURE_STRING, _PIPED_SECURE_STRING, _REDIS_AUTH}   # what they take is a password, whatever its shape
+# what these take is a password, whatever its shape
+_ONLY_PASSWORDS = {_SHORT_FLAG, _SECURE_STRING, _PIPED_SECURE_STRING, _REDIS_AUTH, _PIPED_PASSWORD}
 GATES = tuple(g for _, gate in _PATTERNS for g in gate)  # scanned with the other detectors' (quarry.curation.pii.gates)
 register(GATES)
 

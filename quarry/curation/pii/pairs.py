@@ -1,11 +1,17 @@
-"""A credential-like name paired with its value by position, with no operator between them, in the
-syntaxes that write it so: an EDN / Clojure keyword and its string (``{:db-password "..."}``), a
-Lisp definition (``(def api-token "...")``, ``(setq smtp-password "...")``), a Dockerfile's legacy
-``ENV NAME value``, and a Terraform variable whose label is the name and whose ``default`` is the
-value (``variable "db_password" { default = "..." }``).
+"""A credential-like name paired with its value by position, with no assignment operator between
+them, in the syntaxes that write it so:
 
-Each pair is judged as the assignment ``name = value`` would be (quarry.curation.pii.assignments):
-one judge for every syntax.
+- an EDN / Clojure keyword and its string (``{:db-password "..."}``), an Erlang / Elixir tuple
+  (``{password, "..."}``), a Lisp definition (``(def ^:private api-token "...")``, ``(setq
+  smtp-password "...")``), a C macro (``#define API_SECRET "..."``), a Groovy / Gradle call
+  (``storePassword "..."``), a placeholder's default (``${db.password:...}``);
+- a Terraform variable whose label is the name and whose ``default`` is the value, an XML element
+  keyed by an attribute (``<entry key="jdbc.password">...</entry>``);
+- a command's words: ``npm config set //host/:_authToken ...``, ``curl -H "X-Auth-Token: ..."``;
+- a Dockerfile's legacy ``ENV NAME value`` (the value is the rest of the line).
+
+Each pair is judged as the assignment ``name = "value"`` (or the .env line ``NAME=value``) would
+be (quarry.curation.pii.assignments): one judge for every syntax.
 """
 
 from __future__ import annotations
@@ -32,6 +38,20 @@ _C_DEFINE = re.compile(r"#define[ \t]+(?P<name>\w{3,128})[ \t]+" + _STRING)
 # (matched in the line of each occurrence of its literal, which stands after the name's start)
 _GROOVY_CALL = re.compile(r"(?<![\w.$])(?P<name>[A-Za-z_]\w{0,64}?[Pp]assword)[ \t]+(?P<q>[\"'])(?P<value>[^\"'\\\r\n]{1,512})"
                           r"(?P=q)[ \t]*(?:[;}]|\r?$)", re.M)
+# a tool's `config set NAME VALUE` (aws configure, npm, yarn, pnpm, git): one shell word, quoted or not
+_CONFIG_SET = re.compile(r"config(?:ure)?[ \t]+set[ \t]+(?:--?[\w-]+[ \t]+)*(?P<name>[^\s=\"']{3,128})[ \t]+"
+                         r"(?P<q>[\"']?)(?P<value>[^\s\"']{1,512})(?P=q)(?=[ \t]*(?:[;&|#]|\r?$))", re.M)
+# a placeholder's default (Spring's `${db.password:value}`; not a shell's `${VAR:-value}`, read elsewhere)
+_PLACEHOLDER_DEFAULT = re.compile(r"\$\{(?P<name>[\w.-]{3,128}):(?P<value>[^-=+?}\s:][^}\s]{0,255})\}")
+# an Erlang / Elixir config tuple: `{password, "..."}`, `{:api_key, "..."}`
+_TUPLE = re.compile(r"\{[ \t]*:?(?P<name>[a-z]\w{2,64})[ \t]*,[ \t]*" + _STRING + r"[ \t]*\}")
+# an XML element whose key names its text: `<entry key="db.password">...</entry>`, `<add name="apiKey">...`
+_KEYED_ELEMENT = re.compile(r"<(?P<tag>[\w:.-]+)[^<>]*?[ \t](?:key|name)=\"(?P<name>[^\"<>]{3,128})\"[^<>]*>[ \t]*"
+                            r"(?P<value>[^<\s]{1,256})[ \t]*</(?P=tag)>")
+# an HTTP header given to a client (curl -H, httpie, wget --header): its name names the value (after an
+# auth scheme)
+_HEADER_ARGUMENT = re.compile(r"(?:-H|--header)[ \t]+(?P<q>[\"'])(?P<name>[\w-]{2,64}):[ \t]*"
+                              r"(?:(?:Bearer|Token|token|Bot|Basic|Key)[ \t]+)?(?P<value>[^\"'\s]{1,512})[ \t]*(?P=q)")
 # a Terraform / OpenTofu variable block: its label names the value its `default` holds (nested
 # blocks, such as `validation { ... }`, before the default are not crossed)
 _TERRAFORM_VARIABLE = re.compile(r"variable[ \t]+\"?(?P<name>[\w-]{3,128})\"?[ \t]*\{"
@@ -41,10 +61,12 @@ _TERRAFORM_VARIABLE = re.compile(r"variable[ \t]+\"?(?P<name>[\w-]{3,128})\"?[ \
 _NAME_HAS_ROOT = re.compile(_ROOT, re.I)
 
 # Each pattern, and the literals a match of it starts with (most texts hold none): matched only where
-# one occurs; a keyword's ':' is everywhere in code, so that pattern scans the text instead.
+# one occurs; a keyword's ':' and a tuple's '{' are everywhere in code, so those patterns scan the text.
+# In-line patterns: matched in the line of each occurrence of a literal they hold after their start.
 _STARTS = ((_LISP_DEFINITION, ("(def", "(set")), (_DOCKER_LEGACY_ENV, ("ENV ",)), (_TERRAFORM_VARIABLE, ("variable ",)),
-           (_C_DEFINE, ("#define ",)))
-_IN_LINE = ((_GROOVY_CALL, ('assword "', "assword '")),)
+           (_C_DEFINE, ("#define ",)), (_PLACEHOLDER_DEFAULT, ("${",)), (_HEADER_ARGUMENT, ("-H ", "--header ")))
+_IN_LINE = ((_GROOVY_CALL, ('assword "', "assword '")), (_CONFIG_SET, ("config set ", "configure set ")),
+            (_KEYED_ELEMENT, (' key="', ' name="')))
 # looked for in one scan with the other detectors' literals (quarry.curation.pii.gates)
 register(literal for _, literals in (*_STARTS, *_IN_LINE) for literal in literals)
 
@@ -54,28 +76,29 @@ class Pair:
     name: str
     start: int     # the value's span in the text
     end: int
-    quoted: bool   # a string literal's content; else a bare value (the rest of a line)
+    whole_line: bool   # the value is the rest of its line (judged as a .env line's), else one literal
 
 
 def positional_pairs(text: str) -> Iterator[Pair]:
     """Each credential-like name and its value written side by side."""
-    found = [(m, True) for m in _KEYWORD_PAIR.finditer(text)]
+    found = [m for pattern in (_KEYWORD_PAIR, _TUPLE) for m in pattern.finditer(text)]
     present = present_literals(text)
     for pattern, literals in _STARTS:
         if present.isdisjoint(literals):
             continue
         starts = sorted(at for literal in literals for at in occurrences(text, literal))
-        found += [(m, pattern is not _DOCKER_LEGACY_ENV) for m in finditer_from(pattern, text, starts)]
+        found += finditer_from(pattern, text, starts)
     for pattern, literals in _IN_LINE:
         if present.isdisjoint(literals):
             continue
         lines = sorted({text.rfind("\n", 0, at) + 1 for literal in literals for at in occurrences(text, literal)})
-        found += [(m, True) for start in lines for m in pattern.finditer(text, start, _line_end(text, start))]
-    for m, quoted in found:
-        if not quoted and line_prefix(text, m.start()).strip():
+        found += [m for start in lines for m in pattern.finditer(text, start, _line_end(text, start))]
+    for m in found:
+        whole_line = m.re is _DOCKER_LEGACY_ENV
+        if whole_line and line_prefix(text, m.start()).strip():
             continue  # ENV not starting its line is not the instruction
         if _NAME_HAS_ROOT.search(m.group("name")):
-            yield Pair(m.group("name"), m.start("value"), m.end("value"), quoted)
+            yield Pair(m.group("name"), m.start("value"), m.end("value"), whole_line)
 
 
 def _line_end(text: str, start: int) -> int:
