@@ -68,6 +68,9 @@ SYNTAXES = {
     "xml_entry_key": '<properties>\n  <entry key="jdbc.password">{v}</entry>\n</properties>\n',
     "python_triple_quoted": "SMTP_PASSWORD = '''{v}'''\n",
     "curl_header": "curl -H 'X-Auth-Token: {v}' https://deploy.example.com/hooks\n",
+    "apache_setenv": "<VirtualHost *:80>\n  SetEnv DB_PASSWORD {v}\n</VirtualHost>\n",
+    "nginx_fastcgi_param": 'location ~ \\.php$ {{\n  fastcgi_param DB_PASSWORD "{v}";\n}}\n',
+    "php_fpm_pool": "[www]\nuser = www-data\nenv[DB_PASSWORD] = {v}\n",
     "terraform_variable": ('variable "db_password" {{\n  description = "Password of the primary database"\n'
                            '  type        = string\n  default     = "{v}"\n  sensitive   = true\n}}\n'),
 }
@@ -139,6 +142,15 @@ FLAGS = [("aws rds create-db-cluster --master-user-password secret99 \\", "secre
          ("docker run -e DB_PASSWORD=river.falcon42 postgres:16", "river.falcon42"),
          ("helm upgrade app ./chart --set auth.password=k7Yp2mQ9wLz3", "k7Yp2mQ9wLz3"),
          ("kubectl create secret generic db --from-literal=password=tundra.ember.9", "tundra.ember.9"),
+         # other clients' password flags and user:password words
+         ("mongosh --host db -u admin -p river.falcon42 --authenticationDatabase admin", "river.falcon42"),
+         ("sqlcmd -S localhost -U sa -P 'Orbit@2291' -Q 'SELECT 1'", "Orbit@2291"),
+         ('ldapsearch -x -D "cn=admin,dc=example,dc=org" -w tundra.ember.9 -b dc=example,dc=org', "tundra.ember.9"),
+         ("xfreerdp /v:10.0.0.5 /u:admin /p:k7Yp2mQ9wLz3 /cert:ignore", "k7Yp2mQ9wLz3"),
+         ("htpasswd -bc /etc/nginx/.htpasswd admin river.falcon42", "river.falcon42"),
+         ("echo 'deploy:Orbit@2291' | sudo chpasswd", "Orbit@2291"),
+         ("smbclient //fs/share -U 'CORP\\backup%tundra.ember.9'", "tundra.ember.9"),
+         ('withEnv(["DB_PASSWORD=k7Yp2mQ9wLz3"]) {', "k7Yp2mQ9wLz3"),
          ("aws connect create-user --password Pass@Word1 \\", "Pass@Word1"),
          ("vault-cli --client-secret=Zq8mLp2vXe9Tr login", "Zq8mLp2vXe9Tr")]
 NOT_FLAG_SECRETS = ["--work-unit-token 'B2fMSdmQXe9umX8Ux8XCo4=' out", "--password-file /run/secrets/pw",
@@ -148,7 +160,12 @@ NOT_FLAG_SECRETS = ["--work-unit-token 'B2fMSdmQXe9umX8Ux8XCo4=' out", "--passwo
                     "# requirepass foobared\n", "requirepass ${REDIS_PASSWORD}\n",
                     'echo "$REGISTRY_PASSWORD" | docker login -u ci --password-stdin',
                     "docker run -e DB_PASSWORD=$DB_PASSWORD app", "docker run -e DB_PASSWORD_FILE=/run/secrets/db app",
-                    "helm install app ./chart --set auth.existingSecret=db-credentials"]
+                    "helm install app ./chart --set auth.existingSecret=db-credentials",
+                    "mongosh -u admin -p --authenticationDatabase admin", "sqlcmd -S db -U sa -P $SA_PASSWORD",
+                    "ldapsearch -x -W -D cn=admin", "xfreerdp /v:host /u:admin /p:$RDP_PW", "htpasswd -c /etc/nginx/.htpasswd admin",
+                    'echo "$DEPLOY_USER:$DEPLOY_PASS" | chpasswd', "smbclient -L fs -U guest%", "grep -w token notes.txt",
+                    "fastcgi_param DB_PASSWORD $db_password;", "SetEnv DB_PASSWORD_FILE /run/secrets/db",
+                    "fastcgi_param SCRIPT_FILENAME $document_root$fastcgi_script_name;"]
 
 
 @pytest.mark.parametrize("text,value", FLAGS)

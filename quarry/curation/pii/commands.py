@@ -1,10 +1,11 @@
 """Passwords on command lines: ``mysql -p<pw>``, ``--password <pw>``, ``sshpass -p``, ``redis-cli
--a``, ``docker login -p`` (or a literal echoed into ``--password-stdin``), ``az login -p``,
-``PGPASSWORD=<pw> psql``, ``openssl -passout pass:<pw>``, ``keytool -storepass``, PowerShell's
-``ConvertTo-SecureString "<pw>" -AsPlainText``, redis.conf's ``requirepass``; in SQL (``IDENTIFIED
-BY '<pw>'``, ``WITH PASSWORD '<pw>'``) and .netrc lines. ``curl -u user:pw`` is a connection string
-(quarry.curation.pii.credentials). A value that is a variable (``$PW``, ``"${PW}"``) or another flag
-(``psql --password -U app``: a prompt) is not a password.
+-a``, ``mongosh -p``, ``sqlcmd -P``, ``ldapsearch -w``, ``xfreerdp /p:``, ``htpasswd -b``, ``docker
+login -p`` (or a literal echoed into ``--password-stdin``), ``az login -p``, ``smbclient -U
+user%<pw>``, ``echo user:<pw> | chpasswd``, ``PGPASSWORD=<pw> psql``, ``openssl -passout pass:<pw>``,
+``keytool -storepass``, PowerShell's ``ConvertTo-SecureString "<pw>" -AsPlainText``, redis.conf's
+``requirepass``; in SQL (``IDENTIFIED BY '<pw>'``, ``WITH PASSWORD '<pw>'``) and .netrc lines.
+``curl -u user:pw`` is a connection string (quarry.curation.pii.credentials). A value that is a
+variable (``$PW``, ``"${PW}"``) or another flag (``psql --password -U app``: a prompt) is not a password.
 """
 
 from __future__ import annotations
@@ -28,8 +29,20 @@ _MYSQL_P = re.compile(r"\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mari
 _LONG_FLAG = re.compile(r"--(?P<flag>[\w-]{0,40}?(?:password|passwd|pass)|(?:(?:access|auth|api|session|bearer|refresh|"
                         r"id|personal|bot|client|shared|app|webhook|signing)-)?(?:token|secret|api-key|apikey))"
                         r"(?:=|[ \t]+)" + _QUOTED_OR_BARE)
-_SHORT_FLAG = re.compile(r"\b(?:sshpass|redis-cli\b[^\n|;&]{0,200}?|(?:docker|podman|helm registry|az) login\b[^\n|;&]{0,200}?)"
-                         r"[ \t]-[pa][ \t]+" + _QUOTED_OR_BARE)
+_SHORT_FLAG = re.compile(r"\b(?:sshpass|(?:redis-cli|mongo|mongosh)\b[^\n|;&]{0,200}?|(?:docker|podman|helm registry|az) login\b"
+                         r"[^\n|;&]{0,200}?)[ \t]-[pa][ \t]+" + _QUOTED_OR_BARE)
+# other clients' password flags: SQL Server's -P, OpenLDAP's -w, FreeRDP's /p:
+_CLIENT_FLAG = re.compile(r"\b(?:(?:sqlcmd|bcp|osql|isql)\b[^\n|;&]{0,200}?[ \t]-P[ \t]*"
+                          r"|ldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn|exop)\b[^\n|;&]{0,200}?[ \t]-w[ \t]+"
+                          r"|(?:xfreerdp|wlfreerdp|sdl-freerdp)\b[^\n|;&]{0,200}?[ \t]/p:)" + _QUOTED_OR_BARE)
+# htpasswd -b FILE USER PASSWORD (-b: the password on the command line)
+_HTPASSWD = re.compile(r"\bhtpasswd(?:[ \t]+-[A-Za-z]+)*?[ \t]+-[A-Za-z]*b[A-Za-z]*(?:[ \t]+-[A-Za-z]+)*[ \t]+[^\s-]\S*[ \t]+[^\s-]\S*[ \t]+"
+                       + _QUOTED_OR_BARE)
+# user:password given whole: echoed into chpasswd, smbclient's -U user%password
+_CHPASSWD = re.compile(r"(?P<sq>)(?P<dq>)\becho[ \t]+(?:-e[ \t]+)?(?P<q>['\"]?)[\w.@-]+:(?P<bare>[^\s'\"|;&]{1,256})(?P=q)"
+                       r"[ \t]*\|[ \t]*(?:sudo[ \t]+)?chpasswd\b")
+_SMB_USER = re.compile(r"(?P<sq>)(?P<dq>)\b(?:smbclient|rpcclient|smbcacls)\b[^\n|;&]{0,200}?[ \t](?:-U|--user(?:=|[ \t]+))[ \t]*"
+                       r"(?P<q>['\"]?)[^\s'\"%]+%(?P<bare>[^\s'\"]{1,256})(?P=q)")
 _OPENSSL_PASS = re.compile(r"-(?:passout|passin|pass|password)[ \t]+(?:pass|env-no):" + _QUOTED_OR_BARE)
 _JAVA_STOREPASS = re.compile(r"-(?:storepass|keypass|srcstorepass|deststorepass|srckeypass|destkeypass)[ \t]+"
                              + _QUOTED_OR_BARE)
@@ -54,7 +67,9 @@ _SECURE_STRING_GATE = ("ConvertTo-SecureString", "convertto-securestring")
 # Each pattern runs only where its literal occurs: most source files hold none of them.
 # (_LONG_FLAG starts with the literal '--' the engine itself skips to.)
 _PATTERNS = ((_MYSQL_P, ("mysql", "mariadb")), (_LONG_FLAG, ()),
-             (_SHORT_FLAG, ("sshpass", "redis-cli", " login")), (_ENV_PREFIX, _ENV_PREFIX_GATE),
+             (_SHORT_FLAG, ("sshpass", "redis-cli", "mongo", " login")), (_ENV_PREFIX, _ENV_PREFIX_GATE),
+             (_CLIENT_FLAG, ("sqlcmd", "bcp ", "osql", "isql", "ldap", "freerdp")), (_HTPASSWD, ("htpasswd",)),
+             (_CHPASSWD, ("chpasswd",)), (_SMB_USER, ("smbclient", "rpcclient", "smbcacls")),
              (_OPENSSL_PASS, (" pass:", " env-no:")), (_JAVA_STOREPASS, ("storepass ", "keypass ")),
              (_SQL_PASSWORD, ("IDENTIFIED BY", "identified by", "PASSWORD '", "password '")), (_NETRC, ("machine ",)),
              (_SECURE_STRING, _SECURE_STRING_GATE), (_PIPED_SECURE_STRING, _SECURE_STRING_GATE),
@@ -88,7 +103,8 @@ def _looks_like_password(value: str) -> bool:
 
 
 # what these take is a password, whatever its shape
-_ONLY_PASSWORDS = {_SHORT_FLAG, _SECURE_STRING, _PIPED_SECURE_STRING, _REDIS_AUTH, _PIPED_PASSWORD}
+_ONLY_PASSWORDS = {_SHORT_FLAG, _CLIENT_FLAG, _HTPASSWD, _CHPASSWD, _SMB_USER, _SECURE_STRING, _PIPED_SECURE_STRING,
+                   _REDIS_AUTH, _PIPED_PASSWORD}
 GATES = tuple(g for _, gate in _PATTERNS for g in gate)  # scanned with the other detectors' (quarry.curation.pii.gates)
 register(GATES)
 

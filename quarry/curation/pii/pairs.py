@@ -8,7 +8,10 @@ them, in the syntaxes that write it so:
 - a Terraform variable whose label is the name and whose ``default`` is the value, an XML element
   keyed by an attribute (``<entry key="jdbc.password">...</entry>``);
 - a command's words: ``npm config set //host/:_authToken ...``, ``curl -H "X-Auth-Token: ..."``;
-- a Dockerfile's legacy ``ENV NAME value`` (the value is the rest of the line).
+- nginx's ``fastcgi_param DB_PASSWORD ...;``, a string holding ``NAME=value`` whole
+  (``withEnv(["DB_PASSWORD=..."])``);
+- a Dockerfile's legacy ``ENV NAME value`` and Apache's ``SetEnv NAME value`` (the value is the
+  rest of the line).
 
 Each pair is judged as the assignment ``name = "value"`` (or the .env line ``NAME=value``) would
 be (quarry.curation.pii.assignments): one judge for every syntax.
@@ -30,8 +33,9 @@ _STRING = r"\"(?P<value>[^\"\\\r\n]{1,512})\""
 _KEYWORD_PAIR = re.compile(r":(?<![\w:/.-]:)(?P<name>[\w.*+!?/-]{3,128})[ \t]+" + _STRING)
 _LISP_DEFINITION = re.compile(r"\((?:def|defvar|defparameter|defconst|defconstant|defcustom|defonce|setq|setq-default"
                               r"|setf|set!|define)[ \t]+(?:\^\S+[ \t]+)*(?P<name>[^\s()\"']{3,128})[ \t]+" + _STRING)
-# Docker's legacy form, the instruction starting its line: the value is the rest of the line (judged as a .env line's)
-_DOCKER_LEGACY_ENV = re.compile(r"(?m)ENV[ \t]+(?P<name>[A-Za-z_][\w.-]{0,64})[ \t]+(?P<value>[^\s=][^\r\n]*?)[ \t]*\r?$")
+# Docker's legacy ENV form and Apache's SetEnv, the instruction starting its line: the value is the rest
+# of the line (judged as a .env line's)
+_DOCKER_LEGACY_ENV = re.compile(r"(?m)(?:ENV|SetEnv)[ \t]+(?P<name>[A-Za-z_][\w.-]{0,64})[ \t]+(?P<value>[^\s=][^\r\n]*?)[ \t]*\r?$")
 # a C / C++ macro: `#define API_SECRET "..."`
 _C_DEFINE = re.compile(r"#define[ \t]+(?P<name>\w{3,128})[ \t]+" + _STRING)
 # a Groovy / Gradle method call without parentheses, its line's last: `storePassword "..."`, `password '...'`
@@ -52,6 +56,14 @@ _KEYED_ELEMENT = re.compile(r"<(?P<tag>[\w:.-]+)[^<>]*?[ \t](?:key|name)=\"(?P<n
 # auth scheme)
 _HEADER_ARGUMENT = re.compile(r"(?:-H|--header)[ \t]+(?P<q>[\"'])(?P<name>[\w-]{2,64}):[ \t]*"
                               r"(?:(?:Bearer|Token|token|Bot|Basic|Key)[ \t]+)?(?P<value>[^\"'\s]{1,512})[ \t]*(?P=q)")
+# nginx passing a variable to an application server: `fastcgi_param DB_PASSWORD value;`
+_NGINX_PARAM = re.compile(r"(?:fastcgi|uwsgi|scgi)_param[ \t]+(?P<name>\w{3,128})[ \t]+(?P<q>[\"']?)(?P<value>[^\s\"']{1,512}?)"
+                          r"(?P=q)[ \t]*;")
+# a string holding one NAME=value whole: `withEnv(["DB_PASSWORD=..."])`, `env=['API_TOKEN=...']`
+# (one pattern per quote: a pattern starting with a literal is skipped to, one starting with a class
+# is tried at every position)
+_STRING_HELD_PAIRS = tuple(re.compile(quote + r"(?P<name>[A-Za-z_][\w.-]{2,64})=(?P<value>[^\s\"'$%{}&;,]{1,256})" + quote)
+                           for quote in "\"'")
 # a Terraform / OpenTofu variable block: its label names the value its `default` holds (nested
 # blocks, such as `validation { ... }`, before the default are not crossed)
 _TERRAFORM_VARIABLE = re.compile(r"variable[ \t]+\"?(?P<name>[\w-]{3,128})\"?[ \t]*\{"
@@ -61,9 +73,11 @@ _TERRAFORM_VARIABLE = re.compile(r"variable[ \t]+\"?(?P<name>[\w-]{3,128})\"?[ \
 _NAME_HAS_ROOT = re.compile(_ROOT, re.I)
 
 # Each pattern, and the literals a match of it starts with (most texts hold none): matched only where
-# one occurs; a keyword's ':' and a tuple's '{' are everywhere in code, so those patterns scan the text.
+# one occurs; a keyword's ':', a tuple's '{' and a string's quote are everywhere in code, so those
+# patterns scan the text.
 # In-line patterns: matched in the line of each occurrence of a literal they hold after their start.
-_STARTS = ((_LISP_DEFINITION, ("(def", "(set")), (_DOCKER_LEGACY_ENV, ("ENV ",)), (_TERRAFORM_VARIABLE, ("variable ",)),
+_STARTS = ((_LISP_DEFINITION, ("(def", "(set")), (_DOCKER_LEGACY_ENV, ("ENV ", "SetEnv ")),
+           (_TERRAFORM_VARIABLE, ("variable ",)), (_NGINX_PARAM, ("fastcgi_param", "uwsgi_param", "scgi_param")),
            (_C_DEFINE, ("#define ",)), (_PLACEHOLDER_DEFAULT, ("${",)), (_HEADER_ARGUMENT, ("-H ", "--header ")))
 _IN_LINE = ((_GROOVY_CALL, ('assword "', "assword '")), (_CONFIG_SET, ("config set ", "configure set ")),
             (_KEYED_ELEMENT, (' key="', ' name="')))
@@ -81,7 +95,7 @@ class Pair:
 
 def positional_pairs(text: str) -> Iterator[Pair]:
     """Each credential-like name and its value written side by side."""
-    found = [m for pattern in (_KEYWORD_PAIR, _TUPLE) for m in pattern.finditer(text)]
+    found = [m for pattern in (_KEYWORD_PAIR, _TUPLE, *_STRING_HELD_PAIRS) for m in pattern.finditer(text)]
     present = present_literals(text)
     for pattern, literals in _STARTS:
         if present.isdisjoint(literals):
@@ -96,7 +110,7 @@ def positional_pairs(text: str) -> Iterator[Pair]:
     for m in found:
         whole_line = m.re is _DOCKER_LEGACY_ENV
         if whole_line and line_prefix(text, m.start()).strip():
-            continue  # ENV not starting its line is not the instruction
+            continue  # ENV / SetEnv not starting its line is not the instruction
         if _NAME_HAS_ROOT.search(m.group("name")):
             yield Pair(m.group("name"), m.start("value"), m.end("value"), whole_line)
 
