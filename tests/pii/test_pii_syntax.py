@@ -188,6 +188,17 @@ def test_value_runs_to_what_its_syntax_ends_it_with(text, value):
 
 
 @pytest.mark.parametrize("text,value", [
+    ("db: {user: app, password: river.falcon42}\n", "river.falcon42"),
+    ("users:\n  - {name: deploy, password: Orbit@2291, groups: wheel}\n", "Orbit@2291"),
+    ("const db = {user: app, password: pass};\n", None), ("auth: {type: basic, token: config.token}\n", None),
+    ("items.push({ key: k, token: t });\n", None), ('db: {user: app, password: "{{ vault_db_password }}"}\n', None),
+])
+def test_a_yaml_flow_mappings_values_are_literals_a_javascript_objects_are_not(text, value):
+    found = [text[f.start:f.end] for f in detect(text) if f.type in ("KEY", "PASSWORD")]
+    assert found == ([value] if value else []), text
+
+
+@pytest.mark.parametrize("text,value", [
     ("DB_PASSWORD = 'stagingPass'\n", "stagingPass"), ('SMTP_PASSWD = "mailRelay7"\n', "mailRelay7"),
     ("    ADMIN_PASSWORD = 'opsAdmin'\n", "opsAdmin"),
     ('KEY_PASSWORD = "keyPassword"\n', None), ('PASSWORD_FIELD = "passwordField"\n', None),

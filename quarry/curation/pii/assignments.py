@@ -69,6 +69,19 @@ _NAME_BEFORE = re.compile(r"[\w.-]*$")
 _AFTER_FLAG = re.compile(r"(?:^|[ \t])--?[A-Za-z][\w-]*(?:=|[ \t]+)$")
 
 
+# a YAML line holding a flow mapping: `db: {user: app, password: ...}`, an Ansible item `- {name: ...}`
+_YAML_FLOW_LINE = re.compile(r"[ \t]*(?:-[ \t]+)?(?:[\w.-]+:[ \t]*)?\{[^{}\r\n]*\}[ \t]*(?:#.*)?\r?")
+
+
+def _in_yaml_flow_mapping(text: str, at: int) -> bool:
+    """The name at ``at`` is a key of a flow mapping on a YAML line (not a JavaScript object: the
+    lines around it read as YAML, syntax.in_config_block)."""
+    line_start = text.rfind("\n", 0, at) + 1
+    line_end = text.find("\n", at)
+    line = text[line_start:len(text) if line_end < 0 else line_end]
+    return _YAML_FLOW_LINE.fullmatch(line) is not None and syntax.in_config_block(text, line_start)
+
+
 def _config_line(text: str, start: int) -> bool:
     """The name starts its line (KEY=value, key: value, export KEY=...): a config, not code."""
     return _CONFIG_LINE_START.fullmatch(line_prefix(text, start)) is not None
@@ -136,8 +149,11 @@ def _assignments(text: str) -> Iterator[Finding]:
         if keyword in ("pwd", "pass") and at and lower[at - 1].isalpha() and not text[at].isupper():
             continue  # cwd/pwd of a shell, bypass, compass; but dbPass, DB_PASS
         quoted = m.group("q") is not None
+        in_flow = False
         if m.group("op") == ":" and not quoted and m.group("close") == "" and not _config_line(text, at):
-            continue  # 'token: str' / 'case TOKEN:' in code is a type or a label
+            if not _in_yaml_flow_mapping(text, at):
+                continue  # 'token: str' / 'case TOKEN:' in code is a type or a label
+            in_flow = True   # `db: {user: app, password: ...}`: a YAML flow mapping's values are literals
         if not quoted and _BLOCK_INDICATOR.fullmatch(m.group("bare")) and _END_OF_LINE.match(text, m.end()):
             finding = _block_scalar(text, at, m, keyword + m.group("tail"))
             if finding:
@@ -154,8 +170,8 @@ def _assignments(text: str) -> Iterator[Finding]:
         separator = text[before - 1:before] if in_list else ""
         # a command's argument after a flag (--set db.password=..., -e API_TOKEN=...): a shell word, a literal
         argument = not in_list and _AFTER_FLAG.search(line_prefix(text, before, 64)) is not None
-        finding = _judge_assignment(text, m, prefix + keyword + m.group("tail"), value, quoted, in_list or argument,
-                                    _LIST_VALUE.get(separator))
+        finding = _judge_assignment(text, m, prefix + keyword + m.group("tail"), value, quoted,
+                                    in_list or argument or in_flow, _LIST_VALUE.get(separator))
         if finding:
             seen_values.add(m.start(_value_group(m)))
             yield finding
