@@ -13,7 +13,7 @@ from dataclasses import replace
 from functools import lru_cache
 
 from quarry.curation.pii import suppress, syntax
-from quarry.curation.pii.findings import KEY, PASSWORD, Finding, line_prefix, lowered, occurrences
+from quarry.curation.pii.findings import KEY, PASSWORD, Finding, line_end, line_prefix, lowered, occurrences
 from quarry.curation.pii.pairs import Pair, positional_pairs
 from quarry.curation.pii.values import (CODE_WORDS, describes_something_else, generated_secret,
                                         is_expression, looks_generated, plausible_password, plausible_secret,
@@ -77,9 +77,8 @@ def _in_yaml_flow_mapping(text: str, at: int) -> bool:
     """The name at ``at`` is a key of a flow mapping on a YAML line (not a JavaScript object: the
     lines around it read as YAML, syntax.in_config_block)."""
     line_start = text.rfind("\n", 0, at) + 1
-    line_end = text.find("\n", at)
-    line = text[line_start:len(text) if line_end < 0 else line_end]
-    return _YAML_FLOW_LINE.fullmatch(line) is not None and syntax.in_config_block(text, line_start)
+    return (_YAML_FLOW_LINE.fullmatch(text, line_start, line_end(text, at)) is not None
+            and syntax.in_config_block(text, line_start))
 
 
 def _config_line(text: str, start: int) -> bool:
@@ -261,20 +260,20 @@ def _judge_assignment(text: str, m: re.Match, name: str, value: str, quoted: boo
     dotenv = literal = False
     if not quoted:
         line_start = text.rfind("\n", 0, m.start()) + 1
-        line_end = end
+        content_end = end   # where the line's value ends (before a closing quote it does not open)
         whole_line = not in_list and _whole_line_value(text, m)
         ini = not (in_list or whole_line) and _spaced_config_line(text, m) and (
             syntax.in_ini_section(text, line_start) or syntax.in_properties(text, line_start))
         if whole_line or ini:
             end = _line_value_end(text, end)
-            line_end, end = end, _unopened_quote(text, start, end)
+            content_end, end = end, _unopened_quote(text, start, end)
             value = text[start:end]
             dotenv = m.group("op") == "=" and not ini
             # What the syntax makes a string: a .env value, a YAML scalar, an INI value.
             literal = dotenv or ini or m.group("op") == ":" and syntax.in_config_block(text, line_start)
             if any(c.isspace() for c in value) or suppress.is_placeholder(value) or is_expression(value):
                 return None
-        if not (in_list or _END_OF_LINE.match(text, line_end)) or value.rstrip(":").lower() in CODE_WORDS:
+        if not (in_list or _END_OF_LINE.match(text, content_end)) or value.rstrip(":").lower() in CODE_WORDS:
             return None  # 'password=lambda: ...', 'token=get_token(),' is code, not a config value
         if not literal and (value.startswith("_") or value[:4].lower() in ("pass", "secr", "toke", "cred", "pwd", "key")):
             return None
@@ -332,8 +331,7 @@ def _whole_line_value(text: str, m: re.Match) -> bool:
     if op == "=" and (text[m.start("op") - 1] in " \t" or text[m.end("op"):m.end("op") + 1] in (" ", "\t")
                       or not _DOTENV_LINE_START.fullmatch(line_prefix(text, m.start()))):
         return False  # 'x = f(y)' in code has spaces; 'f(\n    key=value,' is indented
-    line_end = text.find("\n", m.end())
-    line = text[m.end():len(text) if line_end < 0 else line_end].rstrip()
+    line = text[m.end():line_end(text, m.end())].rstrip()
     return op in ("=", ":") and _config_line(text, m.start()) and not line.endswith(",")
 
 
@@ -344,8 +342,7 @@ def _spaced_config_line(text: str, m: re.Match) -> bool:
 
 def _line_value_end(text: str, end: int) -> int:
     """The end of the line, less a trailing comment and blanks."""
-    line_end = text.find("\n", end)
-    rest = text[end:len(text) if line_end < 0 else line_end]
+    rest = text[end:line_end(text, end)]
     comment = _TRAILING_COMMENT.search(rest)
     return end + len((rest[:comment.start()] if comment else rest).rstrip())
 

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator
 
 from quarry.curation.pii import suppress
-from quarry.curation.pii.findings import KEY, PASSWORD, Finding, lowered, occurrences
+from quarry.curation.pii.findings import KEY, PASSWORD, Finding, line_end, lowered, occurrences
 from quarry.curation.pii.values import (describes_something_else, generated_secret, plausible_password,
                                         plausible_secret, typed_secret)
 
@@ -38,7 +38,7 @@ def find_delimited(text: str) -> Iterator[Finding]:
 def _table(text: str, start: int, found: list[Finding]) -> int:
     """The credentials in the table whose header starts at ``start`` into ``found``; returns where
     the table ends (``start``: no table there)."""
-    end = _line_end(text, start)
+    end = line_end(text, start)
     header = text[start:end].rstrip("\r")
     delimiter = max(DELIMITERS, key=header.count)
     if delimiter not in header:
@@ -52,7 +52,7 @@ def _table(text: str, start: int, found: list[Finding]) -> int:
         return start
     row = end + 1
     while row < len(text):
-        row_end = _line_end(text, row)
+        row_end = line_end(text, row)
         fields = _fields(text[row:row_end].rstrip("\r"), delimiter, row)
         if len(fields) != len(names):
             break   # the table ends where a row no longer has the header's shape
@@ -79,11 +79,6 @@ def _secret(value: str, kind: str) -> bool:
         return plausible_password(value)
     return generated_secret(value) or (plausible_secret(value, min_length=8, literal=True)
                                        and typed_secret(value, literal=True))
-
-
-def _line_end(text: str, start: int) -> int:
-    end = text.find("\n", start)
-    return len(text) if end < 0 else end
 
 
 def _fields(line: str, delimiter: str, offset: int) -> list[tuple[str, int, int]]:

@@ -41,6 +41,12 @@ def line_prefix(text: str, start: int, limit: int = 4096) -> str:
     return text[max(text.rfind("\n", max(0, start - limit), start) + 1, start - limit):start]
 
 
+def line_end(text: str, start: int) -> int:
+    """Where the line holding ``start`` ends (its newline, or the end of the text)."""
+    end = text.find("\n", start)
+    return len(text) if end < 0 else end
+
+
 @lru_cache(maxsize=1)  # the detectors that look for words lower the same text in turn
 def lowered(text: str) -> str:
     """text.lower() with the same offsets (a few non-ASCII letters lower to two characters)."""

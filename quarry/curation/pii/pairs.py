@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from quarry.curation.pii.findings import finditer_from, line_prefix, occurrences
+from quarry.curation.pii.findings import finditer_from, line_end, line_prefix, occurrences
 from quarry.curation.pii.gates import present_literals, register
 
 _ROOT = r"(?:pass|pwd|secret|token|cred|key|auth)"   # the roots the assignment finder anchors on
@@ -106,15 +106,10 @@ def positional_pairs(text: str) -> Iterator[Pair]:
         if present.isdisjoint(literals):
             continue
         lines = sorted({text.rfind("\n", 0, at) + 1 for literal in literals for at in occurrences(text, literal)})
-        found += [m for start in lines for m in pattern.finditer(text, start, _line_end(text, start))]
+        found += [m for start in lines for m in pattern.finditer(text, start, line_end(text, start))]
     for m in found:
         whole_line = m.re is _DOCKER_LEGACY_ENV
         if whole_line and line_prefix(text, m.start()).strip():
             continue  # ENV / SetEnv not starting its line is not the instruction
         if _NAME_HAS_ROOT.search(m.group("name")):
             yield Pair(m.group("name"), m.start("value"), m.end("value"), whole_line)
-
-
-def _line_end(text: str, start: int) -> int:
-    end = text.find("\n", start)
-    return len(text) if end < 0 else end
