@@ -13,7 +13,7 @@ from dataclasses import replace
 from functools import lru_cache
 
 from quarry.curation.pii import suppress, syntax
-from quarry.curation.pii.findings import KEY, PASSWORD, Finding, line_end, line_prefix, lowered, occurrences
+from quarry.curation.pii.findings import CREDENTIAL_ROOTS, KEY, PASSWORD, Finding, line_end, line_prefix, lowered, occurrences
 from quarry.curation.pii.pairs import Pair, positional_pairs
 from quarry.curation.pii.values import (CODE_WORDS, describes_something_else, generated_secret,
                                         is_expression, looks_generated, plausible_password, plausible_secret,
@@ -21,7 +21,6 @@ from quarry.curation.pii.values import (CODE_WORDS, describes_something_else, ge
 
 # Anchored at each occurrence of a root word (found with str.find on the lowered text, shared with
 # the other detectors looking for the same roots: quarry.curation.pii.findings.occurrences).
-_ROOTS = ("pass", "pwd", "secret", "token", "cred", "key", "auth")  # "cred" and "auth" shared with unkeyed
 _CREDENTIAL_NAME = re.compile(
     r"(?i)(?:pass(?:w(?:or)?d|phrase)?(?![a-z])|pwd|secret|token|credentials?|key|auth)"
     # a name's closing quote may be escaped: a JSON document held in a string, '{\\n  \\"api_token\\": \\"...\\"'
@@ -87,7 +86,7 @@ def _config_line(text: str, start: int) -> bool:
 
 
 def _root_positions(lower: str) -> list[int]:
-    return sorted(at for root in _ROOTS for at in occurrences(lower, root))
+    return sorted(at for root in CREDENTIAL_ROOTS for at in occurrences(lower, root))
 
 
 # the same text's names serve the provider-keyed rules (scanner_rules) too; two: a text and its view with
@@ -104,7 +103,7 @@ def credential_names(text: str) -> tuple[tuple[int, re.Match], ...]:
 # breaks are read as line breaks, in a view of the text where each escape keeps its width (every offset
 # stays), when a credential-like name follows one.
 _ESCAPED_BREAK = re.compile(r"\\r\\n|\\n")
-_NAME_AFTER_ESCAPED_BREAK = re.compile(r"(?i)\\n[ \t]*(?:\\?[\"'])?[\w.-]*(?:pass|pwd|secret|token|cred|key|auth)")
+_NAME_AFTER_ESCAPED_BREAK = re.compile(r"(?i)\\n[ \t]*(?:\\?[\"'])?[\w.-]*(?:" + "|".join(CREDENTIAL_ROOTS) + ")")
 
 
 _AS_LINE_BREAK = {"\\n": " \n", "\\r\\n": "  \r\n"}

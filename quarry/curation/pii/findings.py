@@ -15,6 +15,10 @@ import re2
 
 EMAIL, KEY, PASSWORD, IP_ADDRESS, PHONE, CARD = "EMAIL", "KEY", "PASSWORD", "IP_ADDRESS", "PHONE", "CARD"
 TYPES = (EMAIL, KEY, PASSWORD, IP_ADDRESS, PHONE, CARD)
+# The words a credential-like name holds (db_password, apiKey, AUTH_TOKEN): where the assignment
+# finders anchor (quarry.curation.pii.assignments, quarry.curation.pii.pairs); "cred" and "auth" are
+# found once for the unkeyed detector too (occurrences)
+CREDENTIAL_ROOTS = ("pass", "pwd", "secret", "token", "cred", "key", "auth")
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,10 +23,9 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from quarry.curation.pii.findings import finditer_from, line_end, line_prefix, occurrences
+from quarry.curation.pii.findings import CREDENTIAL_ROOTS, finditer_from, line_end, line_prefix, occurrences
 from quarry.curation.pii.gates import present_literals, register
 
-_ROOT = r"(?:pass|pwd|secret|token|cred|key|auth)"   # the roots the assignment finder anchors on
 _STRING = r"\"(?P<value>[^\"\\\r\n]{1,512})\""
 
 # a keyword starts with ':' where a symbol could not go on (not 'a:b', not '::'); then blanks and a string
@@ -70,7 +69,7 @@ _TERRAFORM_VARIABLE = re.compile(r"variable[ \t]+\"?(?P<name>[\w-]{3,128})\"?[ \
                                  r"[^{}]{0,4000}?(?<![\w-])default[ \t]*=[ \t]*" + _STRING)
 # Every pattern matches a name whole, its root looked for after (a lazy name up to a root, behind a
 # leading lookbehind, was tried at every position of the text).
-_NAME_HAS_ROOT = re.compile(_ROOT, re.I)
+_NAME_HAS_ROOT = re.compile("|".join(CREDENTIAL_ROOTS), re.I)
 
 # Each pattern, and the literals a match of it starts with (most texts hold none): matched only where
 # one occurs; a keyword's ':', a tuple's '{' and a string's quote are everywhere in code, so those
