@@ -39,20 +39,20 @@ _CLIENT_FLAG = re.compile(r"\b(?:(?:sqlcmd|bcp|osql|isql)\b[^\n|;&]{0,200}?[ \t]
 _HTPASSWD = re.compile(r"\bhtpasswd(?:[ \t]+-[A-Za-z]+)*?[ \t]+-[A-Za-z]*b[A-Za-z]*(?:[ \t]+-[A-Za-z]+)*[ \t]+[^\s-]\S*[ \t]+[^\s-]\S*[ \t]+"
                        + _QUOTED_OR_BARE)
 # user:password given whole: echoed into chpasswd, smbclient's -U user%password
-_CHPASSWD = re.compile(r"(?P<sq>)(?P<dq>)\becho[ \t]+(?:-e[ \t]+)?(?P<q>['\"]?)[\w.@-]+:(?P<bare>[^\s'\"|;&]{1,256})(?P=q)"
+_CHPASSWD = re.compile(r"\becho[ \t]+(?:-e[ \t]+)?(?P<q>['\"]?)[\w.@-]+:(?P<bare>[^\s'\"|;&]{1,256})(?P=q)"
                        r"[ \t]*\|[ \t]*(?:sudo[ \t]+)?chpasswd\b")
-_SMB_USER = re.compile(r"(?P<sq>)(?P<dq>)\b(?:smbclient|rpcclient|smbcacls)\b[^\n|;&]{0,200}?[ \t](?:-U|--user(?:=|[ \t]+))[ \t]*"
+_SMB_USER = re.compile(r"\b(?:smbclient|rpcclient|smbcacls)\b[^\n|;&]{0,200}?[ \t](?:-U|--user(?:=|[ \t]+))[ \t]*"
                        r"(?P<q>['\"]?)[^\s'\"%]+%(?P<bare>[^\s'\"]{1,256})(?P=q)")
 _OPENSSL_PASS = re.compile(r"-(?:passout|passin|pass|password)[ \t]+(?:pass|env-no):" + _QUOTED_OR_BARE)
 _JAVA_STOREPASS = re.compile(r"-(?:storepass|keypass|srcstorepass|deststorepass|srckeypass|destkeypass)[ \t]+"
                              + _QUOTED_OR_BARE)
-_SQL_PASSWORD = re.compile(r"\b(?:IDENTIFIED[ \t]+BY|identified[ \t]+by|PASSWORD|password)[ \t]+'(?P<sq>[^'\r\n]{4,128})'(?P<dq>)?(?P<bare>)?")
+_SQL_PASSWORD = re.compile(r"\b(?:IDENTIFIED[ \t]+BY|identified[ \t]+by|PASSWORD|password)[ \t]+'(?P<sq>[^'\r\n]{4,128})'")
 _NETRC = re.compile(r"m(?<!\wm)achine[ \t]+\S+[ \t]+login[ \t]+\S+[ \t]+password[ \t]+" + _QUOTED_OR_BARE)
 # PowerShell's plain text made a SecureString: the -String argument (named, positional after the switches,
 # or piped in) is the password; without -AsPlainText the argument is already encrypted.
 _SECURE_STRING = re.compile(r"(?i:ConvertTo-SecureString)(?P<switches>(?:[ \t]+-(?i:AsPlainText|Force)\b)*)[ \t]+"
                             r"(?:-(?i:String)[ \t]+)?" + _QUOTED_OR_BARE + r"(?P<after>[^\r\n|;]*)")
-_PIPED_SECURE_STRING = re.compile(r"(?:'(?P<sq>[^'\r\n]{1,256})'|\"(?P<dq>[^\"\r\n]{1,256})\")(?P<bare>)[ \t]*\|[ \t]*"
+_PIPED_SECURE_STRING = re.compile(r"(?:'(?P<sq>[^'\r\n]{1,256})'|\"(?P<dq>[^\"\r\n]{1,256})\")[ \t]*\|[ \t]*"
                                   r"(?i:ConvertTo-SecureString)\b(?P<after>[^\r\n|;]*)")
 # VAR=value before a command on the same line: PGPASSWORD=... psql, MYSQL_PWD=... mysql.
 _ENV_PREFIX = re.compile(r"[A-Z](?<!\w[A-Z])[A-Z0-9_]*(?:PASSWORD|PASS|PWD|_TOKEN|_SECRET|_API_KEY|_AUTH)=" + _QUOTED_OR_BARE
@@ -77,9 +77,11 @@ _PATTERNS = ((_MYSQL_P, ("mysql", "mariadb")), (_LONG_FLAG, ()),
 
 
 def _value(m: re.Match) -> tuple[int, int, str] | None:
-    """(start, end, value); a bare value starting with '-' is the next flag (a prompt), a quoted one is not."""
+    """(start, end, value) from the pattern's groups (sq, dq, bare: those it has); a bare value starting
+    with '-' is the next flag (a prompt), a quoted one is not."""
+    groups = m.groupdict()
     for group in ("sq", "dq", "bare"):
-        value = m.group(group)
+        value = groups.get(group)
         if value:
             return None if group == "bare" and value.startswith("-") else (m.start(group), m.end(group), value)
     return None
