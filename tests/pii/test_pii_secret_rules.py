@@ -119,6 +119,13 @@ PLACEHOLDERS = [
     "SRC_ACCESS_TOKEN=<your-token>",
     'password = "changeme"',
     "AZURE_CLIENT_SECRET=xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+    # a token's shape filled by hand: one or two characters after the prefix, or counting runs
+    'github_token = "ghp_000000000000000000000000000000000000"',
+    "SHOPIFY_TOKEN=shpat_00000000000000000000000000000000",
+    "slack_token: xoxb-000000000000-000000000000-xxxxxxxxxxxxxxxxxxxxxxxx",
+    'SLACK_USER_TOKEN = "xoxp-1234567890-1234567890-1234567890-abcdef1234567890abcdef1234567890"',
+    'footer_key = "0123456789abcdef"',
+    'client_secret = "1234567890abcdef1234567890abcdef"',
 ]
 
 
@@ -126,6 +133,13 @@ PLACEHOLDERS = [
 @pytest.mark.parametrize("sensitivity", ["low", "medium", "high"])
 def test_placeholders_stay(text, sensitivity):
     assert detect(text, PiiConfig(sensitivity=sensitivity)) == []
+
+
+def test_a_filler_shape_is_not_a_random_token():
+    # a random token of the same shape is found; a weak password too short to be a filler is judged as one
+    found = [bool(detect(text)) for text in ('github_token = "ghp_' + rand(36) + '"',
+                                             'client_secret = "' + rand(32, HEX) + '"', 'db_password = "abcd1234"')]
+    assert found == [True, True, True]
 
 
 def test_sensitivity_changes_what_is_redacted():

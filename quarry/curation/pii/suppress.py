@@ -78,7 +78,32 @@ def is_placeholder(value: str) -> bool:
     if _PLACEHOLDER.search(value):
         return True
     # a run of one repeated character or a very low-entropy value is typed, not generated
-    return len(value) >= 8 and len(set(value)) <= 3
+    return len(value) >= 8 and len(set(value)) <= 3 or _typed_filler(value)
+
+
+FILLER_PREFIX = 8        # a provider's prefix (ghp_, shpat_, sk_live_) is not part of the filler
+SEQUENCE_RUN = 4         # 'abcd', '1234': a random token holds such a run about once in 200,000 places
+
+
+def _typed_filler(value: str) -> bool:
+    """A token's shape filled by hand: after its prefix, two characters at most
+    ('ghp_000000...', 'xoxb-0000-xxxx'), or mostly counting runs ('xoxp-1234567890-1234567890-...',
+    '1234567890abcdef1234567890abcdef'). Short values are left to the password judgement:
+    'abcd1234' is a weak password, not a filler."""
+    body = [c for c in value[FILLER_PREFIX:] if c.isalnum()]
+    if len(body) >= 12 and len(set(body)) <= 2:
+        return True
+    chars = [c for c in value if c.isalnum()]
+    if len(chars) < 16:
+        return False
+    in_runs, run = 0, 1
+    for before, after in zip(chars, chars[1:]):
+        run = run + 1 if ord(after) == ord(before) + 1 else 1
+        if run == SEQUENCE_RUN:
+            in_runs += SEQUENCE_RUN
+        elif run > SEQUENCE_RUN:
+            in_runs += 1
+    return in_runs >= len(chars) / 2
 
 
 def is_hex_digest(value: str) -> bool:
