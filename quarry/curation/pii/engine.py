@@ -7,6 +7,7 @@ empty section means "every detector on, medium sensitivity, typed placeholders".
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -68,12 +69,35 @@ def detect(text: str, config: PiiConfig = DEFAULT) -> list[Finding]:
     # starting before its end (a bisection, not a scan of all kept: documents hold thousands)
     starts: list[int] = []
     kept: list[Finding] = []
+    dropped: list[Finding] = []
     for f in candidates:
         at = bisect.bisect_left(starts, f.end)
         if at and kept[at - 1].end > f.start:
+            dropped.append(f)
             continue
         starts.insert(at, f.start)
         kept.insert(at, f)
+    return _widened(kept, starts, dropped)
+
+
+_CREDENTIALS = (KEY, PASSWORD)
+
+
+def _widened(kept: list[Finding], starts: list[int], dropped: list[Finding]) -> list[Finding]:
+    """A credential kept for its confidence takes the span of a less confident one around it that
+    overlaps nothing else: a provider's shape read a token's documented length while the assignment
+    it stands in holds the token whole ('sq0atp-' + 22 characters, then more of the same token), and
+    the rest would be left in the clear."""
+    for wide in dropped:
+        if wide.type not in _CREDENTIALS:
+            continue
+        at = bisect.bisect_left(starts, wide.end) - 1   # the last kept finding starting before its end
+        inner = kept[at] if at >= 0 else None
+        if (inner is None or inner.type not in _CREDENTIALS or not wide.start <= inner.start <= inner.end <= wide.end
+                or (inner.start, inner.end) == (wide.start, wide.end) or at and kept[at - 1].end > wide.start):
+            continue
+        kept[at] = dataclasses.replace(inner, start=wide.start, end=wide.end)
+        starts[at] = wide.start
     return kept
 
 
