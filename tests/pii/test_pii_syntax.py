@@ -209,3 +209,35 @@ def test_a_constants_camel_case_value_is_a_password_unless_it_restates_or_descri
     holds a value; restating them, describing something else, or under a field-like name, it names one."""
     found = [text[f.start:f.end] for f in detect(text) if f.type in ("KEY", "PASSWORD")]
     assert found == ([value] if value else []), text
+
+
+TOKEN_RUN_ON = "sq0atp-" + "Wq8vLk2xZp4rTy6nBm1cHd9sFg3jKe5uMo7iAa0bCw" + "-Xy7Q_vb"   # longer than the shape's 22
+
+
+@pytest.mark.parametrize("text", [
+    f'SQUARE_ACCESS_TOKEN = "{TOKEN_RUN_ON}"\n',
+    f"export SQUARE_ACCESS_TOKEN='{TOKEN_RUN_ON}'\n",
+    'PLANETSCALE_PASSWORD = "pscale_pw_Tq7mZ2vKx9LpR4wYb8Nc3Hd6Fs1Jg5Ue.0Ao=Ki8Mn2Pq"\n',
+])
+def test_a_provider_shape_inside_an_assigned_token_takes_the_token_whole(text):
+    # the provider's shape reads its documented length; the assignment holds more of the same token
+    value = text.split("=", 1)[1].strip().strip("\"'")
+    assert [text[f.start:f.end] for f in detect(text)] == [value], text
+
+
+LOWER_CASE_TOKEN = "vkrtp47wqzn2hbsd08xcjfml"   # letters between digits, and no vowels to make words of
+
+
+@pytest.mark.parametrize("syntax", ['const vaultToken = "{v}";', 'deployToken := "{v}"', 'self.sessionToken = "{v}"',
+                                    'const hvsToken = "s.{v}";'])
+def test_a_lower_case_token_under_a_camel_case_name_is_found(syntax):
+    text = syntax.format(v=LOWER_CASE_TOKEN) + "\n"
+    assert any(LOWER_CASE_TOKEN in text[f.start:f.end] for f in detect(text)), text
+
+
+@pytest.mark.parametrize("text", [
+    "typedef enum {\n    ACMEPKCS7TargetTokenNoCerts,\n    ACMEPKCS7TargetTokenAllCerts\n} ACMETargetTokenMode;\n",
+    'token_type = "strncmp2utf8decoder"\n', 'password_hash = "ParseHtml5Node"\n',
+])
+def test_names_with_acronyms_and_abbreviations_stay_names(text):
+    assert detect(text) == [], text

@@ -117,9 +117,16 @@ def typed_secret(value: str, literal: bool = False) -> bool:
 
 def words_run_together(value: str) -> bool:
     """CreateOAuth2Token, CloudFrontOriginAccessIdentityList.NextMarker: most of it is words of
-    three or more letters, as names are and random tokens are not."""
+    three or more letters, as names are and random tokens are not. A word has its vowels: the
+    letters between a lower-case token's digits ('snxgp98jer2q08oajhzskfdwn') are not words."""
     alnum = sum(c.isalnum() for c in value)
-    return sum(len(p) for p in _NAME_PARTS.findall(value) if len(p) >= 3 and p.isalpha()) >= 0.7 * max(1, alnum)
+    return sum(len(p) for p in _NAME_PARTS.findall(value) if len(p) >= 3 and p.isalpha() and _has_vowels(p)) >= 0.7 * max(1, alnum)
+
+
+def _has_vowels(part: str) -> bool:
+    """At least one letter in five a vowel (y counted), as words have (about 40%), in a lower-case
+    part longer than an abbreviation (cfg, html); capitals mark words and acronyms (SECPKCS12Target)."""
+    return len(part) <= 4 or not part.islower() or sum(c in "aeiouy" for c in part) >= len(part) / 5
 
 
 # Words of code that stand where a literal would ('password = lambda: ...', 'password: str').
