@@ -73,6 +73,14 @@ SYNTAXES = {
     "php_fpm_pool": "[www]\nuser = www-data\nenv[DB_PASSWORD] = {v}\n",
     "terraform_variable": ('variable "db_password" {{\n  description = "Password of the primary database"\n'
                            '  type        = string\n  default     = "{v}"\n  sensitive   = true\n}}\n'),
+    # a string's prefix before its quote
+    "python_bytes": "SECRET_KEY = b'{v}'\n",
+    "python_raw": 'api_token = r"{v}"\n',
+    "csharp_verbatim": 'var dbPassword = @"{v}";\n',
+    "swift_raw": 'let apiToken = #"{v}"#\n',
+    # a Makefile's variables: the rest of the line, a literal
+    "make_conditional": "DEPLOY_TOKEN ?= {v}\n",
+    "make_simple": "DEPLOY_TOKEN := {v}\n",
 }
 
 
@@ -121,6 +129,9 @@ NOT_SECRETS = [
     '<entry key="password.min.length">12</entry>\n', "{token, undefined}\n", '{password, "Enter password"}\n',
     'curl -H "Authorization: Bearer $TOKEN" https://api.example.com\n', "curl -H 'X-Api-Key: ${API_KEY}' $URL\n",
     'PASSWORD_HELP = """Your password"""\n',
+    "db_password = f'{prefix}-{suffix}'\n", 'var dbPassword = $"{user}{suffix}";\n', "password = b''\n",
+    "API_TOKEN := $(shell cat .token)\n", "API_TOKEN ?= $(API_TOKEN_FROM_ENV)\n", "TOKEN_FILE := $(HOME)/.token\n",
+    "func load() {\n\ttoken := s.client.Token\n}\n",
 ]
 
 

@@ -34,7 +34,9 @@ _CREDENTIAL_NAME = re.compile(
     r"[ \t]*(?P<op>:{1,3}=|\.=|\+=|\?\?=|\?=|\|\|=|=>|<-|=|:)[ \t]*"
     r"(?:&[\w-]+[ \t]+)?"  # a YAML anchor before the value: `password: &db_pw value`
     # a bare value, or the indicator of a folded block scalar (`key: >-`, its value on the lines below)
-    r"(?:(?P<q>'''|\"\"\"|\\?[\"'`])(?P<quoted>[^\"'`\r\n]{4,512}?)(?P=q)"   # a Python triple-quoted string too
+    # a string's prefix: Python's b'' r'' f'' u'', C#'s @"" $"", C++'s u8"" L"", Swift's #""#
+    r"(?:(?:[rRbBuUfF]{1,2}|u8|L|@\$?|\$@?|#{1,3})?"
+    r"(?P<q>'''|\"\"\"|\\?[\"'`])(?P<quoted>[^\"'`\r\n]{4,512}?)(?P=q)"   # a Python triple-quoted string too
     r"|(?P<bare>>[+-]?[1-9]?(?=[ \t]*(?:#.*)?\r?(?:\n|$))|[^\s\"'`,;&(){}\[\]<>]{1,512}))"
 )
 _PASSWORD_WORD = re.compile(r"(?i)pass|pwd")
@@ -260,7 +262,8 @@ def _judge_assignment(text: str, m: re.Match, name: str, value: str, quoted: boo
     if not quoted:
         line_start = text.rfind("\n", 0, m.start()) + 1
         content_end = end   # where the line's value ends (before a closing quote it does not open)
-        whole_line = not in_list and _whole_line_value(text, m)
+        make = not in_list and _make_variable(text, m)
+        whole_line = not in_list and (_whole_line_value(text, m) or make)
         ini = not (in_list or whole_line) and _spaced_config_line(text, m) and (
             syntax.in_ini_section(text, line_start) or syntax.in_properties(text, line_start))
         if whole_line or ini:
@@ -268,8 +271,8 @@ def _judge_assignment(text: str, m: re.Match, name: str, value: str, quoted: boo
             content_end, end = end, _unopened_quote(text, start, end)
             value = text[start:end]
             dotenv = m.group("op") == "=" and not ini
-            # What the syntax makes a string: a .env value, a YAML scalar, an INI value.
-            literal = dotenv or ini or m.group("op") == ":" and syntax.in_config_block(text, line_start)
+            # What the syntax makes a string: a .env value, a Make variable, a YAML scalar, an INI value.
+            literal = dotenv or ini or make or m.group("op") == ":" and syntax.in_config_block(text, line_start)
             if any(c.isspace() for c in value) or suppress.is_placeholder(value) or is_expression(value):
                 return None
         if not (in_list or _END_OF_LINE.match(text, content_end)) or value.rstrip(":").lower() in CODE_WORDS:
@@ -332,6 +335,21 @@ def _whole_line_value(text: str, m: re.Match) -> bool:
         return False  # 'x = f(y)' in code has spaces; 'f(\n    key=value,' is indented
     line = text[m.end():line_end(text, m.end())].rstrip()
     return op in ("=", ":") and _config_line(text, m.start()) and not line.endswith(",")
+
+
+_MAKE_ONLY = ("?=", "::=", ":::=")   # operators no other common language has
+
+
+def _make_variable(text: str, m: re.Match) -> bool:
+    """A Makefile's variable (`TOKEN ?= value`, `API_TOKEN := value` starting its line): its value
+    is the rest of the line, a literal. Go's `:=` declares a local inside a function, indented and
+    rarely in capitals."""
+    op = m.group("op")
+    name = line_prefix(text, m.start()) + text[m.start():m.end("tail")]   # the match starts at the root word
+    return op in _MAKE_ONLY or op in (":=", "+=") and _MAKE_NAME.fullmatch(name) is not None
+
+
+_MAKE_NAME = re.compile(r"[A-Z][A-Z0-9_]*")
 
 
 def _spaced_config_line(text: str, m: re.Match) -> bool:
