@@ -15,7 +15,7 @@ from functools import lru_cache
 from quarry.curation.pii import suppress, syntax
 from quarry.curation.pii.findings import CREDENTIAL_ROOTS, KEY, PASSWORD, Finding, line_end, line_prefix, lowered, occurrences
 from quarry.curation.pii.pairs import Pair, positional_pairs
-from quarry.curation.pii.values import (CODE_WORDS, describes_something_else, generated_secret,
+from quarry.curation.pii.values import (CODE_WORDS, describes_something_else, generated_key,
                                         is_expression, looks_generated, plausible_password, plausible_secret,
                                         typed_secret)
 
@@ -33,6 +33,7 @@ _CREDENTIAL_NAME = re.compile(
     # every common assignment, append and default operator: Make's ::= / :::= / ?=, PHP's .=, ||=, ??=, R's <-
     r"[ \t]*(?P<op>:{1,3}=|\.=|\+=|\?\?=|\?=|\|\|=|=>|<-|=|:)[ \t]*"
     r"(?:&[\w-]+[ \t]+)?"  # a YAML anchor before the value: `password: &db_pw value`
+    r"(?:!!(?:str|binary)[ \t]+)?"  # a YAML core tag: `token: !!str value` (`!vault` and other tags are not the value's)
     # a bare value, or the indicator of a folded block scalar (`key: >-`, its value on the lines below)
     # a string's prefix: Python's b'' r'' f'' u'', C#'s @"" $"", C++'s u8"" L"", Swift's #""#
     r"(?:(?:[rRbBuUfF]{1,2}|u8|L|@\$?|\$@?|#{1,3})?"
@@ -187,7 +188,7 @@ def _assignments(text: str) -> Iterator[Finding]:
                 continue
             if _PASSWORD_WORD.search(m.group(1)) and plausible_password(value):
                 yield Finding(m.start(2), m.end(2), PASSWORD, "password_assignment", 0.8)
-            elif generated_secret(value):
+            elif generated_key(value):
                 yield Finding(m.start(2), m.end(2), KEY, "high_entropy_assignment", 0.7)
     if "asic " in text:
         for m in _BASIC.finditer(text):
@@ -226,7 +227,7 @@ def _block_scalar(text: str, at: int, m: re.Match, name: str) -> Finding | None:
         return None   # a PEM block is the private key detector's
     if _PASSWORD_WORD.search(name):
         return Finding(start, end, PASSWORD, "password_assignment", 0.7) if plausible_password(value) else None
-    if generated_secret(value):
+    if generated_key(value):
         return Finding(start, end, KEY, "high_entropy_assignment", 0.7)
     if _STRONG_NAME.search(name) and plausible_secret(value, min_length=6, literal=True) and typed_secret(value, True):
         return Finding(start, end, KEY, "secret_assignment", 0.7)
@@ -292,10 +293,7 @@ def _judge_assignment(text: str, m: re.Match, name: str, value: str, quoted: boo
         if suppress.shannon_entropy(value) >= 3.5:
             return Finding(start, end, KEY, "aws_secret_key", 0.95)
         return None
-    # A hex string assigned to a credential name is a key (Flask SECRET_KEY, API keys), not a digest.
-    if len(value) >= 16 and looks_generated(value) and (
-            suppress.is_hex_digest(value) and not suppress.is_integrity_hash(value)
-            or not suppress.is_lookalike_secret(value)):
+    if generated_key(value):
         return Finding(start, end, KEY, "high_entropy_assignment", 0.7)
     # A config line (KEY=value, key: value) says more than code does: shorter values count there.
     # A declaration starting its line (KEY=value, key: value, SECRET = '...') says more than code does.

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from quarry.curation.pii import suppress
 from quarry.curation.pii.findings import KEY, PASSWORD, Finding, line_end, lowered, occurrences
-from quarry.curation.pii.values import (describes_something_else, generated_secret, plausible_password,
+from quarry.curation.pii.values import (describes_something_else, generated_key, plausible_password,
                                         plausible_secret, typed_secret)
 
 DELIMITERS = ",;\t|"
@@ -77,7 +77,7 @@ def _secret(value: str, kind: str) -> bool:
         return False
     if kind == PASSWORD:
         return plausible_password(value)
-    return generated_secret(value) or (plausible_secret(value, min_length=8, literal=True)
+    return generated_key(value) or (plausible_secret(value, min_length=8, literal=True)
                                        and typed_secret(value, literal=True))
 
 

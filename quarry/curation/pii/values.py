@@ -143,10 +143,12 @@ def plausible_password(value: str) -> bool:
     return len(value) >= 6 and lower not in DICTIONARY_PLACEHOLDERS and lower not in CODE_WORDS
 
 
-def generated_secret(value: str) -> bool:
-    """A long value with a generated token's entropy and classes that is no look-alike (a digest
-    of a known kind, a UUID): what a credential's name makes a key whatever its shape."""
-    return len(value) >= 16 and looks_generated(value) and not suppress.is_lookalike_secret(value)
+def generated_key(value: str) -> bool:
+    """A long value with a generated token's entropy and classes: what a credential's name makes a
+    key whatever its shape. A hex string there is a key (Flask SECRET_KEY, API keys), not a digest;
+    other look-alikes (a UUID, an integrity hash) are not."""
+    return len(value) >= 16 and looks_generated(value) and (
+        suppress.is_hex_digest(value) and not suppress.is_integrity_hash(value) or not suppress.is_lookalike_secret(value))
 
 
 def looks_generated(value: str) -> bool:
