@@ -81,6 +81,10 @@ SYNTAXES = {
     # a Makefile's variables: the rest of the line, a literal
     "make_conditional": "DEPLOY_TOKEN ?= {v}\n",
     "make_simple": "DEPLOY_TOKEN := {v}\n",
+    "yaml_core_tag": "deploy:\n  api_token: !!str '{v}'\n",
+    "csh_setenv": "setenv DB_PASSWORD '{v}'\n",
+    "fish_set": "set -gx API_TOKEN '{v}'\n",
+    "java_set_property": 'System.setProperty("mail.smtp-password", "{v}");\n',
 }
 
 
@@ -132,6 +136,8 @@ NOT_SECRETS = [
     "db_password = f'{prefix}-{suffix}'\n", 'var dbPassword = $"{user}{suffix}";\n', "password = b''\n",
     "API_TOKEN := $(shell cat .token)\n", "API_TOKEN ?= $(API_TOKEN_FROM_ENV)\n", "TOKEN_FILE := $(HOME)/.token\n",
     "func load() {\n\ttoken := s.client.Token\n}\n",
+    "api_token: !!str ${API_TOKEN}\n", "set -gx GITHUB_TOKEN \"$GH_TOKEN\"\n", "setenv TOKEN_FILE /etc/deploy/token\n",
+    'System.setProperty("auth-token-header", "X-Auth-Token");\n',
 ]
 
 
@@ -252,3 +258,11 @@ def test_a_lower_case_token_under_a_camel_case_name_is_found(syntax):
 ])
 def test_names_with_acronyms_and_abbreviations_stay_names(text):
     assert detect(text) == [], text
+
+
+@pytest.mark.parametrize("tag", ["clientSecret", "ACME_API_TOKEN"])
+def test_a_hex_key_in_an_xml_element_named_for_a_secret_is_found(tag):
+    # a hex string under a credential's name is a key, not a digest, in an element as in an assignment
+    key = "9f2c7b1e04d8a6f35c0e9b7a2d41f8c6e3b5a709"
+    text = f"<settings>\n  <{tag}>{key}</{tag}>\n  <{tag}>\n    {key}\n  </{tag}>\n</settings>\n"
+    assert [text[f.start:f.end] for f in detect(text)] == [key, key]

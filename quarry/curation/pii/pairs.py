@@ -7,7 +7,8 @@ them, in the syntaxes that write it so:
   (``storePassword "..."``), a placeholder's default (``${db.password:...}``);
 - a Terraform variable whose label is the name and whose ``default`` is the value, an XML element
   keyed by an attribute (``<entry key="jdbc.password">...</entry>``);
-- a command's words: ``npm config set //host/:_authToken ...``, ``curl -H "X-Auth-Token: ..."``;
+- a command's words: ``npm config set //host/:_authToken ...``, ``curl -H "X-Auth-Token: ..."``,
+  csh's ``setenv API_TOKEN ...`` and fish's ``set -gx API_TOKEN ...``;
 - nginx's ``fastcgi_param DB_PASSWORD ...;``, a string holding ``NAME=value`` whole
   (``withEnv(["DB_PASSWORD=..."])``);
 - a Dockerfile's legacy ``ENV NAME value`` and Apache's ``SetEnv NAME value`` (the value is the
@@ -35,6 +36,9 @@ _LISP_DEFINITION = re.compile(r"\((?:def|defvar|defparameter|defconst|defconstan
 # Docker's legacy ENV form and Apache's SetEnv, the instruction starting its line: the value is the rest
 # of the line (judged as a .env line's)
 _DOCKER_LEGACY_ENV = re.compile(r"(?m)(?:ENV|SetEnv)[ \t]+(?P<name>[A-Za-z_][\w.-]{0,64})[ \t]+(?P<value>[^\s=][^\r\n]*?)[ \t]*\r?$")
+# csh's `setenv NAME value` and fish's `set -gx NAME value`: one shell word, quoted or not
+_SHELL_SETENV = re.compile(r"(?:setenv|set(?:[ \t]+--?[A-Za-z]+)+)[ \t]+(?P<name>[A-Za-z_]\w{0,64})[ \t]+"
+                           r"(?P<q>[\"']?)(?P<value>[^\s\"']{1,512})(?P=q)(?=[ \t]*(?:[;&|#]|\r?$))", re.M)
 # a C / C++ macro: `#define API_SECRET "..."`
 _C_DEFINE = re.compile(r"#define[ \t]+(?P<name>\w{3,128})[ \t]+" + _STRING)
 # a Groovy / Gradle method call without parentheses, its line's last: `storePassword "..."`, `password '...'`
@@ -77,7 +81,8 @@ _NAME_HAS_ROOT = re.compile("|".join(CREDENTIAL_ROOTS), re.I)
 # In-line patterns: matched in the line of each occurrence of a literal they hold after their start.
 _STARTS = ((_LISP_DEFINITION, ("(def", "(set")), (_DOCKER_LEGACY_ENV, ("ENV ", "SetEnv ")),
            (_TERRAFORM_VARIABLE, ("variable ",)), (_NGINX_PARAM, ("fastcgi_param", "uwsgi_param", "scgi_param")),
-           (_C_DEFINE, ("#define ",)), (_PLACEHOLDER_DEFAULT, ("${",)), (_HEADER_ARGUMENT, ("-H ", "--header ")))
+           (_C_DEFINE, ("#define ",)), (_PLACEHOLDER_DEFAULT, ("${",)), (_HEADER_ARGUMENT, ("-H ", "--header ")),
+           (_SHELL_SETENV, ("setenv ", "set -")))
 _IN_LINE = ((_GROOVY_CALL, ('assword "', "assword '")), (_CONFIG_SET, ("config set ", "configure set ")),
             (_KEYED_ELEMENT, (' key="', ' name="')))
 # looked for in one scan with the other detectors' literals (quarry.curation.pii.gates)
