@@ -206,6 +206,19 @@ def test_base64_secrets_are_redacted():
     assert base64.b64encode(b"admin").decode() not in spans  # too short to be a secret: a user name
 
 
+def test_a_secrets_data_entry_holding_a_config_with_a_credential_is_redacted():
+    import base64
+
+    def encoded(content: str) -> str:
+        return base64.b64encode(content.encode()).decode()
+
+    settings = encoded(json.dumps({"region": "eu-west-1", "api_token": rand(32)}, indent=2))
+    dotenv = encoded(f"DB_HOST=db.internal\nDB_PASSWORD={rand(14, ALNUM + '!#%')}\n")
+    text = ("apiVersion: v1\nkind: Secret\nmetadata:\n  name: app\ntype: Opaque\ndata:\n"
+            f"  settings.json: {settings}\n  app.env: {dotenv}\n")
+    assert [text[f.start:f.end] for f in detect(text)] == [settings, dotenv]
+
+
 def test_a_base64_wrapped_jwt_is_redacted_whole():
     """A JWT (RFC 7519: base64url header, claims, signature) base64-encoded again, with no name
     around it: the whole value goes, not just the header claim the rule's named group marks."""

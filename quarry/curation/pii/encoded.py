@@ -1,7 +1,7 @@
 """Secrets stored base64-encoded: the ``data:`` entries of a Kubernetes Secret, and values of
 secret-named keys (``password_b64: ...``). A value is redacted when it decodes to printable text
-that is itself a secret: a provider token or JWT (a detector finds it in the decoded text), or a
-password-like string under a Secret's ``data:``.
+that is itself a secret: a provider token or JWT (a detector finds it in the decoded text), or,
+under a Secret's ``data:``, a password-like string or a config file holding a credential.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 
 from quarry.curation.pii import suppress
+from quarry.curation.pii.assignments import find_assignments
 from quarry.curation.pii.credentials import find_shapes
 from quarry.curation.pii.gates import present_literals, register
 from quarry.curation.pii.findings import KEY, Finding, finditer_from, lowered, occurrences
@@ -35,7 +36,7 @@ def _decoded(value: str) -> str | None:
         text = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("utf-8")
     except (binascii.Error, UnicodeDecodeError, ValueError):
         return None
-    return text if text.isprintable() or text.strip().isprintable() else None
+    return text if all(line.isprintable() for line in text.expandtabs(1).splitlines()) else None   # text, not bytes
 
 
 def _secret_like(decoded: str) -> bool:
@@ -44,13 +45,19 @@ def _secret_like(decoded: str) -> bool:
             and (suppress.char_classes(decoded) >= 2 or len(decoded) >= 16))
 
 
+def _holds_a_secret(decoded: str) -> bool:
+    """A token, or a config holding a credential (a .env file, a JSON document): what a Secret's
+    data entry often is once decoded."""
+    return any(True for _ in find_shapes(decoded)) or any(True for _ in find_assignments(decoded))
+
+
 def find_encoded(text: str) -> Iterator[Finding]:
     if "kind:" in text and _KIND_SECRET.search(text):  # every data entry of a Secret is secret
         for block in _DATA_BLOCK.finditer(text):
             pos = block.end()
             while (m := _DATA_ENTRY.match(text, pos)) and len(m.group(0)) - len(m.group(0).lstrip()) > len(block.group(1)):
                 decoded = _decoded(m.group(1))
-                if decoded is not None and _secret_like(decoded):
+                if decoded is not None and (_secret_like(decoded) or _holds_a_secret(decoded)):
                     yield Finding(m.start(1), m.end(1), KEY, "kubernetes_secret_data", 0.85)
                 pos = m.end()
     if present_literals(text).isdisjoint(GATES):
