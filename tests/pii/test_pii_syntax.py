@@ -260,9 +260,15 @@ def test_names_with_acronyms_and_abbreviations_stay_names(text):
     assert detect(text) == [], text
 
 
-@pytest.mark.parametrize("tag", ["clientSecret", "ACME_API_TOKEN"])
+@pytest.mark.parametrize("tag", ["clientSecret", "ACME_API_TOKEN", "accessKey", "signing.key", "STORAGE_ACCOUNT_KEY"])
 def test_a_hex_key_in_an_xml_element_named_for_a_secret_is_found(tag):
     # a hex string under a credential's name is a key, not a digest, in an element as in an assignment
     key = "9f2c7b1e04d8a6f35c0e9b7a2d41f8c6e3b5a709"
     text = f"<settings>\n  <{tag}>{key}</{tag}>\n  <{tag}>\n    {key}\n  </{tag}>\n</settings>\n"
     assert [text[f.start:f.end] for f in detect(text)] == [key, key]
+
+
+@pytest.mark.parametrize("tag", ["monkey", "keyboard", "publicKey", "cacheKey"])
+def test_an_element_whose_name_only_holds_key_as_letters_or_names_a_public_one_stays(tag):
+    text = f"<item>\n  <{tag}>9f2c7b1e04d8a6f35c0e9b7a2d41f8c6e3b5a709</{tag}>\n</item>\n"
+    assert detect(text) == [], text

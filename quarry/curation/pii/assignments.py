@@ -50,7 +50,7 @@ _IDENTIFIER_LITERAL = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z]+(?:_[a-z]
 _END_OF_LINE = re.compile(r"[ \t]*(?:[#;].*)?(?:\r?\n|$)")
 _XML_CREDENTIAL = re.compile(
     r"<((?:[\w-]+:)?[\w.-]*"
-    r"(?:[Pp]assw(?:or)?d|PASSWORD|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[_-]?[Kk]ey|API_KEY)[\w.-]*)>"
+    r"(?:[Pp]assw(?:or)?d|PASSWORD|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[_-]?[Kk]ey|API_KEY|(?i:access|private|auth|signing|encryption|master|consumer|app|client|account|storage)[_.-]?(?:[Kk]ey|KEY)(?![a-z]))[\w.-]*)>"
     r"\s*([^<\s]{4,256})\s*</\1>")  # element text is read trimmed: '<apiToken>\n    ...\n</apiToken>'
 
 # '[Bb](?<!\w[Bb])' is '\b[Bb]' written so that the engine skips to each 'B' or 'b' (a leading
