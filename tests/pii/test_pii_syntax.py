@@ -85,6 +85,11 @@ SYNTAXES = {
     "csh_setenv": "setenv DB_PASSWORD '{v}'\n",
     "fish_set": "set -gx API_TOKEN '{v}'\n",
     "java_set_property": 'System.setProperty("mail.smtp-password", "{v}");\n',
+    # a setter's or builder's one string, a credentials object's parts (the password last)
+    "java_setter": 'dataSource.setPassword("{v}");\n',
+    "builder_method": 'Client client = Client.builder().apiKey("{v}").build();\n',
+    "sbt_credentials": 'credentials += Credentials("Sonatype Nexus", "nexus.example.com", "deploy", "{v}")\n',
+    "basic_credentials": 'provider.setCredentials(AuthScope.ANY, new UsernamePasswordCredentials("admin", "{v}"));\n',
 }
 
 
@@ -138,6 +143,9 @@ NOT_SECRETS = [
     "func load() {\n\ttoken := s.client.Token\n}\n",
     "api_token: !!str ${API_TOKEN}\n", "set -gx GITHUB_TOKEN \"$GH_TOKEN\"\n", "setenv TOKEN_FILE /etc/deploy/token\n",
     'System.setProperty("auth-token-header", "X-Auth-Token");\n',
+    'String token = vault.getToken("github");\n', 'c.setTokenEndpoint("https://auth.example.com/token");\n',
+    'ds.setPassword("${DB_PASSWORD}");\n', 'HTTPBasicAuth("user", os.environ["PW"])\n', 'req.header("X-Api-Key");\n',
+    'field.setPasswordVisible(true);\n', 'user.setPassword(encoder.encode(raw));\n',
 ]
 
 

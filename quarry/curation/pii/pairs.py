@@ -7,6 +7,8 @@ them, in the syntaxes that write it so:
   (``storePassword "..."``), a placeholder's default (``${db.password:...}``);
 - a Terraform variable whose label is the name and whose ``default`` is the value, an XML element
   keyed by an attribute (``<entry key="jdbc.password">...</entry>``);
+- a setter's or a builder's one string (``ds.setPassword("...")``, ``.apiKey("...")``), a
+  credentials object's parts, the password last (``new BasicCredentials("user", "...")``);
 - a command's words: ``npm config set //host/:_authToken ...``, ``curl -H "X-Auth-Token: ..."``,
   csh's ``setenv API_TOKEN ...`` and fish's ``set -gx API_TOKEN ...``;
 - nginx's ``fastcgi_param DB_PASSWORD ...;``, a string holding ``NAME=value`` whole
@@ -45,6 +47,18 @@ _C_DEFINE = re.compile(r"#define[ \t]+(?P<name>\w{3,128})[ \t]+" + _STRING)
 # (matched in the line of each occurrence of its literal, which stands after the name's start)
 _GROOVY_CALL = re.compile(r"(?<![\w.$])(?P<name>[A-Za-z_]\w{0,64}?[Pp]assword)[ \t]+(?P<q>[\"'])(?P<value>[^\"'\\\r\n]{1,512})"
                           r"(?P=q)[ \t]*(?:[;}]|\r?$)", re.M)
+# a setter or a builder's method given one string: `ds.setPassword("...")`, `.apiKey("...")`, `.withToken("...")`
+_SETTER_CALL = re.compile(r"\.(?P<verb>(?:set|with)(?=[A-Z_]))?(?P<name>[A-Za-z_]\w{0,64})\([ \t]*(?P<q>[\"'])"
+                          r"(?P<value>[^\"'\\\r\n]{1,512})(?P=q)[ \t]*\)")
+# what a setter's or builder's name ends with, and the verbs that make a method read one, not set it
+_SETTER_NOUN = re.compile(r"(?:[Pp]assw(?:or)?d|[Pp]assphrase|[Tt]oken|[Ss]ecret|[Aa]pi[Kk]ey|API_?KEY|PASSWORD|TOKEN|SECRET)$")
+_READING_VERB = re.compile(r"(?:get|has|is|check|verify|validate|hash|read|fetch|load|find|lookup|compare|encode|encrypt|"
+                           r"decrypt|match|parse|request|revoke|delete|remove|mask|prompt|print|log|send)(?![a-z])")
+# a credentials object or an authentication given its parts, the password last:
+# `new BasicCredentials("user", "...")`, `HTTPBasicAuth('user', '...')`, sbt's `Credentials("realm", "host", "user", "...")`
+_CREDENTIALS_CALL = re.compile(r"(?P<call>\w*(?:Credentials?|Auth|Authentication))\([ \t]*"
+                               r"(?:(?P<q0>[\"'])[^\"'\\\r\n]{0,256}(?P=q0)[ \t]*,[ \t]*){1,3}"
+                               r"(?P<q>[\"'])(?P<value>[^\"'\\\r\n]{1,512})(?P=q)[ \t]*\)")
 # a tool's `config set NAME VALUE` (aws configure, npm, yarn, pnpm, git): one shell word, quoted or not
 _CONFIG_SET = re.compile(r"config(?:ure)?[ \t]+set[ \t]+(?:--?[\w-]+[ \t]+)*(?P<name>[^\s=\"']{3,128})[ \t]+"
                          r"(?P<q>[\"']?)(?P<value>[^\s\"']{1,512})(?P=q)(?=[ \t]*(?:[;&|#]|\r?$))", re.M)
@@ -84,7 +98,11 @@ _STARTS = ((_LISP_DEFINITION, ("(def", "(set")), (_DOCKER_LEGACY_ENV, ("ENV ", "
            (_C_DEFINE, ("#define ",)), (_PLACEHOLDER_DEFAULT, ("${",)), (_HEADER_ARGUMENT, ("-H ", "--header ")),
            (_SHELL_SETENV, ("setenv ", "set -")))
 _IN_LINE = ((_GROOVY_CALL, ('assword "', "assword '")), (_CONFIG_SET, ("config set ", "configure set ")),
-            (_KEYED_ELEMENT, (' key="', ' name="')))
+            (_KEYED_ELEMENT, (' key="', ' name="')),
+            (_SETTER_CALL, tuple(noun + call for noun in ("assword", "asswd", "assphrase", "oken", "ecret", "Key",
+                                                          "PASSWORD", "TOKEN", "SECRET", "KEY")
+                                 for call in ('("', "('"))),
+            (_CREDENTIALS_CALL, ("Credentials(", "Credential(", "Auth(", "Authentication(")))
 # looked for in one scan with the other detectors' literals (quarry.curation.pii.gates)
 register(literal for _, literals in (*_STARTS, *_IN_LINE) for literal in literals)
 
@@ -115,5 +133,15 @@ def positional_pairs(text: str) -> Iterator[Pair]:
         whole_line = m.re is _DOCKER_LEGACY_ENV
         if whole_line and line_prefix(text, m.start()).strip():
             continue  # ENV / SetEnv not starting its line is not the instruction
-        if _NAME_HAS_ROOT.search(m.group("name")):
-            yield Pair(m.group("name"), m.start("value"), m.end("value"), whole_line)
+        if m.re is _SETTER_CALL and not _sets_a_credential(m):
+            continue
+        name = "password" if m.re is _CREDENTIALS_CALL else m.group("name")
+        if _NAME_HAS_ROOT.search(name):
+            yield Pair(name, m.start("value"), m.end("value"), whole_line)
+
+
+def _sets_a_credential(m: re.Match) -> bool:
+    """`setPassword("...")`, `.apiKey("...")`: a method named for a credential that sets it, not one
+    that reads, checks or hashes one (`getToken("github")`, `verifyPassword("...")`)."""
+    name = m.group("name")
+    return _SETTER_NOUN.search(name) is not None and (m.group("verb") is not None or _READING_VERB.match(name) is None)
