@@ -46,7 +46,8 @@ SHAPES: tuple[Shape, ...] = (
     _shape("slack_token", r"x(?:ox[abposrce]-(?:\d+-)*[A-Za-z0-9]{16,}|app-\d-[A-Z0-9]+-\d+-[a-z0-9]+)" + _E, gate=("xox", "xapp-")),
     _shape("slack_webhook", r"https://hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]+",
            gate=("hooks.slack.com/",)),
-    _shape("stripe_key", r"[srp]k_(?:live|test)_[0-9A-Za-z]{16,}" + _E, gate=("k_live_", "k_test_")),
+    # secret and restricted keys; a publishable key (pk_) is public by design, shipped in client code
+    _shape("stripe_key", r"[sr]k_(?:live|test)_[0-9A-Za-z]{16,}" + _E, gate=("k_live_", "k_test_")),
     _shape("stripe_key", r"whsec_[A-Za-z0-9]{32,}" + _E),
     _shape("google_api_key", r"AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])"),
     _shape("google_oauth", r"GOCSPX-[0-9A-Za-z_-]{28}(?![A-Za-z0-9_-])"),
