@@ -90,6 +90,15 @@ SYNTAXES = {
     "builder_method": 'Client client = Client.builder().apiKey("{v}").build();\n',
     "sbt_credentials": 'credentials += Credentials("Sonatype Nexus", "nexus.example.com", "deploy", "{v}")\n',
     "basic_credentials": 'provider.setCredentials(AuthScope.ANY, new UsernamePasswordCredentials("admin", "{v}"));\n',
+    # a name and a value as two fields of one entry
+    "ecs_environment": '"environment": [\n  {{\n    "name": "DB_PASSWORD",\n    "value": "{v}"\n  }}\n]\n',
+    "hadoop_property": ("<configuration>\n  <property>\n    <name>fs.s3a.secret.key</name>\n    <value>{v}</value>\n"
+                        "  </property>\n</configuration>\n"),
+    "dotnet_setting": '<setting name="SmtpPassword" serializeAs="String">\n  <value>{v}</value>\n</setting>\n',
+    # a name, blanks, then a string ending its line
+    "ruby_dsl": "  api_token '{v}'\n",
+    "tcl_set": 'set db_password "{v}"\n',
+    "gh_secret_set": 'gh secret set DEPLOY_TOKEN "{v}"\n',
 }
 
 
@@ -146,6 +155,10 @@ NOT_SECRETS = [
     'String token = vault.getToken("github");\n', 'c.setTokenEndpoint("https://auth.example.com/token");\n',
     'ds.setPassword("${DB_PASSWORD}");\n', 'HTTPBasicAuth("user", os.environ["PW"])\n', 'req.header("X-Api-Key");\n',
     'field.setPasswordVisible(true);\n', 'user.setPassword(encoder.encode(raw));\n',
+    '{"name": "DB_PASSWORD", "valueFrom": "arn:aws:ssm:eu-west-1:123456789012:parameter/db"}\n',
+    '{"name": "DB_PASSWORD", "value": "${DB_PASSWORD}"}\n',
+    "<property>\n  <name>hive.metastore.password.length</name>\n  <value>16</value>\n</property>\n",
+    'raise InvalidToken "token expired"\n', 'sort_key "created_at"\n', 'puts password "hello"\n',
 ]
 
 

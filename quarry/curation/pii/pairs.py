@@ -3,10 +3,13 @@ them, in the syntaxes that write it so:
 
 - an EDN / Clojure keyword and its string (``{:db-password "..."}``), an Erlang / Elixir tuple
   (``{password, "..."}``), a Lisp definition (``(def ^:private api-token "...")``, ``(setq
-  smtp-password "...")``), a C macro (``#define API_SECRET "..."``), a Groovy / Gradle call
-  (``storePassword "..."``), a placeholder's default (``${db.password:...}``);
+  smtp-password "...")``), a C macro (``#define API_SECRET "..."``), a name then a string ending
+  its line (a Groovy / Gradle call ``storePassword "..."``, a Ruby DSL's ``api_token '...'``,
+  Tcl's ``set api_token "..."``), a placeholder's default (``${db.password:...}``);
 - a Terraform variable whose label is the name and whose ``default`` is the value, an XML element
   keyed by an attribute (``<entry key="jdbc.password">...</entry>``);
+- a name and a value as two fields of one entry: ``{"name": "DB_PASSWORD", "value": "..."}``,
+  ``<property><name>...</name><value>...</value></property>``, ``<setting name="..."><value>...``;
 - a setter's or a builder's one string (``ds.setPassword("...")``, ``.apiKey("...")``), a
   credentials object's parts, the password last (``new BasicCredentials("user", "...")``);
 - a command's words: ``npm config set //host/:_authToken ...``, ``curl -H "X-Auth-Token: ..."``,
@@ -43,10 +46,12 @@ _SHELL_SETENV = re.compile(r"(?:setenv|set(?:[ \t]+--?[A-Za-z]+)+)[ \t]+(?P<name
                            r"(?P<q>[\"']?)(?P<value>[^\s\"']{1,512})(?P=q)(?=[ \t]*(?:[;&|#]|\r?$))", re.M)
 # a C / C++ macro: `#define API_SECRET "..."`
 _C_DEFINE = re.compile(r"#define[ \t]+(?P<name>\w{3,128})[ \t]+" + _STRING)
-# a Groovy / Gradle method call without parentheses, its line's last: `storePassword "..."`, `password '...'`
+# a name, blanks, then a string, its line's last: a Groovy / Gradle call without parentheses (`storePassword "..."`),
+# a Ruby DSL (`api_token '...'`), Tcl's `set api_token "..."`, `gh secret set API_TOKEN "..."`
 # (matched in the line of each occurrence of its literal, which stands after the name's start)
-_GROOVY_CALL = re.compile(r"(?<![\w.$])(?P<name>[A-Za-z_]\w{0,64}?[Pp]assword)[ \t]+(?P<q>[\"'])(?P<value>[^\"'\\\r\n]{1,512})"
-                          r"(?P=q)[ \t]*(?:[;}]|\r?$)", re.M)
+_NAME_THEN_STRING = re.compile(r"(?<![\w.$-])(?P<name>[A-Za-z_]\w{0,64}?(?:[Pp]assw(?:or)?d|PASSWORD|[Pp]assphrase|[Tt]oken|TOKEN"
+                               r"|[Ss]ecret|SECRET|[Kk]ey|KEY))[ \t]+(?P<q>[\"'])(?P<value>[^\"'\\\r\n]{1,512})"
+                               r"(?P=q)[ \t]*(?:[;}]|\r?$)", re.M)
 # a setter or a builder's method given one string: `ds.setPassword("...")`, `.apiKey("...")`, `.withToken("...")`
 _SETTER_CALL = re.compile(r"\.(?P<verb>(?:set|with)(?=[A-Z_]))?(?P<name>[A-Za-z_]\w{0,64})\([ \t]*(?P<q>[\"'])"
                           r"(?P<value>[^\"'\\\r\n]{1,512})(?P=q)[ \t]*\)")
@@ -59,6 +64,14 @@ _READING_VERB = re.compile(r"(?:get|has|is|check|verify|validate|hash|read|fetch
 _CREDENTIALS_CALL = re.compile(r"(?P<call>\w*(?:Credentials?|Auth|Authentication))\([ \t]*"
                                r"(?:(?P<q0>[\"'])[^\"'\\\r\n]{0,256}(?P=q0)[ \t]*,[ \t]*){1,3}"
                                r"(?P<q>[\"'])(?P<value>[^\"'\\\r\n]{1,512})(?P=q)[ \t]*\)")
+# a name and a value as two fields of one entry: a JSON object (`{"name": "DB_PASSWORD", "value": "..."}`,
+# an ECS task's environment), XML elements (`<property><name>...</name><value>...</value></property>`,
+# Hadoop's and Hive's configuration), a .NET setting (`<setting name="..." ...><value>...</value></setting>`)
+_JSON_NAME_VALUE = re.compile(r"\"(?:[Nn]ame|[Kk]ey)\"[ \t]*:[ \t]*\"(?P<name>[^\"\\\r\n]{3,128})\"[ \t]*,\s{0,64}"
+                              r"\"[Vv]alue\"[ \t]*:[ \t]*" + _STRING)
+_XML_NAME_VALUE = re.compile(r"<(?P<field>name|key)>[ \t]*(?P<name>[^<\s]{3,128})[ \t]*</(?P=field)>\s{0,64}"
+                             r"<value>\s*(?P<value>[^<\s]{1,512})\s*</value>")
+_XML_SETTING = re.compile(r"<setting[ \t]+name=\"(?P<name>[^\"<>]{3,128})\"[^<>]*>\s{0,64}<value>\s*(?P<value>[^<\s]{1,512})\s*</value>")
 # a tool's `config set NAME VALUE` (aws configure, npm, yarn, pnpm, git): one shell word, quoted or not
 _CONFIG_SET = re.compile(r"config(?:ure)?[ \t]+set[ \t]+(?:--?[\w-]+[ \t]+)*(?P<name>[^\s=\"']{3,128})[ \t]+"
                          r"(?P<q>[\"']?)(?P<value>[^\s\"']{1,512})(?P=q)(?=[ \t]*(?:[;&|#]|\r?$))", re.M)
@@ -96,8 +109,11 @@ _NAME_HAS_ROOT = re.compile("|".join(CREDENTIAL_ROOTS), re.I)
 _STARTS = ((_LISP_DEFINITION, ("(def", "(set")), (_DOCKER_LEGACY_ENV, ("ENV ", "SetEnv ")),
            (_TERRAFORM_VARIABLE, ("variable ",)), (_NGINX_PARAM, ("fastcgi_param", "uwsgi_param", "scgi_param")),
            (_C_DEFINE, ("#define ",)), (_PLACEHOLDER_DEFAULT, ("${",)), (_HEADER_ARGUMENT, ("-H ", "--header ")),
-           (_SHELL_SETENV, ("setenv ", "set -")))
-_IN_LINE = ((_GROOVY_CALL, ('assword "', "assword '")), (_CONFIG_SET, ("config set ", "configure set ")),
+           (_SHELL_SETENV, ("setenv ", "set -")), (_JSON_NAME_VALUE, ('"name"', '"Name"', '"key"', '"Key"')),
+           (_XML_NAME_VALUE, ("<name>", "<key>")), (_XML_SETTING, ("<setting ",)))
+_IN_LINE = ((_NAME_THEN_STRING, tuple(noun + blank + quote for noun in ("assword", "asswd", "ASSWORD", "assphrase", "oken",
+                                                                         "OKEN", "ecret", "ECRET", "ey", "EY")
+                                       for blank in (" ", "\t") for quote in "\"'")), (_CONFIG_SET, ("config set ", "configure set ")),
             (_KEYED_ELEMENT, (' key="', ' name="')),
             (_SETTER_CALL, tuple(noun + call for noun in ("assword", "asswd", "assphrase", "oken", "ecret", "Key",
                                                           "PASSWORD", "TOKEN", "SECRET", "KEY")
