@@ -99,6 +99,7 @@ SYNTAXES = {
     "ruby_dsl": "  api_token '{v}'\n",
     "tcl_set": 'set db_password "{v}"\n',
     "gh_secret_set": 'gh secret set DEPLOY_TOKEN "{v}"\n',
+    "escaped_quotes_in_a_value": 'props.put("sonar.token", "\\"{v}\\"");\n',
 }
 
 

@@ -44,7 +44,9 @@ _LAST_NAME = re.compile(r"([A-Za-z_$][\w$]*)\s*[\])]?\s*$")  # config.jwtSecret 
 _TARGET = re.compile(r"([A-Za-z_$][\w$.]*)\s*(?:=|:)\s*(?:await\s+)?[^=]*$")
 # getenv("SECRET_KEY", "<default>"): found from its '(' (a literal the engine skips to), then the
 # function before it is checked.
-_DEFAULT_ARG = re.compile(r"\(\s*[\"']([A-Za-z_][\w.-]*)[\"']\s*,\s*(?:default\s*=\s*)?([\"'])([^\"'\r\n]{1,256})\2")
+# (a value may carry escaped quotes of its own: `config.put("sonar.token", "\\"...\\"")`)
+_DEFAULT_ARG = re.compile(r"\(\s*[\"']([A-Za-z_][\w.-]*)[\"']\s*,\s*(?:default\s*=\s*)?([\"'])(?:\\[\"'])?"
+                          r"([^\"'\\\r\n]{1,256})(?:\\[\"'])?\2")
 _ENV_FUNCTION = re.compile(r"(?:getenv|environ\.get|environ\.setdefault|\benv|\bconfig|ENV\.fetch|get_env|env\.str|"
                            r"\bdefine|[sS]etProperty|\.put|[sS]etenv|putenv|SetEnvironmentVariable)$")
 # ${JWT_SECRET:-fallback} in compose files and shell: the default after ':-' or '-'.
