@@ -294,3 +294,19 @@ def test_a_hex_key_in_an_xml_element_named_for_a_secret_is_found(tag):
 def test_an_element_whose_name_only_holds_key_as_letters_or_names_a_public_one_stays(tag):
     text = f"<item>\n  <{tag}>9f2c7b1e04d8a6f35c0e9b7a2d41f8c6e3b5a709</{tag}>\n</item>\n"
     assert detect(text) == [], text
+
+
+@pytest.mark.parametrize("text,value", [
+    ("machine api.example.com\n  login deploy\n  password river.falcon42\n", "river.falcon42"),
+    ("machine api.example.com\n  login deploy\n  password hunterhunter\n", "hunterhunter"),
+    ("account default\nhost smtp.example.com\nuser deploy\npassword Orbit@2291\n", "Orbit@2291"),
+    ("poll mail.example.com protocol imap user deploy password 'Cedar&Maple#7'\n", "Cedar&Maple#7"),
+    ("password protected\n", None), ("Features:\n  password hashing\n", None),
+    ("The string is the username and password portion of the URL.\n", None),
+    ("machine api.example.com\n  login deploy\n  password $NETRC_PASSWORD\n", None),
+])
+def test_a_login_directives_password(text, value):
+    """.netrc, msmtprc, fetchmailrc: a password directive among a login's; a value that looks
+    typed anywhere; the same words in prose are not one."""
+    found = [text[f.start:f.end] for f in detect(text)]
+    assert found == ([value] if value else []), text

@@ -3,7 +3,9 @@
 login -p`` (or a literal echoed into ``--password-stdin``), ``az login -p``, ``smbclient -U
 user%<pw>``, ``echo user:<pw> | chpasswd``, ``PGPASSWORD=<pw> psql``, ``openssl -passout pass:<pw>``,
 ``keytool -storepass``, PowerShell's ``ConvertTo-SecureString "<pw>" -AsPlainText``, redis.conf's
-``requirepass``; in SQL (``IDENTIFIED BY '<pw>'``, ``WITH PASSWORD '<pw>'``) and .netrc lines.
+``requirepass``; in SQL (``IDENTIFIED BY '<pw>'``, ``WITH PASSWORD '<pw>'``); a login's password on
+one line (.netrc's ``machine H login U password <pw>``, fetchmail's ``user U password <pw>``) or a
+``password <pw>`` directive on its own (.netrc, msmtprc).
 ``curl -u user:pw`` is a connection string (quarry.curation.pii.credentials). A value that is a
 variable (``$PW``, ``"${PW}"``) or another flag (``psql --password -U app``: a prompt) is not a password.
 """
@@ -16,7 +18,7 @@ from collections.abc import Iterator
 from quarry.curation.pii import suppress
 from quarry.curation.pii.findings import PASSWORD, Finding
 from quarry.curation.pii.gates import present_literals, register
-from quarry.curation.pii.values import DICTIONARY_PLACEHOLDERS, describes_something_else, plausible_secret
+from quarry.curation.pii.values import DICTIONARY_PLACEHOLDERS, describes_something_else, plausible_secret, typed_secret
 
 _QUOTED_OR_BARE = r"(?:'(?P<sq>[^'\r\n]{1,256})'|\"(?P<dq>[^\"\r\n]{1,256})\"|(?P<bare>[^\s'\"`;|&]{1,256}))"
 # Client programs whose '-p' glued to a value is the password (mysql -psecret), where '-p' alone prompts.
@@ -47,7 +49,14 @@ _OPENSSL_PASS = re.compile(r"-(?:passout|passin|pass|password)[ \t]+(?:pass|env-
 _JAVA_STOREPASS = re.compile(r"-(?:storepass|keypass|srcstorepass|deststorepass|srckeypass|destkeypass)[ \t]+"
                              + _QUOTED_OR_BARE)
 _SQL_PASSWORD = re.compile(r"\b(?:IDENTIFIED[ \t]+BY|identified[ \t]+by|PASSWORD|password)[ \t]+'(?P<sq>[^'\r\n]{4,128})'")
-_NETRC = re.compile(r"m(?<!\wm)achine[ \t]+\S+[ \t]+login[ \t]+\S+[ \t]+password[ \t]+" + _QUOTED_OR_BARE)
+# a login then its password on one line: .netrc's `machine HOST login USER password ...`, fetchmail's
+# `poll HOST ... user USER password ...`
+_LOGIN_PASSWORD = re.compile(r"\b(?:login|user|username)[ \t]+\S+[ \t]+(?:password|passwd)[ \t]+" + _QUOTED_OR_BARE)
+# a config directive alone on its line, its one argument the password: a .netrc written one token per
+# line, msmtp's `password ...`
+_PASSWORD_DIRECTIVE = re.compile(r"(?m)^[ \t]*(?:password|passwd|passphrase)[ \t]+" + _QUOTED_OR_BARE + r"[ \t]*\r?$")
+# the directives around one that make a file such a config (a line 'password protected' in prose is not)
+_LOGIN_DIRECTIVES = re.compile(r"(?m)^[ \t]*(?:machine|login|user|username|host|account|default|port|auth)(?:[ \t]+[^\s=:]|[ \t]*\r?$)")
 # PowerShell's plain text made a SecureString: the -String argument (named, positional after the switches,
 # or piped in) is the password; without -AsPlainText the argument is already encrypted.
 _SECURE_STRING = re.compile(r"(?i:ConvertTo-SecureString)(?P<switches>(?:[ \t]+-(?i:AsPlainText|Force)\b)*)[ \t]+"
@@ -71,7 +80,8 @@ _PATTERNS = ((_MYSQL_P, ("mysql", "mariadb")), (_LONG_FLAG, ()),
              (_CLIENT_FLAG, ("sqlcmd", "bcp ", "osql", "isql", "ldap", "freerdp")), (_HTPASSWD, ("htpasswd",)),
              (_CHPASSWD, ("chpasswd",)), (_SMB_USER, ("smbclient", "rpcclient", "smbcacls")),
              (_OPENSSL_PASS, (" pass:", " env-no:")), (_JAVA_STOREPASS, ("storepass ", "keypass ")),
-             (_SQL_PASSWORD, ("IDENTIFIED BY", "identified by", "PASSWORD '", "password '")), (_NETRC, ("machine ",)),
+             (_SQL_PASSWORD, ("IDENTIFIED BY", "identified by", "PASSWORD '", "password '")),
+             (_LOGIN_PASSWORD, (" password ", " passwd ")), (_PASSWORD_DIRECTIVE, ("password ", "passwd ", "passphrase ")),
              (_SECURE_STRING, _SECURE_STRING_GATE), (_PIPED_SECURE_STRING, _SECURE_STRING_GATE),
              (_REDIS_AUTH, ("requirepass ", "masterauth ")), (_PIPED_PASSWORD, ("--password-stdin",)))
 
@@ -122,9 +132,17 @@ def find_command_passwords(text: str) -> Iterator[Finding]:
                 continue
             if pattern in (_SECURE_STRING, _PIPED_SECURE_STRING) and not _plain_text(m):
                 continue
+            if pattern in (_PASSWORD_DIRECTIVE, _LOGIN_PASSWORD) and found and not _directive_password(text, m, found[2]):
+                continue
             if found and (_password_ok(found[2]) or pattern in _ONLY_PASSWORDS and _any_password(found[2])) \
                     and not _template(found[2]):
                 yield Finding(found[0], found[1], PASSWORD, "command_line", 0.8)
+
+
+def _directive_password(text: str, m: re.Match, value: str) -> bool:
+    """A value that looks typed as a password, or one among a login's directives (.netrc, msmtprc):
+    prose says 'the username and password portion' too."""
+    return typed_secret(value, literal=True) or _LOGIN_DIRECTIVES.search(text, max(0, m.start() - 400), m.start()) is not None
 
 
 def _any_password(value: str) -> bool:
