@@ -126,9 +126,9 @@ PLACEHOLDERS = [
     'SLACK_USER_TOKEN = "xoxp-1234567890-1234567890-1234567890-abcdef1234567890abcdef1234567890"',
     'footer_key = "0123456789abcdef"',
     'client_secret = "1234567890abcdef1234567890abcdef"',
-    # a release tool's substitution marker, a reference to the environment, a numbered test value
+    # a release tool's substitution marker, a reference to the environment
     'api_token = "@@API_TOKEN@@"', "DEPLOY_TOKEN=__DEPLOY_TOKEN__", '<apiToken>#{ApiToken}#</apiToken>',
-    "client_secret: env:CLIENT_SECRET", 'api_token = "test123"',
+    "client_secret: env:CLIENT_SECRET",
     # a publishable key is public by design (Stripe ships it in client code)
     'const stripe = Stripe("pk_live_4eC39HqLyjWDarjtT1zdp7dcQ2", {locale: "en"});',
 ]

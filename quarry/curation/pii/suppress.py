@@ -26,8 +26,8 @@ _PLACEHOLDER = re.compile(
     # a shell or template variable standing for the value: $1, ${2}, $password, ${API_TOKEN}
     r"^\$\{?(?:\d+|[A-Za-z_]\w*)\}?$|"
     # a release tool's substitution marker or a reference to the environment: @@API_TOKEN@@, __API_TOKEN__,
-    # #{ApiToken}, env:API_TOKEN; a test value numbered: test123
-    r"^@@[\w.-]+@@$|^__[A-Z][A-Z0-9_]*__$|^#\{[\w.-]+\}#?$|^env:[A-Za-z_]\w*$|^test\d{1,4}$|"
+    # #{ApiToken}, env:API_TOKEN (a test's own password, 'test123', is a password: tests ship real ones too)
+    r"^@@[\w.-]+@@$|^__[A-Z][A-Z0-9_]*__$|^#\{[\w.-]+\}#?$|^env:[A-Za-z_]\w*$|"
     # a provider-like prefix on an identifier of camelCase words (an Objective-C selector
     # 'hf_requiredCharacteristic', 'sk_sessionKeyForUser'): generated tokens are not spelled in words
     r"^[A-Za-z]{1,12}[_-](?-i:[a-z]{2,}|[A-Z][a-z]{2,})(?-i:[A-Z][a-z]{2,}){2,}$"
