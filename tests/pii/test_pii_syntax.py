@@ -85,6 +85,8 @@ SYNTAXES = {
     "csh_setenv": "setenv DB_PASSWORD '{v}'\n",
     "fish_set": "set -gx API_TOKEN '{v}'\n",
     "java_set_property": 'System.setProperty("mail.smtp-password", "{v}");\n',
+    # an element named for a credential is judged as the assignment of its name would be
+    "xml_client_secret": "<oauth>\n  <clientSecret>{v}</clientSecret>\n</oauth>\n",
     # a setter's or builder's one string, a credentials object's parts (the password last)
     "java_setter": 'dataSource.setPassword("{v}");\n',
     "builder_method": 'Client client = Client.builder().apiKey("{v}").build();\n',

@@ -48,10 +48,6 @@ _REFERENCE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")  # a variabl
 # Name parts that make a credential-like name describe something else (token_hash, secret_name).
 _IDENTIFIER_LITERAL = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z]+(?:_[a-z]+)+|[a-z]+(?:[A-Z][a-z]+)+")
 _END_OF_LINE = re.compile(r"[ \t]*(?:[#;].*)?(?:\r?\n|$)")
-_XML_CREDENTIAL = re.compile(
-    r"<((?:[\w-]+:)?[\w.-]*"
-    r"(?:[Pp]assw(?:or)?d|PASSWORD|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[_-]?[Kk]ey|API_KEY|(?i:access|private|auth|signing|encryption|master|consumer|app|client|account|storage)[_.-]?(?:[Kk]ey|KEY)(?![a-z]))[\w.-]*)>"
-    r"\s*([^<\s]{4,256})\s*</\1>")  # element text is read trimmed: '<apiToken>\n    ...\n</apiToken>'
 
 # '[Bb](?<!\w[Bb])' is '\b[Bb]' written so that the engine skips to each 'B' or 'b' (a leading
 # '\b' makes it stop at every position).
@@ -181,15 +177,6 @@ def _assignments(text: str) -> Iterator[Finding]:
             token = m.group(1)
             if looks_generated(token) and not suppress.is_lookalike_secret(token):
                 yield Finding(m.start(1), m.end(1), KEY, "bearer_token", 0.8)
-    if "</" in text:
-        for m in _XML_CREDENTIAL.finditer(text):
-            value = m.group(2)
-            if suppress.is_placeholder(value) or describes_something_else(m.group(1)):
-                continue
-            if _PASSWORD_WORD.search(m.group(1)) and plausible_password(value):
-                yield Finding(m.start(2), m.end(2), PASSWORD, "password_assignment", 0.8)
-            elif generated_key(value):
-                yield Finding(m.start(2), m.end(2), KEY, "high_entropy_assignment", 0.7)
     if "asic " in text:
         for m in _BASIC.finditer(text):
             if _basic_credentials(m.group(1)):

@@ -7,7 +7,8 @@ them, in the syntaxes that write it so:
   its line (a Groovy / Gradle call ``storePassword "..."``, a Ruby DSL's ``api_token '...'``,
   Tcl's ``set api_token "..."``), a placeholder's default (``${db.password:...}``);
 - a Terraform variable whose label is the name and whose ``default`` is the value, an XML element
-  keyed by an attribute (``<entry key="jdbc.password">...</entry>``);
+  named for a credential (``<apiToken>...</apiToken>``) or keyed by an attribute
+  (``<entry key="jdbc.password">...</entry>``);
 - a name and a value as two fields of one entry: ``{"name": "DB_PASSWORD", "value": "..."}``,
   ``<property><name>...</name><value>...</value></property>``, ``<setting name="..."><value>...``;
 - a setter's or a builder's one string (``ds.setPassword("...")``, ``.apiKey("...")``), a
@@ -64,6 +65,12 @@ _READING_VERB = re.compile(r"(?:get|has|is|check|verify|validate|hash|read|fetch
 _CREDENTIALS_CALL = re.compile(r"(?P<call>\w*(?:Credentials?|Auth|Authentication))\([ \t]*"
                                r"(?:(?P<q0>[\"'])[^\"'\\\r\n]{0,256}(?P=q0)[ \t]*,[ \t]*){1,3}"
                                r"(?P<q>[\"'])(?P<value>[^\"'\\\r\n]{1,512})(?P=q)[ \t]*\)")
+# an XML element named for a credential, its text the value (read trimmed: '<apiToken>\n    ...\n</apiToken>')
+_CREDENTIAL_ELEMENT = re.compile(
+    r"<(?P<name>(?:[\w-]+:)?[\w.-]*"
+    r"(?:[Pp]assw(?:or)?d|PASSWORD|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[_-]?[Kk]ey|API_KEY|"
+    r"(?i:access|private|auth|signing|encryption|master|consumer|app|client|account|storage)[_.-]?(?:[Kk]ey|KEY)(?![a-z]))"
+    r"[\w.-]*)>\s*(?P<value>[^<\s]{4,256})\s*</(?P=name)>")
 # a name and a value as two fields of one entry: a JSON object (`{"name": "DB_PASSWORD", "value": "..."}`,
 # an ECS task's environment), XML elements (`<property><name>...</name><value>...</value></property>`,
 # Hadoop's and Hive's configuration), a .NET setting (`<setting name="..." ...><value>...</value></setting>`)
@@ -134,6 +141,8 @@ class Pair:
 def positional_pairs(text: str) -> Iterator[Pair]:
     """Each credential-like name and its value written side by side."""
     found = [m for pattern in (_KEYWORD_PAIR, _TUPLE, *_STRING_HELD_PAIRS) for m in pattern.finditer(text)]
+    if "</" in text:
+        found += _CREDENTIAL_ELEMENT.finditer(text)
     present = present_literals(text)
     for pattern, literals in _STARTS:
         if present.isdisjoint(literals):
