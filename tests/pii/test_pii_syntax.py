@@ -312,3 +312,14 @@ def test_a_login_directives_password(text, value):
     typed anywhere; the same words in prose are not one."""
     found = [text[f.start:f.end] for f in detect(text)]
     assert found == ([value] if value else []), text
+
+
+@pytest.mark.parametrize("text,value", [
+    ("docker run --env API_TOKEN=river.falcon42 app\n", "river.falcon42"),
+    ("https://api.example.com/v1/items?user=app&token=tundra.ember.9&page=2\n", "tundra.ember.9"),
+    ("CREATE USER app IDENTIFIED BY 'river.falcon42';\n", "river.falcon42"),
+    ("ALTER USER app IDENTIFIED BY '${DB_PASSWORD}';\n", None), ("https://example.com/?token=self.token\n", None),
+])
+def test_a_command_word_a_query_parameter_and_a_sql_identity_are_literals(text, value):
+    found = [text[f.start:f.end] for f in detect(text)]
+    assert found == ([value] if value else []), text

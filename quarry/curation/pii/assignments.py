@@ -271,7 +271,7 @@ def _judge_assignment(text: str, m: re.Match, name: str, value: str, quoted: boo
         if not (in_list or literal) and _REFERENCE.fullmatch(value) and ("." in value or keyword in value.lower()
                                             or value.isupper() or not _config_line(text, m.start())):
             return None  # a variable, an attribute or an env var name, not a literal
-    literal = literal or quoted
+    literal = literal or quoted or in_list   # a query parameter, a connection string's field, a shell word after a flag
     if _PASSWORD_WORD.search(text, m.start(), start):
         if not plausible_password(value):
             return None

@@ -48,7 +48,9 @@ _SMB_USER = re.compile(r"\b(?:smbclient|rpcclient|smbcacls)\b[^\n|;&]{0,200}?[ \
 _OPENSSL_PASS = re.compile(r"-(?:passout|passin|pass|password)[ \t]+(?:pass|env-no):" + _QUOTED_OR_BARE)
 _JAVA_STOREPASS = re.compile(r"-(?:storepass|keypass|srcstorepass|deststorepass|srckeypass|destkeypass)[ \t]+"
                              + _QUOTED_OR_BARE)
-_SQL_PASSWORD = re.compile(r"\b(?:IDENTIFIED[ \t]+BY|identified[ \t]+by|PASSWORD|password)[ \t]+'(?P<sq>[^'\r\n]{4,128})'")
+# SQL: what a user is IDENTIFIED BY is a password whatever its shape; `PASSWORD '...'` is judged (prose writes it too)
+_SQL_IDENTIFIED_BY = re.compile(r"\b(?:IDENTIFIED|identified)[ \t]+(?:BY|by)[ \t]+'(?P<sq>[^'\r\n]{4,128})'")
+_SQL_PASSWORD = re.compile(r"\b(?:PASSWORD|password)[ \t]+'(?P<sq>[^'\r\n]{4,128})'")
 # a login then its password on one line: .netrc's `machine HOST login USER password ...`, fetchmail's
 # `poll HOST ... user USER password ...`
 _LOGIN_PASSWORD = re.compile(r"\b(?:login|user|username)[ \t]+\S+[ \t]+(?:password|passwd)[ \t]+" + _QUOTED_OR_BARE)
@@ -80,7 +82,7 @@ _PATTERNS = ((_MYSQL_P, ("mysql", "mariadb")), (_LONG_FLAG, ()),
              (_CLIENT_FLAG, ("sqlcmd", "bcp ", "osql", "isql", "ldap", "freerdp")), (_HTPASSWD, ("htpasswd",)),
              (_CHPASSWD, ("chpasswd",)), (_SMB_USER, ("smbclient", "rpcclient", "smbcacls")),
              (_OPENSSL_PASS, (" pass:", " env-no:")), (_JAVA_STOREPASS, ("storepass ", "keypass ")),
-             (_SQL_PASSWORD, ("IDENTIFIED BY", "identified by", "PASSWORD '", "password '")),
+             (_SQL_IDENTIFIED_BY, ("IDENTIFIED BY", "identified by")), (_SQL_PASSWORD, ("PASSWORD '", "password '")),
              (_LOGIN_PASSWORD, (" password ", " passwd ")), (_PASSWORD_DIRECTIVE, ("password ", "passwd ", "passphrase ")),
              (_SECURE_STRING, _SECURE_STRING_GATE), (_PIPED_SECURE_STRING, _SECURE_STRING_GATE),
              (_REDIS_AUTH, ("requirepass ", "masterauth ")), (_PIPED_PASSWORD, ("--password-stdin",)))
@@ -116,7 +118,7 @@ def _looks_like_password(value: str) -> bool:
 
 # what these take is a password, whatever its shape
 _ONLY_PASSWORDS = {_SHORT_FLAG, _CLIENT_FLAG, _HTPASSWD, _CHPASSWD, _SMB_USER, _SECURE_STRING, _PIPED_SECURE_STRING,
-                   _REDIS_AUTH, _PIPED_PASSWORD, _LOGIN_PASSWORD, _PASSWORD_DIRECTIVE}
+                   _REDIS_AUTH, _PIPED_PASSWORD, _LOGIN_PASSWORD, _PASSWORD_DIRECTIVE, _SQL_IDENTIFIED_BY}
 GATES = tuple(g for _, gate in _PATTERNS for g in gate)  # scanned with the other detectors' (quarry.curation.pii.gates)
 register(GATES)
 
