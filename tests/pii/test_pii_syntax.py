@@ -102,6 +102,16 @@ SYNTAXES = {
     "tcl_set": 'set db_password "{v}"\n',
     "gh_secret_set": 'gh secret set DEPLOY_TOKEN "{v}"\n',
     "escaped_quotes_in_a_value": 'props.put("sonar.token", "\\"{v}\\"");\n',
+    # more declarations and defaults
+    "visual_basic_dim": 'Dim smtpPassword As String = "{v}"\n',
+    "c_array": 'static const char API_TOKEN[] = "{v}";\n',
+    "cmake_set": 'set(DEPLOY_TOKEN "{v}")\n',
+    "erlang_define": '-define(API_SECRET, "{v}").\n',
+    "initializer_pair": 'static const struct setting defaults[] = {{\n  {{ "api_token", "{v}" }},\n}};\n',
+    "argparse_default": 'parser.add_argument("--api-token", default="{v}")\n',
+    "go_flag_default": 'var token = flag.String("token", "{v}", "API token")\n',
+    "kotlin_elvis": 'val apiToken = System.getenv("API_TOKEN") ?: "{v}"\n',
+    "request_header": 'xhr.setRequestHeader("X-Api-Token", "{v}");\n',
 }
 
 
@@ -162,6 +172,10 @@ NOT_SECRETS = [
     '{"name": "DB_PASSWORD", "value": "${DB_PASSWORD}"}\n',
     "<property>\n  <name>hive.metastore.password.length</name>\n  <value>16</value>\n</property>\n",
     'raise InvalidToken "token expired"\n', 'sort_key "created_at"\n', 'puts password "hello"\n',
+    'parser.add_argument("--token", "--auth-token", help="API token")\n', 'set(TOKEN_HEADER "X-Auth-Token")\n',
+    'conn.setRequestHeader("Authorization", "Bearer " + token);\n',
+    'Dim passwordPrompt As String = "Enter your password"\n',
+
 ]
 
 

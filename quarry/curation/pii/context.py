@@ -38,17 +38,20 @@ def _accept(name: str, value: str) -> bool:
 # ---------------------------------------------------------------------------------------------
 # Defaults after an environment lookup
 
-_JS_FALLBACK = re.compile(r"(?:\|\||\?\?)[ \t]*([\"'`])([^\"'`\r\n]{1,256})\1")
-_ENV_NAME = re.compile(r"(?:env|ENV)(?:\.|\[\s*[\"']|\.get\(\s*[\"'])([A-Za-z_][A-Za-z0-9_]*)[\"']?\s*[\])]?\s*$")
+_JS_FALLBACK = re.compile(r"(?:\|\||\?\?|\?:)[ \t]*([\"'`])([^\"'`\r\n]{1,256})\1")   # JS || ??, Kotlin / Groovy ?:
+_ENV_NAME = re.compile(r"(?:env|ENV)(?:\.|\[\s*[\"']|\.get\(\s*[\"']|\(\s*[\"'])([A-Za-z_][A-Za-z0-9_]*)[\"']?\s*[\])]?\s*$")
 _LAST_NAME = re.compile(r"([A-Za-z_$][\w$]*)\s*[\])]?\s*$")  # config.jwtSecret ?? '...'
 _TARGET = re.compile(r"([A-Za-z_$][\w$.]*)\s*(?:=|:)\s*(?:await\s+)?[^=]*$")
 # getenv("SECRET_KEY", "<default>"): found from its '(' (a literal the engine skips to), then the
 # function before it is checked.
 # (a value may carry escaped quotes of its own: `config.put("sonar.token", "\\"...\\"")`)
-_DEFAULT_ARG = re.compile(r"\(\s*[\"']([A-Za-z_][\w.-]*)[\"']\s*,\s*(?:default\s*=\s*)?([\"'])(?:\\[\"'])?"
+_DEFAULT_ARG = re.compile(r"\(\s*[\"'](-{0,2}[A-Za-z_][\w.-]*)[\"']\s*,\s*(?:default\s*=\s*)?([\"'])(?:\\[\"'])?"
                           r"([^\"'\\\r\n]{1,256})(?:\\[\"'])?\2")
 _ENV_FUNCTION = re.compile(r"(?:getenv|environ\.get|environ\.setdefault|\benv|\bconfig|ENV\.fetch|get_env|env\.str|"
-                           r"\bdefine|[sS]etProperty|\.put|[sS]etenv|putenv|SetEnvironmentVariable)$")
+                           r"\bdefine|[sS]etProperty|\.put|[sS]etenv|putenv|SetEnvironmentVariable|"
+                           # a command-line option's default (argparse, optparse, click, Go's flag), a request's header
+                           r"add_argument|add_option|\.option|flag\.String|[sS]etRequestHeader|[sS]etHeader|[aA]ddHeader|"
+                           r"[hH]eader\.(?:Set|Add)|[hH]eaders\.(?:set|append))$")
 # ${JWT_SECRET:-fallback} in compose files and shell: the default after ':-' or '-'.
 _SHELL_DEFAULT = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?-([^}\s\"'$]{1,256})\}")
 # requests' auth=('user', 'password')
@@ -58,7 +61,7 @@ _APP_SETTING = re.compile(r"(?:key|name)=\"([\w.:-]{1,64})\"\s+value=\"([^\"\r\n
 
 
 # Scanned with the other detectors' gates (quarry.curation.pii.gates); most texts hold none.
-GATES = ("${", "auth", 'value="', "||", "??")
+GATES = ("${", "auth", 'value="', "||", "??", "?:")
 register(GATES)
 
 
@@ -72,7 +75,7 @@ def find_env_defaults(text: str) -> Iterator[Finding]:
             name = "password" if name_group == 0 else m.group(name_group)
             if _names_secret(name) and _accept(name, m.group(value_group)):
                 yield Finding(m.start(value_group), m.end(value_group), _type_of(name), "env_default", 0.8)
-    if "||" in present or "??" in present:
+    if not present.isdisjoint(("||", "??", "?:")):
         for m in _JS_FALLBACK.finditer(text):
             line_start = text.rfind("\n", max(0, m.start() - 200), m.start()) + 1
             before = text[max(line_start, m.start() - 200):m.start()].rstrip()
@@ -80,7 +83,7 @@ def find_env_defaults(text: str) -> Iterator[Finding]:
             if not env:
                 continue
             target = _TARGET.match(before.lstrip().removeprefix("export ").removeprefix("const ")
-                                   .removeprefix("let ").removeprefix("var "))
+                                   .removeprefix("let ").removeprefix("var ").removeprefix("val "))
             name = env.group(1) if _names_secret(env.group(1)) else (target.group(1) if target else "")
             if _names_secret(name) and _accept(name, m.group(2)):
                 yield Finding(m.start(2), m.end(2), _type_of(name), "env_default", 0.8)
@@ -89,6 +92,8 @@ def find_env_defaults(text: str) -> Iterator[Finding]:
             name, value = m.group(1), m.group(3)
             if not (_ENV_FUNCTION.search(text, max(0, m.start() - 16), m.start()) or name.isupper()):
                 continue  # getenv("X", ...), define('DB_PASSWORD', ...); not any call with two strings
+            if value.startswith("-"):
+                continue  # add_argument("--token", "--auth-token"): an option's other name
             if _names_secret(name) and _accept(name, value):
                 yield Finding(m.start(3), m.end(3), _type_of(name), "env_default", 0.8)
 

@@ -84,8 +84,11 @@ _CONFIG_SET = re.compile(r"config(?:ure)?[ \t]+set[ \t]+(?:--?[\w-]+[ \t]+)*(?P<
                          r"(?P<q>[\"']?)(?P<value>[^\s\"']{1,512})(?P=q)(?=[ \t]*(?:[;&|#]|\r?$))", re.M)
 # a placeholder's default (Spring's `${db.password:value}`; not a shell's `${VAR:-value}`, read elsewhere)
 _PLACEHOLDER_DEFAULT = re.compile(r"\$\{(?P<name>[\w.-]{3,128}):(?P<value>[^-=+?}\s:][^}\s]{0,255})\}")
-# an Erlang / Elixir config tuple: `{password, "..."}`, `{:api_key, "..."}`
-_TUPLE = re.compile(r"\{[ \t]*:?(?P<name>[a-z]\w{2,64})[ \t]*,[ \t]*" + _STRING + r"[ \t]*\}")
+# an Erlang / Elixir config tuple: `{password, "..."}`, `{:api_key, "..."}`; a C / C# / Lua initializer's
+# pair: `{ "api_token", "..." }`
+_TUPLE = re.compile(r"\{[ \t]*(?::?(?P<bare_name>[a-z]\w{2,64})|\"(?P<name>[\w.-]{3,64})\")[ \t]*,[ \t]*" + _STRING + r"[ \t]*\}")
+# CMake's `set(API_TOKEN "...")`, an Erlang macro `-define(API_TOKEN, "...")`
+_MACRO_SET = re.compile(r"(?:\bset|-define)\([ \t]*(?P<name>[A-Za-z_][\w.-]{2,64})(?:[ \t]*,[ \t]*|[ \t]+)" + _STRING + r"[ \t]*\)")
 # an XML element whose key names its text: `<entry key="db.password">...</entry>`, `<add name="apiKey">...`
 _KEYED_ELEMENT = re.compile(r"<(?P<tag>[\w:.-]+)[^<>]*?[ \t](?:key|name)=\"(?P<name>[^\"<>]{3,128})\"[^<>]*>[ \t]*"
                             r"(?P<value>[^<\s]{1,256})[ \t]*</(?P=tag)>")
@@ -116,7 +119,7 @@ _NAME_HAS_ROOT = re.compile("|".join(CREDENTIAL_ROOTS), re.I)
 _STARTS = ((_LISP_DEFINITION, ("(def", "(set")), (_DOCKER_LEGACY_ENV, ("ENV ", "SetEnv ")),
            (_TERRAFORM_VARIABLE, ("variable ",)), (_NGINX_PARAM, ("fastcgi_param", "uwsgi_param", "scgi_param")),
            (_C_DEFINE, ("#define ",)), (_PLACEHOLDER_DEFAULT, ("${",)), (_HEADER_ARGUMENT, ("-H ", "--header ")),
-           (_SHELL_SETENV, ("setenv ", "set -")), (_JSON_NAME_VALUE, ('"name"', '"Name"', '"key"', '"Key"')),
+           (_SHELL_SETENV, ("setenv ", "set -")), (_MACRO_SET, ("set(", "-define(")), (_JSON_NAME_VALUE, ('"name"', '"Name"', '"key"', '"Key"')),
            (_XML_NAME_VALUE, ("<name>", "<key>")), (_XML_SETTING, ("<setting ",)))
 _IN_LINE = ((_NAME_THEN_STRING, tuple(noun + blank + quote for noun in ("assword", "asswd", "ASSWORD", "assphrase", "oken",
                                                                          "OKEN", "ecret", "ECRET", "ey", "EY")
@@ -160,7 +163,7 @@ def positional_pairs(text: str) -> Iterator[Pair]:
             continue  # ENV / SetEnv not starting its line is not the instruction
         if m.re is _SETTER_CALL and not _sets_a_credential(m):
             continue
-        name = "password" if m.re is _CREDENTIALS_CALL else m.group("name")
+        name = "password" if m.re is _CREDENTIALS_CALL else m.group("name") or m.group("bare_name")
         if _NAME_HAS_ROOT.search(name):
             yield Pair(name, m.start("value"), m.end("value"), whole_line)
 
