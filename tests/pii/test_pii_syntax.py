@@ -319,6 +319,7 @@ def test_an_element_whose_name_only_holds_key_as_letters_or_names_a_public_one_s
     ("poll mail.example.com protocol imap user deploy password 'Cedar&Maple#7'\n", "Cedar&Maple#7"),
     ("password protected\n", None), ("Features:\n  password hashing\n", None),
     ("The string is the username and password portion of the URL.\n", None),
+    (">>> ftp.login()  # the default: user anonymous, passwd anonymous@\n", None),
     ("machine api.example.com\n  login deploy\n  password $NETRC_PASSWORD\n", None),
 ])
 def test_a_login_directives_password(text, value):

@@ -53,7 +53,7 @@ _SQL_IDENTIFIED_BY = re.compile(r"\b(?:IDENTIFIED|identified)[ \t]+(?:BY|by)[ \t
 _SQL_PASSWORD = re.compile(r"\b(?:PASSWORD|password)[ \t]+'(?P<sq>[^'\r\n]{4,128})'")
 # a login then its password on one line: .netrc's `machine HOST login USER password ...`, fetchmail's
 # `poll HOST ... user USER password ...`
-_LOGIN_PASSWORD = re.compile(r"\b(?:login|user|username)[ \t]+\S+[ \t]+(?:password|passwd)[ \t]+" + _QUOTED_OR_BARE)
+_LOGIN_PASSWORD = re.compile(r"\b(?:login|user|username)[ \t]+[^\s,;]+[ \t]+(?:password|passwd)[ \t]+" + _QUOTED_OR_BARE)
 # a config directive alone on its line, its one argument the password: a .netrc written one token per
 # line, msmtp's `password ...`
 _PASSWORD_DIRECTIVE = re.compile(r"(?m)^[ \t]*(?:password|passwd|passphrase)[ \t]+" + _QUOTED_OR_BARE + r"[ \t]*\r?$")
