@@ -338,3 +338,21 @@ def test_a_login_directives_password(text, value):
 def test_a_command_word_a_query_parameter_and_a_sql_identity_are_literals(text, value):
     found = [text[f.start:f.end] for f in detect(text)]
     assert found == ([value] if value else []), text
+
+
+@pytest.mark.parametrize("text,value", [
+    ('ssh-keygen -t ed25519 -N "river.falcon42" -f deploy_key\n', "river.falcon42"),
+    ("zip -r -P 'Cedar&Maple#7' backup.zip data/\n", "Cedar&Maple#7"), ("7z a -pOrbit@2291 backup.7z data\n", "Orbit@2291"),
+    ('openssl enc -aes-256-cbc -k "tundra.ember.9" -in plain -out sealed\n', "tundra.ember.9"),
+    ("vault login -no-print s.k7Yp2mQ9wLz3Tq8vNb4Rx\n", "s.k7Yp2mQ9wLz3Tq8vNb4Rx"),
+    ('echo "k7Yp2mQ9wLz3" | gh auth login --with-token\n', "k7Yp2mQ9wLz3"),
+    ('curl -H "Authorization: token k7Yp2mQ9wLz3Tq8vNb4Rx2" https://api.example.com\n', "k7Yp2mQ9wLz3Tq8vNb4Rx2"),
+    ('headers = {"Authorization": "Token k7Yp2mQ9wLz3Tq8vNb4Rx2"}\n', "k7Yp2mQ9wLz3Tq8vNb4Rx2"),
+    ("heroku config:set API_TOKEN=k7Yp2mQ9wLz3Tq8vNb4Rx2\n", "k7Yp2mQ9wLz3Tq8vNb4Rx2"),
+    ('ssh-keygen -t ed25519 -N "" -f deploy_key\n', None), ('unzip -P "$ZIP_PASSWORD" backup.zip\n', None),
+    ("vault login -method=userpass username=deploy\n", None), ("vault login $VAULT_TOKEN\n", None),
+    ("x = f(token=someVariableName)\n", None),
+])
+def test_passphrases_and_tokens_that_commands_take(text, value):
+    found = [text[f.start:f.end] for f in detect(text)]
+    assert found == ([value] if value else []), text

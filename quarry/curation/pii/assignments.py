@@ -52,6 +52,9 @@ _END_OF_LINE = re.compile(r"[ \t]*(?:[#;].*)?(?:\r?\n|$)")
 # '[Bb](?<!\w[Bb])' is '\b[Bb]' written so that the engine skips to each 'B' or 'b' (a leading
 # '\b' makes it stop at every position).
 _BEARER = re.compile(r"[Bb](?<!\w[Bb])earer[ \t]+([A-Za-z0-9._~+/-]{16,}=*)")
+# a token under another scheme in an Authorization header: GitHub's 'token ...', Django REST's 'Token ...'
+_TOKEN_SCHEME = re.compile(r"(?:Authorization|authorization|AUTHORIZATION)[\"']?[ \t]*[:=,][ \t]*[\"'`]?(?:[Tt]oken|Bot|Key)[ \t]+"
+                           r"([A-Za-z0-9._~+/-]{16,}=*)")
 _BASIC = re.compile(r"[Bb](?<!\w[Bb])asic[ \t]+([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])")
 
 
@@ -172,8 +175,10 @@ def _assignments(text: str) -> Iterator[Finding]:
         if finding:
             seen_values.add(m.start(_value_group(m)))
             yield finding
-    if "earer" in text:
-        for m in _BEARER.finditer(text):
+    for pattern, literals in ((_BEARER, ("earer",)), (_TOKEN_SCHEME, ("uthorization", "UTHORIZATION"))):
+        if not any(literal in text for literal in literals):
+            continue
+        for m in pattern.finditer(text):
             token = m.group(1)
             if looks_generated(token) and not suppress.is_lookalike_secret(token):
                 yield Finding(m.start(1), m.end(1), KEY, "bearer_token", 0.8)
@@ -268,9 +273,9 @@ def _judge_assignment(text: str, m: re.Match, name: str, value: str, quoted: boo
         if not literal and (value.startswith("_") or value[:4].lower() in ("pass", "secr", "toke", "cred", "pwd", "key")):
             return None
         keyword = text[m.start():m.start("tail")].lower()
-        if not (in_list or literal) and _REFERENCE.fullmatch(value) and ("." in value or keyword in value.lower()
-                                            or value.isupper() or not _config_line(text, m.start())):
-            return None  # a variable, an attribute or an env var name, not a literal
+        if (not (in_list or literal) and _REFERENCE.fullmatch(value) and not generated_key(value)
+                and ("." in value or keyword in value.lower() or value.isupper() or not _config_line(text, m.start()))):
+            return None  # a variable, an attribute or an env var name, not a literal (nor a generated token)
     literal = literal or quoted or in_list   # a query parameter, a connection string's field, a shell word after a flag
     if _PASSWORD_WORD.search(text, m.start(), start):
         if not plausible_password(value):

@@ -1,5 +1,5 @@
 """Passwords on command lines: ``mysql -p<pw>``, ``--password <pw>``, ``sshpass -p``, ``redis-cli
--a``, ``mongosh -p``, ``sqlcmd -P``, ``ldapsearch -w``, ``xfreerdp /p:``, ``htpasswd -b``, ``docker
+-a``, ``ssh-keygen -N``, ``zip -P``, ``7z -p<pw>``, ``openssl enc -k``, ``vault login <token>``, ``mongosh -p``, ``sqlcmd -P``, ``ldapsearch -w``, ``xfreerdp /p:``, ``htpasswd -b``, ``docker
 login -p`` (or a literal echoed into ``--password-stdin``), ``az login -p``, ``smbclient -U
 user%<pw>``, ``echo user:<pw> | chpasswd``, ``PGPASSWORD=<pw> psql``, ``openssl -passout pass:<pw>``,
 ``keytool -storepass``, PowerShell's ``ConvertTo-SecureString "<pw>" -AsPlainText``, redis.conf's
@@ -37,6 +37,12 @@ _SHORT_FLAG = re.compile(r"\b(?:sshpass|(?:redis-cli|mongo|mongosh)\b[^\n|;&]{0,
 _CLIENT_FLAG = re.compile(r"\b(?:(?:sqlcmd|bcp|osql|isql)\b[^\n|;&]{0,200}?[ \t]-P[ \t]*"
                           r"|ldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn|exop)\b[^\n|;&]{0,200}?[ \t]-w[ \t]+"
                           r"|(?:xfreerdp|wlfreerdp|sdl-freerdp)\b[^\n|;&]{0,200}?[ \t]/p:)" + _QUOTED_OR_BARE)
+# archivers' and key tools' passphrase flags: ssh-keygen -N / -P, zip / unzip -P, openssl enc -k, 7z -p<pw> (glued)
+_PASSPHRASE_FLAG = re.compile(r"\b(?:ssh-keygen\b[^\n|;&]{0,200}?[ \t]-[NP][ \t]+|(?:zip|unzip)\b[^\n|;&]{0,200}?[ \t]-P[ \t]+"
+                              r"|openssl[ \t]+(?:enc|aes-\d+-\w+|des3)\b[^\n|;&]{0,200}?[ \t]-k[ \t]+"
+                              r"|7za?[ \t]+[axeu]\b[^\n|;&]{0,200}?[ \t]-p(?=[^\s-]))" + _QUOTED_OR_BARE)
+# a token given as a command's one argument: `vault login <token>`
+_VAULT_LOGIN = re.compile(r"\bvault[ \t]+login[ \t]+(?:-[\w-]+(?:=\S+)?[ \t]+)*(?!-|[\w.-]+=)" + _QUOTED_OR_BARE + r"[ \t]*\r?$", re.M)
 # htpasswd -b FILE USER PASSWORD (-b: the password on the command line)
 _HTPASSWD = re.compile(r"\bhtpasswd(?:[ \t]+-[A-Za-z]+)*?[ \t]+-[A-Za-z]*b[A-Za-z]*(?:[ \t]+-[A-Za-z]+)*[ \t]+[^\s-]\S*[ \t]+[^\s-]\S*[ \t]+"
                        + _QUOTED_OR_BARE)
@@ -70,7 +76,8 @@ _ENV_PREFIX = re.compile(r"[A-Z](?<!\w[A-Z])[A-Z0-9_]*(?:PASSWORD|PASS|PWD|_TOKE
                          + r"(?=[ \t]+[\w./-])")
 _ENV_PREFIX_GATE = ("PASSWORD=", "PASS=", "PWD=", "_TOKEN=", "_SECRET=", "_API_KEY=", "_AUTH=")
 # a literal echoed into a command that reads its password from standard input
-_PIPED_PASSWORD = re.compile(r"\becho[ \t]+(?:-n[ \t]+)?" + _QUOTED_OR_BARE + r"[ \t]*\|[^\n|;&]{0,200}?--password-stdin\b")
+_PIPED_PASSWORD = re.compile(r"\becho[ \t]+(?:-n[ \t]+)?" + _QUOTED_OR_BARE
+                             + r"[ \t]*\|[^\n|;&]{0,200}?(?:--password-stdin|--with-token)\b")
 # redis.conf's directives whose one argument is a password
 _REDIS_AUTH = re.compile(r"(?m)^[ \t]*(?:requirepass|masterauth)[ \t]+"
                          r"(?:'(?P<sq>[^'\r\n]{1,256})'|\"(?P<dq>[^\"\r\n]{1,256})\"|(?P<bare>\S{1,256}))[ \t]*\r?$")
@@ -85,7 +92,8 @@ _PATTERNS = ((_MYSQL_P, ("mysql", "mariadb")), (_LONG_FLAG, ()),
              (_SQL_IDENTIFIED_BY, ("IDENTIFIED BY", "identified by")), (_SQL_PASSWORD, ("PASSWORD '", "password '")),
              (_LOGIN_PASSWORD, (" password ", " passwd ")), (_PASSWORD_DIRECTIVE, ("password ", "passwd ", "passphrase ")),
              (_SECURE_STRING, _SECURE_STRING_GATE), (_PIPED_SECURE_STRING, _SECURE_STRING_GATE),
-             (_REDIS_AUTH, ("requirepass ", "masterauth ")), (_PIPED_PASSWORD, ("--password-stdin",)))
+             (_REDIS_AUTH, ("requirepass ", "masterauth ")), (_PIPED_PASSWORD, ("--password-stdin", "--with-token")),
+             (_PASSPHRASE_FLAG, ("ssh-keygen", "zip ", "openssl ", "7z ", "7za ")), (_VAULT_LOGIN, ("vault login",)))
 
 
 def _value(m: re.Match) -> tuple[int, int, str] | None:
@@ -118,7 +126,8 @@ def _looks_like_password(value: str) -> bool:
 
 # what these take is a password, whatever its shape
 _ONLY_PASSWORDS = {_SHORT_FLAG, _CLIENT_FLAG, _HTPASSWD, _CHPASSWD, _SMB_USER, _SECURE_STRING, _PIPED_SECURE_STRING,
-                   _REDIS_AUTH, _PIPED_PASSWORD, _LOGIN_PASSWORD, _PASSWORD_DIRECTIVE, _SQL_IDENTIFIED_BY}
+                   _REDIS_AUTH, _PIPED_PASSWORD, _LOGIN_PASSWORD, _PASSWORD_DIRECTIVE, _SQL_IDENTIFIED_BY, _PASSPHRASE_FLAG,
+                   _VAULT_LOGIN}
 GATES = tuple(g for _, gate in _PATTERNS for g in gate)  # scanned with the other detectors' (quarry.curation.pii.gates)
 register(GATES)
 
