@@ -129,6 +129,8 @@ PLACEHOLDERS = [
     # a release tool's substitution marker, a reference to the environment
     'api_token = "@@API_TOKEN@@"', "DEPLOY_TOKEN=__DEPLOY_TOKEN__", '<apiToken>#{ApiToken}#</apiToken>',
     "client_secret: env:CLIENT_SECRET",
+    # a placeholder base64-encoded, as a Secret's data holds it ('password', 'changeme')
+    "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ndata:\n  password: cGFzc3dvcmQ=\n  token: Y2hhbmdlbWU=\n",
     # a publishable key is public by design (Stripe ships it in client code)
     'const stripe = Stripe("pk_live_4eC39HqLyjWDarjtT1zdp7dcQ2", {locale: "en"});',
 ]

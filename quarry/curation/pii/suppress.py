@@ -7,6 +7,8 @@ documentation addresses, private / reserved networks (version numbers: quarry.cu
 
 from __future__ import annotations
 
+import base64
+import binascii
 import ipaddress
 import math
 import re
@@ -81,7 +83,21 @@ def is_placeholder(value: str) -> bool:
     if _PLACEHOLDER.search(value):
         return True
     # a run of one repeated character or a very low-entropy value is typed, not generated
-    return len(value) >= 8 and len(set(value)) <= 3 or _typed_filler(value)
+    return len(value) >= 8 and len(set(value)) <= 3 or _typed_filler(value) or _encoded_placeholder(value)
+
+
+_BASE64 = re.compile(r"(?:[A-Za-z0-9+/]{4}){2,}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
+
+
+def _encoded_placeholder(value: str) -> bool:
+    """A placeholder base64-encoded, as a Kubernetes Secret's data holds it ('cGFzc3dvcmQ=': 'password')."""
+    if len(value) > 64 or not _BASE64.fullmatch(value):
+        return False
+    try:
+        decoded = base64.b64decode(value, validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return False
+    return decoded.isprintable() and decoded != value and is_placeholder(decoded)
 
 
 FILLER_PREFIX = 8        # a provider's prefix (ghp_, shpat_, sk_live_) is not part of the filler
