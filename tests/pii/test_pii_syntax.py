@@ -320,6 +320,8 @@ def test_an_element_whose_name_only_holds_key_as_letters_or_names_a_public_one_s
     ("password protected\n", None), ("Features:\n  password hashing\n", None),
     ("The string is the username and password portion of the URL.\n", None),
     (">>> ftp.login()  # the default: user anonymous, passwd anonymous@\n", None),
+    ("user deploy password Orbit@2291\n", "Orbit@2291"), ("    default login anonymous password user@site\n", None),
+    ("    # Providing a username and password (default)\n", None),
     ("machine api.example.com\n  login deploy\n  password $NETRC_PASSWORD\n", None),
 ])
 def test_a_login_directives_password(text, value):

@@ -57,9 +57,12 @@ _JAVA_STOREPASS = re.compile(r"-(?:storepass|keypass|srcstorepass|deststorepass|
 # SQL: what a user is IDENTIFIED BY is a password whatever its shape; `PASSWORD '...'` is judged (prose writes it too)
 _SQL_IDENTIFIED_BY = re.compile(r"\b(?:IDENTIFIED|identified)[ \t]+(?:BY|by)[ \t]+'(?P<sq>[^'\r\n]{4,128})'")
 _SQL_PASSWORD = re.compile(r"\b(?:PASSWORD|password)[ \t]+'(?P<sq>[^'\r\n]{4,128})'")
-# a login then its password on one line: .netrc's `machine HOST login USER password ...`, fetchmail's
-# `poll HOST ... user USER password ...`
-_LOGIN_PASSWORD = re.compile(r"\b(?:login|user|username)[ \t]+[^\s,;]+[ \t]+(?:password|passwd)[ \t]+" + _QUOTED_OR_BARE)
+# a login then its password on a config line: .netrc's `machine HOST login USER password ...`, fetchmail's
+# `poll HOST ... user USER password ...` (the line starts with a directive, not with a comment or prose;
+# an anonymous login's password is by custom an e-mail address, no secret)
+_LOGIN_PASSWORD = re.compile(r"(?m)^[ \t]*(?:(?:machine|default|poll|skip|account)\b[^\r\n]*?\b)?"
+                             r"(?:login|user|username)[ \t]+(?!anonymous\b|ftp\b)[^\s,;]+[ \t]+(?:password|passwd)[ \t]+"
+                             + _QUOTED_OR_BARE)
 # a config directive alone on its line, its one argument the password: a .netrc written one token per
 # line, msmtp's `password ...`
 _PASSWORD_DIRECTIVE = re.compile(r"(?m)^[ \t]*(?:password|passwd|passphrase)[ \t]+" + _QUOTED_OR_BARE + r"[ \t]*\r?$")
