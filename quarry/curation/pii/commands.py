@@ -1,11 +1,12 @@
 """Passwords on command lines: ``mysql -p<pw>``, ``--password <pw>``, ``sshpass -p``, ``redis-cli
--a``, ``ssh-keygen -N``, ``zip -P``, ``7z -p<pw>``, ``openssl enc -k``, ``vault login <token>``, ``mongosh -p``, ``sqlcmd -P``, ``ldapsearch -w``, ``xfreerdp /p:``, ``htpasswd -b``, ``docker
-login -p`` (or a literal echoed into ``--password-stdin``), ``az login -p``, ``smbclient -U
-user%<pw>``, ``echo user:<pw> | chpasswd``, ``PGPASSWORD=<pw> psql``, ``openssl -passout pass:<pw>``,
-``keytool -storepass``, PowerShell's ``ConvertTo-SecureString "<pw>" -AsPlainText``, redis.conf's
-``requirepass``; in SQL (``IDENTIFIED BY '<pw>'``, ``WITH PASSWORD '<pw>'``); a login's password on
-one line (.netrc's ``machine H login U password <pw>``, fetchmail's ``user U password <pw>``) or a
-``password <pw>`` directive on its own (.netrc, msmtprc).
+-a``, ``mongosh -p``, ``sqlcmd -P``, ``ldapsearch -w``, ``xfreerdp /p:``, ``htpasswd -b``, ``docker
+login -p`` (or a literal echoed into ``--password-stdin`` / ``gh auth login --with-token``), ``az
+login -p``, ``smbclient -U user%<pw>``, ``echo user:<pw> | chpasswd``, ``PGPASSWORD=<pw> psql``,
+``openssl -passout pass:<pw>``, ``keytool -storepass``, PowerShell's ``ConvertTo-SecureString "<pw>"
+-AsPlainText``, passphrases (``ssh-keygen -N``, ``zip -P``, ``7z -p<pw>``, ``openssl enc -k``), ``vault
+login <token>``, redis.conf's ``requirepass``; in SQL (``IDENTIFIED BY '<pw>'``, ``WITH PASSWORD
+'<pw>'``); a login's password on one line (.netrc's ``machine H login U password <pw>``, fetchmail's
+``user U password <pw>``) or a ``password <pw>`` directive on its own (.netrc, msmtprc).
 ``curl -u user:pw`` is a connection string (quarry.curation.pii.credentials). A value that is a
 variable (``$PW``, ``"${PW}"``) or another flag (``psql --password -U app``: a prompt) is not a password.
 """

@@ -119,16 +119,15 @@ _NAME_HAS_ROOT = re.compile("|".join(CREDENTIAL_ROOTS), re.I)
 _STARTS = ((_LISP_DEFINITION, ("(def", "(set")), (_DOCKER_LEGACY_ENV, ("ENV ", "SetEnv ")),
            (_TERRAFORM_VARIABLE, ("variable ",)), (_NGINX_PARAM, ("fastcgi_param", "uwsgi_param", "scgi_param")),
            (_C_DEFINE, ("#define ",)), (_PLACEHOLDER_DEFAULT, ("${",)), (_HEADER_ARGUMENT, ("-H ", "--header ")),
-           (_SHELL_SETENV, ("setenv ", "set -")), (_MACRO_SET, ("set(", "-define(")), (_JSON_NAME_VALUE, ('"name"', '"Name"', '"key"', '"Key"')),
-           (_XML_NAME_VALUE, ("<name>", "<key>")), (_XML_SETTING, ("<setting ",)))
-_IN_LINE = ((_NAME_THEN_STRING, tuple(noun + blank + quote for noun in ("assword", "asswd", "ASSWORD", "assphrase", "oken",
-                                                                         "OKEN", "ecret", "ECRET", "ey", "EY")
-                                       for blank in (" ", "\t") for quote in "\"'")), (_CONFIG_SET, ("config set ", "configure set ")),
-            (_KEYED_ELEMENT, (' key="', ' name="')),
-            (_SETTER_CALL, tuple(noun + call for noun in ("assword", "asswd", "assphrase", "oken", "ecret", "Key",
-                                                          "PASSWORD", "TOKEN", "SECRET", "KEY")
-                                 for call in ('("', "('"))),
-            (_CREDENTIALS_CALL, ("Credentials(", "Credential(", "Auth(", "Authentication(")))
+           (_SHELL_SETENV, ("setenv ", "set -")), (_MACRO_SET, ("set(", "-define(")),
+           (_JSON_NAME_VALUE, ('"name"', '"Name"', '"key"', '"Key"')), (_XML_NAME_VALUE, ("<name>", "<key>")),
+           (_XML_SETTING, ("<setting ",)))
+# how a credential's name ends, in the literals that gate the patterns reading a name then its value
+_NAME_ENDS = ("assword", "asswd", "ASSWORD", "assphrase", "oken", "OKEN", "ecret", "ECRET", "ey", "EY")
+_IN_LINE = ((_NAME_THEN_STRING, tuple(end + blank + quote for end in _NAME_ENDS for blank in " \t" for quote in "\"'")),
+            (_SETTER_CALL, tuple(end + call for end in _NAME_ENDS for call in ('("', "('"))),
+            (_CREDENTIALS_CALL, ("Credentials(", "Credential(", "Auth(", "Authentication(")),
+            (_CONFIG_SET, ("config set ", "configure set ")), (_KEYED_ELEMENT, (' key="', ' name="')))
 # looked for in one scan with the other detectors' literals (quarry.curation.pii.gates)
 register(literal for _, literals in (*_STARTS, *_IN_LINE) for literal in literals)
 
