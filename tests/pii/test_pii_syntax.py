@@ -112,6 +112,8 @@ SYNTAXES = {
     "go_flag_default": 'var token = flag.String("token", "{v}", "API token")\n',
     "kotlin_elvis": 'val apiToken = System.getenv("API_TOKEN") ?: "{v}"\n',
     "request_header": 'xhr.setRequestHeader("X-Api-Token", "{v}");\n',
+    "laravel_env_default": "    'auth_token' => env('SERVICE_KEY', '{v}'),\n",
+    "ruby_fetch_block": 'token = ENV.fetch("API_TOKEN") {{ "{v}" }}\n',
 }
 
 
@@ -175,6 +177,8 @@ NOT_SECRETS = [
     'parser.add_argument("--token", "--auth-token", help="API token")\n', 'set(TOKEN_HEADER "X-Auth-Token")\n',
     'conn.setRequestHeader("Authorization", "Bearer " + token);\n',
     'Dim passwordPrompt As String = "Enter your password"\n',
+    "    'host' => env('DB_HOST', '127.0.0.1'),\n", "    'api_key' => env('MAILGUN_DOMAIN', 'mg.example.com'),\n",
+    'token = ENV.fetch("API_TOKEN") { "changeme" }\n', "timeout = os.getenv('TOKEN_TIMEOUT', '30s')\n",
 
 ]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from quarry.curation.pii.findings import KEY, PASSWORD, Finding, lowered, occurrences
+from quarry.curation.pii.findings import KEY, PASSWORD, Finding, line_prefix, lowered, occurrences
 from quarry.curation.pii.gates import present_literals, register
 from quarry.curation.pii.values import (DICTIONARY_PLACEHOLDERS, describes_something_else, looks_generated, plausible_secret,
                                typed_secret)
@@ -60,15 +60,22 @@ _AUTH_TUPLE = re.compile(r"auth\s*=\s*\(\s*[\"'][^\"'\r\n]{1,64}[\"']\s*,\s*([\"
 _APP_SETTING = re.compile(r"(?:key|name)=\"([\w.:-]{1,64})\"\s+value=\"([^\"\r\n]{1,512})\"")
 
 
+# Ruby's block default: ENV.fetch("API_TOKEN") { "..." }
+_BLOCK_DEFAULT = re.compile(r"ENV\.fetch\(\s*[\"']([A-Za-z_]\w*)[\"']\s*\)\s*\{\s*([\"'])([^\"'\r\n]{1,256})\2\s*\}")
+# An environment lookup whose variable names nothing is named by what it is assigned to:
+# Laravel's `'auth_token' => env('SERVICE_KEY', '...')`, `API_TOKEN = os.getenv("X", "...")`
+_ENV_LOOKUP = re.compile(r"(?:getenv|environ\.get|\benv|ENV\.fetch|get_env|env\.str)$")
+_KEY_BEFORE = re.compile(r"[\"']?([A-Za-z_][\w.-]*)[\"']?\s*(?:=>|:|=)\s*[\w.$]*$")
+
 # Scanned with the other detectors' gates (quarry.curation.pii.gates); most texts hold none.
-GATES = ("${", "auth", 'value="', "||", "??", "?:")
+GATES = ("${", "auth", 'value="', "||", "??", "?:", "ENV.fetch")
 register(GATES)
 
 
 def find_env_defaults(text: str) -> Iterator[Finding]:
     present = present_literals(text)
     for gate, pattern, name_group, value_group in (("${", _SHELL_DEFAULT, 1, 2), ("auth", _AUTH_TUPLE, 0, 2),
-                                                   ('value="', _APP_SETTING, 1, 2)):
+                                                   ('value="', _APP_SETTING, 1, 2), ("ENV.fetch", _BLOCK_DEFAULT, 1, 3)):
         if gate not in present:
             continue
         for m in pattern.finditer(text):
@@ -94,6 +101,9 @@ def find_env_defaults(text: str) -> Iterator[Finding]:
                 continue  # getenv("X", ...), define('DB_PASSWORD', ...); not any call with two strings
             if value.startswith("-"):
                 continue  # add_argument("--token", "--auth-token"): an option's other name
+            if not _names_secret(name) and _ENV_LOOKUP.search(text, max(0, m.start() - 16), m.start()):
+                key = _KEY_BEFORE.search(line_prefix(text, m.start()))
+                name = key.group(1) if key else name
             if _names_secret(name) and _accept(name, value):
                 yield Finding(m.start(3), m.end(3), _type_of(name), "env_default", 0.8)
 
