@@ -114,6 +114,13 @@ SYNTAXES = {
     "request_header": 'xhr.setRequestHeader("X-Api-Token", "{v}");\n',
     "laravel_env_default": "    'auth_token' => env('SERVICE_KEY', '{v}'),\n",
     "ruby_fetch_block": 'token = ENV.fetch("API_TOKEN") {{ "{v}" }}\n',
+    "python_annotated_generic": 'class Settings(BaseSettings):\n    api_token: Optional[str] = "{v}"\n',
+    "csharp_auto_property": 'public string ApiToken {{ get; set; }} = "{v}";\n',
+    "perl_env_hash": "$ENV{{API_TOKEN}} = '{v}';\n",
+    "java_get_property_default": 'String token = System.getProperty("api.token", "{v}");\n',
+    "csharp_environment_fallback": 'var apiToken = Environment.GetEnvironmentVariable("API_TOKEN") ?? "{v}";\n',
+    "python_or_fallback": 'api_token = os.environ.get("API_TOKEN") or "{v}"\n',
+    "powershell_set_variable": 'Set-Variable -Name apiToken -Value "{v}"\n',
 }
 
 
@@ -179,6 +186,8 @@ NOT_SECRETS = [
     'Dim passwordPrompt As String = "Enter your password"\n',
     "    'host' => env('DB_HOST', '127.0.0.1'),\n", "    'api_key' => env('MAILGUN_DOMAIN', 'mg.example.com'),\n",
     'token = ENV.fetch("API_TOKEN") { "changeme" }\n', "timeout = os.getenv('TOKEN_TIMEOUT', '30s')\n",
+    'token = get_token() or "anonymous"\n', "password_hash: Optional[str] = None\n",
+    "public string Password { get; set; } = string.Empty;\n", "$ENV{HOME} = '/tmp';\n",
 
 ]
 

@@ -24,12 +24,16 @@ from quarry.curation.pii.values import (CODE_WORDS, describes_something_else, ge
 _CREDENTIAL_NAME = re.compile(
     r"(?i)(?:pass(?:w(?:or)?d|phrase)?(?![a-z])|pwd|secret|token|credentials?|key|auth)"
     # a name's closing quote may be escaped: a JSON document held in a string, '{\\n  \\"api_token\\": \\"...\\"'
-    r"(?P<tail>[A-Za-z0-9_.-]{0,64})(?:\[\d*\])?(?P<close>(?:\\?[\"'\]])*)"   # a C array: API_TOKEN[]
+    # a C array (API_TOKEN[]); a name closing a Perl hash key ($ENV{API_TOKEN})
+    r"(?P<tail>[A-Za-z0-9_.-]{0,64})(?:\[\d*\])?(?P<close>(?:\\?[\"'\]}])*)"
     # a declared type between name and operator: Go `var key string =`, Kotlin / TS `val key: String =`,
-    # Rust `const KEY: &'static str =`, Visual Basic `Dim key As String =`;
+    # Rust `const KEY: &'static str =`, Visual Basic `Dim key As String =`, Python `key: Optional[str] =`;
     # a blank or a colon before it, so that a long name is never split between name and type (on a
     # name of thousands of characters with no operator, every split was tried: cubic time)
-    r"(?:(?:[ \t]+(?:As[ \t]+)?|[ \t]*:[ \t]*)(?:&(?:'[A-Za-z_]\w*[ \t]+)?)?[A-Za-z_][\w.]*(?:\[\])?(?=[ \t]*=[^=>]))?"
+    r"(?:(?:[ \t]+(?:As[ \t]+)?|[ \t]*:[ \t]*)(?:&(?:'[A-Za-z_]\w*[ \t]+)?)?[A-Za-z_][\w.]*"
+    r"(?:\[[\w., |]{0,64}(?:\[[\w., |]{0,64}\])?\])?(?=[ \t]*=[^=>]))?"
+    # a C# auto-property's accessors: `ApiKey { get; set; } =`
+    r"(?:[ \t]*\{[ \t]*get;[^{}\r\n]{0,32}\}(?=[ \t]*=[^=>]))?"
     # every common assignment, append and default operator: Make's ::= / :::= / ?=, PHP's .=, ||=, ??=, R's <-
     r"[ \t]*(?P<op>:{1,3}=|\.=|\+=|\?\?=|\?=|\|\|=|=>|<-|=|:)[ \t]*"
     r"(?:&[\w-]+[ \t]+)?"  # a YAML anchor before the value: `password: &db_pw value`

@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from quarry.curation.pii.findings import KEY, PASSWORD, Finding, line_prefix, lowered, occurrences
+from quarry.curation.pii.findings import (KEY, PASSWORD, Finding, finditer_from, line_prefix, lowered, occurrences,
+                                          word_before)
 from quarry.curation.pii.gates import present_literals, register
 from quarry.curation.pii.values import (DICTIONARY_PLACEHOLDERS, describes_something_else, looks_generated, plausible_secret,
                                typed_secret)
@@ -38,8 +39,11 @@ def _accept(name: str, value: str) -> bool:
 # ---------------------------------------------------------------------------------------------
 # Defaults after an environment lookup
 
-_JS_FALLBACK = re.compile(r"(?:\|\||\?\?|\?:)[ \t]*([\"'`])([^\"'`\r\n]{1,256})\1")   # JS || ??, Kotlin / Groovy ?:
-_ENV_NAME = re.compile(r"(?:env|ENV)(?:\.|\[\s*[\"']|\.get\(\s*[\"']|\(\s*[\"'])([A-Za-z_][A-Za-z0-9_]*)[\"']?\s*[\])]?\s*$")
+# JS || ??, Kotlin / Groovy ?:; Python's `or` (matched from its literals, after an environment lookup only)
+_JS_FALLBACK = re.compile(r"(?:\|\||\?\?|\?:)[ \t]*([\"'`])([^\"'`\r\n]{1,256})\1")
+_OR_FALLBACK = re.compile(r"or[ \t]*([\"'])([^\"'`\r\n]{1,256})\1")
+_OR_GATES = ('or "', "or '")
+_ENV_NAME = re.compile(r"(?:env|ENV|environ|GetEnvironmentVariable|getProperty)(?:\.|\[\s*[\"']|\.get\(\s*[\"']|\(\s*[\"'])([A-Za-z_][A-Za-z0-9_]*)[\"']?\s*[\])]?\s*$")
 _LAST_NAME = re.compile(r"([A-Za-z_$][\w$]*)\s*[\])]?\s*$")  # config.jwtSecret ?? '...'
 _TARGET = re.compile(r"([A-Za-z_$][\w$.]*)\s*(?:=|:)\s*(?:await\s+)?[^=]*$")
 # getenv("SECRET_KEY", "<default>"): found from its '(' (a literal the engine skips to), then the
@@ -48,7 +52,7 @@ _TARGET = re.compile(r"([A-Za-z_$][\w$.]*)\s*(?:=|:)\s*(?:await\s+)?[^=]*$")
 _DEFAULT_ARG = re.compile(r"\(\s*[\"'](-{0,2}[A-Za-z_][\w.-]*)[\"']\s*,\s*(?:default\s*=\s*)?([\"'])(?:\\[\"'])?"
                           r"([^\"'\\\r\n]{1,256})(?:\\[\"'])?\2")
 _ENV_FUNCTION = re.compile(r"(?:getenv|environ\.get|environ\.setdefault|\benv|\bconfig|ENV\.fetch|get_env|env\.str|"
-                           r"\bdefine|[sS]etProperty|\.put|[sS]etenv|putenv|SetEnvironmentVariable|"
+                           r"\bdefine|[sS]etProperty|getProperty|\.put|[sS]etenv|putenv|SetEnvironmentVariable|"
                            # a command-line option's default (argparse, optparse, click, Go's flag), a request's header
                            r"add_argument|add_option|\.option|flag\.String|[sS]etRequestHeader|[sS]etHeader|[aA]ddHeader|"
                            r"[hH]eader\.(?:Set|Add)|[hH]eaders\.(?:set|append))$")
@@ -68,7 +72,7 @@ _ENV_LOOKUP = re.compile(r"(?:getenv|environ\.get|\benv|ENV\.fetch|get_env|env\.
 _KEY_BEFORE = re.compile(r"[\"']?([A-Za-z_][\w.-]*)[\"']?\s*(?:=>|:|=)\s*[\w.$]*$")
 
 # Scanned with the other detectors' gates (quarry.curation.pii.gates); most texts hold none.
-GATES = ("${", "auth", 'value="', "||", "??", "?:", "ENV.fetch")
+GATES = ("${", "auth", 'value="', "||", "??", "?:", *_OR_GATES, "ENV.fetch")
 register(GATES)
 
 
@@ -82,18 +86,21 @@ def find_env_defaults(text: str) -> Iterator[Finding]:
             name = "password" if name_group == 0 else m.group(name_group)
             if _names_secret(name) and _accept(name, m.group(value_group)):
                 yield Finding(m.start(value_group), m.end(value_group), _type_of(name), "env_default", 0.8)
-    if not present.isdisjoint(("||", "??", "?:")):
-        for m in _JS_FALLBACK.finditer(text):
-            line_start = text.rfind("\n", max(0, m.start() - 200), m.start()) + 1
-            before = text[max(line_start, m.start() - 200):m.start()].rstrip()
-            env = _ENV_NAME.search(before) or _LAST_NAME.search(before)
-            if not env:
-                continue
-            target = _TARGET.match(before.lstrip().removeprefix("export ").removeprefix("const ")
-                                   .removeprefix("let ").removeprefix("var ").removeprefix("val "))
-            name = env.group(1) if _names_secret(env.group(1)) else (target.group(1) if target else "")
-            if _names_secret(name) and _accept(name, m.group(2)):
-                yield Finding(m.start(2), m.end(2), _type_of(name), "env_default", 0.8)
+    fallbacks = list(_JS_FALLBACK.finditer(text)) if not present.isdisjoint(("||", "??", "?:")) else []
+    if not present.isdisjoint(_OR_GATES):
+        starts = sorted(at for gate in _OR_GATES for at in occurrences(text, gate))
+        fallbacks += (m for m in finditer_from(_OR_FALLBACK, text, starts) if not word_before(text, m.start()))
+    for m in fallbacks:
+        line_start = text.rfind("\n", max(0, m.start() - 200), m.start()) + 1
+        before = text[max(line_start, m.start() - 200):m.start()].rstrip()
+        env = _ENV_NAME.search(before) or (_LAST_NAME.search(before) if m.re is _JS_FALLBACK else None)
+        if not env:
+            continue
+        target = _TARGET.match(before.lstrip().removeprefix("export ").removeprefix("const ")
+                               .removeprefix("let ").removeprefix("var ").removeprefix("val "))
+        name = env.group(1) if _names_secret(env.group(1)) else (target.group(1) if target else "")
+        if _names_secret(name) and _accept(name, m.group(2)):
+            yield Finding(m.start(2), m.end(2), _type_of(name), "env_default", 0.8)
     if "(" in text:
         for m in _DEFAULT_ARG.finditer(text):
             name, value = m.group(1), m.group(3)

@@ -87,6 +87,9 @@ _PLACEHOLDER_DEFAULT = re.compile(r"\$\{(?P<name>[\w.-]{3,128}):(?P<value>[^-=+?
 # an Erlang / Elixir config tuple: `{password, "..."}`, `{:api_key, "..."}`; a C / C# / Lua initializer's
 # pair: `{ "api_token", "..." }`
 _TUPLE = re.compile(r"\{[ \t]*(?::?(?P<bare_name>[a-z]\w{2,64})|\"(?P<name>[\w.-]{3,64})\")[ \t]*,[ \t]*" + _STRING + r"[ \t]*\}")
+# PowerShell's `Set-Variable -Name apiToken -Value "..."`
+_SET_VARIABLE = re.compile(r"Set-Variable[ \t]+(?:-Name[ \t]+)?(?P<name>[A-Za-z_]\w{2,64})[ \t]+(?:-Value[ \t]+)?(?P<q>[\"'])"
+                           r"(?P<value>[^\"'\r\n]{1,512})(?P=q)")
 # CMake's `set(API_TOKEN "...")`, an Erlang macro `-define(API_TOKEN, "...")`
 _MACRO_SET = re.compile(r"(?:\bset|-define)\([ \t]*(?P<name>[A-Za-z_][\w.-]{2,64})(?:[ \t]*,[ \t]*|[ \t]+)" + _STRING + r"[ \t]*\)")
 # an XML element whose key names its text: `<entry key="db.password">...</entry>`, `<add name="apiKey">...`
@@ -121,7 +124,7 @@ _STARTS = ((_LISP_DEFINITION, ("(def", "(set")), (_DOCKER_LEGACY_ENV, ("ENV ", "
            (_C_DEFINE, ("#define ",)), (_PLACEHOLDER_DEFAULT, ("${",)), (_HEADER_ARGUMENT, ("-H ", "--header ")),
            (_SHELL_SETENV, ("setenv ", "set -")), (_MACRO_SET, ("set(", "-define(")),
            (_JSON_NAME_VALUE, ('"name"', '"Name"', '"key"', '"Key"')), (_XML_NAME_VALUE, ("<name>", "<key>")),
-           (_XML_SETTING, ("<setting ",)))
+           (_XML_SETTING, ("<setting ",)), (_SET_VARIABLE, ("Set-Variable ",)))
 # how a credential's name ends, in the literals that gate the patterns reading a name then its value
 _NAME_ENDS = ("assword", "asswd", "ASSWORD", "assphrase", "oken", "OKEN", "ecret", "ECRET", "ey", "EY")
 _IN_LINE = ((_NAME_THEN_STRING, tuple(end + blank + quote for end in _NAME_ENDS for blank in " \t" for quote in "\"'")),
