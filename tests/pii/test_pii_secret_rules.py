@@ -271,3 +271,22 @@ def test_a_long_name_of_credential_words_is_read_in_linear_time(joint):
     words = [_RND.choice(["token", "Key", "password", "Secret", "user", "Config"]) for _ in range(4000)]
     text = "token: " + joint.join(words) + "\nother = 1\n"
     assert detect(text) == []
+
+
+def test_a_private_key_encoded_whole_is_found_and_a_certificate_is_not():
+    import base64
+
+    def pem(kind: str) -> str:
+        body = "\n".join(rand(64, ALNUM + "+/") for _ in range(6))
+        return f"-----BEGIN {kind}-----\n{body}\n-----END {kind}-----\n"
+
+    key, certificate = (base64.b64encode(pem(kind).encode()).decode() for kind in ("RSA PRIVATE KEY", "CERTIFICATE"))
+    text = (f"users:\n- name: admin\n  user:\n    client-certificate-data: {certificate}\n"
+            f"    client-key-data: {key}\n")
+    assert [text[f.start:f.end] for f in detect(text)] == [key]
+
+
+def test_a_yaml_key_written_as_a_ruby_symbol_names_its_value():
+    token = rand(32)
+    text = f"---\n:rubygems_api_key: {token}\n:verbose: true\n"
+    assert [text[f.start:f.end] for f in detect(text)] == [token]

@@ -65,7 +65,8 @@ _BASIC = re.compile(r"[Bb](?<!\w[Bb])asic[ \t]+([A-Za-z0-9+/]{8,}={0,2})(?![A-Za
 # a line's own declaration: a shell's export / set, a Dockerfile's ENV / ARG, an .npmrc registry's scope,
 # a systemd unit's Environment=, a PHP-FPM pool's env[...]
 _DECLARES = r"(?:export\s+|set\s+|(?:ENV|ARG)[ \t]+|//[^\s:]+/:|Environment=|env\[)"
-_CONFIG_LINE_START = re.compile(r"\s*(?:-\s+)?" + _DECLARES + r"?[\"']?[\w.-]*")
+# (a YAML key may be a Ruby symbol: `:rubygems_api_key: ...`)
+_CONFIG_LINE_START = re.compile(r"\s*(?:-\s+)?" + _DECLARES + r"?[\"':]?[\w.-]*")
 # In a list only its separator ends a value: a query string's '&' ('password=ab;cd&ssl=true'), a
 # connection string's ';' ('Password=a,=v*gv;Encrypt=true').
 _LIST_VALUE = {"?": re.compile(r"[^&#\s\"'`<>]*"), "&": re.compile(r"[^&#\s\"'`<>]*"), ";": re.compile(r"[^;\s\"'`<>]*")}

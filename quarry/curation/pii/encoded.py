@@ -13,12 +13,15 @@ from collections.abc import Iterator
 
 from quarry.curation.pii import suppress
 from quarry.curation.pii.assignments import find_assignments
-from quarry.curation.pii.credentials import find_shapes
+from quarry.curation.pii.credentials import find_private_keys, find_shapes
 from quarry.curation.pii.gates import present_literals, register
 from quarry.curation.pii.findings import KEY, Finding, finditer_from, lowered, occurrences
 
-# A base64 JWT starts 'ZXlK' ('eyJ'); other wrapped tokens sit under a key that says base64.
-GATES = ("ZXlK", "b64", "B64", "ase64", "ASE64")
+# A base64 JWT starts 'ZXlK' ('eyJ'), a base64 PEM block 'LS0tLS1CRUdJTi' ('-----BEGIN': a kubeconfig's
+# client-key-data); other wrapped tokens sit under a key that says base64.
+_PEM_B64 = "LS0tLS1CRUdJTi"
+GATES = ("ZXlK", "b64", "B64", "ase64", "ASE64", _PEM_B64)
+_BASE64_RUN = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 register(GATES)
 _KIND_SECRET = re.compile(r"(?m)^kind:[ \t]*Secret[ \t]*$")
 _DATA_BLOCK = re.compile(r"(?m)^([ \t]*)(?:data|stringData):[ \t]*\r?\n")
@@ -60,12 +63,25 @@ def find_encoded(text: str) -> Iterator[Finding]:
                 if decoded is not None and (_secret_like(decoded) or _holds_a_secret(decoded)):
                     yield Finding(m.start(1), m.end(1), KEY, "kubernetes_secret_data", 0.85)
                 pos = m.end()
-    if present_literals(text).isdisjoint(GATES):
+    present = present_literals(text)
+    if present.isdisjoint(GATES):
         return
+    if _PEM_B64 in present:
+        yield from _encoded_private_keys(text)
     for m in _secret_named_values(text):
         decoded = _decoded(m.group(1))
         if decoded and any(True for _ in find_shapes(decoded)):  # a base64-wrapped token or JWT
             yield Finding(m.start(1), m.end(1), KEY, "base64_secret", 0.85)
+
+
+def _encoded_private_keys(text: str) -> Iterator[Finding]:
+    """A PEM private key block base64-encoded whole (a kubeconfig's client-key-data, a Secret's
+    tls.key): the key, wherever it stands."""
+    for at in occurrences(text, _PEM_B64):
+        run = _BASE64_RUN.match(text, at)
+        decoded = _decoded(run.group())
+        if decoded and any(True for _ in find_private_keys(decoded)):
+            yield Finding(run.start(), run.end(), KEY, "base64_private_key", 0.9)
 
 
 def _secret_named_values(text: str) -> Iterator[re.Match]:
