@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterator
 
 from quarry.curation.pii import suppress
-from quarry.curation.pii.findings import PASSWORD, Finding
+from quarry.curation.pii.findings import PASSWORD, Finding, line_end, occurrences
 from quarry.curation.pii.gates import present_literals, register
 from quarry.curation.pii.values import DICTIONARY_PLACEHOLDERS, describes_something_else, plausible_secret, typed_secret
 
@@ -141,7 +141,7 @@ def find_command_passwords(text: str) -> Iterator[Finding]:
     for pattern, gate in _PATTERNS:
         if gate and present.isdisjoint(gate):
             continue
-        for m in pattern.finditer(text):
+        for m in _matches(pattern, gate, text):
             found = _value(m)
             if pattern is _LONG_FLAG and describes_something_else(m.group("flag")):
                 continue
@@ -152,6 +152,17 @@ def find_command_passwords(text: str) -> Iterator[Finding]:
             if found and (_password_ok(found[2]) or pattern in _ONLY_PASSWORDS and _any_password(found[2])) \
                     and not _template(found[2]):
                 yield Finding(found[0], found[1], PASSWORD, "command_line", 0.8)
+
+
+# patterns whose gate is a common word ('password '): matched in the lines holding it, not over the text
+_BY_LINE = {_LOGIN_PASSWORD, _PASSWORD_DIRECTIVE}
+
+
+def _matches(pattern: re.Pattern, gate: tuple[str, ...], text: str) -> Iterator[re.Match]:
+    if pattern not in _BY_LINE:
+        return pattern.finditer(text)
+    starts = sorted({text.rfind("\n", 0, at) + 1 for literal in gate for at in occurrences(text, literal)})
+    return (m for start in starts for m in pattern.finditer(text, start, line_end(text, start)))
 
 
 def _directive_password(text: str, m: re.Match, value: str) -> bool:

@@ -131,8 +131,9 @@ _IN_LINE = ((_NAME_THEN_STRING, tuple(end + blank + quote for end in _NAME_ENDS 
             (_SETTER_CALL, tuple(end + call for end in _NAME_ENDS for call in ('("', "('"))),
             (_CREDENTIALS_CALL, ("Credentials(", "Credential(", "Auth(", "Authentication(")),
             (_CONFIG_SET, ("config set ", "configure set ")), (_KEYED_ELEMENT, (' key="', ' name="')))
+_ELEMENT_ENDS = tuple(end + ">" for end in _NAME_ENDS)
 # looked for in one scan with the other detectors' literals (quarry.curation.pii.gates)
-register(literal for _, literals in (*_STARTS, *_IN_LINE) for literal in literals)
+register(literal for _, literals in (*_STARTS, *_IN_LINE, (None, _ELEMENT_ENDS)) for literal in literals)
 
 
 @dataclass(frozen=True)
@@ -146,9 +147,9 @@ class Pair:
 def positional_pairs(text: str) -> Iterator[Pair]:
     """Each credential-like name and its value written side by side."""
     found = [m for pattern in (_KEYWORD_PAIR, _TUPLE, *_STRING_HELD_PAIRS) for m in pattern.finditer(text)]
-    if "</" in text:
-        found += _CREDENTIAL_ELEMENT.finditer(text)
     present = present_literals(text)
+    if not present.isdisjoint(_ELEMENT_ENDS):   # an element named for a credential closes with one of them
+        found += _CREDENTIAL_ELEMENT.finditer(text)
     for pattern, literals in _STARTS:
         if present.isdisjoint(literals):
             continue
