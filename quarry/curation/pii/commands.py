@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterator
 
 from quarry.curation.pii import suppress
-from quarry.curation.pii.findings import PASSWORD, Finding, line_end, occurrences
+from quarry.curation.pii.findings import PASSWORD, Finding, finditer_in_lines
 from quarry.curation.pii.gates import present_literals, register
 from quarry.curation.pii.values import DICTIONARY_PLACEHOLDERS, describes_something_else, plausible_secret, typed_secret
 
@@ -159,10 +159,7 @@ _BY_LINE = {_LOGIN_PASSWORD, _PASSWORD_DIRECTIVE}
 
 
 def _matches(pattern: re.Pattern, gate: tuple[str, ...], text: str) -> Iterator[re.Match]:
-    if pattern not in _BY_LINE:
-        return pattern.finditer(text)
-    starts = sorted({text.rfind("\n", 0, at) + 1 for literal in gate for at in occurrences(text, literal)})
-    return (m for start in starts for m in pattern.finditer(text, start, line_end(text, start)))
+    return finditer_in_lines(pattern, text, gate) if pattern in _BY_LINE else pattern.finditer(text)
 
 
 def _directive_password(text: str, m: re.Match, value: str) -> bool:

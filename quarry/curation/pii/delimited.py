@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator
 
 from quarry.curation.pii import suppress
-from quarry.curation.pii.findings import KEY, PASSWORD, Finding, line_end, lowered, occurrences
+from quarry.curation.pii.findings import KEY, PASSWORD, Finding, line_end, line_starts, lowered
 from quarry.curation.pii.values import (describes_something_else, generated_key, plausible_password,
                                         plausible_secret, typed_secret)
 
@@ -25,7 +25,7 @@ _KEY_COLUMN = re.compile(r"(?i)(?:secret|token|(?:api|access|private|secret|clie
 
 def find_delimited(text: str) -> Iterator[Finding]:
     lower = lowered(text)
-    headers = sorted({text.rfind("\n", 0, at) + 1 for root in _ROOTS for at in occurrences(lower, root)})
+    headers = line_starts(lower, _ROOTS)
     read_to = 0
     for start in headers:
         if start < read_to:

@@ -30,7 +30,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from quarry.curation.pii.findings import CREDENTIAL_ROOTS, finditer_from, line_end, line_prefix, occurrences
+from quarry.curation.pii.findings import CREDENTIAL_ROOTS, finditer_from, finditer_in_lines, line_prefix, occurrences
 from quarry.curation.pii.gates import present_literals, register
 
 _STRING = r"\"(?P<value>[^\"\\\r\n]{1,512})\""
@@ -158,8 +158,7 @@ def positional_pairs(text: str) -> Iterator[Pair]:
     for pattern, literals in _IN_LINE:
         if present.isdisjoint(literals):
             continue
-        lines = sorted({text.rfind("\n", 0, at) + 1 for literal in literals for at in occurrences(text, literal)})
-        found += [m for start in lines for m in pattern.finditer(text, start, line_end(text, start))]
+        found += finditer_in_lines(pattern, text, literals)
     for m in found:
         whole_line = m.re is _DOCKER_LEGACY_ENV
         if whole_line and line_prefix(text, m.start()).strip():
