@@ -51,7 +51,9 @@ _TARGET = re.compile(r"([A-Za-z_$][\w$.]*)\s*(?:=|:)\s*(?:await\s+)?[^=]*$")
 # (a value may carry escaped quotes of its own: `config.put("sonar.token", "\\"...\\"")`)
 _DEFAULT_ARG = re.compile(r"\(\s*[\"'](-{0,2}[A-Za-z_][\w.-]*)[\"']\s*,\s*(?:default\s*=\s*)?([\"'])(?:\\[\"'])?"
                           r"([^\"'\\\r\n]{1,256})(?:\\[\"'])?\2")
-_ENV_FUNCTION = re.compile(r"(?:getenv|environ\.get|environ\.setdefault|\benv|\bconfig|ENV\.fetch|get_env|env\.str|"
+# the functions that look a variable up in the environment
+_ENV_LOOKUPS = r"getenv|environ\.get|\benv|ENV\.fetch|get_env|env\.str"
+_ENV_FUNCTION = re.compile(r"(?:" + _ENV_LOOKUPS + r"|environ\.setdefault|\bconfig|"
                            r"\bdefine|[sS]etProperty|getProperty|\.put|[sS]etenv|putenv|SetEnvironmentVariable|"
                            # a command-line option's default (argparse, optparse, click, Go's flag), a request's header
                            r"add_argument|add_option|\.option|flag\.String|[sS]etRequestHeader|[sS]etHeader|[aA]ddHeader|"
@@ -68,7 +70,7 @@ _APP_SETTING = re.compile(r"(?:key|name)=\"([\w.:-]{1,64})\"\s+value=\"([^\"\r\n
 _BLOCK_DEFAULT = re.compile(r"ENV\.fetch\(\s*[\"']([A-Za-z_]\w*)[\"']\s*\)\s*\{\s*([\"'])([^\"'\r\n]{1,256})\2\s*\}")
 # An environment lookup whose variable names nothing is named by what it is assigned to:
 # Laravel's `'auth_token' => env('SERVICE_KEY', '...')`, `API_TOKEN = os.getenv("X", "...")`
-_ENV_LOOKUP = re.compile(r"(?:getenv|environ\.get|\benv|ENV\.fetch|get_env|env\.str)$")
+_ENV_LOOKUP = re.compile(r"(?:" + _ENV_LOOKUPS + r")$")
 _KEY_BEFORE = re.compile(r"[\"']?([A-Za-z_][\w.-]*)[\"']?\s*(?:=>|:|=)\s*[\w.$]*$")
 
 # Scanned with the other detectors' gates (quarry.curation.pii.gates); most texts hold none.
