@@ -6,8 +6,6 @@ under a Secret's ``data:``, a password-like string or a config file holding a cr
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 from collections.abc import Iterator
 
@@ -34,14 +32,6 @@ _SECRET_NAMED_B64 = re.compile(
 _NAME_ROOTS = ("pass", "secret", "token", "api", "cred")
 
 
-def _decoded(value: str) -> str | None:
-    try:
-        text = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("utf-8")
-    except (binascii.Error, UnicodeDecodeError, ValueError):
-        return None
-    return text if all(line.isprintable() for line in text.expandtabs(1).splitlines()) else None   # text, not bytes
-
-
 def _secret_like(decoded: str) -> bool:
     decoded = decoded.strip()
     return (len(decoded) >= 6 and not suppress.is_placeholder(decoded) and " " not in decoded
@@ -59,7 +49,7 @@ def find_encoded(text: str) -> Iterator[Finding]:
         for block in _DATA_BLOCK.finditer(text):
             pos = block.end()
             while (m := _DATA_ENTRY.match(text, pos)) and len(m.group(0)) - len(m.group(0).lstrip()) > len(block.group(1)):
-                decoded = _decoded(m.group(1))
+                decoded = suppress.base64_text(m.group(1))
                 if decoded is not None and (_secret_like(decoded) or _holds_a_secret(decoded)):
                     yield Finding(m.start(1), m.end(1), KEY, "kubernetes_secret_data", 0.85)
                 pos = m.end()
@@ -69,7 +59,7 @@ def find_encoded(text: str) -> Iterator[Finding]:
     if _PEM_B64 in present:
         yield from _encoded_private_keys(text)
     for m in _secret_named_values(text):
-        decoded = _decoded(m.group(1))
+        decoded = suppress.base64_text(m.group(1))
         if decoded and any(True for _ in find_shapes(decoded)):  # a base64-wrapped token or JWT
             yield Finding(m.start(1), m.end(1), KEY, "base64_secret", 0.85)
 
@@ -79,7 +69,7 @@ def _encoded_private_keys(text: str) -> Iterator[Finding]:
     tls.key): the key, wherever it stands."""
     for at in occurrences(text, _PEM_B64):
         run = _BASE64_RUN.match(text, at)
-        decoded = _decoded(run.group())
+        decoded = suppress.base64_text(run.group())
         if decoded and any(True for _ in find_private_keys(decoded)):
             yield Finding(run.start(), run.end(), KEY, "base64_private_key", 0.9)
 

@@ -93,11 +93,17 @@ def _encoded_placeholder(value: str) -> bool:
     """A placeholder base64-encoded, as a Kubernetes Secret's data holds it ('cGFzc3dvcmQ=': 'password')."""
     if len(value) > 64 or not _BASE64.fullmatch(value):
         return False
+    decoded = base64_text(value)
+    return decoded is not None and decoded.isprintable() and decoded != value and is_placeholder(decoded)
+
+
+def base64_text(value: str) -> str | None:
+    """``value`` decoded from base64 when it is text (every line printable), else None."""
     try:
-        decoded = base64.b64decode(value, validate=True).decode("utf-8")
-    except (binascii.Error, UnicodeDecodeError):
-        return False
-    return decoded.isprintable() and decoded != value and is_placeholder(decoded)
+        text = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return None
+    return text if all(line.isprintable() for line in text.expandtabs(1).splitlines()) else None
 
 
 FILLER_PREFIX = 8        # a provider's prefix (ghp_, shpat_, sk_live_) is not part of the filler
