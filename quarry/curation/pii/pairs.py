@@ -47,17 +47,18 @@ _SHELL_SETENV = re.compile(r"(?:setenv|set(?:[ \t]+--?[A-Za-z]+)+)[ \t]+(?P<name
                            r"(?P<q>[\"']?)(?P<value>[^\s\"']{1,512})(?P=q)(?=[ \t]*(?:[;&|#]|\r?$))", re.M)
 # a C / C++ macro: `#define API_SECRET "..."`
 _C_DEFINE = re.compile(r"#define[ \t]+(?P<name>\w{3,128})[ \t]+" + _STRING)
+# the words a credential's name ends with, as code writes them (camelCase, snake_case, CONSTANT_CASE)
+_SECRET_WORD = r"[Pp]assw(?:or)?d|PASSWORD|[Ss]ecret|SECRET|[Tt]oken|TOKEN"
 # a name, blanks, then a string, its line's last: a Groovy / Gradle call without parentheses (`storePassword "..."`),
 # a Ruby DSL (`api_token '...'`), Tcl's `set api_token "..."`, `gh secret set API_TOKEN "..."`
 # (matched in the line of each occurrence of its literal, which stands after the name's start)
-_NAME_THEN_STRING = re.compile(r"(?<![\w.$-])(?P<name>[A-Za-z_]\w{0,64}?(?:[Pp]assw(?:or)?d|PASSWORD|[Pp]assphrase|[Tt]oken|TOKEN"
-                               r"|[Ss]ecret|SECRET|[Kk]ey|KEY))[ \t]+(?P<q>[\"'])(?P<value>[^\"'\\\r\n]{1,512})"
-                               r"(?P=q)[ \t]*(?:[;}]|\r?$)", re.M)
+_NAME_THEN_STRING = re.compile(r"(?<![\w.$-])(?P<name>[A-Za-z_]\w{0,64}?(?:" + _SECRET_WORD + r"|[Pp]assphrase|[Kk]ey|KEY))"
+                               r"[ \t]+(?P<q>[\"'])(?P<value>[^\"'\\\r\n]{1,512})(?P=q)[ \t]*(?:[;}]|\r?$)", re.M)
 # a setter or a builder's method given one string: `ds.setPassword("...")`, `.apiKey("...")`, `.withToken("...")`
 _SETTER_CALL = re.compile(r"\.(?P<verb>(?:set|with)(?=[A-Z_]))?(?P<name>[A-Za-z_]\w{0,64})\([ \t]*(?P<q>[\"'])"
                           r"(?P<value>[^\"'\\\r\n]{1,512})(?P=q)[ \t]*\)")
 # what a setter's or builder's name ends with, and the verbs that make a method read one, not set it
-_SETTER_NOUN = re.compile(r"(?:[Pp]assw(?:or)?d|[Pp]assphrase|[Tt]oken|[Ss]ecret|[Aa]pi[Kk]ey|API_?KEY|PASSWORD|TOKEN|SECRET)$")
+_SETTER_NOUN = re.compile(r"(?:" + _SECRET_WORD + r"|[Pp]assphrase|[Aa]pi[Kk]ey|API_?KEY)$")
 _READING_VERB = re.compile(r"(?:get|has|is|check|verify|validate|hash|read|fetch|load|find|lookup|compare|encode|encrypt|"
                            r"decrypt|match|parse|request|revoke|delete|remove|mask|prompt|print|log|send)(?![a-z])")
 # a credentials object or an authentication given its parts, the password last:
@@ -68,7 +69,7 @@ _CREDENTIALS_CALL = re.compile(r"(?P<call>\w*(?:Credentials?|Auth|Authentication
 # an XML element named for a credential, its text the value (read trimmed: '<apiToken>\n    ...\n</apiToken>')
 _CREDENTIAL_ELEMENT = re.compile(
     r"<(?P<name>(?:[\w-]+:)?[\w.-]*"
-    r"(?:[Pp]assw(?:or)?d|PASSWORD|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[_-]?[Kk]ey|API_KEY|"
+    r"(?:" + _SECRET_WORD + r"|[Aa]pi[_-]?[Kk]ey|API_KEY|"
     r"(?i:access|private|auth|signing|encryption|master|consumer|app|client|account|storage)[_.-]?(?:[Kk]ey|KEY)(?![a-z]))"
     r"[\w.-]*)>\s*(?P<value>[^<\s]{4,256})\s*</(?P=name)>")
 # a name and a value as two fields of one entry: a JSON object (`{"name": "DB_PASSWORD", "value": "..."}`,
