@@ -34,6 +34,7 @@ from quarry.curation.pii.findings import CREDENTIAL_ROOTS, finditer_from, findit
 from quarry.curation.pii.gates import present_literals, register
 
 _STRING = r"\"(?P<value>[^\"\\\r\n]{1,512})\""
+_QUOTED = r"(?P<q>[\"'])(?P<value>[^\"'\\\r\n]{1,512})(?P=q)"   # a string in either quote
 
 # a keyword starts with ':' where a symbol could not go on (not 'a:b', not '::'); then blanks and a string
 _KEYWORD_PAIR = re.compile(r":(?<![\w:/.-]:)(?P<name>[\w.*+!?/-]{3,128})[ \t]+" + _STRING)
@@ -53,10 +54,9 @@ _SECRET_WORD = r"[Pp]assw(?:or)?d|PASSWORD|[Ss]ecret|SECRET|[Tt]oken|TOKEN"
 # a Ruby DSL (`api_token '...'`), Tcl's `set api_token "..."`, `gh secret set API_TOKEN "..."`
 # (matched in the line of each occurrence of its literal, which stands after the name's start)
 _NAME_THEN_STRING = re.compile(r"(?<![\w.$-])(?P<name>[A-Za-z_]\w{0,64}?(?:" + _SECRET_WORD + r"|[Pp]assphrase|[Kk]ey|KEY))"
-                               r"[ \t]+(?P<q>[\"'])(?P<value>[^\"'\\\r\n]{1,512})(?P=q)[ \t]*(?:[;}]|\r?$)", re.M)
+                               r"[ \t]+" + _QUOTED + r"[ \t]*(?:[;}]|\r?$)", re.M)
 # a setter or a builder's method given one string: `ds.setPassword("...")`, `.apiKey("...")`, `.withToken("...")`
-_SETTER_CALL = re.compile(r"\.(?P<verb>(?:set|with)(?=[A-Z_]))?(?P<name>[A-Za-z_]\w{0,64})\([ \t]*(?P<q>[\"'])"
-                          r"(?P<value>[^\"'\\\r\n]{1,512})(?P=q)[ \t]*\)")
+_SETTER_CALL = re.compile(r"\.(?P<verb>(?:set|with)(?=[A-Z_]))?(?P<name>[A-Za-z_]\w{0,64})\([ \t]*" + _QUOTED + r"[ \t]*\)")
 # what a setter's or builder's name ends with, and the verbs that make a method read one, not set it
 _SETTER_NOUN = re.compile(r"(?:" + _SECRET_WORD + r"|[Pp]assphrase|[Aa]pi[Kk]ey|API_?KEY)$")
 _READING_VERB = re.compile(r"(?:get|has|is|check|verify|validate|hash|read|fetch|load|find|lookup|compare|encode|encrypt|"
@@ -65,7 +65,7 @@ _READING_VERB = re.compile(r"(?:get|has|is|check|verify|validate|hash|read|fetch
 # `new BasicCredentials("user", "...")`, `HTTPBasicAuth('user', '...')`, sbt's `Credentials("realm", "host", "user", "...")`
 _CREDENTIALS_CALL = re.compile(r"(?P<call>\w*(?:Credentials?|Auth|Authentication))\([ \t]*"
                                r"(?:(?P<q0>[\"'])[^\"'\\\r\n]{0,256}(?P=q0)[ \t]*,[ \t]*){1,3}"
-                               r"(?P<q>[\"'])(?P<value>[^\"'\\\r\n]{1,512})(?P=q)[ \t]*\)")
+                               + _QUOTED + r"[ \t]*\)")
 # an XML element named for a credential, its text the value (read trimmed: '<apiToken>\n    ...\n</apiToken>')
 _CREDENTIAL_ELEMENT = re.compile(
     r"<(?P<name>(?:[\w-]+:)?[\w.-]*"
