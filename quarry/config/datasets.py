@@ -51,6 +51,11 @@ class AssembleParams(Section):
     zstd_level: int = Field(default=10, ge=1, le=22)
     zstd_threads: PositiveInt = 1       # same bytes for any value (not hashed)
     shuffle: bool = True
+    # the attribution bundle is written by partitions of the origin-hash space: as many as keep
+    # each one's credits and licence files within partition_mb, or exactly `partitions` (not hashed:
+    # the same bundle for any count)
+    partition_mb: PositiveInt = 1024
+    partitions: PositiveInt | None = None
     citation: Citation = Citation()
 
     @field_validator("splits")

@@ -10,10 +10,15 @@ For every origin with a released document under such a licence the bundle holds:
 - ``licenses/<SPDX id>.txt``: the standard text of a licence named only by headers (an origin
   without a licence file of its own), from the licence data ScanCode ships (quarry.curation.licenses.texts);
 - ``NOTICE.md``: per origin its licences (documents each), the copyright lines of its documents'
-  headers, and links to its files; ``origins.json``: the same for programs.
+  headers, and links to its files; ``origins.jsonl``: the same for programs, a line per origin.
 
-The assemble stage builds it (``Credits`` per split, then ``write_bundle``); ``quarry audit``
-re-derives what each origin needs from the snapshot and fails a version whose bundle lacks it.
+Origins come in the order of a 64-bit hash of their name (quarry.engine.partitions.text_key), so
+that no process holds every origin: the assemble stage writes each input shard's ``Credits`` and
+each snapshot shard's attribution files as runs sorted by that hash, a map over partitions of the
+hash space writes each partition's part of the bundle (``write_part``), and the publication joins
+the parts in partition order (``join_parts``). ``quarry audit`` re-derives what each origin needs
+from the snapshot and reads only its partition's lines of ``origins.jsonl`` (``index_entries``: a
+binary search of the sorted file); a derived version reads its parent's bundle the same way.
 """
 
 from __future__ import annotations
@@ -21,15 +26,22 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shutil
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+import orjson
+
+from quarry.engine.partitions import read_part, text_key, write_runs
 from quarry.errors import QuarryError
-from quarry.records import JsonDict, Record, RecordWriter, iter_lines, read_json, read_records, write_json
+from quarry.records import JsonDict, Record, iter_lines, json_bytes, read_json, read_records
 
 FOLDER = "ATTRIBUTION"
+INDEX = "origins.jsonl"
+HELD_BYTES = 4   # what a bundle partition holds per byte of runs read: credits and files parsed
+LEGACY_INDEX = "origins.json"   # versions built before the index was sorted by origin hash
 # Licences that ask for nothing to be kept (public-domain dedications and their kin).
 NO_ATTRIBUTION = {"cc0-1.0", "unlicense", "0bsd", "mit-0", "wtfpl", "cc-pddc", "licenseref-scancode-public-domain",
                   "licenseref-scancode-public-domain-disclaimer"}
@@ -105,6 +117,11 @@ class Credits:
         return {o: {"licenses": dict(sorted(e["licenses"].items())), "copyrights": sorted(e["copyrights"])}
                 for o, e in sorted(self.origins.items())}
 
+    def write_runs(self, prefix: str | os.PathLike) -> int:
+        """These credits as runs by origin hash (quarry.engine.partitions); returns their bytes."""
+        return write_runs(prefix, ((text_key(origin), json_bytes([origin, entry]))
+                                   for origin, entry in self.to_dict().items()))
+
 
 def snapshot_files(records: Iterable[Record], origins: set[str]) -> dict[str, dict[str, str]]:
     """origin -> path -> text of the attribution files among ``records`` (of the given origins)."""
@@ -117,26 +134,42 @@ def snapshot_files(records: Iterable[Record], origins: set[str]) -> dict[str, di
     return found
 
 
-def shard_attribution_files(shard: Path, file_list: Path, out: str) -> int:
-    """The attribution files among a snapshot shard's records, copied to ``out`` as they are; their
-    count. The shard's file list (its records' metadata, in the same order) says which they are, so
-    no line of the shard is parsed."""
-    wanted = {number for number, entry in enumerate(read_records(file_list, require_text=False), start=1)
+def shard_attribution_files(shard: Path, file_list: Path, prefix: str | os.PathLike) -> int:
+    """The attribution files among a snapshot shard's records, their lines as they are, written as
+    runs by origin hash under ``prefix``; returns the runs' bytes. The shard's file list (its
+    records' metadata, in the same order) says which they are, so no line of the shard is parsed."""
+    wanted = {number: entry.get("origin") or "" for number, entry in
+              enumerate(read_records(file_list, require_text=False), start=1)
               if is_attribution_file((entry.get("path") or "").strip("/"))}
-    lines = 0
-    with RecordWriter(out, validate=False) as found:
-        for lines, _, line in iter_lines(shard):
-            if lines in wanted:
-                found.write_lines((line, b"\n"), 1)
+    found, lines = [], 0
+    for lines, _, line in iter_lines(shard):
+        if lines in wanted:
+            found.append((text_key(wanted[lines]), bytes(line)))
     if wanted and max(wanted) > lines:
         raise QuarryError(f"{shard}: {lines} records, but its file list {file_list.name} names more")
-    return len(wanted)
+    return write_runs(prefix, found)
 
 
-def collected_files(parts: Iterable[str | os.PathLike], origins: set[str]) -> dict[str, dict[str, str]]:
-    """origin -> path -> text of the attribution files ``shard_attribution_files`` copied (in shard
-    order), of the given origins."""
-    return snapshot_files((r for part in parts for r in read_records(part)), origins)
+def partition_credits(credit_runs: Iterable[str | os.PathLike], part: int, parts: int) -> list[tuple[str, JsonDict]]:
+    """(origin, credits) of each credited origin in partition ``part`` of ``parts`` of the origin-hash
+    space, in hash order, merged from every shard's runs (``Credits.write_runs``)."""
+    credits = Credits()
+    for prefix in credit_runs:
+        credits.merge(dict(orjson.loads(entry) for _, entry in read_part(prefix, part, parts)))
+    return sorted(credits.to_dict().items(), key=lambda item: (text_key(item[0]), item[0]))
+
+
+def partition_files(file_runs: Iterable[str | os.PathLike], part: int, parts: int,
+                    origins: set[str]) -> dict[str, dict[str, str]]:
+    """origin -> path -> text of the attribution files of these origins (of partition ``part`` of
+    ``parts``) in every snapshot shard's runs (``shard_attribution_files``), read in shard order."""
+    files: dict[str, dict[str, str]] = {}
+    for prefix in file_runs:
+        for record in (orjson.loads(line) for _, line in read_part(prefix, part, parts)):
+            meta = record.get("meta") or {}
+            if meta.get("origin") in origins:
+                files.setdefault(meta["origin"], {})[(meta.get("path") or "").strip("/")] = record["text"]
+    return files
 
 
 def origin_folder(origin: str) -> str:
@@ -156,60 +189,180 @@ def needed_texts(credits: Mapping[str, JsonDict], files: Mapping[str, Mapping[st
     return needed
 
 
-def write_bundle(folder: Path, credits: Mapping[str, JsonDict], files: Mapping[str, Mapping[str, str]],
-                 texts_of: Callable[[set[str]], Mapping[str, str]]) -> JsonDict:
-    """Write ``folder`` (ATTRIBUTION/); returns its summary for the manifest. ``texts_of``: the
-    standard texts of the licence ids asked for (those it lacks are listed as missing)."""
-    needed = needed_texts(credits, files)
+@dataclass(frozen=True)
+class BundlePart:
+    """A partition's part of a bundle, written under ``folder`` (``write_part``)."""
+
+    folder: str
+    origins: int
+    files: int
+    texts: tuple[str, ...]           # the standard texts its origins link to
+    texts_missing: tuple[str, ...]
+
+
+def write_part(folder: Path, credits: list[tuple[str, JsonDict]], files: Mapping[str, Mapping[str, str]],
+               texts_of: Callable[[set[str]], Mapping[str, str]]) -> BundlePart:
+    """One partition's part of a bundle under ``folder``: its origins' files (``files/``), their
+    lines of the index and their sections of NOTICE.md, in the order of ``credits`` ((origin,
+    credits), ``partition_credits``). ``files``: origin -> path -> text of its attribution files;
+    ``texts_of``: the standard texts it has of the licence ids asked for."""
+    needed = needed_texts(dict(credits), files)
     texts = texts_of({i for ids in needed.values() for i in ids})
-    index: JsonDict = {}
-    for origin, entry in sorted(credits.items()):
-        own = files.get(origin, {})
-        base = f"files/{origin_folder(origin)}"
-        for path, text in sorted(own.items()):
-            target = folder / base / path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(text.encode("utf-8"))   # verbatim: no newline translation
-        index[origin] = {**entry, "files": {p: f"{base}/{p}" for p in sorted(own)},
-                         "texts": [i for i in needed.get(origin, []) if i in texts],
-                         "texts_missing": [i for i in needed.get(origin, []) if i not in texts]}
-    for spdx in sorted({i for ids in needed.values() for i in ids if i in texts}):
+    folder.mkdir(parents=True, exist_ok=True)
+    count = 0
+    with open(folder / INDEX, "wb") as index, open(folder / "NOTICE.md", "w", encoding="utf-8") as notice:
+        for origin, entry in credits:
+            own = files.get(origin, {})
+            base = f"files/{origin_folder(origin)}"
+            for path, text in sorted(own.items()):
+                target = folder / base / path
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(text.encode("utf-8"))   # verbatim: no newline translation
+                count += 1
+            line = {"origin": origin, **entry, "files": {p: f"{base}/{p}" for p in sorted(own)},
+                    "texts": [i for i in needed.get(origin, []) if i in texts],
+                    "texts_missing": [i for i in needed.get(origin, []) if i not in texts]}
+            index.write(orjson.dumps(line) + b"\n")
+            notice.write(notice_section(line))
+    used = {i for ids in needed.values() for i in ids}
+    return BundlePart(str(folder), len(credits), count, tuple(sorted(used & set(texts))),
+                      tuple(sorted(used - set(texts))))
+
+
+def join_parts(folder: Path, parts: Iterable[BundlePart], texts_of: Callable[[set[str]], Mapping[str, str]]) -> JsonDict:
+    """Write ``folder`` (ATTRIBUTION/) from its parts, in the order given (the partitions' order: the
+    origins' hash order); returns its summary for the manifest. The parts' files are linked, their
+    index lines and NOTICE sections copied in turn: nothing is held but a part's file at a time."""
+    parts = list(parts)
+    folder.mkdir(parents=True, exist_ok=True)
+    body = folder / ".NOTICE.md.body"
+    with open(folder / INDEX, "wb") as index, open(body, "wb") as notice:
+        for part in parts:
+            source = Path(part.folder)
+            for name, target in ((INDEX, index), ("NOTICE.md", notice)):
+                with open(source / name, "rb") as piece:
+                    shutil.copyfileobj(piece, target)
+            _link_tree(source / "files", folder / "files")
+    with open(folder / "NOTICE.md", "wb") as notice, open(body, "rb") as sections:
+        notice.write(notice_header(sum(part.origins for part in parts)).encode("utf-8"))
+        shutil.copyfileobj(sections, notice)
+    body.unlink()
+    used = sorted({i for part in parts for i in part.texts})
+    texts = texts_of(set(used))
+    for spdx in used:
         (folder / "licenses").mkdir(parents=True, exist_ok=True)
         (folder / "licenses" / f"{spdx}.txt").write_bytes(texts[spdx].encode("utf-8"))
-    folder.mkdir(parents=True, exist_ok=True)
-    write_json(folder / "origins.json", index)
-    (folder / "NOTICE.md").write_text(render(index), encoding="utf-8")
-    return {"origins": len(index), "files": sum(len(e["files"]) for e in index.values()),
-            "licenses": sorted({i for e in index.values() for i in e["texts"]}),
-            "texts_missing": sorted({i for e in index.values() for i in e["texts_missing"]})}
+    return {"origins": sum(part.origins for part in parts), "files": sum(part.files for part in parts),
+            "licenses": used, "texts_missing": sorted({i for part in parts for i in part.texts_missing})}
 
 
-def render(index: Mapping[str, JsonDict]) -> str:
-    lines = ["# Attribution", "",
-             f"This dataset version holds documents of {len(index)} origins whose licences ask copies to keep "
-             "their copyright notices and licence texts. For each origin: its licences (documents under each), "
-             "the copyright lines of its documents' headers, and its own licence and NOTICE files, verbatim "
-             "under `files/`. A licence named only by headers has its standard text under `licenses/`.", ""]
-    for origin, entry in index.items():
-        lines += [f"## {origin}", "",
-                  "- licences: " + ", ".join(f"{spdx} ({n})" for spdx, n in entry["licenses"].items())]
-        lines += [f"- [{path}]({target})" for path, target in entry["files"].items()]
-        lines += [f"- standard text: [licenses/{i}.txt](licenses/{i}.txt)" for i in entry["texts"]]
-        if entry["copyrights"]:
-            lines += ["", *[f"    {line}" for line in entry["copyrights"]]]
-        lines.append("")
-    return "\n".join(lines)
+def _link_tree(source: Path, target: Path) -> None:
+    """Every file below ``source`` at the same place below ``target``: a hard link, else a copy."""
+    for path in sorted(source.rglob("*")) if source.is_dir() else ():
+        if path.is_file():
+            dest = target / path.relative_to(source)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.link(path, dest)
+            except OSError:
+                shutil.copyfile(path, dest)
+
+
+def notice_header(origins: int) -> str:
+    return "\n".join(["# Attribution", "",
+                      f"This dataset version holds documents of {origins} origins whose licences ask copies to keep "
+                      "their copyright notices and licence texts. For each origin: its licences (documents under each), "
+                      "the copyright lines of its documents' headers, and its own licence and NOTICE files, verbatim "
+                      "under `files/`. A licence named only by headers has its standard text under `licenses/`.", "", ""])
+
+
+def notice_section(entry: Mapping) -> str:
+    """An origin's section of NOTICE.md, from its line of the index."""
+    lines = [f"## {entry['origin']}", "",
+             "- licences: " + ", ".join(f"{spdx} ({n})" for spdx, n in entry["licenses"].items())]
+    lines += [f"- [{path}]({target})" for path, target in entry["files"].items()]
+    lines += [f"- standard text: [licenses/{i}.txt](licenses/{i}.txt)" for i in entry["texts"]]
+    if entry["copyrights"]:
+        lines += ["", *[f"    {line}" for line in entry["copyrights"]]]
+    return "\n".join(lines) + "\n\n"
+
+
+def index_range(bundle: Path, lo: int, hi: int) -> Iterator[JsonDict]:
+    """The bundle's index entries whose origin hash is in ``[lo, hi)``, in hash order: a binary
+    search of origins.jsonl (sorted by that hash) for the first, then a read to the last."""
+    path = bundle / INDEX
+    if not path.is_file():
+        yield from _legacy_range(bundle, lo, hi)
+        return
+    with open(path, "rb") as fh:
+        size = fh.seek(0, os.SEEK_END)
+
+        def line_at(offset: int) -> tuple[int, bytes]:
+            """The first whole line starting at ``offset`` or after it, and where it starts."""
+            if offset:
+                fh.seek(offset - 1)
+                fh.readline()
+            else:
+                fh.seek(0)
+            return fh.tell(), fh.readline()
+
+        first, last = 0, size
+        while first < last:  # the least offset whose next line's origin hashes to lo or more (or none follows)
+            middle = (first + last) // 2
+            _, line = line_at(middle)
+            if not line or _line_key(line, path) >= lo:
+                last = middle
+            else:
+                first = middle + 1
+        fh.seek(line_at(first)[0])
+        for line in fh:
+            entry = _entry(line, path)
+            if text_key(entry["origin"]) >= hi:
+                return
+            yield entry
+
+
+def _line_key(line: bytes, path: Path) -> int:
+    return text_key(_entry(line, path)["origin"])
+
+
+def _entry(line: bytes, path: Path) -> JsonDict:
+    try:
+        entry = orjson.loads(line)
+        entry["origin"]
+    except (orjson.JSONDecodeError, KeyError, TypeError):
+        raise QuarryError(f"{path}: a line is not an origin's entry: {line[:80]!r}") from None
+    return entry
+
+
+def _legacy_range(bundle: Path, lo: int, hi: int) -> Iterator[JsonDict]:
+    """``index_range`` of a bundle with one origins.json (read whole: such versions are small)."""
+    if not (bundle / LEGACY_INDEX).is_file():
+        return
+    found = [{"origin": origin, **entry} for origin, entry in read_json(bundle / LEGACY_INDEX).items()
+             if lo <= text_key(origin) < hi]
+    yield from sorted(found, key=lambda entry: (text_key(entry["origin"]), entry["origin"]))
+
+
+def index_entries(bundle: Path, origins: Iterable[str]) -> dict[str, JsonDict]:
+    """The bundle's index entries of these origins, from one read of the hash range they span."""
+    wanted = set(origins)
+    if not wanted:
+        return {}
+    keys = [text_key(origin) for origin in wanted]
+    return {entry["origin"]: entry for entry in index_range(bundle, min(keys), max(keys) + 1)
+            if entry["origin"] in wanted}
 
 
 def missing(bundle: Path, credits: Mapping[str, JsonDict], files: Mapping[str, Mapping[str, str]]) -> list[JsonDict]:
     """What the bundle at ``bundle`` lacks for these origins' credits and snapshot files: one entry
     (origin, path, what) per missing or altered file."""
-    index = read_json(bundle / "origins.json") if (bundle / "origins.json").is_file() else {}
+    index = index_entries(bundle, credits)
     gaps = []
     for origin in sorted(credits):
         entry = index.get(origin)
         if entry is None:
-            gaps.append({"origin": origin, "path": "origins.json", "what": "origin not listed"})
+            gaps.append({"origin": origin, "path": INDEX, "what": "origin not listed"})
             continue
         for path, text in sorted(files.get(origin, {}).items()):
             target = bundle / f"files/{origin_folder(origin)}" / path
@@ -222,11 +375,14 @@ def missing(bundle: Path, credits: Mapping[str, JsonDict], files: Mapping[str, M
     return gaps
 
 
-def read_bundle(bundle: Path) -> tuple[dict[str, dict[str, str]], dict[str, str]]:
-    """A bundle's origin files and standard texts (a derived version's bundle starts from its parent's)."""
-    if not (bundle / "origins.json").is_file():
-        return {}, {}
-    files = {origin: {path: (bundle / target).read_bytes().decode("utf-8") for path, target in entry["files"].items()}
-             for origin, entry in read_json(bundle / "origins.json").items()}
-    texts = {p.stem: p.read_text(encoding="utf-8") for p in sorted((bundle / "licenses").glob("*.txt"))}
-    return files, texts
+def parent_files(bundle: Path, origins: Iterable[str]) -> dict[str, dict[str, str]]:
+    """The licence and NOTICE files a (parent) bundle holds for these origins (a derived version's
+    bundle starts from its parent's), by origin and path."""
+    return {origin: {path: (bundle / target).read_bytes().decode("utf-8") for path, target in entry["files"].items()}
+            for origin, entry in index_entries(bundle, origins).items()}
+
+
+def bundle_texts(bundle: Path) -> Callable[[set[str]], dict[str, str]]:
+    """The standard texts a (parent) bundle holds, read by licence id when asked for."""
+    return lambda ids: {i: (bundle / "licenses" / f"{i}.txt").read_text(encoding="utf-8") for i in sorted(ids)
+                        if (bundle / "licenses" / f"{i}.txt").is_file()}

@@ -28,6 +28,7 @@ from quarry.datasets.mixture import Mixture, uses_weights
 from quarry.splits import SPLITS_FILE, SplitCensus, document_of, moved_counts, recorded_moves, stratify, subset_of
 from quarry.datasets.reader import data_shards, open_dataset
 from quarry.datasets.shards import STAGE
+from quarry.engine.partitions import partition_count
 from quarry.errors import QuarryError
 from quarry.infra.hashing import tree_hash, value_hash
 from quarry.ledger import Ledger, merge_ledgers
@@ -113,13 +114,11 @@ def publish(staging: Path, out_dir: Path, params: Params, build: Plan, results: 
             snapshot_manifest=None, ledgers: Iterable = (), optout_registry_hash: str | None = None,
             tokenizer=None, parent: tuple[dict | None, list | None] = (None, None),
             registry: str | os.PathLike | None = None, register: bool = True,
-            license_texts: Callable[[set[str]], dict[str, str]] | None = None,
-            attribution_files: Callable[[set[str]], dict[str, dict[str, str]]] | None = None,
+            bundle: Callable[[Path], JsonDict] | None = None,
             index: list[JsonDict] | None = None) -> JsonDict:
     """Turn a staging folder holding every split's shards into the released version at out_dir
-    (``license_texts``: SPDX ids -> standard texts, for the attribution bundle; ``attribution_files``:
-    origins -> their licence and NOTICE files in the snapshot, by path; ``index``: the version's
-    document index when the build made it, else it is read from the version)."""
+    (``bundle``: writes the attribution bundle into the folder it is given and returns its summary;
+    ``index``: the version's document index when the build made it, else it is read from the version)."""
     ledgers = list(ledgers)
     section = params.assemble
     parent_manifest, parent_index = parent
@@ -128,7 +127,7 @@ def publish(staging: Path, out_dir: Path, params: Params, build: Plan, results: 
         composition.merge(result["composition"])
     own_ledger = merge_ledgers(STAGE, [r["ledger"] for r in results]).to_dict()
     write_json(staging / "ledger.json", own_ledger)
-    bundle = bundle_release(staging, [r["credits"] for r in results], attribution_files, license_texts)
+    bundle_summary = release_bundle(staging, bundle)
     explicit_label = section.label
     manifest = seal({
         "schema": SCHEMA,
@@ -149,7 +148,7 @@ def publish(staging: Path, out_dir: Path, params: Params, build: Plan, results: 
         "composition": composition.to_dict(),
         "ledger": {**normalise_ledgers(ledgers), STAGE: own_ledger},
         "citation": section.citation.as_dict(),
-        "attribution": bundle,
+        "attribution": bundle_summary,
     })
     if register:
         manifest["label"] = versions.assign_label(manifest["name"], manifest["label"], version=manifest["version"],
@@ -161,23 +160,26 @@ def publish(staging: Path, out_dir: Path, params: Params, build: Plan, results: 
     return manifest
 
 
-def bundle_release(staging: Path, split_credits: list[JsonDict],
-                   files_of: Callable[[set[str]], dict[str, dict[str, str]]] | None,
-                   texts_of: Callable[[set[str]], dict[str, str]] | None) -> JsonDict:
-    """ATTRIBUTION/ from the splits' credits, the origins' own licence and NOTICE files in the
-    snapshot (``files_of``: origins -> path -> text) and ``texts_of`` (SPDX ids -> standard texts);
-    returns its summary, with the bundle's tree hash so that it is part of the version."""
-    credits = Credits()
-    for found in split_credits:
-        credits.merge(found)
-    files = files_of(set(credits.origins)) if files_of else {}
-    return _write_bundle(staging, credits, files, texts_of or (lambda ids: {}))
-
-
-def _write_bundle(staging: Path, credits: Credits, files: dict, texts_of) -> JsonDict:
+def release_bundle(staging: Path, write: Callable[[Path], JsonDict] | None) -> JsonDict:
+    """ATTRIBUTION/ as ``write`` writes it (an empty bundle without one); its summary, with the
+    bundle's tree hash so that it is part of the version."""
     folder = staging / attribution.FOLDER
-    summary = attribution.write_bundle(folder, credits.to_dict(), files, texts_of)
+    summary = write(folder) if write else attribution.join_parts(folder, [], lambda ids: {})
     return {**summary, "sha256": tree_hash(folder)}
+
+
+def derived_bundle(folder: Path, credit_runs: list[str], run_bytes: int, parent_bundle: Path,
+                   scratch: Path) -> JsonDict:
+    """A derived version's bundle: its credits (runs by origin hash) with the parent bundle's files
+    and standard texts, one partition of the origin-hash space at a time."""
+    parts = partition_count(run_bytes * attribution.HELD_BYTES, AssembleParams().partition_mb)
+    texts_of = attribution.bundle_texts(parent_bundle)
+    written = []
+    for part in range(parts):
+        credits = attribution.partition_credits(credit_runs, part, parts)
+        files = attribution.parent_files(parent_bundle, [origin for origin, _ in credits])
+        written.append(attribution.write_part(scratch / f"{part:05d}", credits, files, texts_of))
+    return attribution.join_parts(folder, written, texts_of)
 
 
 def derive_version(parent_dir: str | os.PathLike, out_dir: str | os.PathLike,
@@ -201,13 +203,16 @@ def derive_version(parent_dir: str | os.PathLike, out_dir: str | os.PathLike,
     rejects = staging / "rejects" / f"{DERIVE_STAGE}-{label}.jsonl.zst"  # beside the parent's rejects
     ledger.rejects = RecordWriter(rejects, level=level, validate=False)
     composition = Composition(with_tokens=tokenizer is not None)
-    credits = Credits()
+    scratch = staging / ".attribution-work"   # the kept documents' credits, by shard; removed below
+    credit_runs: list[tuple[str, int]] = []
     splits = {split: {"fraction": info["fraction"],
                       "files": _filter_files(parent_dir, staging, info["files"], keep, reason, ledger, composition,
-                                             credits, tokenizer=tokenizer, level=level, threads=threads)}
+                                             scratch, credit_runs, tokenizer=tokenizer, level=level, threads=threads)}
               for split, info in parent["splits"].items()}
-    files, texts = attribution.read_bundle(parent_dir / attribution.FOLDER)
-    bundle = _write_bundle(staging, credits, files, lambda ids: {i: t for i, t in texts.items() if i in ids})
+    bundle = release_bundle(staging, lambda folder: derived_bundle(
+        folder, [prefix for prefix, _ in credit_runs], sum(size for _, size in credit_runs),
+        parent_dir / attribution.FOLDER, scratch))
+    shutil.rmtree(scratch)
     ledger.rejects.close()
     ledger.rejects = None
     for old in sorted((parent_dir / "rejects").glob("*.jsonl*")):
@@ -236,11 +241,13 @@ def derive_version(parent_dir: str | os.PathLike, out_dir: str | os.PathLike,
 
 
 def _filter_files(parent_dir: Path, staging: Path, files: list[dict], keep, reason: str, ledger: Ledger,
-                  composition: Composition, credits: Credits, *, tokenizer, level: int,
-                  threads: int) -> list[JsonDict]:
-    """Copy the kept records of each shard to the same name in staging; a shard left empty goes."""
+                  composition: Composition, scratch: Path, credit_runs: list[tuple[str, int]], *, tokenizer,
+                  level: int, threads: int) -> list[JsonDict]:
+    """Copy the kept records of each shard to the same name in staging; a shard left empty goes.
+    Each shard's credits go to runs under ``scratch``, listed in ``credit_runs`` (prefix, bytes)."""
     kept = []
     for entry in files:
+        credits = Credits()
         with RecordWriter(staging / entry["path"], level=level, threads=threads) as out:
             for record in read_records(parent_dir / entry["path"]):
                 ledger.seen()
@@ -252,6 +259,8 @@ def _filter_files(parent_dir: Path, staging: Path, files: list[dict], keep, reas
                 out.write(record)
                 credits.add(record)
                 composition.add(record, len(tokenizer.encode(record["text"])) if tokenizer is not None else None)
+        prefix = str(scratch / f"{len(credit_runs):06d}")
+        credit_runs.append((prefix, credits.write_runs(prefix)))
         if out.stats.records:
             kept.append({"path": entry["path"], "records": out.stats.records, "bytes": out.stats.bytes})
         else:

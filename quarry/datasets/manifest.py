@@ -43,7 +43,7 @@ def params_hash(params: Params) -> str:
     values = params.as_dict()
     for section in PARTITIONED_SECTIONS:
         values[section] = {k: v for k, v in values[section].items() if k not in PARTITION_KEYS}
-    assemble = {k: v for k, v in values["assemble"].items() if k not in SPEED_KEYS}
+    assemble = {k: v for k, v in values["assemble"].items() if k not in SPEED_KEYS + PARTITION_KEYS}
     return value_hash({"curation": section_hash(values, *CURATION_SECTIONS), "assemble": assemble})
 
 

@@ -56,23 +56,25 @@ def order_key(doc_id: str, copy: int) -> int:
 
 @dataclass(frozen=True)
 class ShardScatter:
-    """One input shard scattered: its part of each split, and its documents' index rows (a file,
-    sorted by id), from which the version's index is merged without reading the version back."""
+    """One input shard scattered: its part of each split, its documents' index rows (a file,
+    sorted by id), from which the version's index is merged without reading the version back, and
+    its origins' credits for the attribution bundle (runs by origin hash, and their bytes)."""
 
     splits: list[SplitScatter]
     index: str
+    credits: str
+    credit_bytes: int
 
 
 @dataclass(frozen=True)
 class SplitScatter:
     """One input shard's part of a split: its runs (one per pass without shuffling), the JSON bytes
-    of its copies, and its ledger, credits and rejects."""
+    of its copies, and its ledger and rejects."""
 
     split: str
     runs: tuple[str, ...]
     bytes: int
     ledger: JsonDict
-    credits: JsonDict
     rejects: str
 
 
@@ -81,7 +83,7 @@ def scatter_shard(source: Path, work: Path, splits: list[str], mixture: Mixture,
     """Every copy of every document of ``source`` into its split's run under ``work``, keyed by its
     order key (shuffled) or by its row (source order, a run per pass)."""
     ledgers = {split: Ledger(STAGE) for split in splits}
-    credits = {split: Credits() for split in splits}
+    credits = Credits()   # the bundle credits an origin for every split alike
     entries: dict[tuple[str, int], list[tuple[int, bytes]]] = {}
     sizes = dict.fromkeys(splits, 0)
     rows: list[JsonDict] = []
@@ -105,7 +107,7 @@ def scatter_shard(source: Path, work: Path, splits: list[str], mixture: Mixture,
                 continue
             ledger.keep()
             prepared = prepare(record, split, subset)
-            credits[split].add(prepared)
+            credits.add(prepared)
             line = orjson.dumps(prepared)
             passes = copies if shuffle or split == "train" else 1   # unshuffled held-out splits: once
             rows.append(index_row(prepared["meta"], passes))
@@ -127,11 +129,11 @@ def scatter_shard(source: Path, work: Path, splits: list[str], mixture: Mixture,
                 runs.append(str(work / f"{split}.p{pass_no}"))
                 write_runs(runs[-1], listed)
         ledgers[split].rejects = None
-        found.append(SplitScatter(split, tuple(runs), sizes[split], ledgers[split].to_dict(), credits[split].to_dict(),
+        found.append(SplitScatter(split, tuple(runs), sizes[split], ledgers[split].to_dict(),
                                   str(work / f"rejects-{split}.jsonl.zst")))
     index = work / "index.jsonl.zst"
     write_records(index, sorted(rows, key=lambda row: row["id"]), level=level, validate=False)
-    return ShardScatter(found, str(index))
+    return ShardScatter(found, str(index), str(work / "credits"), credits.write_runs(work / "credits"))
 
 
 def shard_count(split_bytes: int, shard_bytes: int) -> int:

@@ -2,9 +2,12 @@
 census (a map: no process reads the whole input); scatter every input shard into sorted runs per
 split (a map over the shards, shared out across workers); write each output shard from its key
 range of every run (a map over the splits' partitions); take the origins' licence and NOTICE files
-out of the snapshot (a map over its shards); publish the version (manifest, datacard, SHA256SUMS,
-the attribution bundle, the release registry) from the partitions' shards and those files. Every worker writes its share of
-every split, and the bytes are the same for any worker count (quarry.datasets.shards)."""
+out of the snapshot (a map over its shards, as runs by origin hash); write the attribution bundle's
+parts (a map over partitions of the origin-hash space: each reads its range of every shard's credits
+and of those files); publish the version (manifest, datacard, SHA256SUMS, the bundle joined from
+its parts, the release registry) from the partitions' shards. Every worker writes its share of
+every split and of the bundle, and the bytes are the same for any worker count
+(quarry.datasets.shards, quarry.datasets.attribution)."""
 
 from __future__ import annotations
 
@@ -15,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from quarry.config import Params
-from quarry.datasets.attribution import Credits, collected_files, shard_attribution_files
+from quarry.datasets.attribution import (HELD_BYTES, INDEX, BundlePart, join_parts, partition_credits, partition_files,
+                                         shard_attribution_files, write_part)
 from quarry.datasets.changelog import merged_index
 from quarry.datasets.build import (CensusNeeds, Plan as BuildPlan, ShardCensus, census_needs, load_parent, plan, publish,
                                    shard_census, staging_dir, tokenizer_id)
@@ -24,6 +28,7 @@ from quarry.datasets.mixture import Mixture
 from quarry.datasets.shards import STAGE, ShardScatter, scatter_shard, shard_count, shard_name, write_partition
 from quarry.errors import QuarryError
 from quarry.engine import Global, GlobalJob, ItemJob, Keyed, Map, Plan, Private, ShardJob, Stage, WorkItem, run_local
+from quarry.engine.partitions import partition_count, partition_items, run_files
 from quarry.curation.licenses.texts import standard_texts
 from quarry.snapshot.listing import FILE_LISTS
 from quarry.ledger import merge_ledgers
@@ -57,7 +62,26 @@ class SnapshotShard:
 
     shard: Path        # its content (and its file list's) keys the map's cache
     file_list: Path    # its records' metadata, in the same order: which of them to read
-    found: str         # where their texts go
+    runs: str          # where their lines go, by origin hash
+
+
+@dataclass(frozen=True)
+class FoundFiles:
+    """A snapshot shard's attribution files: runs by origin hash, and their bytes."""
+
+    runs: str
+    bytes: int
+
+
+@dataclass(frozen=True)
+class BundleWork:
+    """Partition ``part`` of ``parts`` of the origin-hash space: its part of the attribution bundle."""
+
+    part: int
+    parts: int
+    credits: tuple[str, ...]   # every input shard's credit runs
+    files: tuple[str, ...]     # every snapshot shard's attribution file runs
+    out: str
 
 
 @dataclass(frozen=True)
@@ -158,17 +182,36 @@ def snapshot_shards_phase(job: GlobalJob, _: Params) -> Plan:
     shards, lists = listed.get("shards") or [], listed.get("file_lists") or []
     if len(lists) != len(shards):
         raise QuarryError(f"{manifest}: {len(shards)} shards but {len(lists)} file lists; snapshot it again")
-    outs = [str(found / f"{number:05d}.jsonl.zst") for number in range(len(shards))]
+    outs = [str(found / f"{number:05d}") for number in range(len(shards))]
     return Plan(items=[WorkItem(shard["name"], SnapshotShard(folder / "shards" / shard["name"],
                                                              folder / FILE_LISTS / listing["name"], out),
-                                (out,), shard.get("bytes", 0))
+                                tuple(map(str, run_files(out))), shard.get("bytes", 0))
                        for shard, listing, out in zip(shards, lists, outs)])
 
 
-def attribution_phase(job: ItemJob, _: None) -> str:
+def attribution_phase(job: ItemJob, _: None) -> FoundFiles:
     work: SnapshotShard = job.item
-    shard_attribution_files(work.shard, work.file_list, work.found)
-    return work.found
+    return FoundFiles(work.runs, shard_attribution_files(work.shard, work.file_list, work.runs))
+
+
+def bundle_parts_phase(job: GlobalJob, params: Params) -> Plan:
+    """The bundle's partitions of the origin-hash space: as many as keep each within
+    ``assemble.partition_mb`` of the credits and files it reads (or ``assemble.partitions``)."""
+    credits, found = job.each(SCATTER), job.each(ATTRIBUTION)
+    total = sum(shard.credit_bytes for shard in credits) + sum(shard.bytes for shard in found)
+    parts = partition_count(total * HELD_BYTES, params.assemble.partition_mb, params.assemble.partitions)
+    runs = tuple(shard.credits for shard in credits), tuple(shard.runs for shard in found)
+    return Plan(items=partition_items(Path(job.work).parent / "bundle", parts,
+                                      lambda part, out: BundleWork(part, parts, *runs, str(out)),
+                                      lambda out: [out / INDEX, out / "NOTICE.md"], label="attribution"))
+
+
+def bundle_phase(job: ItemJob, _: None) -> BundlePart:
+    work: BundleWork = job.item
+    shutil.rmtree(work.out, ignore_errors=True)
+    credits = partition_credits(work.credits, work.part, work.parts)
+    files = partition_files(work.files, work.part, work.parts, {origin for origin, _ in credits})
+    return write_part(Path(work.out), credits, files, standard_texts)
 
 
 def publish_finish(job: GlobalJob, params: Params) -> dict:
@@ -194,17 +237,13 @@ def publish_finish(job: GlobalJob, params: Params) -> dict:
         parts = [shard.splits[index] for shard in job.each(SCATTER)]
         _gather_rejects([Path(part.rejects) for part in parts], staging / "rejects" / f"{split}.jsonl.zst",
                         params.assemble.zstd_level)
-        credits = Credits()
-        for part in parts:
-            credits.merge(part.credits)
         results.append({"split": split, "files": files, "composition": composition.to_dict(),
-                        "ledger": merge_ledgers(STAGE, [part.ledger for part in parts]).to_dict(),
-                        "credits": credits.to_dict()})
+                        "ledger": merge_ledgers(STAGE, [part.ledger for part in parts]).to_dict()})
     return publish(staging, out_dir, params, job.of(PLAN).build, results,
                    snapshot_manifest=args.snapshot_manifest, ledgers=args.ledgers,
                    optout_registry_hash=args.optout_registry_hash, tokenizer=args.tokenizer, parent=parent,
-                   registry=args.registry, register=args.register, license_texts=standard_texts,
-                   attribution_files=lambda origins: collected_files(job.each(ATTRIBUTION), origins),
+                   registry=args.registry, register=args.register,
+                   bundle=lambda folder: join_parts(folder, job.each(BUNDLE), standard_texts),
                    index=merged_index(read_records(shard.index, require_text=False) for shard in job.each(SCATTER)))
 
 
@@ -228,11 +267,14 @@ SCATTER = Map("scatter", scatter_phase, ShardScatter)
 PARTITIONS = Global("partitions", partitions_phase, Plan, inline=True)
 PARTITION = Map("partition", partition_phase, dict, over="partitions", cached=False)   # one output shard
 # The snapshot's shards are listed from its manifest (uncached); a shard's attribution files are keyed
-# on its content and its file list's
+# on its content and its file list's; the bundle's partitions read runs named by path (uncached)
 SNAPSHOT_SHARDS = Global("listing", snapshot_shards_phase, Plan, cached=False, inline=True)
-ATTRIBUTION = Map("attribution", attribution_phase, str, over="listing", needs_config=False)
+ATTRIBUTION = Map("attribution", attribution_phase, FoundFiles, over="listing", needs_config=False)
+BUNDLE_PARTS = Global("bundle-parts", bundle_parts_phase, Plan, inline=True)
+BUNDLE = Map("bundle", bundle_phase, BundlePart, over="bundle-parts", cached=False, needs_config=False)
 ASSEMBLE = Stage(STAGE, folder="", config=assemble_config, finish=publish_finish, staged=False,
-                 phases=(NEEDS, CENSUS, PLAN, MIXING, SCATTER, PARTITIONS, PARTITION, SNAPSHOT_SHARDS, ATTRIBUTION))
+                 phases=(NEEDS, CENSUS, PLAN, MIXING, SCATTER, PARTITIONS, PARTITION, SNAPSHOT_SHARDS, ATTRIBUTION,
+                         BUNDLE_PARTS, BUNDLE))
 
 
 def assemble(src_dir: str | os.PathLike, out_dir: str | os.PathLike, params: Params | dict | None, *, workers: int = 1,

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import shutil
 
+import orjson
 import pytest
 
 from quarry.config.curation import LicensesParams
-from quarry.datasets.attribution import FOLDER, origin_folder
+from quarry.datasets.attribution import FOLDER, INDEX, origin_folder
 from quarry.datasets.build import derive_version
 from quarry.engine import run_local
+from quarry.engine.partitions import text_key
 from quarry.curation.optout import Registry
 from quarry.records import read_json
 from quarry.stages.assemble import assemble
@@ -48,13 +50,20 @@ def release(tmp_path_factory, detector):
     return root, manifest
 
 
+def bundle_index(folder) -> dict:
+    """origin -> entry of a bundle's index, checked to be in origin-hash order."""
+    entries = [orjson.loads(line) for line in (folder / FOLDER / INDEX).read_bytes().splitlines()]
+    assert [text_key(e["origin"]) for e in entries] == sorted(text_key(e["origin"]) for e in entries)
+    return {entry.pop("origin"): entry for entry in entries}
+
+
 def bundle_file(root, origin: str, path: str):
     return root / "ds" / FOLDER / "files" / origin_folder(f"https://example.org/{origin}") / path
 
 
 def test_the_bundle_carries_files_copyright_lines_and_standard_texts(release):
     root, manifest = release
-    index = read_json(root / "ds" / FOLDER / "origins.json")
+    index = bundle_index(root / "ds")
     assert set(index) == {f"https://example.org/{o}" for o in ("mit", "apache", "header")}   # CC0 asks nothing
     assert bundle_file(root, "apache", "NOTICE").read_text() == NOTICE
     assert "2019 Jane Roe" in bundle_file(root, "mit", "LICENSE").read_text()
@@ -87,7 +96,7 @@ def test_a_derived_version_keeps_only_the_remaining_origins_attribution(release)
     root, _ = release
     derived = derive_version(root / "ds", root / "derived", lambda r: "apache" not in r["meta"]["origin"], "opt-out",
                              registry=root / "releases")
-    index = read_json(root / "derived" / FOLDER / "origins.json")
+    index = bundle_index(root / "derived")
     assert set(index) == {"https://example.org/mit", "https://example.org/header"}
     assert not (root / "derived" / FOLDER / "files" / origin_folder("https://example.org/apache")).exists()
     assert (root / "derived" / FOLDER / "licenses" / "BSD-3-Clause.txt").is_file()
@@ -115,10 +124,11 @@ def test_copyright_lines_are_statements_not_licence_prose():
 
 def test_attribution_files_are_read_from_the_lines_a_shards_file_list_names(release, tmp_path):
     """The release takes the origins' licence and NOTICE files out of each snapshot shard by its file
-    list: the same files as parsing every record, and no line of the shard is parsed."""
+    list, as runs by origin hash: the same files as parsing every record, whichever partitions read
+    them, and no line of the shard is parsed."""
     import zstandard
 
-    from quarry.datasets.attribution import collected_files, shard_attribution_files, snapshot_files
+    from quarry.datasets.attribution import partition_files, shard_attribution_files, snapshot_files
     from quarry.errors import QuarryError
     from quarry.records import RecordWriter, read_records
 
@@ -126,12 +136,17 @@ def test_attribution_files_are_read_from_the_lines_a_shards_file_list_names(rele
     manifest = read_json(root / "snapshot" / "manifest.json")
     shards = [root / "snapshot" / "shards" / s["name"] for s in manifest["shards"]]
     lists = [root / "snapshot" / "files" / f["name"] for f in manifest["file_lists"]]
-    parts = [str(tmp_path / f"{n}.jsonl.zst") for n in range(len(shards))]
-    counts = [shard_attribution_files(shard, listing, part) for shard, listing, part in zip(shards, lists, parts)]
+    runs = [str(tmp_path / f"{n:05d}") for n in range(len(shards))]
+    for shard, listing, prefix in zip(shards, lists, runs):
+        shard_attribution_files(shard, listing, prefix)
     origins = {r["meta"]["origin"] for shard in shards for r in read_records(shard)}
     every_record = snapshot_files((r for shard in shards for r in read_records(shard)), origins)
-    assert collected_files(parts, origins) == every_record and sum(counts) == 4  # 3 LICENSE files, 1 NOTICE
+    assert partition_files(runs, 0, 1, origins) == every_record
+    for parts in (2, 3, 7):   # each origin in exactly one partition, with all its files
+        found = [partition_files(runs, part, parts, origins) for part in range(parts)]
+        assert sum(len(f) for f in found) == len(every_record) and {k: v for f in found for k, v in f.items()} == every_record
     assert {path for files in every_record.values() for path in files} == {"LICENSE", "NOTICE"}
+    assert sum(len(files) for files in every_record.values()) == 4  # 3 LICENSE files, 1 NOTICE
 
     # a shard whose other lines are not JSON at all: the listed lines are copied, nothing is parsed
     [(shard, listing)] = [(s, f) for s, f in zip(shards, lists)
@@ -141,13 +156,74 @@ def test_attribution_files_are_read_from_the_lines_a_shards_file_list_names(rele
     damaged = tmp_path / "damaged.jsonl.zst"
     damaged.write_bytes(zstandard.ZstdCompressor().compress(b"\n".join(
         line if i < len(names) and names[i] in ("LICENSE", "NOTICE") else b"{not json" for i, line in enumerate(lines))))
-    shard_attribution_files(damaged, listing, str(tmp_path / "from-damaged.jsonl.zst"))
-    assert list(read_records(tmp_path / "from-damaged.jsonl.zst")) == \
-        [r for r in read_records(parts[shards.index(shard)])]
+    shard_attribution_files(damaged, listing, str(tmp_path / "from-damaged"))
+    assert partition_files([str(tmp_path / "from-damaged")], 0, 1, origins) == \
+        partition_files([runs[shards.index(shard)]], 0, 1, origins)
 
     longer = tmp_path / "longer.files.zst"   # a file list naming more records than its shard holds
     with RecordWriter(longer, validate=False) as writer:
         for entry in [*read_records(listing, require_text=False), {"path": "LICENSE", "origin": "x"}]:
             writer.write(entry)
     with pytest.raises(QuarryError, match=shard.name):
-        shard_attribution_files(shard, longer, str(tmp_path / "x.jsonl.zst"))
+        shard_attribution_files(shard, longer, str(tmp_path / "x"))
+
+
+def test_the_bundle_is_the_same_for_any_number_of_partitions(release, tmp_path):
+    """Written by 3 partitions of the origin-hash space and joined, the bundle holds the same bytes
+    as written by one, and the version hash is the same."""
+    from quarry.infra.hashing import tree_hash
+
+    root, manifest = release
+    params = {"assemble": {"name": "attrib", "splits": {"train": 1.0}, "zstd_level": 3, "zstd_threads": 1,
+                           "partitions": 3}}
+    split = assemble(root / "licensed", tmp_path / "ds", params, workers=2,
+                     snapshot_manifest=str(root / "snapshot" / "manifest.json"), register=False)
+    assert tree_hash(tmp_path / "ds" / FOLDER) == tree_hash(root / "ds" / FOLDER) == manifest["attribution"]["sha256"]
+    assert split["attribution"] == manifest["attribution"] and split["version"] == manifest["version"]
+
+
+def test_the_index_is_read_by_origin_hash_range(tmp_path):
+    """``index_range`` finds an origin-hash range of origins.jsonl by binary search: the same
+    entries as a filter of every line, for ranges that start and end anywhere, and for a bundle
+    written before the index was sorted (one origins.json)."""
+    import random
+
+    from quarry.datasets.attribution import LEGACY_INDEX, index_entries, index_range, join_parts, write_part
+    from quarry.records import write_json
+
+    origins = [f"https://example.org/repo-{n}" for n in range(300)]
+    credits = sorted(((o, {"licenses": {"MIT": n % 3 + 1}, "copyrights": [f"Copyright 20{n % 30:02d} Author {n}"]})
+                      for n, o in enumerate(origins)), key=lambda item: (text_key(item[0]), item[0]))
+    files = {o: {"LICENSE": f"licence of {o}\n"} for o in origins[::2]}
+    parts = [write_part(tmp_path / f"part{p}", credits[p * 100:(p + 1) * 100], files, lambda ids: {})
+             for p in range(3)]
+    bundle = tmp_path / FOLDER
+    summary = join_parts(bundle, parts, lambda ids: {})
+    assert summary["origins"] == 300 and summary["files"] == 150
+    every = [orjson.loads(line) for line in (bundle / INDEX).read_bytes().splitlines()]
+    assert [e["origin"] for e in every] == [o for o, _ in credits]
+    legacy = tmp_path / "legacy"
+    write_json(legacy / LEGACY_INDEX, {e["origin"]: {k: v for k, v in e.items() if k != "origin"} for e in every})
+    keys = sorted(text_key(o) for o in origins)
+    rng = random.Random(5)
+    bounds = [(0, 2**64), (0, keys[0]), (keys[-1], 2**64), (keys[-1] + 1, 2**64), (keys[10], keys[10] + 1),
+              *((min(a, b), max(a, b)) for a, b in ((rng.randrange(2**64), rng.randrange(2**64)) for _ in range(40)))]
+    for lo, hi in bounds:
+        expected = [e for e in every if lo <= text_key(e["origin"]) < hi]
+        assert list(index_range(bundle, lo, hi)) == expected, (lo, hi)
+        assert list(index_range(legacy, lo, hi)) == expected, (lo, hi)
+    wanted = rng.sample(origins, 7)
+    assert index_entries(bundle, wanted) == {e["origin"]: e for e in every if e["origin"] in wanted}
+    assert index_entries(bundle, ["https://example.org/absent"]) == {}
+    notice = (bundle / "NOTICE.md").read_text()
+    assert notice.startswith("# Attribution") and "documents of 300 origins" in notice
+    assert notice.index(credits[0][0]) < notice.index(credits[150][0]) < notice.index(credits[-1][0])
+
+
+def test_a_damaged_index_line_is_named(tmp_path):
+    from quarry.datasets.attribution import index_entries
+    from quarry.errors import QuarryError
+
+    (tmp_path / INDEX).write_bytes(b'{"origin": "a", "files": {}}\n{not json\n')
+    with pytest.raises(QuarryError, match=INDEX):
+        index_entries(tmp_path, ["a", "b", "c"])
