@@ -92,6 +92,14 @@ SYNTAXES = {
     "builder_method": 'Client client = Client.builder().apiKey("{v}").build();\n',
     "sbt_credentials": 'credentials += Credentials("Sonatype Nexus", "nexus.example.com", "deploy", "{v}")\n',
     "basic_credentials": 'provider.setCredentials(AuthScope.ANY, new UsernamePasswordCredentials("admin", "{v}"));\n',
+    "setter_in_its_class": '    setApiToken("{v}");\n',
+    "kotlin_apply_builder": 'val client = Client().apply {{ withToken("{v}") }}\n',
+    "python_keyring": 'keyring.set_password("deploy-service", "ci", "{v}")\n',
+    # a store's write of a value under a credential's name
+    "browser_local_storage": 'localStorage.setItem("access_token", "{v}");\n',
+    "android_shared_preferences": 'editor.putString("auth_token", "{v}");\n',
+    "cache_set": 'cache.set("session_secret", "{v}")\n',
+    "store_save": 'store.save("github_token", "{v}")\n',
     # a name and a value as two fields of one entry
     "ecs_environment": '"environment": [\n  {{\n    "name": "DB_PASSWORD",\n    "value": "{v}"\n  }}\n]\n',
     "hadoop_property": ("<configuration>\n  <property>\n    <name>fs.s3a.secret.key</name>\n    <value>{v}</value>\n"
@@ -177,6 +185,9 @@ NOT_SECRETS = [
     'String token = vault.getToken("github");\n', 'c.setTokenEndpoint("https://auth.example.com/token");\n',
     'ds.setPassword("${DB_PASSWORD}");\n', 'HTTPBasicAuth("user", os.environ["PW"])\n', 'req.header("X-Api-Key");\n',
     'field.setPasswordVisible(true);\n', 'user.setPassword(encoder.encode(raw));\n',
+    'setPasswordHint("Use at least twelve characters");\n', 'setTokenEndpoint("https://auth.example.com/token");\n',
+    'localStorage.setItem("token_expiry", "3600");\n', 'localStorage.getItem("access_token", "none");\n',
+    'keyring.set_password("deploy-service", "ci", password)\n',
     '{"name": "DB_PASSWORD", "valueFrom": "arn:aws:ssm:eu-west-1:123456789012:parameter/db"}\n',
     '{"name": "DB_PASSWORD", "value": "${DB_PASSWORD}"}\n',
     "<property>\n  <name>hive.metastore.password.length</name>\n  <value>16</value>\n</property>\n",

@@ -54,7 +54,10 @@ _DEFAULT_ARG = re.compile(r"\(\s*[\"'](-{0,2}[A-Za-z_][\w.-]*)[\"']\s*,\s*(?:def
 # the functions that look a variable up in the environment
 _ENV_LOOKUPS = r"getenv|environ\.get|\benv|ENV\.fetch|get_env|env\.str"
 _ENV_FUNCTION = re.compile(r"(?:" + _ENV_LOOKUPS + r"|environ\.setdefault|\bconfig|"
-                           r"\bdefine|[sS]etProperty|getProperty|\.put|[sS]etenv|putenv|SetEnvironmentVariable|"
+                           r"\bdefine|[sS]etProperty|getProperty|[sS]etenv|putenv|SetEnvironmentVariable|"
+                           # a store's write of a value under its name: `props.put`, `cache.set`, `localStorage.setItem`,
+                           # Android's `editor.putString`, `store.save`
+                           r"\.(?:put|set)\w*|\.(?:save|store)|"
                            # a command-line option's default (argparse, optparse, click, Go's flag), a request's header
                            r"add_argument|add_option|\.option|flag\.String|[sS]etRequestHeader|[sS]etHeader|[aA]ddHeader|"
                            r"[hH]eader\.(?:Set|Add)|[hH]eaders\.(?:set|append))$")

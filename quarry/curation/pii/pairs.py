@@ -55,15 +55,19 @@ _SECRET_WORD = r"[Pp]assw(?:or)?d|PASSWORD|[Ss]ecret|SECRET|[Tt]oken|TOKEN"
 # (matched in the line of each occurrence of its literal, which stands after the name's start)
 _NAME_THEN_STRING = re.compile(r"(?<![\w.$-])(?P<name>[A-Za-z_]\w{0,64}?(?:" + _SECRET_WORD + r"|[Pp]assphrase|[Kk]ey|KEY))"
                                r"[ \t]+" + _QUOTED + r"[ \t]*(?:[;}]|\r?$)", re.M)
-# a setter or a builder's method given one string: `ds.setPassword("...")`, `.apiKey("...")`, `.withToken("...")`
-_SETTER_CALL = re.compile(r"\.(?P<verb>(?:set|with)(?=[A-Z_]))?(?P<name>[A-Za-z_]\w{0,64})\([ \t]*" + _QUOTED + r"[ \t]*\)")
+# a setter or a builder's method given one string: `ds.setPassword("...")`, `.apiKey("...")`, `.withToken("...")`;
+# a setter or a builder's method called without a receiver (in its own class, a Kotlin `apply { }`
+# block): `setApiToken("...")`, `clientSecret("...")` (a function's name: lower case first, not a class's)
+_SETTER_CALL = re.compile(r"(?:\.|(?<![\w.$])(?=[a-z_]))(?P<verb>(?:set|with)(?=[A-Z_]))?(?P<name>[A-Za-z_]\w{0,64})"
+                          r"\([ \t]*" + _QUOTED + r"[ \t]*\)")
 # what a setter's or builder's name ends with, and the verbs that make a method read one, not set it
 _SETTER_NOUN = re.compile(r"(?:" + _SECRET_WORD + r"|[Pp]assphrase|[Aa]pi[Kk]ey|API_?KEY)$")
 _READING_VERB = re.compile(r"(?:get|has|is|check|verify|validate|hash|read|fetch|load|find|lookup|compare|encode|encrypt|"
                            r"decrypt|match|parse|request|revoke|delete|remove|mask|prompt|print|log|send)(?![a-z])")
 # a credentials object or an authentication given its parts, the password last:
-# `new BasicCredentials("user", "...")`, `HTTPBasicAuth('user', '...')`, sbt's `Credentials("realm", "host", "user", "...")`
-_CREDENTIALS_CALL = re.compile(r"(?P<call>\w*(?:Credentials?|Auth|Authentication))\([ \t]*"
+# `new BasicCredentials("user", "...")`, `HTTPBasicAuth('user', '...')`, sbt's `Credentials("realm", "host", "user", "...")`,
+# Python keyring's `set_password("service", "user", "...")`
+_CREDENTIALS_CALL = re.compile(r"(?P<call>\w*(?:Credentials?|Auth|Authentication)|set_password)\([ \t]*"
                                r"(?:(?P<q0>[\"'])[^\"'\\\r\n]{0,256}(?P=q0)[ \t]*,[ \t]*){1,3}"
                                + _QUOTED + r"[ \t]*\)")
 # an XML element named for a credential, its text the value (read trimmed: '<apiToken>\n    ...\n</apiToken>')
@@ -130,7 +134,7 @@ _STARTS = ((_LISP_DEFINITION, ("(def", "(set")), (_DOCKER_LEGACY_ENV, ("ENV ", "
 _NAME_ENDS = ("assword", "asswd", "ASSWORD", "assphrase", "oken", "OKEN", "ecret", "ECRET", "ey", "EY")
 _IN_LINE = ((_NAME_THEN_STRING, tuple(end + blank + quote for end in _NAME_ENDS for blank in " \t" for quote in "\"'")),
             (_SETTER_CALL, tuple(end + call for end in _NAME_ENDS for call in ('("', "('"))),
-            (_CREDENTIALS_CALL, ("Credentials(", "Credential(", "Auth(", "Authentication(")),
+            (_CREDENTIALS_CALL, ("Credentials(", "Credential(", "Auth(", "Authentication(", "set_password(")),
             (_CONFIG_SET, ("config set ", "configure set ")), (_KEYED_ELEMENT, (' key="', ' name="')))
 _ELEMENT_ENDS = tuple(end + ">" for end in _NAME_ENDS)
 # looked for in one scan with the other detectors' literals (quarry.curation.pii.gates)
