@@ -194,7 +194,7 @@ def derive_version(parent_dir: str | os.PathLike, out_dir: str | os.PathLike,
     if "tokens" in parent["composition"]["total"] and tokenizer is None:
         raise QuarryError(f"{parent_dir}: its composition counts tokens ({parent.get('tokenizer')}); "
                           "pass a tokenizer to recount them")
-    parent_index = changelog.index_of(open_dataset(parent_dir))
+    _, parent_index = load_parent(parent_dir, registry)   # before out_dir (maybe parent_dir) is replaced
     level = parent["format"]["level"]
     wanted = label or versions.bump(parent["label"], "patch")
     label = versions.assign_label(parent["name"], wanted, explicit=bool(label), registry=registry) if register else wanted
@@ -268,7 +268,9 @@ def _filter_files(parent_dir: Path, staging: Path, files: list[dict], keep, reas
     return shard_entries(staging, kept)
 
 
-def load_parent(parent: str | os.PathLike | None, registry=None) -> tuple[dict | None, list[dict] | None]:
+def load_parent(parent: str | os.PathLike | None, registry=None) -> tuple[dict | None, Iterable[dict] | None]:
+    """The parent version's manifest and index rows: read from the registry as the changelog is
+    written; a parent outside the registry is indexed now (its folder may be the one rebuilt)."""
     if parent is None:
         return None, None
     manifest, data, release = versions.locate(parent, registry)
@@ -276,21 +278,24 @@ def load_parent(parent: str | os.PathLike | None, registry=None) -> tuple[dict |
         raise QuarryError(f"{parent}: the parent must be a dataset version (no manifest.json there)")
     if release is not None:
         return manifest, versions.read_index(release)
-    return manifest, changelog.index_of(open_dataset(data))
+    return manifest, list(changelog.index_of(open_dataset(data)))
 
 
 def _register(manifest: dict, out_dir: Path, reject_folders: list[Path], parent_manifest: dict | None,
-              parent_index: list[dict] | None, registry, index: list[JsonDict] | None = None) -> None:
+              parent_index: Iterable[dict] | None, registry, index: Iterable[JsonDict] | None = None) -> None:
+    """Record the version in the registry; its changelog from the parent's index, joined with the
+    index just registered (``index``: its rows in id order, else read from the version)."""
     if index is None:
         index = changelog.index_of(open_dataset(out_dir))
-    dropped = list(changelog.rejects_of(reject_folders))
-    log = md = None
-    if parent_manifest is not None:
+
+    def log_of(release: Path) -> tuple[JsonDict, str]:
         log = {"from": parent_manifest["version"], "from_label": parent_manifest["label"],
                "to": manifest["version"], "to_label": manifest["label"],
-               **changelog.diff(parent_index, index, dropped)}
-        md = changelog.render(log)
-    versions.register(manifest, out_dir, index, dropped, changelog=log, changelog_md=md, registry=registry)
+               **changelog.diff(parent_index, versions.read_index(release), changelog.rejects_of(reject_folders))}
+        return log, changelog.render(log)
+
+    versions.register(manifest, out_dir, index, changelog.rejects_of(reject_folders),
+                      changelog=log_of if parent_manifest is not None else None, registry=registry)
 
 
 def staging_dir(out_dir: Path) -> Path:

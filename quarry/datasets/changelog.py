@@ -9,12 +9,14 @@ source ("source change").
 
 from __future__ import annotations
 
-import heapq
+import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from quarry.datasets.disk_sort import DiskSorter, merged_files, sorted_rows
 from quarry.datasets.reader import open_dataset
 from quarry.datasets.versions import locate, read_dropped, read_index
+from quarry.errors import QuarryError
 from quarry.records import JsonDict, Record, read_records, shard_paths
 
 SOURCE_CHANGE = "source change"
@@ -39,30 +41,32 @@ def index_row(meta: JsonDict, copies: int = 1) -> JsonDict:
             "subset": meta.get("pile_set_name"), "copies": copies}
 
 
-def index_of(records: Iterable[Record]) -> list[JsonDict]:
-    """One row per distinct document (repeats counted), sorted by id. The origin is a field of its
-    own: a document without a path (a corpus record) has none in its key."""
-    rows: dict[str, JsonDict] = {}
-    for record in records:
-        meta = record.get("meta") or {}
-        row = rows.get(str(meta.get("id")))
-        if row is None:
-            rows[str(meta.get("id"))] = index_row(meta)
-        else:
-            row["copies"] += 1
-    return [rows[k] for k in sorted(rows)]
+def index_of(records: Iterable[Record]) -> Iterator[JsonDict]:
+    """One row per distinct document (repeats counted), sorted by id, the first seen kept (sorted on
+    disk: no list of every document is held). The origin is a field of its own: a document without
+    a path (a corpus record) has none in its key."""
+    return merged_rows(sorted_rows((index_row(record.get("meta") or {}) for record in records),
+                                   key=lambda row: row["id"]))
 
 
-def merged_index(parts: Iterable[Iterable[JsonDict]]) -> list[JsonDict]:
-    """The index of a version from the index rows of its parts, each sorted by id (as ``index_of``
-    gives it from the version's records: one row per id, repeats counted)."""
-    rows: list[JsonDict] = []
-    for row in heapq.merge(*parts, key=lambda row: row["id"]):
-        if rows and rows[-1]["id"] == row["id"]:
-            rows[-1]["copies"] += row["copies"]
-        else:
-            rows.append(dict(row))
-    return rows
+def index_of_files(paths: Iterable[str | os.PathLike]) -> Iterator[JsonDict]:
+    """The index of a version from its parts' index rows (files, each sorted by id, as ``index_of``
+    gives them from the part's records), merged as they are read."""
+    return merged_rows(merged_files(paths, key=lambda row: row["id"]))
+
+
+def merged_rows(rows: Iterable[JsonDict]) -> Iterator[JsonDict]:
+    """Index rows in id order, one per id: the first row of each id, its repeats' copies added."""
+    row = None
+    for found in rows:
+        if row is not None and row["id"] == found["id"]:
+            row["copies"] += found["copies"]
+            continue
+        if row is not None:
+            yield row
+        row = dict(found)
+    if row is not None:
+        yield row
 
 
 def rejects_of(folders: Iterable[Path]) -> Iterator[Record]:
@@ -80,30 +84,50 @@ def rejects_of(folders: Iterable[Path]) -> Iterator[Record]:
 
 
 def diff(old: Iterable[dict], new: Iterable[dict], new_dropped: Iterable[dict] = ()) -> JsonDict:
-    """The changelog from the ``old`` index to the ``new`` one (rows as written by index_of)."""
-    old_rows = {r["id"]: r for r in old}
-    new_rows = {r["id"]: r for r in new}
+    """The changelog from the ``old`` index to the ``new`` one (rows as written by index_of, sorted
+    by id: index files hold them so), each read once. What is held grows with the changes, not with
+    the versions: the two indexes are joined by id as they are read, every new row's key is sorted
+    on disk, and of the rejects only those naming a removed document are kept."""
+    old_only: dict[str, dict] = {}   # id -> row: removed, or changed to a new id under the same key
+    new_only: dict[str, str] = {}    # id -> key: added, unless a changed document's new id
+    moved, unchanged = [], 0
+    with DiskSorter(key=lambda pair: pair["key"]) as new_keys:
+        for old_row, new_row in _joined_by_id(old, new):
+            if new_row is not None:
+                new_keys.add({"key": new_row["key"], "id": new_row["id"]})
+            if new_row is None:
+                old_only[old_row["id"]] = old_row
+            elif old_row is None:
+                new_only[new_row["id"]] = new_row["key"]
+            else:
+                unchanged += 1
+                if old_row["split"] != new_row["split"]:
+                    moved.append(old_row["id"])
+        keys = {row["key"] for row in old_only.values()}
+        new_by_key = {}   # of the removed documents' keys: the last new id under each (in id order)
+        for pair in new_keys.sorted():
+            if pair["key"] in keys:
+                new_by_key[pair["key"]] = pair["id"]
+    asked = set(old_only) | keys
     reasons: dict[str, str] = {}  # by id, and by key: a document may change and be dropped at once
     for row in new_dropped:
-        reasons.setdefault(row["id"], row["reason"])
-        if row.get("key"):
+        if row["id"] in asked:
+            reasons.setdefault(row["id"], row["reason"])
+        if row.get("key") and row["key"] in asked:
             reasons.setdefault(row["key"], row["reason"])
-    new_by_key = {m["key"]: doc_id for doc_id, m in new_rows.items()}
 
     changed, removed = [], {}
-    for doc_id in sorted(set(old_rows) - set(new_rows)):
-        meta = old_rows[doc_id]
+    for doc_id, meta in old_only.items():   # in id order
         if doc_id not in reasons and meta["key"] in new_by_key:
             changed.append({"key": meta["key"], "from": doc_id, "to": new_by_key[meta["key"]]})
             continue
         reason = reasons.get(doc_id) or reasons.get(meta["key"]) or SOURCE_CHANGE
         removed.setdefault(reason, []).append(doc_id)
     changed_to = {c["to"] for c in changed}
-    added = sorted(d for d in set(new_rows) - set(old_rows) if d not in changed_to)
-    moved = sorted(d for d in set(old_rows) & set(new_rows) if old_rows[d]["split"] != new_rows[d]["split"])
+    added = [doc_id for doc_id in new_only if doc_id not in changed_to]
     # Where each added or removed document lives (origin::path), so a reader sees files, not hashes.
-    locations = {doc_id: new_rows[doc_id]["key"] for doc_id in added}
-    locations.update({doc_id: old_rows[doc_id]["key"] for ids in removed.values() for doc_id in ids})
+    locations = {doc_id: new_only[doc_id] for doc_id in added}
+    locations.update({doc_id: old_only[doc_id]["key"] for ids in removed.values() for doc_id in ids})
     return {
         "locations": dict(sorted(locations.items())),
         "added": added,
@@ -111,8 +135,33 @@ def diff(old: Iterable[dict], new: Iterable[dict], new_dropped: Iterable[dict] =
         "changed": changed,
         "split_changed": moved,
         "counts": {"added": len(added), "removed": sum(map(len, removed.values())), "changed": len(changed),
-                   "unchanged": len(set(old_rows) & set(new_rows))},
+                   "unchanged": unchanged},
     }
+
+
+def _joined_by_id(old: Iterable[dict], new: Iterable[dict]) -> Iterator[tuple[dict | None, dict | None]]:
+    """(old row, new row) by id, either None where one index lacks the id; both read in id order."""
+    olds, news = _in_id_order(old, "old"), _in_id_order(new, "new")
+    old_row, new_row = next(olds, None), next(news, None)
+    while old_row is not None or new_row is not None:
+        if new_row is None or (old_row is not None and old_row["id"] < new_row["id"]):
+            yield old_row, None
+            old_row = next(olds, None)
+        elif old_row is None or new_row["id"] < old_row["id"]:
+            yield None, new_row
+            new_row = next(news, None)
+        else:
+            yield old_row, new_row
+            old_row, new_row = next(olds, None), next(news, None)
+
+
+def _in_id_order(rows: Iterable[dict], side: str) -> Iterator[dict]:
+    last = None
+    for row in rows:
+        if last is not None and row["id"] <= last:
+            raise QuarryError(f"the {side} index is not sorted by id: {row['id']} after {last}")
+        last = row["id"]
+        yield row
 
 
 def origin_of(key: str) -> str:
@@ -163,7 +212,7 @@ def compare(old_ref, new_ref, registry=None) -> JsonDict:
         if release is not None:
             index, dropped = read_index(release), read_dropped(release)
         else:
-            index, dropped = index_of(open_dataset(data)), list(rejects_of([data]))
+            index, dropped = index_of(open_dataset(data)), rejects_of([data])
         sides.append((manifest or {}, index, dropped))
     (old_m, old_index, _), (new_m, new_index, new_dropped) = sides
     return {"from": old_m.get("version", str(old_ref)), "from_label": old_m.get("label", ""),

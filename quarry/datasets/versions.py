@@ -15,9 +15,10 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
+from quarry.datasets.disk_sort import sorted_rows
 from quarry.datasets.manifest import MANIFEST, Manifest, read_manifest
 from quarry.errors import QuarryError
 from quarry.paths import project_root
@@ -74,15 +75,19 @@ def assign_label(name: str, wanted: str, *, version: str | None = None, explicit
 
 
 def register(manifest: Manifest, dataset_dir: Path, index: Iterable[dict], dropped: Iterable[dict], *,
-             changelog: JsonDict | None = None, changelog_md: str | None = None,
+             changelog: Callable[[Path], tuple[JsonDict, str]] | None = None,
              registry: str | os.PathLike | None = None) -> Path:
+    """Record a version: its index rows (in id order) and the rows dropped while it was built, both
+    written as they come (the dropped sorted on disk), then its changelog (``changelog``: from the
+    release folder, whose index is written by then, to the changelog and its Markdown)."""
     release = registry_root(registry) / manifest["name"] / manifest["version"]
     write_records(release / INDEX, index, validate=False)
-    dropped = sorted(dropped, key=lambda r: (r["id"], r.get("key") or "", r["reason"]))
-    write_records(release / DROPPED, dropped, validate=False)
+    write_records(release / DROPPED, sorted_rows(dropped, key=lambda r: (r["id"], r.get("key") or "", r["reason"])),
+                  validate=False)
     if changelog is not None:
-        write_json(release / "changelog.json", changelog)
-        (release / "CHANGELOG.md").write_text(changelog_md or "", encoding="utf-8")
+        log, markdown = changelog(release)
+        write_json(release / "changelog.json", log)
+        (release / "CHANGELOG.md").write_text(markdown, encoding="utf-8")
     info = release / "release.json"
     # a rebuild of a registered version (a forced `dvc repro`) keeps its first registration time:
     # the release folder, a DVC output, then holds the same bytes
@@ -159,9 +164,10 @@ def locate(ref: str | os.PathLike, registry: str | os.PathLike | None = None) ->
     return found["manifest"], data, found["release"]
 
 
-def read_index(release: Path) -> list[JsonDict]:
-    return list(read_records(release / INDEX, require_text=False))
+def read_index(release: Path) -> Iterator[JsonDict]:
+    """A registered version's index rows, in id order, as they are read."""
+    return read_records(release / INDEX, require_text=False)
 
 
-def read_dropped(release: Path) -> list[JsonDict]:
-    return list(read_records(release / DROPPED, require_text=False))
+def read_dropped(release: Path) -> Iterator[JsonDict]:
+    return read_records(release / DROPPED, require_text=False)

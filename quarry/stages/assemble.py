@@ -20,7 +20,7 @@ from typing import Any
 from quarry.config import Params
 from quarry.datasets.attribution import (HELD_BYTES, INDEX, BundlePart, join_parts, partition_credits, partition_files,
                                          shard_attribution_files, write_part)
-from quarry.datasets.changelog import merged_index
+from quarry.datasets.changelog import index_of_files
 from quarry.datasets.build import (CensusNeeds, Plan as BuildPlan, ShardCensus, census_needs, load_parent, plan, publish,
                                    shard_census, staging_dir, tokenizer_id)
 from quarry.datasets.composition import Composition
@@ -244,7 +244,7 @@ def publish_finish(job: GlobalJob, params: Params) -> dict:
                    optout_registry_hash=args.optout_registry_hash, tokenizer=args.tokenizer, parent=parent,
                    registry=args.registry, register=args.register,
                    bundle=lambda folder: join_parts(folder, job.each(BUNDLE), standard_texts),
-                   index=merged_index(read_records(shard.index, require_text=False) for shard in job.each(SCATTER)))
+                   index=index_of_files(shard.index for shard in job.each(SCATTER)))
 
 
 def _gather_rejects(parts: list[Path], target: Path, level: int) -> None:

@@ -100,6 +100,11 @@ def test_assemble():
     assert_guards(floors, "same_bytes_for_1_and_n_threads", "assemble_zstd10.every_record_once")
 
 
+def test_registry_scale():
+    floors = run_bench("registry_scale.py", "--docs", "300", "1200")
+    assert sum(check["figure"].endswith(".changelog_counts") for check in floors["checks"]) == 2
+
+
 @pytest.mark.slow
 def test_assemble_scale(tmp_path):
     floors = run_bench("assemble_scale.py", "--mb", "2", "6", "--shard-mb", "1", "--scratch", str(tmp_path))

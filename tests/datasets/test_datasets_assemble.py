@@ -284,6 +284,6 @@ def test_the_registered_index_is_the_versions_own_records_index(tmp_path, params
     records = [r for r in raw_records() if len(r["text"]) >= 40]
     repeated = {"assemble": {**params["assemble"], "subsets": {"github-python": {"epochs": 2.5}}}}
     manifest = assemble(write_raw(tmp_path / "src", records, shards=3), tmp_path / "ds", repeated, registry=registry)
-    registered = read_index(Path(registry) / manifest["name"] / manifest["version"])
-    assert registered == index_of(qd.open(tmp_path / "ds"))
+    registered = list(read_index(Path(registry) / manifest["name"] / manifest["version"]))
+    assert registered == list(index_of(qd.open(tmp_path / "ds")))
     assert any(row["copies"] > 1 for row in registered)
