@@ -278,7 +278,7 @@ def load_parent(parent: str | os.PathLike | None, registry=None) -> tuple[dict |
         raise QuarryError(f"{parent}: the parent must be a dataset version (no manifest.json there)")
     if release is not None:
         return manifest, versions.read_index(release)
-    return manifest, list(changelog.index_of(open_dataset(data)))
+    return manifest, changelog.spooled(changelog.index_of(open_dataset(data)))
 
 
 def _register(manifest: dict, out_dir: Path, reject_folders: list[Path], parent_manifest: dict | None,

@@ -10,6 +10,7 @@ source ("source change").
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from quarry.datasets.disk_sort import DiskSorter, merged_files, sorted_rows
 from quarry.datasets.reader import open_dataset
 from quarry.datasets.versions import locate, read_dropped, read_index
 from quarry.errors import QuarryError
-from quarry.records import JsonDict, Record, read_records, shard_paths
+from quarry.records import JsonDict, Record, read_records, shard_paths, write_records
 
 SOURCE_CHANGE = "source change"
 
@@ -67,6 +68,21 @@ def merged_rows(rows: Iterable[JsonDict]) -> Iterator[JsonDict]:
         row = dict(found)
     if row is not None:
         yield row
+
+
+def spooled(rows: Iterable[JsonDict]) -> Iterator[JsonDict]:
+    """``rows`` written to a temporary file now, read back (and the file removed) when iterated: an
+    index read before its folder is rebuilt, without holding it."""
+    handle, path = tempfile.mkstemp(prefix="quarry-index-", suffix=".jsonl.zst")
+    os.close(handle)
+    write_records(path, rows, validate=False)
+
+    def read() -> Iterator[JsonDict]:
+        try:
+            yield from read_records(path, require_text=False)
+        finally:
+            os.unlink(path)
+    return read()
 
 
 def rejects_of(folders: Iterable[Path]) -> Iterator[Record]:

@@ -150,6 +150,20 @@ def test_changed_document_changes_hash_and_changelog_names_it(tmp_path, params, 
     assert back["added"] == sorted([gone["meta"]["id"], records[39]["meta"]["id"]])
 
 
+def test_a_parent_outside_the_registry_rebuilt_in_place_is_read_before(tmp_path, params, registry):
+    """A parent given as a folder that is not registered, and rebuilt in place: the changelog is
+    from its documents as they were, read before the folder was replaced."""
+    records = raw_records()
+    out = tmp_path / "ds"
+    assemble(curate(write_raw(tmp_path / "raw1", records), tmp_path / "cur1"), out, params, register=False)
+    gone = records[11]
+    v2 = assemble(curate(write_raw(tmp_path / "raw2", records[:11] + records[12:]), tmp_path / "cur2"), out, params,
+                  parent=out, registry=registry)
+    log = read_json(registry / "test-code" / v2["version"] / "changelog.json")
+    assert log["removed"] == {"source change": [gone["meta"]["id"]]} and log["added"] == []
+    assert log["counts"]["unchanged"] == len(list(qd.open(out)))
+
+
 def test_splits_are_stable_across_versions(tmp_path, params, registry):
     records = raw_records()
     v1_src = curate(write_raw(tmp_path / "raw1", records), tmp_path / "cur1")
