@@ -112,13 +112,14 @@ def plan(src_dir: str | os.PathLike, section: AssembleParams, censuses: Iterable
 
 def publish(staging: Path, out_dir: Path, params: Params, build: Plan, results: list[JsonDict], *,
             snapshot_manifest=None, ledgers: Iterable = (), optout_registry_hash: str | None = None,
-            tokenizer=None, parent: tuple[dict | None, list | None] = (None, None),
+            tokenizer=None, parent: tuple[dict | None, Iterable[dict] | None] = (None, None),
             registry: str | os.PathLike | None = None, register: bool = True,
             bundle: Callable[[Path], JsonDict] | None = None,
-            index: list[JsonDict] | None = None) -> JsonDict:
+            index: Iterable[JsonDict] | None = None) -> JsonDict:
     """Turn a staging folder holding every split's shards into the released version at out_dir
     (``bundle``: writes the attribution bundle into the folder it is given and returns its summary;
-    ``index``: the version's document index when the build made it, else it is read from the version)."""
+    ``index``: the version's document index rows in id order when the build made them, else they are
+    read from the version)."""
     ledgers = list(ledgers)
     section = params.assemble
     parent_manifest, parent_index = parent
@@ -212,7 +213,7 @@ def derive_version(parent_dir: str | os.PathLike, out_dir: str | os.PathLike,
     bundle = release_bundle(staging, lambda folder: derived_bundle(
         folder, [prefix for prefix, _ in credit_runs], sum(size for _, size in credit_runs),
         parent_dir / attribution.FOLDER, scratch))
-    shutil.rmtree(scratch)
+    shutil.rmtree(scratch, ignore_errors=True)   # none without a shard
     ledger.rejects.close()
     ledger.rejects = None
     for old in sorted((parent_dir / "rejects").glob("*.jsonl*")):
