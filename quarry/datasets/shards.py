@@ -24,7 +24,7 @@ from quarry.datasets.attribution import Credits
 from quarry.datasets.changelog import index_row
 from quarry.datasets.composition import Composition
 from quarry.datasets.mixture import Mixture
-from quarry.engine.partitions import read_part, write_runs
+from quarry.engine.partitions import Runs, read_part, write_runs
 from quarry.errors import RecordError
 from quarry.ledger import Ledger
 from quarry.records import JsonDict, Record, RecordWriter, read_records, write_records
@@ -58,12 +58,11 @@ def order_key(doc_id: str, copy: int) -> int:
 class ShardScatter:
     """One input shard scattered: its part of each split, its documents' index rows (a file,
     sorted by id), from which the version's index is merged without reading the version back, and
-    its origins' credits for the attribution bundle (runs by origin hash, and their bytes)."""
+    its origins' credits for the attribution bundle (runs by origin hash)."""
 
     splits: list[SplitScatter]
     index: str
-    credits: str
-    credit_bytes: int
+    credits: Runs
 
 
 @dataclass(frozen=True)
@@ -133,7 +132,7 @@ def scatter_shard(source: Path, work: Path, splits: list[str], mixture: Mixture,
                                   str(work / f"rejects-{split}.jsonl.zst")))
     index = work / "index.jsonl.zst"
     write_records(index, sorted(rows, key=lambda row: row["id"]), level=level, validate=False)
-    return ShardScatter(found, str(index), str(work / "credits"), credits.write_runs(work / "credits"))
+    return ShardScatter(found, str(index), Runs(str(work / "credits"), credits.write_runs(work / "credits")))
 
 
 def shard_count(split_bytes: int, shard_bytes: int) -> int:

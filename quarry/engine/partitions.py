@@ -43,6 +43,14 @@ class Decided:
 
 
 @dataclass(frozen=True)
+class Runs:
+    """One shard's entries by key (``write_runs``: the prefix of its files), and their bytes."""
+
+    runs: str
+    bytes: int
+
+
+@dataclass(frozen=True)
 class RoutedSlices:
     """A shard's way to its decisions: the file listing every partition's slices, and its number."""
 

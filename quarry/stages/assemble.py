@@ -28,7 +28,7 @@ from quarry.datasets.mixture import Mixture
 from quarry.datasets.shards import STAGE, ShardScatter, scatter_shard, shard_count, shard_name, write_partition
 from quarry.errors import QuarryError
 from quarry.engine import Global, GlobalJob, ItemJob, Keyed, Map, Plan, Private, ShardJob, Stage, WorkItem, run_local
-from quarry.engine.partitions import partition_count, partition_items, run_files
+from quarry.engine.partitions import Runs, partition_count, partition_items, run_files
 from quarry.curation.licenses.texts import standard_texts
 from quarry.snapshot.listing import FILE_LISTS
 from quarry.ledger import merge_ledgers
@@ -63,14 +63,6 @@ class SnapshotShard:
     shard: Path        # its content (and its file list's) keys the map's cache
     file_list: Path    # its records' metadata, in the same order: which of them to read
     runs: str          # where their lines go, by origin hash
-
-
-@dataclass(frozen=True)
-class FoundFiles:
-    """A snapshot shard's attribution files: runs by origin hash, and their bytes."""
-
-    runs: str
-    bytes: int
 
 
 @dataclass(frozen=True)
@@ -189,18 +181,18 @@ def snapshot_shards_phase(job: GlobalJob, _: Params) -> Plan:
                        for shard, listing, out in zip(shards, lists, outs)])
 
 
-def attribution_phase(job: ItemJob, _: None) -> FoundFiles:
+def attribution_phase(job: ItemJob, _: None) -> Runs:
     work: SnapshotShard = job.item
-    return FoundFiles(work.runs, shard_attribution_files(work.shard, work.file_list, work.runs))
+    return Runs(work.runs, shard_attribution_files(work.shard, work.file_list, work.runs))
 
 
 def bundle_parts_phase(job: GlobalJob, params: Params) -> Plan:
     """The bundle's partitions of the origin-hash space: as many as keep each within
     ``assemble.partition_mb`` of the credits and files it reads (or ``assemble.partitions``)."""
     credits, found = job.each(SCATTER), job.each(ATTRIBUTION)
-    total = sum(shard.credit_bytes for shard in credits) + sum(shard.bytes for shard in found)
+    total = sum(shard.credits.bytes for shard in credits) + sum(shard.bytes for shard in found)
     parts = partition_count(total * HELD_BYTES, params.assemble.partition_mb, params.assemble.partitions)
-    runs = tuple(shard.credits for shard in credits), tuple(shard.runs for shard in found)
+    runs = tuple(shard.credits.runs for shard in credits), tuple(shard.runs for shard in found)
     return Plan(items=partition_items(Path(job.work).parent / "bundle", parts,
                                       lambda part, out: BundleWork(part, parts, *runs, str(out)),
                                       lambda out: [out / INDEX, out / "NOTICE.md"], label="attribution"))
@@ -269,7 +261,7 @@ PARTITION = Map("partition", partition_phase, dict, over="partitions", cached=Fa
 # The snapshot's shards are listed from its manifest (uncached); a shard's attribution files are keyed
 # on its content and its file list's; the bundle's partitions read runs named by path (uncached)
 SNAPSHOT_SHARDS = Global("listing", snapshot_shards_phase, Plan, cached=False, inline=True)
-ATTRIBUTION = Map("attribution", attribution_phase, FoundFiles, over="listing", needs_config=False)
+ATTRIBUTION = Map("attribution", attribution_phase, Runs, over="listing", needs_config=False)
 BUNDLE_PARTS = Global("bundle-parts", bundle_parts_phase, Plan, inline=True)
 BUNDLE = Map("bundle", bundle_phase, BundlePart, over="bundle-parts", cached=False, needs_config=False)
 ASSEMBLE = Stage(STAGE, folder="", config=assemble_config, finish=publish_finish, staged=False,

@@ -35,7 +35,7 @@ from quarry.datasets.reader import dataset_shards
 from quarry.datasets.versions import locate
 from quarry.engine import (Executor, Global, GlobalJob, ItemJob, LocalExecutor, Map, Plan, ShardJob, Stage, WorkItem,
                            run_stage)
-from quarry.engine.partitions import partition_count, partition_items, read_part, run_files, text_key, write_runs
+from quarry.engine.partitions import Runs, partition_count, partition_items, read_part, run_files, text_key, write_runs
 from quarry.engine.state import provide
 from quarry.errors import QuarryError
 from quarry.records import JsonDict, atomic_write_bytes, json_bytes, read_records, write_json
@@ -53,14 +53,6 @@ class AuditArgs:
     registry_hash: str
     bundle: str | None                # the version's ATTRIBUTION folder (None: not a version)
     out: str | None                   # where the report goes (audit.json)
-
-
-@dataclass(frozen=True)
-class Runs:
-    """One shard's entries by origin hash (quarry.engine.partitions), and their bytes."""
-
-    runs: str
-    bytes: int
 
 
 @dataclass(frozen=True)
