@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from quarry.config import Params
-from quarry.datasets.attribution import (HELD_BYTES, INDEX, BundlePart, join_parts, partition_credits, partition_files,
+from quarry.datasets.attribution import (HELD_BYTES, BundlePart, join_parts, partition_credits, partition_files,
                                          shard_attribution_files, write_part)
 from quarry.datasets.changelog import index_of_files
 from quarry.datasets.build import (CensusNeeds, Plan as BuildPlan, ShardCensus, census_needs, load_parent, plan, publish,
@@ -195,7 +195,7 @@ def bundle_parts_phase(job: GlobalJob, params: Params) -> Plan:
     runs = tuple(shard.credits.runs for shard in credits), tuple(shard.runs for shard in found)
     return Plan(items=partition_items(Path(job.work).parent / "bundle", parts,
                                       lambda part, out: BundleWork(part, parts, *runs, str(out)),
-                                      lambda out: [out / INDEX, out / "NOTICE.md"], label="attribution"))
+                                      lambda out: [out], label="attribution"))   # its folder: files/, index, NOTICE
 
 
 def bundle_phase(job: ItemJob, _: None) -> BundlePart:
