@@ -100,6 +100,9 @@ SYNTAXES = {
     "android_shared_preferences": 'editor.putString("auth_token", "{v}");\n',
     "cache_set": 'cache.set("session_secret", "{v}")\n',
     "store_save": 'store.save("github_token", "{v}")\n',
+    # a symbol naming the string after it
+    "capistrano_set": 'set :repo_password, "{v}"\n',
+    "elixir_put_env": 'Application.put_env(:my_app, :api_key, "{v}")\n',
     # a name and a value as two fields of one entry
     "ecs_environment": '"environment": [\n  {{\n    "name": "DB_PASSWORD",\n    "value": "{v}"\n  }}\n]\n',
     "hadoop_property": ("<configuration>\n  <property>\n    <name>fs.s3a.secret.key</name>\n    <value>{v}</value>\n"
@@ -188,6 +191,8 @@ NOT_SECRETS = [
     'setPasswordHint("Use at least twelve characters");\n', 'setTokenEndpoint("https://auth.example.com/token");\n',
     'localStorage.setItem("token_expiry", "3600");\n', 'localStorage.getItem("access_token", "none");\n',
     'keyring.set_password("deploy-service", "ci", password)\n',
+    'set :password_prompt, "Enter the deploy password"\n', 'Application.put_env(:my_app, :token_ttl, "3600")\n',
+    'set :api_token, ENV.fetch("API_TOKEN")\n',
     '{"name": "DB_PASSWORD", "valueFrom": "arn:aws:ssm:eu-west-1:123456789012:parameter/db"}\n',
     '{"name": "DB_PASSWORD", "value": "${DB_PASSWORD}"}\n',
     "<property>\n  <name>hive.metastore.password.length</name>\n  <value>16</value>\n</property>\n",

@@ -64,6 +64,9 @@ _SETTER_CALL = re.compile(r"(?:\.|(?<![\w.$])(?=[a-z_]))(?P<verb>(?:set|with)(?=
 _SETTER_NOUN = re.compile(r"(?:" + _SECRET_WORD + r"|[Pp]assphrase|[Aa]pi[Kk]ey|API_?KEY)$")
 _READING_VERB = re.compile(r"(?:get|has|is|check|verify|validate|hash|read|fetch|load|find|lookup|compare|encode|encrypt|"
                            r"decrypt|match|parse|request|revoke|delete|remove|mask|prompt|print|log|send)(?![a-z])")
+# a symbol naming the string after it, the call's or the line's last: Capistrano's `set :repo_password, "..."`,
+# Elixir's `Application.put_env(:app, :api_key, "...")`, Ruby's `config.put(:api_token, "...")`
+_SYMBOL_PAIR = re.compile(r"(?<![\w:]):(?P<name>[A-Za-z_]\w{2,64})[ \t]*,[ \t]*" + _QUOTED + r"[ \t]*(?:[);]|\r?$)", re.M)
 # a credentials object or an authentication given its parts, the password last:
 # `new BasicCredentials("user", "...")`, `HTTPBasicAuth('user', '...')`, sbt's `Credentials("realm", "host", "user", "...")`,
 # Python keyring's `set_password("service", "user", "...")`
@@ -135,6 +138,7 @@ _NAME_ENDS = ("assword", "asswd", "ASSWORD", "assphrase", "oken", "OKEN", "ecret
 _IN_LINE = ((_NAME_THEN_STRING, tuple(end + blank + quote for end in _NAME_ENDS for blank in " \t" for quote in "\"'")),
             (_SETTER_CALL, tuple(end + call for end in _NAME_ENDS for call in ('("', "('"))),
             (_CREDENTIALS_CALL, ("Credentials(", "Credential(", "Auth(", "Authentication(", "set_password(")),
+            (_SYMBOL_PAIR, tuple(end + comma + quote for end in _NAME_ENDS for comma in (", ", ",") for quote in "\"'")),
             (_CONFIG_SET, ("config set ", "configure set ")), (_KEYED_ELEMENT, (' key="', ' name="')))
 _ELEMENT_ENDS = tuple(end + ">" for end in _NAME_ENDS)
 # looked for in one scan with the other detectors' literals (quarry.curation.pii.gates)
