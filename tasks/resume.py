@@ -28,16 +28,25 @@ def run_resumable(fn: Callable[[Any, Any], Any], phase: str, job: Any, config: A
     record_file.parent.mkdir(parents=True, exist_ok=True)
     key = value_hash({"phase": phase, "job": fingerprint(job), "config": fingerprint(config), "code": code_version()})
     if record_file.is_file():
-        try:
-            record = pickle.loads(record_file.read_bytes())
-        except (pickle.UnpicklingError, EOFError, ValueError):  # torn by a kill: run the shard again
-            record = None
+        record = _record(record_file)
         if record is not None and record["key"] == key and _intact(record["outputs"]):
-            return record["result"], True
+            return pickle.loads(record["result"]), True
     result = fn(job, config)
     outputs = {path: tree_hash(path) if os.path.exists(path) else None for path in job.outputs() if path != job.record}
-    atomic_write_bytes(record_file, pickle.dumps({"key": key, "outputs": outputs, "result": result}))
+    # the result pickled apart: a record of other code (a result type since renamed) is read, and
+    # found stale by its key, without unpickling what it returned
+    atomic_write_bytes(record_file, pickle.dumps({"key": key, "outputs": outputs, "result": pickle.dumps(result)}))
     return result, False
+
+
+def _record(path: Path) -> dict | None:
+    """A finished call's record (key, outputs, pickled result); None for one torn by a kill or
+    written in an earlier layout (the result unpickled with it, which other code may not read)."""
+    try:
+        record = pickle.loads(path.read_bytes())
+    except (pickle.UnpicklingError, EOFError, ValueError, AttributeError, ImportError, TypeError):
+        return None
+    return record if isinstance(record, dict) and isinstance(record.get("result"), bytes) else None
 
 
 def _intact(outputs: dict[str, str | None]) -> bool:

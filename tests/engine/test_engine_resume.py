@@ -128,3 +128,30 @@ def test_a_killed_task_over_a_plans_items_runs_only_its_unfinished_items_again(t
     assert (tmp_path / "calls-2").read_text().split() == ["2", "3", "4"]
     assert rerun.stdout.strip().splitlines()[-1] == "[0, 1, 4, 9, 16]"
     assert sorted(p.name for p in out.glob("*.txt")) == [f"{i}.txt" for i in range(5)]
+
+
+def test_a_record_left_by_other_code_is_run_again_not_read(tmp_path, monkeypatch):
+    """A finished call's record whose result is of a type the code no longer has (renamed in an
+    upgrade): the call runs again, in either record layout, instead of failing to unpickle it."""
+    import pickle
+
+    from quarry.engine.stage import ItemJob
+    from tasks.resume import run_resumable
+
+    module = tmp_path / "gone_types.py"
+    module.write_text("from dataclasses import dataclass\n\n@dataclass\nclass Found:\n    runs: str\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import gone_types
+
+    job = ItemJob(item="shard 1", name="shard 1", work=str(tmp_path / "work" / "item-1"))
+    Path(job.record).parent.mkdir(parents=True)
+    old = gone_types.Found("x")
+    layouts = [pickle.dumps({"key": "from other code", "outputs": {}, "result": old}),   # the earlier layout
+               pickle.dumps({"key": "from other code", "outputs": {}, "result": pickle.dumps(old)})]
+    monkeypatch.delitem(sys.modules, "gone_types")
+    module.unlink()
+    for layout in layouts:
+        Path(job.record).write_bytes(layout)
+        assert run_resumable(lambda job, config: ("ran", job.name), "attribution", job, None) == (("ran", "shard 1"), False)
+    # and the record it left answers the same call next time
+    assert run_resumable(lambda job, config: "not again", "attribution", job, None) == (("ran", "shard 1"), True)
