@@ -123,17 +123,6 @@ class Credits:
                                    for origin, entry in self.to_dict().items()))
 
 
-def snapshot_files(records: Iterable[Record], origins: set[str]) -> dict[str, dict[str, str]]:
-    """origin -> path -> text of the attribution files among ``records`` (of the given origins)."""
-    found: dict[str, dict[str, str]] = {}
-    for record in records:
-        meta = record.get("meta") or {}
-        origin, path = meta.get("origin"), (meta.get("path") or "").strip("/")
-        if origin in origins and path and is_attribution_file(path):
-            found.setdefault(origin, {})[path] = record["text"]
-    return found
-
-
 def shard_attribution_files(shard: Path, file_list: Path, prefix: str | os.PathLike) -> int:
     """The attribution files among a snapshot shard's records, their lines as they are, written as
     runs by origin hash under ``prefix``; returns the runs' bytes. The shard's file list (its
