@@ -34,6 +34,7 @@ from pathlib import Path, PurePosixPath
 
 import orjson
 
+from quarry.engine.output import link_or_copy
 from quarry.engine.partitions import read_part, text_key, write_runs
 from quarry.errors import QuarryError
 from quarry.records import JsonDict, Record, iter_lines, json_bytes, read_json, read_records
@@ -224,18 +225,15 @@ def join_parts(folder: Path, parts: Iterable[BundlePart], texts_of: Callable[[se
     index lines and NOTICE sections copied in turn: nothing is held but a part's file at a time."""
     parts = list(parts)
     folder.mkdir(parents=True, exist_ok=True)
-    body = folder / ".NOTICE.md.body"
-    with open(folder / INDEX, "wb") as index, open(body, "wb") as notice:
+    with open(folder / INDEX, "wb") as index, open(folder / "NOTICE.md", "wb") as notice:
+        notice.write(notice_header(sum(part.origins for part in parts)).encode("utf-8"))
         for part in parts:
             source = Path(part.folder)
             for name, target in ((INDEX, index), ("NOTICE.md", notice)):
                 with open(source / name, "rb") as piece:
                     shutil.copyfileobj(piece, target)
-            _link_tree(source / "files", folder / "files")
-    with open(folder / "NOTICE.md", "wb") as notice, open(body, "rb") as sections:
-        notice.write(notice_header(sum(part.origins for part in parts)).encode("utf-8"))
-        shutil.copyfileobj(sections, notice)
-    body.unlink()
+            if (source / "files").is_dir():
+                shutil.copytree(source / "files", folder / "files", copy_function=link_or_copy, dirs_exist_ok=True)
     used = sorted({i for part in parts for i in part.texts})
     texts = texts_of(set(used))
     for spdx in used:
@@ -243,18 +241,6 @@ def join_parts(folder: Path, parts: Iterable[BundlePart], texts_of: Callable[[se
         (folder / "licenses" / f"{spdx}.txt").write_bytes(texts[spdx].encode("utf-8"))
     return {"origins": sum(part.origins for part in parts), "files": sum(part.files for part in parts),
             "licenses": used, "texts_missing": sorted({i for part in parts for i in part.texts_missing})}
-
-
-def _link_tree(source: Path, target: Path) -> None:
-    """Every file below ``source`` at the same place below ``target``: a hard link, else a copy."""
-    for path in sorted(source.rglob("*")) if source.is_dir() else ():
-        if path.is_file():
-            dest = target / path.relative_to(source)
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                os.link(path, dest)
-            except OSError:
-                shutil.copyfile(path, dest)
 
 
 def notice_header(origins: int) -> str:

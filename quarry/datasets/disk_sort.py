@@ -41,9 +41,7 @@ class DiskSorter:
         """Every row added, in key order (once: the rows still held are sorted in place)."""
         self._held.sort(key=self.key)
         files = [path for level in reversed(self._levels) for path in level]   # the oldest rows first
-        if not files:
-            return iter(self._held)
-        return heapq.merge(*(read_records(path, require_text=False) for path in files), iter(self._held), key=self.key)
+        return _merged(files, self.key, iter(self._held)) if files else iter(self._held)
 
     def _spill(self) -> None:
         self._held.sort(key=self.key)
@@ -54,8 +52,7 @@ class DiskSorter:
                 break
             if level + 1 == len(self._levels):
                 self._levels.append([])
-            self._levels[level + 1].append(
-                self._written(heapq.merge(*(read_records(path, require_text=False) for path in files), key=self.key)))
+            self._levels[level + 1].append(self._written(_merged(files, self.key)))
             for path in files:
                 path.unlink()
             self._levels[level] = []
@@ -103,10 +100,16 @@ def merged_files(paths: Iterable[str | os.PathLike], key: Callable[[JsonDict], A
                 group = paths[start:start + FAN_IN]
                 target = Path(scratch) / f"{rounds:03d}-{start // FAN_IN:07d}.jsonl.zst"
                 with RecordWriter(target, level=1, validate=False) as writer:
-                    writer.write_all(heapq.merge(*(read_records(p, require_text=False) for p in group), key=key))
+                    writer.write_all(_merged(group, key))
                 if rounds:   # a round's files are read once
                     for path in group:
                         path.unlink()
                 merged.append(target)
             paths, rounds = merged, rounds + 1
-        yield from heapq.merge(*(read_records(path, require_text=False) for path in paths), key=key)
+        yield from _merged(paths, key)
+
+
+def _merged(paths: Iterable[Path], key: Callable[[JsonDict], Any], *more: Iterable[JsonDict]) -> Iterator[JsonDict]:
+    """The rows of sorted files (then of ``more`` sorted streams) merged in ``key`` order, ties in
+    the order given."""
+    return heapq.merge(*(read_records(path, require_text=False) for path in paths), *more, key=key)

@@ -34,7 +34,7 @@ class StagedOutput:
             seed = self.staging.with_name(self.staging.name + ".seed")
             shutil.rmtree(seed, ignore_errors=True)
             if self.dst.is_dir():
-                shutil.copytree(self.dst, seed, copy_function=_link_or_copy)
+                shutil.copytree(self.dst, seed, copy_function=link_or_copy)
             else:
                 seed.mkdir(parents=True)
             os.replace(seed, self.staging)
@@ -67,7 +67,8 @@ class StagedOutput:
         shutil.rmtree(old, ignore_errors=True)
 
 
-def _link_or_copy(src: str, dst: str) -> None:
+def link_or_copy(src: str | os.PathLike, dst: str | os.PathLike) -> None:
+    """``dst`` the same file as ``src``: a hard link, else (another file system) a copy."""
     try:
         os.link(src, dst)
     except OSError:

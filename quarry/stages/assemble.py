@@ -28,6 +28,7 @@ from quarry.datasets.mixture import Mixture
 from quarry.datasets.shards import STAGE, ShardScatter, scatter_shard, shard_count, shard_name, write_partition
 from quarry.errors import QuarryError
 from quarry.engine import Global, GlobalJob, ItemJob, Keyed, Map, Plan, Private, ShardJob, Stage, WorkItem, run_local
+from quarry.engine.output import link_or_copy
 from quarry.engine.partitions import Runs, partition_count, partition_items, run_files
 from quarry.curation.licenses.texts import standard_texts
 from quarry.snapshot.listing import FILE_LISTS
@@ -224,7 +225,7 @@ def publish_finish(job: GlobalJob, params: Params) -> dict:
                 continue
             name = shard_name(len(files))
             (staging / split).mkdir(parents=True, exist_ok=True)
-            _link_or_copy(Path(shard["path"]), staging / split / name)
+            link_or_copy(Path(shard["path"]), staging / split / name)
             files.append({"path": f"{split}/{name}", "records": shard["records"], "bytes": shard["bytes"]})
         parts = [shard.splits[index] for shard in job.each(SCATTER)]
         _gather_rejects([Path(part.rejects) for part in parts], staging / "rejects" / f"{split}.jsonl.zst",
@@ -279,10 +280,3 @@ def assemble(src_dir: str | os.PathLike, out_dir: str | os.PathLike, params: Par
         if args.get(key) is not None:
             args[key] = os.fspath(args[key])
     return run_local(ASSEMBLE, Path(src_dir), Path(out_dir), params, workers=workers, args=AssembleArgs(**args))
-
-
-def _link_or_copy(src: Path, dst: Path) -> None:
-    try:
-        os.link(src, dst)
-    except OSError:
-        shutil.copyfile(src, dst)
