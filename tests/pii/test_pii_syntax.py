@@ -100,6 +100,8 @@ SYNTAXES = {
     "android_shared_preferences": 'editor.putString("auth_token", "{v}");\n',
     "cache_set": 'cache.set("session_secret", "{v}")\n',
     "store_save": 'store.save("github_token", "{v}")\n',
+    "java_double_brace_put": 'Map<String, String> env = new HashMap<>() {{{{ put("deploy_secret", "{v}"); }}}};\n',
+    "kotlin_apply_put": 'val props = Properties().apply {{\n    put("api_token", "{v}")\n}}\n',
     # a symbol naming the string after it
     "capistrano_set": 'set :repo_password, "{v}"\n',
     "elixir_put_env": 'Application.put_env(:my_app, :api_key, "{v}")\n',
@@ -189,7 +191,8 @@ NOT_SECRETS = [
     'ds.setPassword("${DB_PASSWORD}");\n', 'HTTPBasicAuth("user", os.environ["PW"])\n', 'req.header("X-Api-Key");\n',
     'field.setPasswordVisible(true);\n', 'user.setPassword(encoder.encode(raw));\n',
     'setPasswordHint("Use at least twelve characters");\n', 'setTokenEndpoint("https://auth.example.com/token");\n',
-    'localStorage.setItem("token_expiry", "3600");\n', 'localStorage.getItem("access_token", "none");\n',
+    'localStorage.setItem("token_expiry", "3600");\n', '    put("password_prompt", "Enter your password");\n',
+    '    put("token_header", "X-Auth-Token");\n', 'output("password", "hunter22x")\n', 'localStorage.getItem("access_token", "none");\n',
     'keyring.set_password("deploy-service", "ci", password)\n',
     'set :password_prompt, "Enter the deploy password"\n', 'Application.put_env(:my_app, :token_ttl, "3600")\n',
     'set :api_token, ENV.fetch("API_TOKEN")\n',

@@ -56,8 +56,9 @@ _ENV_LOOKUPS = r"getenv|environ\.get|\benv|ENV\.fetch|get_env|env\.str"
 _ENV_FUNCTION = re.compile(r"(?:" + _ENV_LOOKUPS + r"|environ\.setdefault|\bconfig|"
                            r"\bdefine|[sS]etProperty|getProperty|[sS]etenv|putenv|SetEnvironmentVariable|"
                            # a store's write of a value under its name: `props.put`, `cache.set`, `localStorage.setItem`,
-                           # Android's `editor.putString`, `store.save`
-                           r"\.(?:put|set)\w*|\.(?:save|store)|"
+                           # Android's `editor.putString`, `store.save`; the map's own `put` in Java's double-brace
+                           # initializer or Kotlin's `apply { }` (no receiver)
+                           r"\.(?:put|set)\w*|(?<![\w.$])put(?:[A-Z]\w*)?|\.(?:save|store)|"
                            # a command-line option's default (argparse, optparse, click, Go's flag), a request's header
                            r"add_argument|add_option|\.option|flag\.String|[sS]etRequestHeader|[sS]etHeader|[aA]ddHeader|"
                            r"[hH]eader\.(?:Set|Add)|[hH]eaders\.(?:set|append))$")
