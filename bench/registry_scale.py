@@ -6,12 +6,13 @@ Documents are the machine's installed files (site-packages): the id is the SWHID
 the key the package folder and path. The parent version holds N of them; the new version drops
 every file of 2% of the origins (an opt-out, recorded as rejects), changes 1% of the files' content
 (the same key under a new id) and moves 0.5% to another split: the changes a re-derived version
-brings. Each size and code runs in a fresh process; its peak is the Python allocations
+brings (``--edit-share 1``: every file's content changes, as a new snapshot's version brings). Each size and code runs in a fresh process; its peak is the Python allocations
 (tracemalloc) while the new version is registered (index, dropped rows, changelog), after the parent's.
 
     python bench/registry_scale.py                               # 16,000 and 64,000 documents
     python bench/registry_scale.py --chunk-rows 0                # the sorts' own chunk (200,000 rows)
     python bench/registry_scale.py --baseline /tmp/old-checkout  # and the earlier code beside it
+    python bench/registry_scale.py --edit-share 1                # most documents changed
 """
 
 from __future__ import annotations
@@ -74,8 +75,11 @@ register(manifest_b, out_b, shards_b, manifest_a["version"])
 seconds = time.perf_counter() - started
 peak = tracemalloc.get_traced_memory()[1]
 log = json.loads((registry / "bench" / manifest_b["version"] / "changelog.json").read_text())
-print(json.dumps({"seconds": round(seconds, 2), "python_peak_mb": round(peak / 1e6, 1), "counts": log["counts"],
-                  "split_changed": len(log["split_changed"])}))
+counts = dict(log["counts"])
+if "split_changed" in log:   # a checkout from before the change rows: the lists in the changelog
+    counts["split_changed"] = len(log["split_changed"])
+print(json.dumps({"seconds": round(seconds, 2), "python_peak_mb": round(peak / 1e6, 1), "counts": counts,
+                  "split_changed": counts["split_changed"]}))
 """
 
 
@@ -93,7 +97,7 @@ def installed_files(limit: int) -> list[tuple[str, str]]:
     return found
 
 
-def versions(files: list[tuple[str, str]]) -> dict:
+def versions(files: list[tuple[str, str]], edit_share: float = 0.01) -> dict:
     """The parent's rows, the new version's rows and its rejects (deterministic: chosen by hash)."""
     def share(text: str) -> float:
         return int(hashlib.sha256(text.encode()).hexdigest()[:8], 16) / 2**32
@@ -114,7 +118,7 @@ def versions(files: list[tuple[str, str]]) -> dict:
                                      "stage": "optout", "reason": "opt-out"}, "text": ""})
             expected["removed"] += 1
             continue
-        if share("edit" + key) < 0.01:
+        if share("edit" + key) < edit_share:
             doc_id = "swh:1:cnt:" + hashlib.sha1(doc_id.encode()).hexdigest()
             expected["changed"] += 1
         else:
@@ -145,15 +149,16 @@ def main() -> None:
     parser.add_argument("--chunk-rows", type=int, default=2000,
                         help="rows an on-disk sort holds at once (0: the default, 200,000): small, so that these "
                              "sizes show what 100 times as many documents would with the default")
+    parser.add_argument("--edit-share", type=float, default=0.01, help="share of the files whose content changes")
     args = parser.parse_args()
     files = installed_files(max(args.docs))
     codes = {"this": ROOT, **({"baseline": args.baseline.resolve()} if args.baseline else {})}
     results: dict = {"documents_from": "site-packages files (SWHIDs of their content)", "chunk_rows": args.chunk_rows,
-                     "runs": {}}
+                     "edit_share": args.edit_share, "runs": {}}
     floors = Floors()
     with tempfile.TemporaryDirectory(prefix="registry-bench-") as scratch:
         for size in args.docs:
-            documents = versions(files[:size])
+            documents = versions(files[:size], args.edit_share)
             for name, code in codes.items():
                 found = run(code, documents, Path(scratch) / f"{name}-{size}", args.chunk_rows)
                 results["runs"].setdefault(name, {})[str(len(documents["old"]))] = found

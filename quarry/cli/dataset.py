@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 
 import typer
@@ -10,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from quarry.datasets import bibtex, derive_version, load_manifest, plain, releases
-from quarry.datasets.changelog import compare, render
+from quarry.datasets.changelog import compare, read_changes, render
 from quarry.datasets.manifest import verify_sums, version_hash
 from quarry.datasets.versions import locate
 from quarry.errors import QuarryError
@@ -111,14 +112,19 @@ def register(app: typer.Typer) -> None:
     @dataset.command("diff")
     def diff_cmd(old: str = typer.Argument(..., help="The older version (hash, label, folder)."),
                  new: str = typer.Argument(..., help="The newer version."),
-                 as_json: bool = typer.Option(False, "--json", help="Print the changelog as JSON."),
+                 as_json: bool = typer.Option(False, "--json", help="Print JSON lines: the summary (counts), "
+                                              "then every change (added, removed with its reason, changed, split_changed)."),
                  limit: int = typer.Option(50, help="Ids shown per section.")) -> None:
         """Documents added, removed (by reason) and changed between two versions."""
-        log = compare(old, new)
-        if as_json:
-            print(json.dumps(log, indent=2, sort_keys=True))
-        else:
-            print(render(log, limit=limit))
+        with tempfile.TemporaryDirectory(prefix="quarry-diff-") as scratch:
+            changes = Path(scratch) / "changes.jsonl.zst"
+            log = compare(old, new, changes)
+            if not as_json:
+                print(render(log, changes, limit=limit))
+                return
+            print(json.dumps(log, sort_keys=True))
+            for row in read_changes(changes):
+                print(json.dumps(row, sort_keys=True))
 
     @dataset.command("verify")
     def verify_cmd(folder: Path = typer.Argument(..., help="A dataset folder (e.g. after `dvc pull`).")) -> None:

@@ -290,10 +290,12 @@ def _register(manifest: dict, out_dir: Path, reject_folders: list[Path], parent_
         index = changelog.index_of(open_dataset(out_dir))
 
     def log_of(release: Path) -> tuple[JsonDict, str]:
+        changes = release / versions.CHANGES
         log = {"from": parent_manifest["version"], "from_label": parent_manifest["label"],
                "to": manifest["version"], "to_label": manifest["label"],
-               **changelog.diff(parent_index, versions.read_index(release), changelog.rejects_of(reject_folders))}
-        return log, changelog.render(log)
+               **changelog.diff(parent_index, versions.read_index(release), changelog.rejects_of(reject_folders),
+                                changes=changes)}
+        return log, changelog.render(log, changes)
 
     versions.register(manifest, out_dir, index, changelog.rejects_of(reject_folders),
                       changelog=log_of if parent_manifest is not None else None, registry=registry)

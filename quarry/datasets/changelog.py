@@ -9,6 +9,8 @@ source ("source change").
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import os
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -18,7 +20,7 @@ from quarry.datasets.disk_sort import DiskSorter, merged_files, sorted_rows
 from quarry.datasets.reader import open_dataset
 from quarry.datasets.versions import locate, read_dropped, read_index
 from quarry.errors import QuarryError
-from quarry.records import JsonDict, Record, read_records, shard_paths, write_records
+from quarry.records import JsonDict, Record, RecordWriter, read_records, shard_paths, write_records
 
 SOURCE_CHANGE = "source change"
 
@@ -99,60 +101,128 @@ def rejects_of(folders: Iterable[Path]) -> Iterator[Record]:
                     yield {"id": meta["id"], "key": document_key(meta), "reason": reason}
 
 
-def diff(old: Iterable[dict], new: Iterable[dict], new_dropped: Iterable[dict] = ()) -> JsonDict:
+# The change rows' kinds, in the order the changes file holds them (each in id order; removals by
+# reason, then id; changes by their old id).
+ADDED, REMOVED, CHANGED, SPLIT_CHANGED = "added", "removed", "changed", "split_changed"
+
+
+def diff(old: Iterable[dict], new: Iterable[dict], new_dropped: Iterable[dict] = (), *,
+         changes: str | os.PathLike) -> JsonDict:
     """The changelog from the ``old`` index to the ``new`` one (rows as written by index_of, sorted
-    by id: index files hold them so), each read once. What is held grows with the changes, not with
-    the versions: the two indexes are joined by id as they are read, every new row's key is sorted
-    on disk, and of the rejects only those naming a removed document are kept."""
-    old_only: dict[str, dict] = {}   # id -> row: removed, or changed to a new id under the same key
-    new_only: dict[str, str] = {}    # id -> key: added, unless a changed document's new id
-    moved, unchanged = [], 0
-    with DiskSorter(key=lambda pair: pair["key"]) as new_keys:
+    by id: index files hold them so), each read once. Every change is written to ``changes`` as a
+    row (``change``: added, removed with its reason, changed with the new id, split_changed); the
+    summary returned holds only counts. Nothing held grows with the versions or their changes: the
+    two indexes are joined by id as they are read, and the rest is joins of lists sorted on disk
+    (the removed documents by id and by key, every new row's key, the rejects' names)."""
+    with tempfile.TemporaryDirectory(prefix="quarry-changelog-") as scratch:
+        folder = Path(scratch)
+        with DiskSorter(key=lambda row: row["key"]) as new_keys:
+            unchanged = _split_by_id(old, new, folder, new_keys)
+            with DiskSorter(key=lambda row: row["name"]) as names:
+                for row in new_dropped:   # a reject names a document by id and by key
+                    names.add({"name": row["id"], "reason": row["reason"]})
+                    if row.get("key"):
+                        names.add({"name": row["key"], "reason": row["reason"]})
+                write_records(folder / "reasons.jsonl.zst", _first_per_name(names.sorted()), level=1, validate=False)
+            with DiskSorter(key=lambda row: (row["key"], row["id"])) as removed_by_key:
+                for row, reason in _joined(read_records(folder / "old_only.jsonl.zst", require_text=False), "id",
+                                           _reasons(folder)):
+                    removed_by_key.add({"id": row["id"], "key": row["key"], "id_reason": reason})
+                with DiskSorter(key=lambda row: (row["reason"], row["id"])) as removed, \
+                        DiskSorter(key=lambda row: row["from"]) as changed, \
+                        DiskSorter(key=lambda row: row["to"]) as changed_to:
+                    for row, new_id, key_reason in _by_key(removed_by_key.sorted(), new_keys.sorted(), _reasons(folder)):
+                        if row["id_reason"] is None and new_id is not None:
+                            changed.add({"change": CHANGED, "key": row["key"], "from": row["id"], "to": new_id})
+                            changed_to.add({"to": new_id})
+                            continue
+                        reason = row["id_reason"] or key_reason or SOURCE_CHANGE
+                        removed.add({"change": REMOVED, "id": row["id"], "key": row["key"], "reason": reason})
+                    counts = _write_changes(changes, folder, removed.sorted(), changed.sorted(), changed_to.sorted())
+    by_reason = counts.pop("by_reason")
+    return {"counts": {**counts, "unchanged": unchanged}, "removed_by_reason": dict(sorted(by_reason.items()))}
+
+
+def _split_by_id(old: Iterable[dict], new: Iterable[dict], folder: Path, new_keys: DiskSorter) -> int:
+    """Join the indexes by id: the old-only and new-only rows and the split changes to files (each in
+    id order), every new row's key and id to ``new_keys``; returns the count of ids in both."""
+    unchanged = 0
+    with RecordWriter(folder / "old_only.jsonl.zst", level=1, validate=False) as old_only, \
+            RecordWriter(folder / "new_only.jsonl.zst", level=1, validate=False) as new_only, \
+            RecordWriter(folder / "moved.jsonl.zst", level=1, validate=False) as moved:
         for old_row, new_row in _joined_by_id(old, new):
             if new_row is not None:
                 new_keys.add({"key": new_row["key"], "id": new_row["id"]})
             if new_row is None:
-                old_only[old_row["id"]] = old_row
+                old_only.write({"id": old_row["id"], "key": old_row["key"]})
             elif old_row is None:
-                new_only[new_row["id"]] = new_row["key"]
+                new_only.write({"id": new_row["id"], "key": new_row["key"]})
             else:
                 unchanged += 1
                 if old_row["split"] != new_row["split"]:
-                    moved.append(old_row["id"])
-        keys = {row["key"] for row in old_only.values()}
-        new_by_key = {}   # of the removed documents' keys: the last new id under each (in id order)
-        for pair in new_keys.sorted():
-            if pair["key"] in keys:
-                new_by_key[pair["key"]] = pair["id"]
-    asked = set(old_only) | keys
-    reasons: dict[str, str] = {}  # by id, and by key: a document may change and be dropped at once
-    for row in new_dropped:
-        if row["id"] in asked:
-            reasons.setdefault(row["id"], row["reason"])
-        if row.get("key") and row["key"] in asked:
-            reasons.setdefault(row["key"], row["reason"])
+                    moved.write({"change": SPLIT_CHANGED, "id": old_row["id"], "key": old_row["key"],
+                                 "from": old_row["split"], "to": new_row["split"]})
+    return unchanged
 
-    changed, removed = [], {}
-    for doc_id, meta in old_only.items():   # in id order
-        if doc_id not in reasons and meta["key"] in new_by_key:
-            changed.append({"key": meta["key"], "from": doc_id, "to": new_by_key[meta["key"]]})
-            continue
-        reason = reasons.get(doc_id) or reasons.get(meta["key"]) or SOURCE_CHANGE
-        removed.setdefault(reason, []).append(doc_id)
-    changed_to = {c["to"] for c in changed}
-    added = [doc_id for doc_id in new_only if doc_id not in changed_to]
-    # Where each added or removed document lives (origin::path), so a reader sees files, not hashes.
-    locations = {doc_id: new_only[doc_id] for doc_id in added}
-    locations.update({doc_id: old_only[doc_id]["key"] for ids in removed.values() for doc_id in ids})
-    return {
-        "locations": dict(sorted(locations.items())),
-        "added": added,
-        "removed": {reason: ids for reason, ids in sorted(removed.items())},
-        "changed": changed,
-        "split_changed": moved,
-        "counts": {"added": len(added), "removed": sum(map(len, removed.values())), "changed": len(changed),
-                   "unchanged": unchanged},
-    }
+
+def _first_per_name(rows: Iterable[JsonDict]) -> Iterator[JsonDict]:
+    """The first reason given for each name (rows sorted stably by name: in the order written)."""
+    last = None
+    for row in rows:
+        if row["name"] != last:
+            last = row["name"]
+            yield row
+
+
+def _reasons(folder: Path) -> Iterator[JsonDict]:
+    return read_records(folder / "reasons.jsonl.zst", require_text=False)
+
+
+def _joined(rows: Iterable[JsonDict], field: str, reasons: Iterator[JsonDict]) -> Iterator[tuple[JsonDict, str | None]]:
+    """Each row (in ``field`` order) with the reason given for its ``field``, if any (``reasons`` in
+    name order)."""
+    reason = next(reasons, None)
+    for row in rows:
+        while reason is not None and reason["name"] < row[field]:
+            reason = next(reasons, None)
+        yield row, reason["reason"] if reason is not None and reason["name"] == row[field] else None
+
+
+def _by_key(removed: Iterable[JsonDict], new_keys: Iterator[JsonDict],
+            reasons: Iterator[JsonDict]) -> Iterator[tuple[JsonDict, str | None, str | None]]:
+    """Each removed row (in key order) with the new id under its key (the last in id order: the new
+    rows were added in id order and the sort is stable) and the reason given for its key."""
+    pair, key, new_id = next(new_keys, None), None, None
+    for row, key_reason in _joined(removed, "key", reasons):
+        if row["key"] != key:   # several removed documents may share a key
+            key, new_id = row["key"], None
+            while pair is not None and pair["key"] <= key:
+                if pair["key"] == key:
+                    new_id = pair["id"]
+                pair = next(new_keys, None)
+        yield row, new_id, key_reason
+
+
+def _write_changes(path: str | os.PathLike, folder: Path, removed: Iterable[JsonDict], changed: Iterable[JsonDict],
+                   changed_to: Iterator[JsonDict]) -> JsonDict:
+    """Write the change rows in their order (the added: the new-only ids that no changed document
+    took); returns their counts, the removals' by reason."""
+    counts = {ADDED: 0, REMOVED: 0, CHANGED: 0, SPLIT_CHANGED: 0, "by_reason": {}}
+    taken = next(changed_to, None)
+    with RecordWriter(path, validate=False) as out:
+        for row in read_records(folder / "new_only.jsonl.zst", require_text=False):
+            while taken is not None and taken["to"] < row["id"]:
+                taken = next(changed_to, None)
+            if taken is None or taken["to"] != row["id"]:
+                out.write({"change": ADDED, **row})
+                counts[ADDED] += 1
+        for rows in (removed, changed, read_records(folder / "moved.jsonl.zst", require_text=False)):
+            for row in rows:
+                out.write(row)
+                counts[row["change"]] += 1
+                if row["change"] == REMOVED:
+                    counts["by_reason"][row["reason"]] = counts["by_reason"].get(row["reason"], 0) + 1
+    return counts
 
 
 def _joined_by_id(old: Iterable[dict], new: Iterable[dict]) -> Iterator[tuple[dict | None, dict | None]]:
@@ -185,43 +255,71 @@ def origin_of(key: str) -> str:
     return key.split("::", 1)[0] if "::" in key else "(no origin)"
 
 
-def render(log: JsonDict, limit: int = 50) -> str:
-    """The changelog as Markdown: counts by origin, then each section's documents by location
-    (origin, path) and id; long lists are cut at ``limit`` with a count of the rest."""
-    locations = log.get("locations", {})
+def read_changes(path: str | os.PathLike) -> Iterator[JsonDict]:
+    """The change rows of a changes file, in the order written."""
+    return read_records(path, require_text=False)
 
-    def docs(items: list[str]) -> list[str]:
-        lines = []
-        for doc_id in items[:limit]:
-            key = locations.get(doc_id)
-            lines.append(f"- {key.replace('::', ' ', 1)} (`{doc_id}`)" if key and "::" in key else f"- `{doc_id}`")
-        if len(items) > limit:
-            lines.append(f"- ... and {len(items) - limit} more")
-        return lines
 
+def render(log: JsonDict, changes: str | os.PathLike, limit: int = 50) -> str:
+    """The changelog as Markdown: counts, the origins with the most documents added or removed,
+    then each section's first ``limit`` documents by location (origin, path) and id, with a count
+    of the rest. Read from the summary and the changes file (twice), holding ``limit`` per list."""
     c = log["counts"]
     out = [f"# Changes from {log.get('from_label', '')} `{log.get('from', '')[:12]}` "
            f"to {log.get('to_label', '')} `{log.get('to', '')[:12]}`", "",
            f"{c['added']} added, {c['removed']} removed, {c['changed']} changed, {c['unchanged']} unchanged.", ""]
-    by_origin: dict[str, list[int]] = {}
-    for column, ids in ((0, log["added"]), (1, [i for ids in log["removed"].values() for i in ids])):
-        for doc_id in ids:
-            by_origin.setdefault(origin_of(locations.get(doc_id, "")), [0, 0])[column] += 1
-    if by_origin:
+    origins, more = _busiest_origins(changes, limit)
+    if origins:
         out += ["## By origin", "", "| origin | added | removed |", "|---|---:|---:|",
-                *(f"| {origin} | {a} | {r} |" for origin, (a, r) in sorted(by_origin.items())), ""]
-    if log["added"]:
-        out += ["## Added", "", *docs(log["added"]), ""]
-    for reason, removed in log["removed"].items():
-        out += [f"## Removed ({reason})", "", *docs(removed), ""]
-    if log["changed"]:
-        changed = [f"- {c['key'].replace('::', ' ', 1)}: `{c['from']}` -> `{c['to']}`" for c in log["changed"][:limit]]
-        out += ["## Changed", "", *changed, ""]
+                *(f"| {origin} | {a} | {r} |" for origin, (a, r) in sorted(origins.items()))]
+        out += [f"| ... and {more} more origins | | |"] if more else []
+        out.append("")
+    shown: dict[tuple[str, str], list[str]] = {}
+    for row in read_changes(changes):
+        section = (row["change"], row.get("reason", ""))
+        if row["change"] != SPLIT_CHANGED and len(shown.setdefault(section, [])) < limit:
+            shown[section].append(_line(row))
+    totals = {(ADDED, ""): c[ADDED], (CHANGED, ""): c[CHANGED],
+              **{(REMOVED, reason): n for reason, n in log["removed_by_reason"].items()}}
+    for (change, reason), lines in shown.items():
+        title = {ADDED: "Added", CHANGED: "Changed"}.get(change) or f"Removed ({reason})"
+        rest = totals[(change, reason)] - len(lines)
+        out += [f"## {title}", "", *lines, *([f"- ... and {rest} more"] if rest > 0 else []), ""]
     return "\n".join(out)
 
 
-def compare(old_ref, new_ref, registry=None) -> JsonDict:
-    """The changelog between any two versions (registered references or dataset folders)."""
+def _line(row: JsonDict) -> str:
+    where = row["key"].replace("::", " ", 1) if "::" in row["key"] else ""
+    if row["change"] == CHANGED:
+        return f"- {where or row['key']}: `{row['from']}` -> `{row['to']}`"
+    return f"- {where} (`{row['id']}`)" if where else f"- `{row['id']}`"
+
+
+def _busiest_origins(changes: str | os.PathLike, limit: int) -> tuple[dict[str, tuple[int, int]], int]:
+    """The ``limit`` origins with the most documents added or removed ({origin: (added, removed)}),
+    and how many other origins had any: counted from the change rows sorted by origin on disk."""
+    top: list[tuple[int, int, str, tuple[int, int]]] = []   # a heap: (total, -rank by name, origin, counts)
+    seen = 0
+    with DiskSorter(key=lambda row: row["origin"]) as by_origin:
+        for row in read_changes(changes):
+            if row["change"] in (ADDED, REMOVED):
+                by_origin.add({"origin": origin_of(row["key"]), "added": row["change"] == ADDED})
+        for rank, (origin, rows) in enumerate(itertools.groupby(by_origin.sorted(), key=lambda row: row["origin"])):
+            added = removed = 0
+            for row in rows:
+                added, removed = added + row["added"], removed + (not row["added"])
+            seen += 1
+            entry = (added + removed, -rank, origin, (added, removed))
+            if len(top) < limit:
+                heapq.heappush(top, entry)
+            elif entry[0] > top[0][0]:   # on a tie the origin first by name stays
+                heapq.heapreplace(top, entry)
+    return {origin: counts for _, _, origin, counts in top}, seen - len(top)
+
+
+def compare(old_ref, new_ref, changes: str | os.PathLike, registry=None) -> JsonDict:
+    """The changelog between any two versions (registered references or dataset folders): its
+    change rows written to ``changes``, its summary returned."""
     sides = []
     for ref in (old_ref, new_ref):
         manifest, data, release = locate(ref, registry)
@@ -233,4 +331,4 @@ def compare(old_ref, new_ref, registry=None) -> JsonDict:
     (old_m, old_index, _), (new_m, new_index, new_dropped) = sides
     return {"from": old_m.get("version", str(old_ref)), "from_label": old_m.get("label", ""),
             "to": new_m.get("version", str(new_ref)), "to_label": new_m.get("label", ""),
-            **diff(old_index, new_index, new_dropped)}
+            **diff(old_index, new_index, new_dropped, changes=changes)}

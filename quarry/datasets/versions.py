@@ -3,7 +3,10 @@
     data/releases/<name>/<version>/manifest.json   the version's manifest
                                    index.jsonl.zst  one row per document (id, key, split, subset)
                                    dropped.jsonl.zst ids rejected while it was built, with reasons
-                                   changelog.json, CHANGELOG.md   changes from its parent
+                                   changelog.json   changes from its parent, counted (by kind, by reason)
+                                   CHANGELOG.md     the same for people, with the first of each list
+                                   changes.jsonl.zst every change, a row each (added, removed with
+                                                    its reason, changed, split_changed)
                                    release.json     its data folder (relative to the project), when
 
 The index outlives the shards (a dataset folder is rebuilt in place), so `dataset diff` and
@@ -26,6 +29,7 @@ from quarry.records import JsonDict, read_json, read_records, write_json, write_
 
 INDEX = "index.jsonl.zst"
 DROPPED = "dropped.jsonl.zst"
+CHANGES = "changes.jsonl.zst"
 MIN_PREFIX = 6
 LABEL = re.compile(r"^(\d+)\.(\d+)\.(\d+)$")
 
@@ -79,7 +83,8 @@ def register(manifest: Manifest, dataset_dir: Path, index: Iterable[dict], dropp
              registry: str | os.PathLike | None = None) -> Path:
     """Record a version: its index rows (in id order) and the rows dropped while it was built, both
     written as they come (the dropped sorted on disk), then its changelog (``changelog``: from the
-    release folder, whose index is written by then, to the changelog and its Markdown)."""
+    release folder, whose index is written by then, to the changelog's summary and its Markdown;
+    it writes the change rows, CHANGES, there)."""
     release = registry_root(registry) / manifest["name"] / manifest["version"]
     write_records(release / INDEX, index, validate=False)
     write_records(release / DROPPED, sorted_rows(dropped, key=lambda r: (r["id"], r.get("key") or "", r["reason"])),

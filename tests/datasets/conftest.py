@@ -80,3 +80,22 @@ def params() -> dict:
 @pytest.fixture
 def registry(tmp_path) -> Path:
     return tmp_path / "releases"
+
+
+def changes_by_kind(rows) -> dict:
+    """A changelog's change rows as lists by kind (ids in file order; removals by reason; changes as
+    key, from, to), as tests compare them."""
+    found = {"added": [], "removed": {}, "changed": [], "split_changed": []}
+    for row in rows:
+        if row["change"] == "removed":
+            found["removed"].setdefault(row["reason"], []).append(row["id"])
+        elif row["change"] == "changed":
+            found["changed"].append({"key": row["key"], "from": row["from"], "to": row["to"]})
+        else:
+            found[row["change"]].append(row["id"])
+    return found
+
+
+def release_changes(release: Path) -> dict:
+    from quarry.datasets.changelog import read_changes
+    return changes_by_kind(read_changes(release / "changes.jsonl.zst"))

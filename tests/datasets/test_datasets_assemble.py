@@ -8,7 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import curate, make_record, raw_records, write_raw
+from conftest import changes_by_kind, curate, make_record, raw_records, release_changes, write_raw
 
 import quarry.datasets as qd
 from quarry.stages.assemble import assemble
@@ -133,21 +133,25 @@ def test_changed_document_changes_hash_and_changelog_names_it(tmp_path, params, 
     assert v2["version"] != v1["version"] and v2["parent"] == v1["version"]
     assert (v1["label"], v2["label"]) == ("0.1.0", "0.2.0")
     release = registry / "test-code" / v2["version"]
-    log = read_json(release / "changelog.json")
-    assert log["changed"] == [{"key": f"https://example.org/r0::{old['meta']['path']}",
-                               "from": old["meta"]["id"], "to": edited[7]["meta"]["id"]}]
-    assert log["removed"]["source change"] == [gone["meta"]["id"]]
-    assert log["removed"]["filters: too short"] == [records[39]["meta"]["id"]]
-    assert log["added"] == [] and log["counts"]["removed"] == 2
+    log, changes = read_json(release / "changelog.json"), release_changes(release)
+    assert changes["changed"] == [{"key": f"https://example.org/r0::{old['meta']['path']}",
+                                   "from": old["meta"]["id"], "to": edited[7]["meta"]["id"]}]
+    assert changes["removed"]["source change"] == [gone["meta"]["id"]]
+    assert changes["removed"]["filters: too short"] == [records[39]["meta"]["id"]]
+    assert changes["added"] == [] and log["counts"]["removed"] == 2
+    assert log["removed_by_reason"] == {"filters: too short": 1, "source change": 1}
     markdown = (release / "CHANGELOG.md").read_text()
     assert edited[7]["meta"]["id"] in markdown
     # removed documents are shown by origin and path, with a count per origin
     assert f"- {gone['meta']['origin']} {gone['meta']['path']} (`{gone['meta']['id']}`)" in markdown
     assert f"| {gone['meta']['origin']} | 0 |" in markdown
     # the same changelog from the registry, for any two versions, in either direction
-    assert compare(v1["version"][:10], "0.2.0", registry=registry)["changed"] == log["changed"]
-    back = compare(v2["version"], v1["version"], registry=registry)
-    assert back["added"] == sorted([gone["meta"]["id"], records[39]["meta"]["id"]])
+    assert compare(v1["version"][:10], "0.2.0", tmp_path / "again.jsonl.zst", registry=registry) == log
+    assert changes_by_kind(read_records(tmp_path / "again.jsonl.zst", require_text=False)) == changes
+    back = compare(v2["version"], v1["version"], tmp_path / "back.jsonl.zst", registry=registry)
+    assert back["counts"]["added"] == 2
+    assert changes_by_kind(read_records(tmp_path / "back.jsonl.zst", require_text=False))["added"] == sorted(
+        [gone["meta"]["id"], records[39]["meta"]["id"]])
 
 
 def test_a_parent_outside_the_registry_rebuilt_in_place_is_read_before(tmp_path, params, registry):
@@ -159,15 +163,16 @@ def test_a_parent_outside_the_registry_rebuilt_in_place_is_read_before(tmp_path,
     gone = records[11]
     v2 = assemble(curate(write_raw(tmp_path / "raw2", records[:11] + records[12:]), tmp_path / "cur2"), out, params,
                   parent=out, registry=registry)
-    log = read_json(registry / "test-code" / v2["version"] / "changelog.json")
-    assert log["removed"] == {"source change": [gone["meta"]["id"]]} and log["added"] == []
-    assert log["counts"]["unchanged"] == len(list(qd.open(out)))
+    release = registry / "test-code" / v2["version"]
+    changes = release_changes(release)
+    assert changes["removed"] == {"source change": [gone["meta"]["id"]]} and changes["added"] == []
+    assert read_json(release / "changelog.json")["counts"]["unchanged"] == len(list(qd.open(out)))
 
 
 def test_splits_are_stable_across_versions(tmp_path, params, registry):
     records = raw_records()
     v1_src = curate(write_raw(tmp_path / "raw1", records), tmp_path / "cur1")
-    v1 = assemble(v1_src, tmp_path / "v1", params, registry=registry)
+    assemble(v1_src, tmp_path / "v1", params, registry=registry)
     more = records[50:] + [make_record(9, 1000 + i, "Python") for i in range(80)]
     v2_src = curate(write_raw(tmp_path / "raw2", more, shards=5), tmp_path / "cur2")
     v2 = assemble(v2_src, tmp_path / "v2", params, parent=tmp_path / "v1", registry=registry)
@@ -177,7 +182,8 @@ def test_splits_are_stable_across_versions(tmp_path, params, registry):
     assert len(common) > 200
     assert all(split1[i] == split2[i] == split_of(i, params["assemble"]["splits"]) for i in common)
     log = read_json(registry / "test-code" / v2["version"] / "changelog.json")
-    assert log["split_changed"] == [] and log["counts"]["added"] == 80
+    assert log["counts"]["split_changed"] == 0 and log["counts"]["added"] == 80
+    assert len(release_changes(registry / "test-code" / v2["version"])["added"]) == 80
 
 
 def test_mixture_epochs_repeat_training_documents_only(curated, params, tmp_path, registry):
@@ -269,8 +275,8 @@ def test_derive_version_removes_only_and_names_removals(curated, params, tmp_pat
     assert child["optout_registry_hash"] == "registry-2"
     assert child["ledger"]["derive"]["dropped"] == {"opt-out": len(removed)}
     assert child["composition"]["total"]["documents"] == len(remaining)
-    log = read_json(registry / "test-code" / child["version"] / "changelog.json")
-    assert log["removed"] == {"derive: opt-out": removed} and log["added"] == [] and log["changed"] == []
+    changes = release_changes(registry / "test-code" / child["version"])
+    assert changes["removed"] == {"derive: opt-out": removed} and changes["added"] == [] and changes["changed"] == []
     assert verify_sums(tmp_path / "v2") == []
 
 

@@ -10,7 +10,8 @@ import random
 import pytest
 
 from quarry.datasets import disk_sort
-from quarry.datasets.changelog import SOURCE_CHANGE, diff, index_of
+from conftest import changes_by_kind
+from quarry.datasets.changelog import SOURCE_CHANGE, diff, index_of, read_changes
 from quarry.datasets.disk_sort import DiskSorter, sorted_rows
 from quarry.errors import QuarryError
 
@@ -40,12 +41,20 @@ def defined_diff(old, new, dropped):
     added = sorted(d for d in set(new_rows) - set(old_rows) if d not in changed_to)
     locations = {d: new_rows[d]["key"] for d in added}
     locations.update({d: old_rows[d]["key"] for ids in removed.values() for d in ids})
+    split_changed = sorted(d for d in set(old_rows) & set(new_rows) if old_rows[d]["split"] != new_rows[d]["split"])
     return {"locations": dict(sorted(locations.items())), "added": added,
-            "removed": dict(sorted(removed.items())), "changed": changed,
-            "split_changed": sorted(d for d in set(old_rows) & set(new_rows)
-                                    if old_rows[d]["split"] != new_rows[d]["split"]),
+            "removed": dict(sorted(removed.items())), "changed": changed, "split_changed": split_changed,
             "counts": {"added": len(added), "removed": sum(map(len, removed.values())), "changed": len(changed),
-                       "unchanged": len(set(old_rows) & set(new_rows))}}
+                       "split_changed": len(split_changed), "unchanged": len(set(old_rows) & set(new_rows))},
+            "removed_by_reason": {reason: len(ids) for reason, ids in sorted(removed.items())}}
+
+
+def streamed_diff(old, new, dropped, folder):
+    """The streamed changelog in the defined one's shape: its summary and its change rows."""
+    summary = diff(old, new, dropped, changes=folder / "changes.jsonl.zst")
+    rows = list(read_changes(folder / "changes.jsonl.zst"))
+    locations = {row["id"]: row["key"] for row in rows if row["change"] in ("added", "removed")}
+    return {"locations": dict(sorted(locations.items())), **changes_by_kind(rows), **summary}
 
 
 def random_versions(rng: random.Random):
@@ -67,17 +76,18 @@ def random_versions(rng: random.Random):
     return old, new, dropped
 
 
-def test_the_streamed_changelog_is_the_defined_one():
+def test_the_streamed_changelog_is_the_defined_one(tmp_path):
     rng = random.Random(11)
     for _ in range(300):
         old, new, dropped = random_versions(rng)
-        assert diff(iter(old), iter(new), iter(dropped)) == defined_diff(old, new, dropped)
+        assert streamed_diff(iter(old), iter(new), iter(dropped), tmp_path) == defined_diff(old, new, dropped)
 
 
-def test_an_index_out_of_id_order_is_refused():
+def test_an_index_out_of_id_order_is_refused(tmp_path):
     rows = [{"id": "b", "key": "b", "split": "train"}, {"id": "a", "key": "a", "split": "train"}]
     with pytest.raises(QuarryError, match="new index is not sorted by id: a after b"):
-        diff([], rows)
+        diff([], rows, changes=tmp_path / "changes.jsonl.zst")
+    assert not list(tmp_path.iterdir())   # no changes file half-written
 
 
 def test_rows_sorted_on_disk_are_sorted_stably_and_their_chunks_removed(tmp_path, monkeypatch):
@@ -124,3 +134,27 @@ def test_sorted_files_are_merged_a_few_at_a_time(tmp_path, monkeypatch):
     assert [r["id"] for r in index] == sorted({r["id"] for r in every})
     assert sum(r["copies"] for r in index) == len(every)
     assert sorted(p.name for p in tmp_path.iterdir()) == [p.name for p in paths]   # its rounds' files are gone
+
+
+def test_the_markdown_shows_the_first_of_each_list_and_the_busiest_origins(tmp_path):
+    """CHANGELOG.md holds ``limit`` entries per list, whatever the changes: the first of each section
+    with a count of the rest, and the origins with the most documents added or removed."""
+    from quarry.datasets.changelog import render
+
+    def row(n, origin):
+        return {"id": f"swh:1:cnt:{n:04d}", "key": f"https://example.org/{origin}::f{n}.py", "split": "train"}
+
+    old = [row(n, f"r{n % 5}") for n in range(0, 60)]          # r0..r4 hold 12 each
+    new = old[30:] + [row(n, "r9") for n in range(100, 103)]   # 30 removed (6 per origin), 3 added to r9
+    dropped = [{"id": r["id"], "key": r["key"], "reason": "derive: opt-out"} for r in old[:10]]
+    summary = diff(iter(old), iter(new), iter(dropped), changes=tmp_path / "changes.jsonl.zst")
+    assert summary["removed_by_reason"] == {"derive: opt-out": 10, "source change": 20}
+    markdown = render(summary, tmp_path / "changes.jsonl.zst", limit=2)
+    sections = markdown.split("## ")[1:]
+    assert [s.split("\n", 1)[0] for s in sections] == ["By origin", "Added", "Removed (derive: opt-out)",
+                                                      "Removed (source change)"]
+    assert sections[1].count("\n- https://") == 2 and "- ... and 1 more" in sections[1]
+    assert "- ... and 8 more" in sections[2] and "- ... and 18 more" in sections[3]
+    # six origins changed, the two with the most shown (a tie kept by name), the rest counted
+    assert "| https://example.org/r0 | 0 | 6 |\n| https://example.org/r1 | 0 | 6 |" in sections[0]
+    assert "... and 4 more origins" in sections[0] and "r9" not in sections[0]

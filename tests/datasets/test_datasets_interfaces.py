@@ -12,6 +12,7 @@ import yaml
 
 import quarry.datasets as qd
 from quarry.stages.assemble import assemble
+from conftest import changes_by_kind
 from quarry.cli import main
 from quarry.records import read_json
 
@@ -84,9 +85,13 @@ def test_cli_assemble_list_show_diff(built, curated, tmp_path, capsys):
     assert main(["dataset", "show", str(out)]) == 0
     assert "by license_category" in capsys.readouterr().out
     assert main(["dataset", "diff", "0.1.0", "0.2.0", "--json"]) == 0
-    log = json.loads(capsys.readouterr().out)
+    log, *rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert log["counts"]["removed"] == 0 and log["counts"]["changed"] == 0
-    assert log["split_changed"]  # new split fractions move documents, and the changelog says so
+    # new split fractions move documents, and the changelog says so
+    moved = [row for row in rows if row["change"] == "split_changed"]
+    assert moved and len(moved) == log["counts"]["split_changed"] and len(rows) == sum(
+        log["counts"][kind] for kind in ("added", "removed", "changed", "split_changed"))
+    assert all(row["from"] != row["to"] and row["to"] in second["splits"] for row in moved)
     assert main(["dataset", "show", "nope-nope"]) == 1
     assert "no dataset version matches 'nope-nope'" in capsys.readouterr().err
 
@@ -147,7 +152,9 @@ def test_cli_derive_in_place_removes_opted_out_origins(built, tmp_path, capsys):
     removed = sorted(r["meta"]["id"] for r in records if r["meta"]["origin"] == origin)
     capsys.readouterr()
     assert main(["dataset", "diff", first["version"], derived["version"], "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["removed"] == {"derive: opt-out": removed}
+    log, *rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert log["removed_by_reason"] == {"derive: opt-out": len(removed)}
+    assert changes_by_kind(rows)["removed"] == {"derive: opt-out": removed}
     assert main(["dataset", "diff", "0.1.0", "0.1.1"]) == 0
     assert "## Removed (derive: opt-out)" in capsys.readouterr().out
     assert "dvc pull data/datasets/test-code" in (out / "datacard.md").read_text()
