@@ -134,6 +134,12 @@ SYNTAXES = {
     "csharp_environment_fallback": 'var apiToken = Environment.GetEnvironmentVariable("API_TOKEN") ?? "{v}";\n',
     "python_or_fallback": 'api_token = os.environ.get("API_TOKEN") or "{v}"\n',
     "powershell_set_variable": 'Set-Variable -Name apiToken -Value "{v}"\n',
+    # a password named pw or psk, its name's last part
+    "short_pw_name": "[ldap]\nbind_pw = {v}\n",
+    "camel_pw_name": 'const dbPw = "{v}";\n',
+    "wpa_supplicant_psk": 'network={{\n    ssid="HomeNet"\n    psk="{v}"\n}}\n',
+    # a shell reading a here-string into a variable named for a credential
+    "here_string_read": "read -r DB_PASSWORD <<< '{v}'\n",
 }
 
 
@@ -191,7 +197,9 @@ NOT_SECRETS = [
     'ds.setPassword("${DB_PASSWORD}");\n', 'HTTPBasicAuth("user", os.environ["PW"])\n', 'req.header("X-Api-Key");\n',
     'field.setPasswordVisible(true);\n', 'user.setPassword(encoder.encode(raw));\n',
     'setPasswordHint("Use at least twelve characters");\n', 'setTokenEndpoint("https://auth.example.com/token");\n',
-    'localStorage.setItem("token_expiry", "3600");\n', '    put("password_prompt", "Enter your password");\n',
+    'localStorage.setItem("token_expiry", "3600");\n', "PWD=/home/build/src\n", 'password_file = "~/.config/app/pw"\n',
+    '#define TLS1_TXT_PSK_WITH_AES_128_CCM "PSK-AES128-CCM"\n', '#define SSL_TXT_kRSAPSK "kRSAPSK"\n',
+    '<iso_3166_2_entry code="PW-002" name="Aimeliik" />\n', "upward = 'Orbit2291x'\n", 'read -r name <<< "Orbit2291x"\n', '    put("password_prompt", "Enter your password");\n',
     '    put("token_header", "X-Auth-Token");\n', 'output("password", "hunter22x")\n', 'localStorage.getItem("access_token", "none");\n',
     'keyring.set_password("deploy-service", "ci", password)\n',
     'set :password_prompt, "Enter the deploy password"\n', 'Application.put_env(:my_app, :token_ttl, "3600")\n',
@@ -239,7 +247,11 @@ FLAGS = [("aws rds create-db-cluster --master-user-password secret99 \\", "secre
          ("smbclient //fs/share -U 'CORP\\backup%tundra.ember.9'", "tundra.ember.9"),
          ('withEnv(["DB_PASSWORD=k7Yp2mQ9wLz3"]) {', "k7Yp2mQ9wLz3"),
          ("aws connect create-user --password Pass@Word1 \\", "Pass@Word1"),
-         ("vault-cli --client-secret=Zq8mLp2vXe9Tr login", "Zq8mLp2vXe9Tr")]
+         ("vault-cli --client-secret=Zq8mLp2vXe9Tr login", "Zq8mLp2vXe9Tr"),
+         # sudo reading its password from standard input; a PostgreSQL password file's line
+         ('echo "Orbit@2291" | sudo -S apt-get update', "Orbit@2291"),
+         ("db.example.com:5432:orders:app:river.falcon42\n", "river.falcon42"),
+         ("*:*:*:postgres:tundra\\:ember9\n", "tundra\\:ember9")]
 NOT_FLAG_SECRETS = ["--work-unit-token 'B2fMSdmQXe9umX8Ux8XCo4=' out", "--password-file /run/secrets/pw",
                     "--client-request-token Ab3dE5gH7jK9mN1pQ3", "--next-token eyJ0b2tlbiI6IDEyfQ==",
                     "$pw = ConvertTo-SecureString $env:DB_PASSWORD -AsPlainText -Force",
@@ -252,7 +264,9 @@ NOT_FLAG_SECRETS = ["--work-unit-token 'B2fMSdmQXe9umX8Ux8XCo4=' out", "--passwo
                     "ldapsearch -x -W -D cn=admin", "xfreerdp /v:host /u:admin /p:$RDP_PW", "htpasswd -c /etc/nginx/.htpasswd admin",
                     'echo "$DEPLOY_USER:$DEPLOY_PASS" | chpasswd', "smbclient -L fs -U guest%", "grep -w token notes.txt",
                     "fastcgi_param DB_PASSWORD $db_password;", "SetEnv DB_PASSWORD_FILE /run/secrets/db",
-                    "fastcgi_param SCRIPT_FILENAME $document_root$fastcgi_script_name;"]
+                    "fastcgi_param SCRIPT_FILENAME $document_root$fastcgi_script_name;",
+                    'echo "$PW" | sudo -S true', 'echo "hello world" | sudo -u app tee /tmp/x',
+                    "localhost:5432:*:app:${PGPASSWORD}\n", "12:30:00:12:5432:99\n"]
 
 
 @pytest.mark.parametrize("text,value", FLAGS)

@@ -13,7 +13,8 @@ from dataclasses import replace
 from functools import lru_cache
 
 from quarry.curation.pii import suppress, syntax
-from quarry.curation.pii.findings import CREDENTIAL_ROOTS, KEY, PASSWORD, Finding, line_end, line_prefix, lowered, occurrences
+from quarry.curation.pii.findings import (CREDENTIAL_ROOTS, KEY, PASSWORD, PASSWORD_WORD, SHORT_PASSWORD_NAME, Finding, line_end,
+                                          line_prefix, lowered, occurrences)
 from quarry.curation.pii.pairs import Pair, positional_pairs
 from quarry.curation.pii.values import (CODE_WORDS, describes_something_else, generated_key,
                                         is_expression, looks_generated, plausible_password, plausible_secret,
@@ -22,7 +23,7 @@ from quarry.curation.pii.values import (CODE_WORDS, describes_something_else, ge
 # Anchored at each occurrence of a root word (found with str.find on the lowered text, shared with
 # the other detectors looking for the same roots: quarry.curation.pii.findings.occurrences).
 _CREDENTIAL_NAME = re.compile(
-    r"(?i)(?:pass(?:w(?:or)?d|phrase)?(?![a-z])|pwd|secret|token|credentials?|key|auth)"
+    r"(?i)(?:pass(?:w(?:or)?d|phrase)?(?![a-z])|pw(?:d|(?![a-z]))|psk(?![a-z])|secret|token|credentials?|key|auth)"
     # a name's closing quote may be escaped: a JSON document held in a string, '{\\n  \\"api_token\\": \\"...\\"'
     # a C array (API_TOKEN[]); a name closing a Perl hash key ($ENV{API_TOKEN})
     r"(?P<tail>[A-Za-z0-9_.-]{0,64})(?:\[\d*\])?(?P<close>(?:\\?[\"'\]}])*)"
@@ -44,7 +45,6 @@ _CREDENTIAL_NAME = re.compile(
     r"(?P<q>'''|\"\"\"|\\?[\"'`])(?P<quoted>[^\"'`\r\n]{4,512}?)(?P=q)"   # a Python triple-quoted string too
     r"|(?P<bare>>[+-]?[1-9]?(?=[ \t]*(?:#.*)?\r?(?:\n|$))|[^\s\"'`,;&(){}\[\]<>]{1,512}))"
 )
-_PASSWORD_WORD = re.compile(r"(?i)pass|pwd")
 _KEY_QUALIFIER = re.compile(
     r"(?:api|access|private|auth|signing|encryption|master|consumer|app|client|account|storage|secret)"
     r"[_.-]?$")
@@ -153,6 +153,8 @@ def _assignments(text: str) -> Iterator[Finding]:
             continue  # a bare 'key' is a dict key or a sort key, not a credential
         if keyword in ("pwd", "pass") and at and lower[at - 1].isalpha() and not text[at].isupper():
             continue  # cwd/pwd of a shell, bypass, compass; but dbPass, DB_PASS
+        if keyword in ("pw", "psk") and not SHORT_PASSWORD_NAME.match(text, at):
+            continue
         quoted = m.group("q") is not None
         in_flow = False
         if m.group("op") == ":" and not quoted and m.group("close") == "" and not _config_line(text, at):
@@ -222,7 +224,7 @@ def _block_scalar(text: str, at: int, m: re.Match, name: str) -> Finding | None:
     value = "".join(line.group(2) for line in lines)
     if suppress.is_placeholder(value) or is_expression(value) or value.startswith("-----"):
         return None   # a PEM block is the private key detector's
-    if _PASSWORD_WORD.search(name):
+    if PASSWORD_WORD.search(name):
         return Finding(start, end, PASSWORD, "password_assignment", 0.7) if plausible_password(value) else None
     if generated_key(value):
         return Finding(start, end, KEY, "high_entropy_assignment", 0.7)
@@ -282,7 +284,7 @@ def _judge_assignment(text: str, m: re.Match, name: str, value: str, quoted: boo
                 and ("." in value or keyword in value.lower() or value.isupper() or not _config_line(text, m.start()))):
             return None  # a variable, an attribute or an env var name, not a literal (nor a generated token)
     literal = literal or quoted or in_list   # a query parameter, a connection string's field, a shell word after a flag
-    if _PASSWORD_WORD.search(text, m.start(), start):
+    if PASSWORD_WORD.search(text, m.start(), start):
         if not plausible_password(value):
             return None
         return Finding(start, end, PASSWORD, "password_assignment", 0.8 if quoted else 0.6)

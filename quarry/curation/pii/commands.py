@@ -79,9 +79,12 @@ _PIPED_SECURE_STRING = re.compile(r"(?:'(?P<sq>[^'\r\n]{1,256})'|\"(?P<dq>[^\"\r
 _ENV_PREFIX = re.compile(r"[A-Z](?<!\w[A-Z])[A-Z0-9_]*(?:PASSWORD|PASS|PWD|_TOKEN|_SECRET|_API_KEY|_AUTH)=" + _QUOTED_OR_BARE
                          + r"(?=[ \t]+[\w./-])")
 _ENV_PREFIX_GATE = ("PASSWORD=", "PASS=", "PWD=", "_TOKEN=", "_SECRET=", "_API_KEY=", "_AUTH=")
-# a literal echoed into a command that reads its password from standard input
+# a literal echoed into a command that reads its password from standard input (sudo's -S among its flags)
 _PIPED_PASSWORD = re.compile(r"\becho[ \t]+(?:-n[ \t]+)?" + _QUOTED_OR_BARE
-                             + r"[ \t]*\|[^\n|;&]{0,200}?(?:--password-stdin|--with-token)\b")
+                             + r"[ \t]*\|[^\n|;&]{0,200}?(?:--password-stdin|--with-token|\bsudo[ \t]+-[A-Za-z]*S)\b")
+# a PostgreSQL password file's line (~/.pgpass): hostname:port:database:username:password, * for any,
+# ':' and '\' escaped with a backslash
+_PGPASS = re.compile(r"(?m)^[ \t]*(?:[A-Za-z0-9_.-]+|\*):(?:\d{1,5}|\*):[^:\s]+:[^:\s]+:(?P<bare>(?:[^\s:\\]|\\.){1,256})[ \t]*\r?$")
 # redis.conf's directives whose one argument is a password
 _REDIS_AUTH = re.compile(r"(?m)^[ \t]*(?:requirepass|masterauth)[ \t]+"
                          r"(?:'(?P<sq>[^'\r\n]{1,256})'|\"(?P<dq>[^\"\r\n]{1,256})\"|(?P<bare>\S{1,256}))[ \t]*\r?$")
@@ -96,7 +99,8 @@ _PATTERNS = ((_MYSQL_P, ("mysql", "mariadb")), (_LONG_FLAG, ()),
              (_SQL_IDENTIFIED_BY, ("IDENTIFIED BY", "identified by")), (_SQL_PASSWORD, ("PASSWORD '", "password '")),
              (_LOGIN_PASSWORD, (" password ", " passwd ")), (_PASSWORD_DIRECTIVE, ("password ", "passwd ", "passphrase ")),
              (_SECURE_STRING, _SECURE_STRING_GATE), (_PIPED_SECURE_STRING, _SECURE_STRING_GATE),
-             (_REDIS_AUTH, ("requirepass ", "masterauth ")), (_PIPED_PASSWORD, ("--password-stdin", "--with-token")),
+             (_REDIS_AUTH, ("requirepass ", "masterauth ")), (_PIPED_PASSWORD, ("--password-stdin", "--with-token", "sudo -")),
+             (_PGPASS, (":5432:", ":*:")),
              (_PASSPHRASE_FLAG, ("ssh-keygen", "zip ", "openssl ", "7z ", "7za ")), (_VAULT_LOGIN, ("vault login",)))
 
 
@@ -131,7 +135,7 @@ def _looks_like_password(value: str) -> bool:
 # what these take is a password, whatever its shape
 _ONLY_PASSWORDS = {_SHORT_FLAG, _CLIENT_FLAG, _HTPASSWD, _CHPASSWD, _SMB_USER, _SECURE_STRING, _PIPED_SECURE_STRING,
                    _REDIS_AUTH, _PIPED_PASSWORD, _LOGIN_PASSWORD, _PASSWORD_DIRECTIVE, _SQL_IDENTIFIED_BY, _PASSPHRASE_FLAG,
-                   _VAULT_LOGIN}
+                   _VAULT_LOGIN, _PGPASS}
 GATES = tuple(g for _, gate in _PATTERNS for g in gate)  # scanned with the other detectors' (quarry.curation.pii.gates)
 register(GATES)
 
@@ -154,8 +158,8 @@ def find_command_passwords(text: str) -> Iterator[Finding]:
                 yield Finding(found[0], found[1], PASSWORD, "command_line", 0.8)
 
 
-# patterns whose gate is a common word ('password '): matched in the lines holding it, not over the text
-_BY_LINE = {_LOGIN_PASSWORD, _PASSWORD_DIRECTIVE}
+# patterns whose gate is a common word ('password ') or a line's middle: matched in the lines holding it, not over the text
+_BY_LINE = {_LOGIN_PASSWORD, _PASSWORD_DIRECTIVE, _PGPASS}
 
 
 def _matches(pattern: re.Pattern, gate: tuple[str, ...], text: str) -> Iterator[re.Match]:

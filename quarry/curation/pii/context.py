@@ -10,29 +10,28 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from quarry.curation.pii.findings import (KEY, PASSWORD, Finding, finditer_from, line_prefix, lowered, occurrences,
-                                          word_before)
+from quarry.curation.pii.findings import (KEY, PASSWORD, PASSWORD_WORD, SHORT_PASSWORD_NAME, Finding, finditer_from, line_prefix,
+                                          lowered, occurrences, word_before)
 from quarry.curation.pii.gates import present_literals, register
 from quarry.curation.pii.values import (DICTIONARY_PLACEHOLDERS, describes_something_else, looks_generated, plausible_secret,
                                typed_secret)
 
-_SECRET_WORD = re.compile(r"(?i)secret|passw|passphrase|pwd|_pass\b|pass$|token|credential|api_?key|apikey|"
-                          r"private_?key|access_?key|signing_?key|encryption_?key|auth")
-_PASSWORD_WORD = re.compile(r"(?i)pass|pwd")
+_SECRET_WORD = re.compile(r"(?i:secret|passw|passphrase|pwd|_pass\b|pass$|token|credential|api_?key|apikey|"
+                          r"private_?key|access_?key|signing_?key|encryption_?key|auth)|" + SHORT_PASSWORD_NAME.pattern)
 
 def _names_secret(name: str) -> bool:
     return bool(_SECRET_WORD.search(name)) and not describes_something_else(name)
 
 
 def _type_of(name: str) -> str:
-    return PASSWORD if _PASSWORD_WORD.search(name) else KEY
+    return PASSWORD if PASSWORD_WORD.search(name) else KEY
 
 
 def _accept(name: str, value: str) -> bool:
     """A default or a nested value for ``name``: passwords may be plain, other secrets are typed."""
     if not plausible_secret(value, min_length=6, literal=True):  # a quoted string or a YAML scalar
         return False
-    return (_PASSWORD_WORD.search(name) is not None or typed_secret(value, literal=True) or len(value) >= 16
+    return (PASSWORD_WORD.search(name) is not None or typed_secret(value, literal=True) or len(value) >= 16
             or looks_generated(value))
 
 
@@ -149,7 +148,7 @@ def _nested_finding(parent: str, key: str, value: str, start: int) -> Finding | 
         return None
     if not (_CONTAINERS.match(parent) or _BARE_CHILD.match(key) and _SECRET_PARENT.search(parent)):
         return None
-    name = key if _PASSWORD_WORD.search(key) else parent + "_" + key
+    name = key if PASSWORD_WORD.search(key) else parent + "_" + key
     if not _accept(name, value) or value.lower() in DICTIONARY_PLACEHOLDERS:
         return None
     return Finding(start, start + len(value), _type_of(name), "nested_config", 0.75)

@@ -18,7 +18,13 @@ TYPES = (EMAIL, KEY, PASSWORD, IP_ADDRESS, PHONE, CARD)
 # The words a credential-like name holds (db_password, apiKey, AUTH_TOKEN): where the assignment
 # finders anchor (quarry.curation.pii.assignments, quarry.curation.pii.pairs); "cred" and "auth" are
 # found once for the unkeyed detector too (occurrences)
-CREDENTIAL_ROOTS = ("pass", "pwd", "secret", "token", "cred", "key", "auth")
+CREDENTIAL_ROOTS = ("pass", "pw", "psk", "secret", "token", "cred", "key", "auth")
+# pw and a Wi-Fi pre-shared key's psk (wpa_supplicant) name a password only as a name's last part,
+# after a separator or a camel hump: db_pw, dbPw, wpa_psk; not PW-002 (a country code),
+# TLS_PSK_WITH_AES (a cipher suite), kRSAPSK, upward
+SHORT_PASSWORD_NAME = re.compile(r"(?:(?<![A-Za-z])(?i:pw|psk)|(?<=[a-z])(?:Pw|PW|Psk|PSK))(?![\w.-])")
+# A name naming a password (judged as one: any plain value may be), not another secret
+PASSWORD_WORD = re.compile(r"(?i:pass|pwd)|" + SHORT_PASSWORD_NAME.pattern)
 
 
 @dataclass(frozen=True, slots=True)

@@ -46,6 +46,9 @@ _DOCKER_LEGACY_ENV = re.compile(r"(?m)(?:ENV|SetEnv)[ \t]+(?P<name>[A-Za-z_][\w.
 # csh's `setenv NAME value` and fish's `set -gx NAME value`: one shell word, quoted or not
 _SHELL_SETENV = re.compile(r"(?:setenv|set(?:[ \t]+--?[A-Za-z]+)+)[ \t]+(?P<name>[A-Za-z_]\w{0,64})[ \t]+"
                            r"(?P<q>[\"']?)(?P<value>[^\s\"']{1,512})(?P=q)(?=[ \t]*(?:[;&|#]|\r?$))", re.M)
+# a shell's `read` of a here-string: `read -r DB_PASSWORD <<< "..."` (one shell word, quoted or not)
+_HERE_STRING_READ = re.compile(r"read[ \t]+(?:-[A-Za-z]+[ \t]+)*(?P<name>[A-Za-z_]\w{0,64})[ \t]*<<<[ \t]*"
+                               r"(?P<q>[\"']?)(?P<value>[^\s\"']{1,512})(?P=q)(?=[ \t]*(?:[;&|#)]|\r?$))", re.M)
 # a C / C++ macro: `#define API_SECRET "..."`
 _C_DEFINE = re.compile(r"#define[ \t]+(?P<name>\w{3,128})[ \t]+" + _STRING)
 # the words a credential's name ends with, as code writes them (camelCase, snake_case, CONSTANT_CASE)
@@ -130,7 +133,7 @@ _NAME_HAS_ROOT = re.compile("|".join(CREDENTIAL_ROOTS), re.I)
 _STARTS = ((_LISP_DEFINITION, ("(def", "(set")), (_DOCKER_LEGACY_ENV, ("ENV ", "SetEnv ")),
            (_TERRAFORM_VARIABLE, ("variable ",)), (_NGINX_PARAM, ("fastcgi_param", "uwsgi_param", "scgi_param")),
            (_C_DEFINE, ("#define ",)), (_PLACEHOLDER_DEFAULT, ("${",)), (_HEADER_ARGUMENT, ("-H ", "--header ")),
-           (_SHELL_SETENV, ("setenv ", "set -")), (_MACRO_SET, ("set(", "-define(")),
+           (_SHELL_SETENV, ("setenv ", "set -")), (_HERE_STRING_READ, ("read ",)), (_MACRO_SET, ("set(", "-define(")),
            (_JSON_NAME_VALUE, ('"name"', '"Name"', '"key"', '"Key"')), (_XML_NAME_VALUE, ("<name>", "<key>")),
            (_XML_SETTING, ("<setting ",)), (_SET_VARIABLE, ("Set-Variable ",)))
 # how a credential's name ends, in the literals that gate the patterns reading a name then its value

@@ -69,6 +69,7 @@ _IDENTIFIER = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z]+(?:_[a-z]+)+|[a-z
 _TEMPLATE = re.compile(r"\{\}|^\$[A-Za-z_{(]|^%[A-Za-z_]+%$|\{\{|\}\}|^@[A-Za-z_]|^&[A-Za-z_]|^!(?:Ref|Sub|GetAtt)")
 _HOSTNAME = re.compile(r"[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,12}")
 _RESOURCE_PATH = re.compile(r"[a-z0-9._-]+(?:/[a-z0-9._-]+){2,}/?")  # projects/p/secrets/db-password
+_PATH = re.compile(r"(?:~|\.{1,2})?/[\w.~-]+/|(?:~|\.{1,2})/|[A-Za-z]:\\")  # /home/user, ~/.pgpass, C:\Users (not /Xk9m...)
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}")
 _HEX_CHARS = frozenset("0123456789abcdefABCDEF")
 
@@ -140,7 +141,8 @@ def plausible_password(value: str) -> bool:
     placeholder ('changeme') and not a word of code. One judgement for every syntax that names a
     password (an assignment, a YAML block, an XML element, a table's column)."""
     lower = value.lower()
-    return len(value) >= 6 and lower not in DICTIONARY_PLACEHOLDERS and lower not in CODE_WORDS
+    return (len(value) >= 6 and lower not in DICTIONARY_PLACEHOLDERS and lower not in CODE_WORDS
+            and not _PATH.match(value))   # PWD=/home/user, password_file = ~/.secret: a path
 
 
 def generated_key(value: str) -> bool:
