@@ -114,31 +114,27 @@ def diff(old: Iterable[dict], new: Iterable[dict], new_dropped: Iterable[dict] =
     summary returned holds only counts. Nothing held grows with the versions or their changes: the
     two indexes are joined by id as they are read, and the rest is joins of lists sorted on disk
     (the removed documents by id and by key, every new row's key, the rejects' names)."""
-    with tempfile.TemporaryDirectory(prefix="quarry-changelog-") as scratch:
+    with tempfile.TemporaryDirectory(prefix="quarry-changelog-") as scratch, \
+            DiskSorter(key=lambda row: row["key"]) as new_keys, \
+            DiskSorter(key=lambda row: (row["reason"], row["id"])) as removed, \
+            DiskSorter(key=lambda row: row["from"]) as changed, \
+            DiskSorter(key=lambda row: row["to"]) as changed_to:
         folder = Path(scratch)
-        with DiskSorter(key=lambda row: row["key"]) as new_keys:
-            unchanged = _split_by_id(old, new, folder, new_keys)
-            with DiskSorter(key=lambda row: row["name"]) as names:
-                for row in new_dropped:   # a reject names a document by id and by key
-                    names.add({"name": row["id"], "reason": row["reason"]})
-                    if row.get("key"):
-                        names.add({"name": row["key"], "reason": row["reason"]})
-                write_records(folder / "reasons.jsonl.zst", _first_per_name(names.sorted()), level=1, validate=False)
-            with DiskSorter(key=lambda row: (row["key"], row["id"])) as removed_by_key:
-                for row, reason in _joined(read_records(folder / "old_only.jsonl.zst", require_text=False), "id",
-                                           _reasons(folder)):
-                    removed_by_key.add({"id": row["id"], "key": row["key"], "id_reason": reason})
-                with DiskSorter(key=lambda row: (row["reason"], row["id"])) as removed, \
-                        DiskSorter(key=lambda row: row["from"]) as changed, \
-                        DiskSorter(key=lambda row: row["to"]) as changed_to:
-                    for row, new_id, key_reason in _by_key(removed_by_key.sorted(), new_keys.sorted(), _reasons(folder)):
-                        if row["id_reason"] is None and new_id is not None:
-                            changed.add({"change": CHANGED, "key": row["key"], "from": row["id"], "to": new_id})
-                            changed_to.add({"to": new_id})
-                            continue
-                        reason = row["id_reason"] or key_reason or SOURCE_CHANGE
-                        removed.add({"change": REMOVED, "id": row["id"], "key": row["key"], "reason": reason})
-                    counts = _write_changes(changes, folder, removed.sorted(), changed.sorted(), changed_to.sorted())
+        unchanged = _split_by_id(old, new, folder, new_keys)
+        reasons = _first_per_name(sorted_rows(_names(new_dropped), key=lambda row: row["name"]))
+        write_records(folder / "reasons.jsonl.zst", reasons, level=1, validate=False)
+        old_only = read_records(folder / "old_only.jsonl.zst", require_text=False)
+        removed_by_key = sorted_rows(({"id": row["id"], "key": row["key"], "id_reason": reason}
+                                      for row, reason in _joined(old_only, "id", _reasons(folder))),
+                                     key=lambda row: (row["key"], row["id"]))
+        for row, new_id, key_reason in _by_key(removed_by_key, new_keys.sorted(), _reasons(folder)):
+            if row["id_reason"] is None and new_id is not None:
+                changed.add({"change": CHANGED, "key": row["key"], "from": row["id"], "to": new_id})
+                changed_to.add({"to": new_id})
+                continue
+            reason = row["id_reason"] or key_reason or SOURCE_CHANGE
+            removed.add({"change": REMOVED, "id": row["id"], "key": row["key"], "reason": reason})
+        counts = _write_changes(changes, folder, removed.sorted(), changed.sorted(), changed_to.sorted())
     by_reason = counts.pop("by_reason")
     return {"counts": {**counts, "unchanged": unchanged}, "removed_by_reason": dict(sorted(by_reason.items()))}
 
@@ -163,6 +159,14 @@ def _split_by_id(old: Iterable[dict], new: Iterable[dict], folder: Path, new_key
                     moved.write({"change": SPLIT_CHANGED, "id": old_row["id"], "key": old_row["key"],
                                  "from": old_row["split"], "to": new_row["split"]})
     return unchanged
+
+
+def _names(dropped: Iterable[dict]) -> Iterator[JsonDict]:
+    """Each reject's names for its document, its id and its key (when it has one), with its reason."""
+    for row in dropped:
+        yield {"name": row["id"], "reason": row["reason"]}
+        if row.get("key"):
+            yield {"name": row["key"], "reason": row["reason"]}
 
 
 def _first_per_name(rows: Iterable[JsonDict]) -> Iterator[JsonDict]:
