@@ -48,7 +48,7 @@ else:
     @flow(name="orchestration-load", task_runner=ThreadPoolTaskRunner(max_workers=2))
     def load():
         return run_stage(FILTERS, src, dst, {}, PrefectExecutor(tasks_per_stage=tasks, tasks_per_worker=tasks,
-                                                                   share_shards=False))
+                                                                   share_out=False))
 
     begun = time.perf_counter()
     load()

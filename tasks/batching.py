@@ -1,6 +1,6 @@
-"""How many Prefect tasks a map over a plan's items (origins, splits, partitions) becomes: a few
-per worker of the flow's task runner, never more than TASKS_PER_STAGE, each over consecutive items.
-A map over shards is shared out instead (tasks.sharing), whose ranges are split the same way."""
+"""Consecutive jobs in batches: the ranges a shared-out map's slots start from (tasks.sharing), and
+the fixed batches of a map that is not shared out (a few per worker of the flow's task runner, never
+more than TASKS_PER_STAGE)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import bisect
 import itertools
 
 TASKS_PER_STAGE = 2000
-TASKS_PER_WORKER = 4   # per map phase over items: a Prefect task run costs ~70 ms of CPU on the head and
+TASKS_PER_WORKER = 4   # per map phase in fixed batches: a Prefect task run costs ~70 ms of CPU on the head and
                        # the worker (bench/dask_task_runs.py), and fewer, larger batches end unevenly
 
 

@@ -1,14 +1,14 @@
 """The Prefect executor: every phase of a stage as Prefect tasks over its shards.
 
-A map over the input shards becomes one task run per worker of the flow's task runner, which share
-the shards out as they go (tasks.sharing); each shard's resume record (tasks.resume) is its cache:
-the key covers the phase, the typed config, the library code and the content of its inputs, and a
-record whose files are missing or changed runs again. A map over a plan's items becomes a few
-cached task runs per worker, each over consecutive items (tasks.batching: at most 2,000 per stage),
-a global phase one cached task run, keyed on the phase function, the library code, the typed config
-and the content of the inputs; a cache hit whose output files are missing or changed runs again
-(tasks.caching.run_verified). Tasks run on the flow's task runner (threads, or prefect-dask's
-DaskTaskRunner on a LocalCluster or a scheduler address).
+A map (over the input shards, or over a plan's items) becomes one task run per worker of the flow's
+task runner, which share its jobs out as they go (tasks.sharing); each job's resume record
+(tasks.resume) is its cache: the key covers the phase, the typed config, the library code and the
+content of its inputs, and a record whose files are missing or changed runs again (an uncached
+map's items keep none: they run again). A global phase is one cached task run, keyed on the phase
+function, the library code, the typed config and the content of the inputs; a cache hit whose
+output files are missing or changed runs again (tasks.caching.run_verified). Tasks run on the
+flow's task runner (threads, or prefect-dask's DaskTaskRunner on a LocalCluster or a scheduler
+address).
 """
 
 from __future__ import annotations
@@ -44,9 +44,9 @@ def run_phase(phase: str, label: str, jobs: list[ShardJob | ItemJob | GlobalJob]
 @task(cache_policy=NO_CACHE, persist_result=False, retries=2, retry_delay_seconds=1,
       retry_condition_fn=retry_transient, task_run_name="{label}")
 def run_shared(phase: str, label: str, config: Any, claims: str, slot: int, slots: int) -> dict[int, Any]:
-    """``phase`` on every shard this slot takes (tasks.sharing) of the jobs in the claims folder;
-    their answers by index. Uncached: each shard's resume record answers for a shard an earlier run
-    finished."""
+    """``phase`` on every job (a shard, or a plan's item) this slot takes (tasks.sharing) of those
+    in the claims folder; their answers by index. Uncached: each job's resume record answers for one
+    an earlier run finished."""
     fn = resolve_phase(phase)
     folder, answers, reused = Path(claims), {}, 0
     jobs = read_jobs(folder)
@@ -64,17 +64,18 @@ class PrefectExecutor:
     """Runs inside a flow: tasks go to that flow's task runner."""
 
     def __init__(self, tasks_per_stage: int = TASKS_PER_STAGE, tasks_per_worker: int = TASKS_PER_WORKER,
-                 share_shards: bool = True):
+                 share_out: bool = True):
         self.tasks_per_stage = tasks_per_stage
         self.tasks_per_worker = tasks_per_worker  # bench/orchestration.py raises it to load the server
-        self.share_shards = share_shards  # False: shards in fixed batches too, as items are (that bench)
+        self.share_out = share_out  # False: every map in fixed batches of consecutive jobs (that bench)
 
     def map(self, stage: Stage, phase: Map, jobs: list[ShardJob | ItemJob], config: Any) -> list[Any]:
         if not jobs:
             return []
-        label = stage.name if phase.writes or phase.over else f"{stage.name} {phase.name}"  # read as the stage
-        if self.share_shards and all(isinstance(job, ShardJob) and job.record for job in jobs):
+        if self.share_out and all(job.work for job in jobs):  # the claims go in the phase's folder
+            label = stage.name if phase.writes else f"{stage.name} {phase.name}"  # read as the stage
             return self._shared(stage, phase, label, jobs, config)
+        label = stage.name if phase.writes or phase.over else f"{stage.name} {phase.name}"  # a batch names its items
         maps = sum(isinstance(p, Map) for p in stage.phases)
         grouped = batches(jobs, self.tasks_per_stage // maps, runner_workers(), self.tasks_per_worker)
         calls = [{"phase": phase_ref(phase.fn), "config": config, "jobs": batch,
@@ -87,7 +88,7 @@ class PrefectExecutor:
         # consecutive batches in order: their answers, flattened, are the jobs' answers in order
         return [answer for batch in done for answer in batch]
 
-    def _shared(self, stage: Stage, phase: Map, label: str, jobs: list[ShardJob], config: Any) -> list[Any]:
+    def _shared(self, stage: Stage, phase: Map, label: str, jobs: list[ShardJob | ItemJob], config: Any) -> list[Any]:
         slots = min(len(jobs), runner_workers())
         claims_root = Path(jobs[0].work).parent / ".claims"
         shutil.rmtree(claims_root, ignore_errors=True)  # a killed run's (one writer per project: quarry.infra.lock)

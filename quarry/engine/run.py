@@ -177,10 +177,10 @@ def _shard_job(phase: Map, shard: Path, name: str, index: int, staging: Path, fo
 
 
 def _item_jobs(phase: Map, results: dict[str, Any], stage: Stage, folder: Path) -> list[ItemJob]:
-    """One job per item of the plan; a cached map's jobs get a scratch name for their resume records."""
+    """One job per item of the plan, each with a scratch name (a cached map's resume records go there)."""
     items = results[phase.over].items
     return [ItemJob(item.value, item.name, tuple(item.writes), _earlier_results(phase, stage, results, i),
-                    str(folder / f"{i:06d}") if phase.cached else "", item.size)
+                    str(folder / f"{i:06d}"), item.size, phase.cached)
             for i, item in enumerate(items)]
 
 

@@ -170,14 +170,15 @@ class ItemJob(_Results):
     name: str
     writes: tuple[str, ...] = ()
     inputs: dict[str, Any] = field(default_factory=dict)  # earlier maps' results for this item
-    # where an executor may record what this call finished ("" for a map whose job does not hold
-    # its inputs' content: a record keyed on it could answer for changed files)
-    work: str = ""
+    work: str = ""                 # this item's scratch name in the phase's folder
     size: int = 0                  # WorkItem.size
+    # whether an executor may record what this call finished, beside ``work`` (not for a map whose
+    # job does not hold its inputs' content: a record keyed on it could answer for changed files)
+    cached: bool = True
 
     @property
     def record(self) -> str | None:
-        return f"{self.work}.done" if self.work else None
+        return f"{self.work}.done" if self.work and self.cached else None
 
     def outputs(self) -> list[str]:
         return [*self.writes, self.record] if self.record else list(self.writes)

@@ -97,7 +97,9 @@ def test_cli_assemble_list_show_diff(built, curated, tmp_path, capsys):
 
 
 @pytest.mark.slow  # starts a temporary Prefect server
-def test_prefect_split_tasks_rebuild_a_deleted_output(curated, params, tmp_path, monkeypatch):
+def test_prefect_assemble_reruns_only_the_shard_whose_work_was_deleted(curated, params, tmp_path, monkeypatch):
+    """Run again, the flow's maps are answered by their resume records; a shard whose scattered
+    copies are gone is scattered again, alone, and the version is the same."""
     monkeypatch.setenv("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "180")  # a busy machine starts slowly
     from prefect import flow
 
@@ -111,32 +113,23 @@ def test_prefect_split_tasks_rebuild_a_deleted_output(curated, params, tmp_path,
     def build():
         return run_stage(ASSEMBLE, curated, out, params, PrefectExecutor(), args=AssembleArgs(ledgers=(curated,))).result
 
+    def recorded():
+        return {path.relative_to(tmp_path).as_posix(): path.stat().st_mtime_ns
+                for path in (tmp_path / ".ds.work").rglob("*.done")}
+
     direct = assemble(curated, tmp_path / "direct", params, ledgers=[curated], register=False)
     first = build()
     assert first["version"] == direct["version"]
     assert list(qd.open(out)) == list(qd.open(tmp_path / "direct"))
-    second = build(return_state=True)
-    assert _task_states(second.state_details.flow_run_id).count("Cached") == 3
-    assert second.result()["version"] == first["version"]
-    shutil.rmtree(tmp_path / ".ds.work" / "splits" / "test")
-    third = build(return_state=True)  # the test split's hit finds its folder gone: it runs again
-    states = _task_states(third.state_details.flow_run_id)
-    assert states.count("Cached") == 3 and states.count("Completed") == 2, states  # that split, and the plan
-    assert third.result()["version"] == first["version"]
-
-
-def _task_states(flow_run_id):
-    import asyncio
-
-    from prefect.client.orchestration import get_client
-    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
-
-    async def read():
-        async with get_client() as client:
-            runs = await client.read_task_runs(flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[flow_run_id])))
-            return sorted(run.state.name for run in runs)
-
-    return asyncio.run(read())
+    records = recorded()
+    scattered = sorted(name for name in records if name.startswith(".ds.work/scatter/"))
+    assert len(scattered) == len(list(curated.glob("*.jsonl.zst"))) > 1  # one per shard (rejects/ aside)
+    assert build()["version"] == first["version"]
+    assert recorded() == records  # every job answered by its record, none run again
+    shutil.rmtree(tmp_path / scattered[0].removesuffix(".done"))
+    assert build()["version"] == first["version"]
+    again = recorded()
+    assert {name for name in records if again[name] != records[name]} == {scattered[0]}
 
 
 def test_cli_derive_in_place_removes_opted_out_origins(built, tmp_path, capsys):

@@ -1,6 +1,6 @@
-"""A map over shards on the Prefect executor is one task run per worker, sharing the shards out
-(tasks.sharing): a worker that falls behind has the rest of its range taken by the other, every
-shard runs once, and the bytes are the local run's."""
+"""A map on the Prefect executor (over shards, or over a plan's items) is one task run per worker,
+sharing its jobs out (tasks.sharing): a worker that falls behind has the rest of its range taken by
+the other, every job runs once, and the bytes (the answers) are the local run's."""
 
 from __future__ import annotations
 
@@ -101,3 +101,54 @@ def test_a_worker_that_falls_behind_has_its_shards_taken_by_the_other(tmp_path):
     run_local(FILTERS, src, tmp_path / "local", {})
     assert tree(tmp_path / "shared") == tree(tmp_path / "local")
     assert not (tmp_path / ".shared.work" / "filter" / ".claims").exists()  # the claims went with the phase
+
+
+ITEMS_FLOW = """
+import sys
+from pathlib import Path
+from flows.server import ensure_api
+ensure_api()
+from prefect import flow
+from flows.runners import task_runner
+from quarry.engine import run_stage
+from slow_phases import SQUARE_STAGE, UNCACHED_SQUARE_STAGE
+from tasks.executor import PrefectExecutor
+
+@flow
+def squares(dst, cached):
+    stage = SQUARE_STAGE if cached else UNCACHED_SQUARE_STAGE
+    return run_stage(stage, Path(dst).parent / "input", Path(dst), {}, PrefectExecutor()).result["squares"]
+
+root, runner = Path(sys.argv[1]), task_runner(workers=2)
+for name, cached in (("uncached", False), ("cached", True), ("cached", True)):
+    print(name, squares.with_options(task_runner=runner)(str(root / name), cached))
+"""
+
+
+def test_a_maps_items_are_shared_out_and_a_cached_maps_items_not_run_again(tmp_path):
+    """The snapshot's origins, the token shards: an uncached map's items (no resume records) and a
+    cached one's (its records answer the next run) both go to the worker that is free."""
+    calls = tmp_path / "calls"
+    (tmp_path / "params.yaml").write_text("pipeline: {}\n")
+    (tmp_path / "input").mkdir()  # the stage reads no shards
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}, "QUARRY_HOME": str(tmp_path),
+           "PYTHONPATH": os.pathsep.join([str(REPO), str(REPO / "tests" / "engine")]), "QUARRY_TEST_CALLS": str(calls)}
+    try:
+        done = subprocess.run([sys.executable, "-c", ITEMS_FLOW, str(tmp_path)], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=600)
+    finally:
+        subprocess.run([str(BIN / "quarry"), "server", "stop"], cwd=tmp_path, env=env, capture_output=True)
+    assert done.returncode == 0, done.stderr[-5000:]
+    squares = [i * i for i in range(8)]
+    assert done.stdout.splitlines()[-3:] == [f"uncached {squares}", f"cached {squares}", f"cached {squares}"]
+    lines = calls.read_text().splitlines()
+    assert len(lines) == 16  # each item once in the first two runs, none in the third (the records answer)
+    for run in (lines[:8], lines[8:]):
+        ran = dict(line.split() for line in run)
+        assert sorted(ran) == [f"item-{i}" for i in range(8)]
+        assert len({ran[f"item-{i}"] for i in range(4)}) == 2, ran  # the slow range: both workers took some
+    finished = re.findall(r"Task run '(squares square \d/\d)' - Finished in state Completed", done.stdout + done.stderr)
+    assert sorted(finished) == ["squares square 1/2"] * 3 + ["squares square 2/2"] * 3
+    assert not list(tmp_path.glob(".*.work/square/.claims"))  # the claims went with the phase
+    assert len(list(tmp_path.glob(".cached.work/square/*.done"))) == 8
+    assert not list(tmp_path.glob(".uncached.work/square/*.done"))
