@@ -1,6 +1,6 @@
 """The evaluate flow: bits per byte of each checkpoint on every subset of the dataset version's
-test split (the evaluate stage: a cached task per batch of (checkpoint, shard) pairs), then one
-report per checkpoint logged to MLflow."""
+test split (the evaluate stage: (checkpoint, shard) pairs shared out among the workers, each
+pair's result recorded for the next run), then one report per checkpoint logged to MLflow."""
 
 from __future__ import annotations
 

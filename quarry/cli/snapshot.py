@@ -106,7 +106,7 @@ def register(app: typer.Typer) -> None:
         params_file: Path = typer.Option(None, "--params", help="params.yaml (default: the project's)."),
         workers: int = typer.Option(None, help="Processes (default params pipeline.workers); same bytes for any."),
         show_dir: Path = typer.Option(None, "--show", help="Print a snapshot's origins, files, languages, refusals."),
-        as_flow: bool = typer.Option(False, "--flow", help="Run as a Prefect flow (a task per batch of origins)."),
+        as_flow: bool = typer.Option(False, "--flow", help="Run as a Prefect flow (a task run per worker, sharing the origins out)."),
     ) -> None:
         """Snapshot sources (default: params snapshot.sources) into shards + a manifest of SWHIDs."""
         if show_dir is not None:
