@@ -5,9 +5,11 @@ Each task run (a slot) takes the jobs of its own consecutive range first, then t
 the other ranges, from their far ends: a phase ends within about one job of its slowest worker
 rather than one batch (with fixed batches a core stood idle for 20 of 300 core-seconds of curation
 at 1 GB, and the snapshot's last batch of origins ran alone for a minute), with a quarter of the
-task runs, and neighbouring shards (one origin's licence texts) still mostly go to one worker. A slot takes a shard by creating its claim file (O_EXCL) in the phase's claims
-folder, on the file system the workers share; a slot run again after its worker died takes back its
-own claims, whose finished shards its resume records (tasks.resume) answer without running them.
+task runs, and neighbouring shards (one origin's licence texts) still mostly go to one worker. A
+slot takes a job by creating its claim file (O_EXCL) in the phase's claims folder, on the file
+system the workers share; a slot run again after its worker died takes back its own claims, whose
+finished jobs their resume records (tasks.resume) answer without running them (a job of an
+uncached map keeps no record: it runs again).
 """
 
 from __future__ import annotations

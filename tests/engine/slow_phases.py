@@ -5,6 +5,7 @@ items (origins, token shards) is shared out."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 
@@ -54,5 +55,4 @@ SQUARES = Map("square", uneven_square, int, over="plan")
 UNCACHED_SQUARES = Map("square", uneven_square, int, over="plan", cached=False)
 SQUARE_STAGE = Stage("squares", folder="", config=lambda params: None, reads_shards=False, finish=squares,
                      phases=(PLAN, SQUARES))
-UNCACHED_SQUARE_STAGE = Stage("squares", folder="", config=lambda params: None, reads_shards=False, finish=squares,
-                              phases=(PLAN, UNCACHED_SQUARES))
+UNCACHED_SQUARE_STAGE = dataclasses.replace(SQUARE_STAGE, phases=(PLAN, UNCACHED_SQUARES))
