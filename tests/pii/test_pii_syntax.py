@@ -336,6 +336,26 @@ def test_a_lower_case_token_under_a_camel_case_name_is_found(syntax):
     assert any(LOWER_CASE_TOKEN in text[f.start:f.end] for f in detect(text)), text
 
 
+# Random base-36 tokens of one letter case (seeded draws): few changes of character class, vowels
+# about as often as words have them.
+ONE_CASE_TOKENS = ["6uresukqqea0q0adgpbthg9w", "sgi1mr37jnuksbgm3yexzeax", "KBLA7ITJJBSIZK7O3BXCYDH8",
+                   "KROPXE0V9XC908BGUQNGYECM"]
+
+
+@pytest.mark.parametrize("value", ONE_CASE_TOKENS)
+@pytest.mark.parametrize("syntax", ['const deployToken = "{v}";', '$vendorToken = "{v}";', 'config.sonarToken = "{v}"'])
+def test_a_one_case_token_with_digits_among_its_letters_is_found(syntax, value):
+    text = syntax.format(v=value) + "\n"
+    assert [text[f.start:f.end] for f in detect(text)] == [value], text
+
+
+@pytest.mark.parametrize("value", ["x509fingerprint256", "utf8decoderstate16", "PBKDF2HMACSHA256KEY", "avx512vp2intersect",
+                                   "AVX512VP2INTERSECT"])
+def test_a_one_case_name_with_digits_at_its_words_ends_stays(value):
+    text = f'const cacheToken = "{value}";\n'
+    assert detect(text) == [], text
+
+
 @pytest.mark.parametrize("text", [
     "typedef enum {\n    ACMEPKCS7TargetTokenNoCerts,\n    ACMEPKCS7TargetTokenAllCerts\n} ACMETargetTokenMode;\n",
     'token_type = "strncmp2utf8decoder"\n', 'password_hash = "ParseHtml5Node"\n',

@@ -161,9 +161,28 @@ def looks_generated(value: str) -> bool:
         return False
     if set(value) <= _HEX_CHARS:
         return suppress.shannon_entropy(value) >= 3.0
+    if _digits_among_one_case(value):
+        return True
     if words_run_together(value):
         return False
     return suppress.shannon_entropy(value) >= 3.5 and (_class_changes(value) >= 0.34 or _few_vowels(value))
+
+
+# Digits standing between letters, three times or more: 'rzoxhqs7iocfz5bltz0', not 'utf8' or 'sha256'.
+_INNER_DIGITS = re.compile(r"(?<=[A-Za-z])[0-9]+(?=[A-Za-z])")
+
+
+def _digits_among_one_case(value: str) -> bool:
+    """Letters of one case with digits scattered among them, as a base-36 token is
+    ('rzoxhqs7iocfz5bltz0recuo', '6J99W4LMVQ6ZL9V2YYVY'). Neighbouring classes change less often
+    in these than in base62, so the class-change test misses a quarter of them; names of one case
+    with digits keep them at a word's end ('x509fingerprint256') or read as words once lowered
+    (capitals do not mark words when every letter is one)."""
+    if len(value) < 16 or not (value.islower() or value.isupper()) or not value.isalnum():
+        return False
+    digits = sum(c.isdigit() for c in value) / len(value)
+    return (0.12 <= digits <= 0.6 and len(_INNER_DIGITS.findall(value)) >= 3
+            and not words_run_together(value.lower()) and suppress.shannon_entropy(value) >= 3.3)
 
 
 def _few_vowels(value: str) -> bool:
