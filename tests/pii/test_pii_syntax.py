@@ -424,3 +424,24 @@ def test_a_command_word_a_query_parameter_and_a_sql_identity_are_literals(text, 
 def test_passphrases_and_tokens_that_commands_take(text, value):
     found = [text[f.start:f.end] for f in detect(text)]
     assert found == ([value] if value else []), text
+
+
+@pytest.mark.parametrize("text,value", [
+    ("heroku config:set DB_PASSWORD=river.falcon42\n", "river.falcon42"),
+    ("fly secrets set DB_PASSWORD=Orbit2291x LOG_LEVEL=debug\n", "Orbit2291x"),
+    ("env SMTP_PASSWORD=tundra.ember.9 ./send-report\n", "tundra.ember.9"),
+    ('server.login(sender_email, "river.falcon42")\n', "river.falcon42"),
+    ("imap.login('reports@example.org', 'Orbit2291x')\n", "Orbit2291x"),
+    ('client.login("k7Yp2mQ9wLz3Tq8vNb4Rx2.Xq9.Lm3Nb8Vc2Zx7")\n', "k7Yp2mQ9wLz3Tq8vNb4Rx2.Xq9.Lm3Nb8Vc2Zx7"),
+    ("git config --global github.token k7Yp2mQ9wLz3Tq8vNb4Rx2\n", "k7Yp2mQ9wLz3Tq8vNb4Rx2"),
+    ("keytool -genkey -alias app -keystore app.jks -storepass river.falcon42\n", "river.falcon42"),
+    ("openssl pkcs12 -export -in app.pem -out app.p12 -passout pass:tundra.ember.9\n", "tundra.ember.9"),
+    ("result = call(a, API_TOKEN=token)\n", None), ("Set API_TOKEN=xxxxxxxx before the first run.\n", None),
+    ("deploy DB_PASSWORD=$DB_PASSWORD\n", None), ("auth.login(user, passwd)\n", None),
+    ("$ftp->login(\"anonymous\", '-anonymous@')\n", None),
+    ('user.login("alice2024")\n', None), ("git config --global credential.helper store\n", None),
+    ("keytool -list -keystore cacerts -storepass changeit\n", None),
+])
+def test_passwords_in_a_commands_environment_words_a_logins_call_and_gits_config(text, value):
+    found = [text[f.start:f.end] for f in detect(text)]
+    assert found == ([value] if value else []), text

@@ -79,6 +79,22 @@ _AFTER_FLAG = re.compile(r"(?:^|[ \t])--?[A-Za-z][\w-]*(?:=|[ \t]+)$")
 _YAML_FLOW_LINE = re.compile(r"[ \t]*(?:-[ \t]+)?(?:[\w.-]+:[ \t]*)?\{[^{}\r\n]*\}[ \t]*(?:#.*)?\r?")
 
 
+# an environment variable's name as a shell word writes it, then `=` and the value with no blank
+_ENVIRONMENT_NAME = re.compile(r"[A-Z][A-Z0-9_]*")
+
+
+def _environment_word(text: str, m: re.Match, name_start: int) -> bool:
+    """`heroku config:set DB_PASSWORD=...`, `fly secrets set API_TOKEN=... X=y`, `env API_TOKEN=... cmd`:
+    a word of a command line after other words, an environment variable's name, `=` and the value,
+    one shell word (code passes such a name as an argument, `f(API_TOKEN=token)`, not as a word)."""
+    if m.group("op") != "=" or m.group("q") is not None or name_start == 0 or text[name_start - 1] not in " \t":
+        return False
+    if text[m.end("tail") + len(m.group("close")):m.start("bare")] != "=":
+        return False   # a blank around `=`: code's assignment, not a shell word
+    return (_ENVIRONMENT_NAME.fullmatch(text, name_start, m.end("tail")) is not None
+            and text[m.end("bare"):m.end("bare") + 1] in ("", " ", "\t", "\r", "\n"))
+
+
 def _in_yaml_flow_mapping(text: str, at: int) -> bool:
     """The name at ``at`` is a key of a flow mapping on a YAML line (not a JavaScript object: the
     lines around it read as YAML, syntax.in_config_block)."""
@@ -176,7 +192,8 @@ def _assignments(text: str) -> Iterator[Finding]:
         in_list = before > 0 and (text[before - 1] in "?&;" or prefix.startswith("--"))
         separator = text[before - 1:before] if in_list else ""
         # a command's argument after a flag (--set db.password=..., -e API_TOKEN=...): a shell word, a literal
-        argument = not in_list and _AFTER_FLAG.search(line_prefix(text, before, 64)) is not None
+        argument = not in_list and (_AFTER_FLAG.search(line_prefix(text, before, 64)) is not None
+                                    or _environment_word(text, m, before))
         finding = _judge_assignment(text, m, prefix + keyword + m.group("tail"), value, quoted,
                                     in_list or argument or in_flow, _LIST_VALUE.get(separator))
         if finding:

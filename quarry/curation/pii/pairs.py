@@ -12,8 +12,9 @@ them, in the syntaxes that write it so:
 - a name and a value as two fields of one entry: ``{"name": "DB_PASSWORD", "value": "..."}``,
   ``<property><name>...</name><value>...</value></property>``, ``<setting name="..."><value>...``;
 - a setter's or a builder's one string (``ds.setPassword("...")``, ``.apiKey("...")``), a
-  credentials object's parts, the password last (``new BasicCredentials("user", "...")``);
-- a command's words: ``npm config set //host/:_authToken ...``, ``curl -H "X-Auth-Token: ..."``,
+  credentials object's parts, the password last (``new BasicCredentials("user", "...")``), a
+  login's user then password (``server.login(sender, "...")``) or a bot's one token;
+- a command's words: ``npm config set //host/:_authToken ...``, ``git config github.token ...``, ``curl -H "X-Auth-Token: ..."``,
   csh's ``setenv API_TOKEN ...`` and fish's ``set -gx API_TOKEN ...``;
 - nginx's ``fastcgi_param DB_PASSWORD ...;``, a string holding ``NAME=value`` whole
   (``withEnv(["DB_PASSWORD=..."])``);
@@ -76,6 +77,12 @@ _SYMBOL_PAIR = re.compile(r"(?<![\w:]):(?P<name>[A-Za-z_]\w{2,64})[ \t]*,[ \t]*"
 _CREDENTIALS_CALL = re.compile(r"(?P<call>\w*(?:Credentials?|Auth|Authentication)|set_password)\([ \t]*"
                                r"(?:(?P<q0>[\"'])[^\"'\\\r\n]{0,256}(?P=q0)[ \t]*,[ \t]*){1,3}"
                                + _QUOTED + r"[ \t]*\)")
+# a login's password after its user, the call's last argument (smtplib's `server.login(sender, "...")`,
+# `client.login("app", "...")`), or a token as its one argument (a chat bot's `client.login("...")`); an
+# anonymous login's password is by custom an e-mail address, no secret
+_LOGIN_CALL = re.compile(r"(?<![\w$])(?:login|logIn|log_in|signIn|sign_in|authenticate)\([ \t]*"
+                         r"(?:(?![\"']?(?:anonymous|ftp)[\"'])(?P<user>(?P<q0>[\"'])[^\"'\\\r\n]{0,256}(?P=q0)|[A-Za-z_$][\w.$]{0,64})[ \t]*,[ \t]*)?"
+                         + _QUOTED + r"[ \t]*\)")
 # an XML element named for a credential, its text the value (read trimmed: '<apiToken>\n    ...\n</apiToken>')
 _CREDENTIAL_ELEMENT = re.compile(
     r"<(?P<name>(?:[\w-]+:)?[\w.-]*"
@@ -93,6 +100,9 @@ _XML_SETTING = re.compile(r"<setting[ \t]+name=\"(?P<name>[^\"<>]{3,128})\"[^<>]
 # a tool's `config set NAME VALUE` (aws configure, npm, yarn, pnpm, git): one shell word, quoted or not
 _CONFIG_SET = re.compile(r"config(?:ure)?[ \t]+set[ \t]+(?:--?[\w-]+[ \t]+)*(?P<name>[^\s=\"']{3,128})[ \t]+"
                          r"(?P<q>[\"']?)(?P<value>[^\s\"']{1,512})(?P=q)(?=[ \t]*(?:[;&|#]|\r?$))", re.M)
+# git's `config [--global] NAME VALUE` (`git config --global github.token ...`)
+_GIT_CONFIG = re.compile(r"git[ \t]+config[ \t]+(?:--(?:global|local|system|worktree|add|replace-all)[ \t]+)*"
+                         r"(?P<name>[\w.-]{3,128})[ \t]+(?P<q>[\"']?)(?P<value>[^\s\"']{1,512})(?P=q)(?=[ \t]*(?:[;&|#]|\r?$))", re.M)
 # a placeholder's default (Spring's `${db.password:value}`; not a shell's `${VAR:-value}`, read elsewhere)
 _PLACEHOLDER_DEFAULT = re.compile(r"\$\{(?P<name>[\w.-]{3,128}):(?P<value>[^-=+?}\s:][^}\s]{0,255})\}")
 # an Erlang / Elixir config tuple: `{password, "..."}`, `{:api_key, "..."}`; a C / C# / Lua initializer's
@@ -141,8 +151,9 @@ _NAME_ENDS = ("assword", "asswd", "ASSWORD", "assphrase", "oken", "OKEN", "ecret
 _IN_LINE = ((_NAME_THEN_STRING, tuple(end + blank + quote for end in _NAME_ENDS for blank in " \t" for quote in "\"'")),
             (_SETTER_CALL, tuple(end + call for end in _NAME_ENDS for call in ('("', "('"))),
             (_CREDENTIALS_CALL, ("Credentials(", "Credential(", "Auth(", "Authentication(", "set_password(")),
+            (_LOGIN_CALL, ("login(", "logIn(", "log_in(", "signIn(", "sign_in(", "authenticate(")),
             (_SYMBOL_PAIR, tuple(end + comma + quote for end in _NAME_ENDS for comma in (", ", ",") for quote in "\"'")),
-            (_CONFIG_SET, ("config set ", "configure set ")), (_KEYED_ELEMENT, (' key="', ' name="')))
+            (_CONFIG_SET, ("config set ", "configure set ")), (_GIT_CONFIG, ("git config ",)), (_KEYED_ELEMENT, (' key="', ' name="')))
 _ELEMENT_ENDS = tuple(end + ">" for end in _NAME_ENDS)
 # looked for in one scan with the other detectors' literals (quarry.curation.pii.gates)
 register(literal for _, literals in (*_STARTS, *_IN_LINE, (None, _ELEMENT_ENDS)) for literal in literals)
@@ -177,7 +188,10 @@ def positional_pairs(text: str) -> Iterator[Pair]:
             continue  # ENV / SetEnv not starting its line is not the instruction
         if m.re is _SETTER_CALL and not _sets_a_credential(m):
             continue
-        name = "password" if m.re is _CREDENTIALS_CALL else m.group("name") or m.group("bare_name")
+        if m.re is _LOGIN_CALL:   # one argument: a bot's token, which only a generated value is
+            name = "password" if m.group("user") else "loginToken"
+        else:
+            name = "password" if m.re is _CREDENTIALS_CALL else m.group("name") or m.group("bare_name")
         if _NAME_HAS_ROOT.search(name):
             yield Pair(name, m.start("value"), m.end("value"), whole_line)
 
