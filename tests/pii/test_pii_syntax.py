@@ -84,7 +84,7 @@ SYNTAXES = {
     "yaml_core_tag": "deploy:\n  api_token: !!str '{v}'\n",
     "csh_setenv": "setenv DB_PASSWORD '{v}'\n",
     "fish_set": "set -gx API_TOKEN '{v}'\n",
-    "java_set_property": 'System.setProperty("mail.smtp-password", "{v}");\n',
+    "java_system_property": 'System.setProperty("mail.smtp-password", "{v}");\n',
     # an element named for a credential is judged as the assignment of its name would be
     "xml_client_secret": "<oauth>\n  <clientSecret>{v}</clientSecret>\n</oauth>\n",
     # a setter's or builder's one string, a credentials object's parts (the password last)
