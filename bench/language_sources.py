@@ -18,6 +18,7 @@ decides a language's figure.
 
     python bench/language_sources.py                       # ~60 toolchains x 3 packages (minutes)
     python bench/language_sources.py --packages-per-toolchain 1 --per-language 20
+    python bench/language_sources.py --toolchains ghc sbcl --packages-per-toolchain 1   # a quick look
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import io
-import json
 import lzma
 import sys
 import tarfile
@@ -36,6 +36,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+from floors import Floors  # noqa: E402
 
 from quarry.snapshot import language, token_model  # noqa: E402
 from quarry.snapshot.language import UNKNOWN, detect  # noqa: E402
@@ -83,7 +85,8 @@ def upstream_tarball(fields: dict[str, str]) -> tuple[str, int] | None:
     return None
 
 
-def choose_packages(index: bytes, per_toolchain: int, max_bytes: int) -> list[tuple[str, str, str]]:
+def choose_packages(index: bytes, per_toolchain: int, max_bytes: int,
+                    toolchains: tuple[str, ...] = TOOLCHAINS) -> list[tuple[str, str, str]]:
     """(toolchain, package, tarball URL): per toolchain, the first packages by a hash of their
     names whose tarball is small enough; a package is taken once."""
     by_toolchain: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
@@ -94,12 +97,12 @@ def choose_packages(index: bytes, per_toolchain: int, max_bytes: int) -> list[tu
         tarball = upstream_tarball(fields)
         if not tarball or tarball[1] > max_bytes:
             continue
-        for toolchain in TOOLCHAINS:
+        for toolchain in toolchains:
             if toolchain in depends:
                 rank = hashlib.sha256(fields["Package"].encode()).hexdigest()
                 by_toolchain[toolchain].append((rank, fields["Package"], tarball[0]))
     chosen, seen = [], set()
-    for toolchain in TOOLCHAINS:
+    for toolchain in toolchains:
         for _, package, url in sorted(by_toolchain[toolchain]):
             if sum(1 for c in chosen if c[0] == toolchain) >= per_toolchain:
                 break
@@ -155,19 +158,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-language", type=int, default=40, help="files per language, at most")
     parser.add_argument("--per-package", type=int, default=8, help="files of one language per package, at most")
     parser.add_argument("--max-mb", type=float, default=4.0, help="the largest upstream tarball taken")
+    parser.add_argument("--toolchains", nargs="+", default=list(TOOLCHAINS), help="Build-Depends names to sample by")
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "quarry-bench" / "debian-sources")
     args = parser.parse_args(argv)
     args.cache.mkdir(parents=True, exist_ok=True)
     index = lzma.decompress(fetch(SOURCES, args.cache))
-    packages = choose_packages(index, args.packages_per_toolchain, int(args.max_mb * 2**20))
+    packages = choose_packages(index, args.packages_per_toolchain, int(args.max_mb * 2**20), tuple(args.toolchains))
     print(f"{len(packages)} packages", file=sys.stderr)
 
     samples: dict[str, list[tuple[str, bytes]]] = defaultdict(list)
+    unreachable = []
     for number, (_, package, url) in enumerate(packages, 1):
         try:
             files = list(text_files(fetch(url, args.cache)))
         except (OSError, tarfile.TarError, EOFError, lzma.LZMAError) as error:
             print(f"{package}: skipped ({error})", file=sys.stderr)
+            unreachable.append(package)
             continue
         taken: Counter = Counter()
         for path, data in files:
@@ -197,8 +203,14 @@ def main(argv: list[str] | None = None) -> int:
                        "accuracy": round(hits / len(files), 3), "named": answered,
                        "read_as": dict(Counter(g for g in guesses if g != truth).most_common(3))}
         total, right, named = total + len(files), right + hits, named + answered
-    print(json.dumps({
-        "packages": len(packages), "languages": len(rows), "files": total,
+    floors = Floors()
+    # measured 0.900 at 3 packages per toolchain (0.869 before Lisp dialects, Emacs Lisp, Meson and
+    # Rd were told by their own forms); the issue's goal for a named language is 0.90
+    floors.at_least("named_precision", round(right / named, 4) if named else None, 0.85)
+    # measured 0.738: a third of these languages no content model names (Properties, Meson, RPM specs)
+    floors.at_least("accuracy", round(right / total, 4) if total else None, 0.6)
+    floors.emit({
+        "packages": len(packages), "unreachable": len(unreachable), "languages": len(rows), "files": total,
         "accuracy": round(right / total, 4) if total else None,
         "named_precision": round(right / named, 4) if named else None,
         "unknown_share": round(1 - named / total, 4) if total else None,
@@ -209,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
                       for reader, (n, hit, answered) in sorted(by_reader.items())},
         "most_confused": [f"{truth} -> {guess}: {count}" for (truth, guess), count in confusions.most_common(25)],
         "by_language": rows,
-    }, indent=1))
+    })
     return 0
 
 

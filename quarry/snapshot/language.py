@@ -23,7 +23,7 @@ from importlib import resources
 from pygments.lexers import _mapping, find_lexer_class
 from pygments.modeline import get_filetype_from_buffer
 
-from quarry.snapshot import token_model
+from quarry.snapshot import dialects, token_model
 
 UNKNOWN = "unknown"
 SHEBANG = re.compile(rb"^#!\s*(\S+)(?:\s+(\S+))?")
@@ -227,7 +227,9 @@ def looks_like_prose(text: str) -> bool:
 
 def from_content(data: bytes) -> str | None:
     """The language read in ``data`` (a Pygments name), or None when the evidence is weak.
-    Roff, which the model has no class for, by its own first request or comment line. Magika's
+    Roff, which the model has no class for, by its own first request or comment line; Emacs
+    Lisp, Racket, Meson and Rd by forms only they write (quarry.snapshot.dialects), and a Lisp
+    file's dialect among Scheme, Emacs Lisp and Common Lisp likewise. Magika's
     answer when it is sure, unless it names code and the token model leans to a language Magika
     has no class for (Magika reads F# as OCaml): then that one if the token model is sure. Then
     plain text, where Magika says plain text (or a doubtful text format, or nothing) and the
@@ -239,9 +241,16 @@ def from_content(data: bytes) -> str | None:
     if ROFF.match(data):
         return "Groff"
     text = data[:CONTENT_BYTES].decode("utf-8", "replace")
+    own_forms = dialects.from_conventions(text) or dialects.by_signature(text)
+    if own_forms:
+        return own_forms   # a language neither model names, by forms only it writes
     prediction = _magika().identify_bytes(data[:CONTENT_BYTES]).prediction
     name = content_labels().get(prediction.dl.label, UNKNOWN)
     magika_sure = prediction.score >= MIN_CONTENT_SCORE and name not in ("Text only", UNKNOWN)
+    if magika_sure and name == "Common Lisp":   # Magika's one label for the Lisp family
+        dialect = dialects.lisp_dialect(text)
+        if dialect != name:
+            return dialect   # its own forms: surer than the token model's lean to another Lisp
     if magika_sure and prediction.dl.group != "code":
         return name    # a text format (Markdown, JSON) the token model has no class for
     guess = token_model.model().guess(text)

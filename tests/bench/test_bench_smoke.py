@@ -211,3 +211,9 @@ def test_language():
     floors = run_bench("language.py", "--per-language", "20")
     assert_guards(floors, "overall_accuracy", "named_precision", "natural_language_accuracy", "Python.accuracy",
                   "Perl.accuracy", "C.accuracy", "Groff.accuracy")
+
+
+@pytest.mark.slow   # downloads Debian source tarballs (a package registry; cached in ~/.cache/quarry-bench)
+def test_language_sources():
+    floors = run_bench("language_sources.py", "--packages-per-toolchain", "1", "--per-language", "20", timeout=1200)
+    assert_guards(floors, "named_precision", "accuracy")
