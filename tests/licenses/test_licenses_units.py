@@ -97,6 +97,27 @@ def test_a_copyright_line_naming_no_licence_is_not_a_statement(line):
     assert license_header(f"{line}\nint main(void);\n", 40) is None
 
 
+BLOCK_HEADERS = [
+    # lines between the markers carry none of their own, as glibc's and nettle's headers write them
+    "/* Tally: counting helpers.\n\n   This library is free software; you can "
+    "redistribute it under the terms of the GNU Lesser General Public\n   License, version 2.1 or later.  */",
+    "<!--\n  Tally's templates.\n  Licensed under the Apache License, Version 2.0.\n-->",
+    "{- Tally\n   Released under the BSD-3-Clause licence.\n-}",
+    "(* Tally\n   Licensed under the MIT license. *)",
+    # permissive grants that never say "license"
+    "/* tally.h\n\n  Permission is granted to anyone to use this software for any purpose, subject to the\n"
+    "  following restrictions: this notice may not be removed.\n*/",
+    "/*\n * Permission to use, copy, modify, and distribute this software for any purpose with or without\n"
+    " * fee is hereby granted.\n */",
+]
+
+
+@pytest.mark.parametrize("header", BLOCK_HEADERS)
+def test_a_block_comment_header_is_read_to_its_end_and_no_further(header):
+    text = f"{header}\n#ifndef TALLY_H\n#define TALLY_H 1\n#include <stddef.h>\nint tally(void);\n#endif\n"
+    assert license_header(text, 40) == header
+
+
 def test_missing_scancode_is_a_clear_error(monkeypatch, tmp_path):
     monkeypatch.setenv("QUARRY_SCANCODE_PYTHON", str(tmp_path / "nope" / "python"))
     with pytest.raises(ScanCodeError, match="QUARRY_SCANCODE_PYTHON.*no such interpreter.*scancode-toolkit"):
@@ -150,3 +171,9 @@ def test_a_copyright_line_that_names_a_licence_is_never_dropped(line):
 
     assert normalize(line) == " ".join(line.split())
     assert normalize("Copyright 2010 Holder <h@mit.edu>\nCopyright 2011 P <p@FreeBSD.org>") == ""
+
+
+def test_preprocessor_lines_around_a_header_are_passed_over():
+    header = "/*\n * This source code is licensed under the BSD-style license found in the LICENSE file.\n */"
+    text = f"#if !defined(TALLY_STABLE_ONLY)\n{header}\n#pragma once\n#include <cstdint>\nint tally();\n#endif\n"
+    assert license_header(text, 40) == header

@@ -34,12 +34,20 @@ _SPDX_TAIL = re.compile(r"\s*(\*/|-->|--\}|\*\)|#\}|'''|\"\"\")\s*$")
 # What makes a header a licence statement, licences' short names included ("GPLv2", "LGPL-2.1+", "BSD-3",
 # "Apache 2.0", "MPL 2.0"): a copyright line naming one is a grant ("(C) 2001 N. P., released under GPL v2")
 # and is never dropped from the header
-LICENSEISH = re.compile(r"licen[cs]|copyleft|permission is hereby granted|redistribution and use|"
+# (permissive grants that never say "license": zlib's "Permission is granted to anyone", ISC's
+# "Permission to use, copy, modify ... is hereby granted")
+LICENSEISH = re.compile(r"licen[cs]|copyleft|permission (?:is )?(?:hereby )?granted|permission to use,? copy|"
+                        r"is hereby granted|redistribution and use|"
                         r"gnu (lesser |affero )?general public|public domain|all rights reserved|proprietary|"
                         r"confidential|spdx|(?<![a-z])(?:a|l|lib)?gpl(?:v?\d|(?![a-z]))|"
                         r"\b(?:mpl|epl|cddl|eupl)[-\s]?v?\d|\bbsd[-\s]?\d|\bapache[-\s]+(?:v(?:ersion)?\s*)?2", re.I)
 _COPYRIGHT_ONLY = re.compile(r"^\W*(copyright\b|\(c\)|©)", re.I)
-_COMMENT = re.compile(r"^\s*(#|//|/\*|\*|--|;|%|<!--|\"\"\"|'''|\{-|\(\*|rem\b|@REM|!)", re.I)
+# (a C preprocessor line is no comment: `#include`, `#ifndef`, `#define`; _PREPROCESSOR)
+_COMMENT = re.compile(r"^\s*(#(?!(?:include|define|undef|ifn?def|if|elif|else|endif|pragma|import)\b)|//|/\*|\*|--|;|%"
+                      r"|<!--|\"\"\"|'''|\{-|\(\*|rem\b|@REM|!)", re.I)
+# A preprocessor line among a header's comments (an include guard, a `#if` around the whole file): passed over,
+# neither part of the header nor its end.
+_PREPROCESSOR = re.compile(r"^\s*#\s*(?:include|define|undef|ifn?def|if|elif|else|endif|pragma|import)\b")
 MAX_HEADER_CHARS = 8000  # a header is prose; a longer block is minified code or data
 _spdx = get_spdx_licensing()
 
@@ -215,20 +223,41 @@ def spdx_identifier(text: str, max_lines: int) -> str | None:
     return None
 
 
+# Block comments: (opening, closing) markers; C's, HTML's, Haskell's, OCaml's and Pascal's, Lua's.
+_BLOCK_COMMENTS = (("/*", "*/"), ("<!--", "-->"), ("{-", "-}"), ("(*", "*)"), ("--[[", "]]"))
+
+
+def _opened_block(line: str) -> str | None:
+    """The closing marker a comment line starting a block comment leaves open, else None."""
+    for opening, closing in _BLOCK_COMMENTS:
+        if line.startswith(opening) and closing not in line[len(opening):]:
+            return closing
+    return None
+
+
 def license_header(text: str, max_lines: int) -> str | None:
     """The leading comment block (shebang and blank lines allowed), without copyright-only lines,
     when it mentions a license; None otherwise. Dropping the copyright lines lets the same header
-    under different owners and years hit the same cache entry."""
+    under different owners and years hit the same cache entry. Inside a block comment a line needs
+    no marker of its own (glibc's headers indent their lines between `/*` and `*/`)."""
     block: list[str] = []
     in_docstring = False
+    closing = None   # the marker that ends the block comment the header is in
     for number, line in enumerate(text[:MAX_HEADER_CHARS * 2].splitlines()[:max_lines]):
         stripped = line.strip()
         if number == 0 and stripped.startswith("#!"):
+            continue
+        if closing:
+            block.append(line)
+            closing = None if closing in stripped else closing
+            continue
+        if not in_docstring and _PREPROCESSOR.match(line):
             continue
         quotes = stripped.count('"""') + stripped.count("'''")
         if in_docstring or _COMMENT.match(line) or not stripped:
             block.append(line)
             in_docstring = in_docstring != (quotes % 2 == 1)
+            closing = None if in_docstring else _opened_block(stripped)
             continue
         break
     kept = [line for line in block if not (_COPYRIGHT_ONLY.match(line) and not LICENSEISH.search(line))]
