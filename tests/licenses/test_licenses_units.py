@@ -177,3 +177,20 @@ def test_preprocessor_lines_around_a_header_are_passed_over():
     header = "/*\n * This source code is licensed under the BSD-style license found in the LICENSE file.\n */"
     text = f"#if !defined(TALLY_STABLE_ONLY)\n{header}\n#pragma once\n#include <cstdint>\nint tally();\n#endif\n"
     assert license_header(text, 40) == header
+
+
+LIBRARY_NOTICE = ("   This file is part of the GNU Tally Library.\n\n"
+                  "   The GNU Tally Library is free software; you can redistribute it\n"
+                  "   and/or modify it under the terms of the GNU Lesser General Public License as published by\n"
+                  "   the Free Software Foundation; either version 2.1 of the License, or (at your option) any\n"
+                  "   later version.  */\n")
+
+
+def test_one_librarys_headers_under_their_own_titles_are_one_text_for_scancode():
+    from quarry.curation.licenses.cache import text_key
+
+    headers = [f"/* {title}\n   Copyright (C) {year} The Tally Authors.\n{LIBRARY_NOTICE}#include <stddef.h>\n"
+               for title, year in (("Counting helpers.", 2001), ("obstack.h - object stack macros", 2019))]
+    statements = [license_header(header, 40) for header in headers]
+    assert all(statements) and statements[0] != statements[1]
+    assert text_key(statements[0]) == text_key(statements[1])   # one ScanCode call answers both

@@ -11,7 +11,8 @@ runs split at four empty lines) see the same structure.
 ``license_part`` then leaves out, from a notice (a text of at most 40 lines, such as a file's
 license header), the leading and trailing paragraphs that say nothing about rights (no license,
 copyright, warranty or grant word): the module docstring after a license header, the title above
-it. What ScanCode is shown, and the cache key, is that part; every text
+it, and the first paragraph's leading lines that say nothing about rights (a title on the line above
+"This file is part of ..."). What ScanCode is shown, and the cache key, is that part; every text
 with the same part gets the same answer, whichever text brought it.
 """
 
@@ -81,10 +82,20 @@ def license_part(normal: str) -> str:
         return normal  # a license file: its paragraphs all belong to it
     paragraphs = re.split(r"\n\n+", normal)
     rights = [i for i, paragraph in enumerate(paragraphs) if RIGHTS_WORDS.search(paragraph)]
-    if not rights or (rights[0] == 0 and rights[-1] == len(paragraphs) - 1):
+    if not rights:
         return normal
     kept = re.split(r"(\n\n+)", normal)[2 * rights[0]:2 * rights[-1] + 1]  # the separators kept as they were
+    kept[0] = _from_first_rights_line(kept[0])
     return "".join(kept)
+
+
+def _from_first_rights_line(paragraph: str) -> str:
+    """A paragraph without its leading lines that say nothing about rights: a file's own title
+    above "This file is part of the GNU C Library." (one title per file made every header of a
+    library a text of its own for ScanCode)."""
+    lines = paragraph.split("\n")
+    first = next((i for i, line in enumerate(lines) if RIGHTS_WORDS.search(line)), 0)   # (a word may span lines)
+    return "\n".join(lines[first:])
 
 
 def normal_key(normal: str) -> str:
