@@ -217,3 +217,9 @@ def test_language():
 def test_language_sources():
     floors = run_bench("language_sources.py", "--packages-per-toolchain", "1", "--per-language", "20", timeout=1200)
     assert_guards(floors, "named_precision", "accuracy")
+
+
+@pytest.mark.slow   # plain ScanCode on whole files
+def test_license_statements():
+    floors = run_bench("license_statements.py", "--files", "60", timeout=1200)
+    assert_guards(floors, "agreement", "stage_found_nothing_share")
