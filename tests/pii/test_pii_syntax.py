@@ -420,13 +420,7 @@ def test_a_command_word_a_query_parameter_and_a_sql_identity_are_literals(text, 
     ('ssh-keygen -t ed25519 -N "" -f deploy_key\n', None), ('unzip -P "$ZIP_PASSWORD" backup.zip\n', None),
     ("vault login -method=userpass username=deploy\n", None), ("vault login $VAULT_TOKEN\n", None),
     ("x = f(token=someVariableName)\n", None),
-])
-def test_passphrases_and_tokens_that_commands_take(text, value):
-    found = [text[f.start:f.end] for f in detect(text)]
-    assert found == ([value] if value else []), text
-
-
-@pytest.mark.parametrize("text,value", [
+    # a command's environment words, a login's call, git's config
     ("heroku config:set DB_PASSWORD=river.falcon42\n", "river.falcon42"),
     ("fly secrets set DB_PASSWORD=Orbit2291x LOG_LEVEL=debug\n", "Orbit2291x"),
     ("env SMTP_PASSWORD=tundra.ember.9 ./send-report\n", "tundra.ember.9"),
@@ -442,6 +436,6 @@ def test_passphrases_and_tokens_that_commands_take(text, value):
     ('user.login("alice2024")\n', None), ("git config --global credential.helper store\n", None),
     ("keytool -list -keystore cacerts -storepass changeit\n", None),
 ])
-def test_passwords_in_a_commands_environment_words_a_logins_call_and_gits_config(text, value):
+def test_passphrases_and_tokens_that_commands_and_calls_take(text, value):
     found = [text[f.start:f.end] for f in detect(text)]
     assert found == ([value] if value else []), text
