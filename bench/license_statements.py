@@ -84,11 +84,12 @@ def main(argv: list[str] | None = None) -> int:
     agree = sum(a == b for a, b in zip(ours, plain_answers))
     differ = [{"path": path, "stage": a, "plain": b} for (path, _), a, b in zip(files, ours, plain_answers) if a != b]
     floors = Floors()
-    # measured 0.964 of 250 (0.916 before block comments and preprocessor lines were read as C writes them)
+    # measured 0.952 of 250 (0.924 before block comments and preprocessor lines were read as C writes them)
     floors.at_least("agreement", round(agree / len(files), 4) if files else None, 0.93)
-    # a licence plain ScanCode finds in a file's first lines that the stage's statement misses: 0 of 250 (15 before)
-    floors.at_most("stage_found_nothing_share", round(sum(a is None and b is not None for a, b in zip(ours, plain_answers))
-                                                      / len(files), 4) if files else None, 0.02)
+    # a licence plain ScanCode finds that the stage's statement misses: 4 of 250 (12 before), each stated after the
+    # imports, where the stage does not read (a package's own licence governs those files)
+    stage_missed = sum(a is None and b is not None for a, b in zip(ours, plain_answers))
+    floors.at_most("stage_found_nothing_share", round(stage_missed / len(files), 4) if files else None, 0.02)
     floors.emit({"files": len(files), "agree": agree, "statements_asked": len(asked),
                  "stage_seconds": round(stage_seconds, 1), "plain_seconds": round(plain_seconds, 1),
                  "stage_found_nothing": sum(d["stage"] is None for d in differ),
