@@ -194,3 +194,11 @@ def test_one_librarys_headers_under_their_own_titles_are_one_text_for_scancode()
     statements = [license_header(header, 40) for header in headers]
     assert all(statements) and statements[0] != statements[1]
     assert text_key(statements[0]) == text_key(statements[1])   # one ScanCode call answers both
+
+
+@pytest.mark.parametrize("notice", ["This module is part of tally and is released under\nthe Apache 2.0 License.",
+                                    "Tally is distributed under the terms of the\nGNU General Public License, version 2."])
+def test_a_sentence_running_onto_the_rights_line_is_shown_whole(notice):
+    from quarry.curation.licenses.normalize import license_part, normalize
+
+    assert license_part(normalize(f"{notice}\n\nSee the AUTHORS file.")) == notice

@@ -89,13 +89,21 @@ def license_part(normal: str) -> str:
     return "".join(kept)
 
 
+# A line that leaves its sentence open: the next starts in lower case, or it ends on a word that
+# cannot end one ("... is released under" / "the Apache 2.0 License").
+_OPEN_ENDING = re.compile(r"\b(?:the|a|an|of|under|by|to|and|or|with|in|for|as|is|are|be)$", re.I)
+
+
 def _from_first_rights_line(paragraph: str) -> str:
     """A paragraph without its leading lines that say nothing about rights: a file's own title
     above "This file is part of the GNU C Library." (one title per file made every header of a
-    library a text of its own for ScanCode)."""
+    library a text of its own for ScanCode). A line whose sentence runs on stays, and all after it."""
     lines = paragraph.split("\n")
-    first = next((i for i, line in enumerate(lines) if RIGHTS_WORDS.search(line)), 0)   # (a word may span lines)
-    return "\n".join(lines[first:])
+    for i, line in enumerate(lines):
+        runs_on = i + 1 < len(lines) and (lines[i + 1][:1].islower() or _OPEN_ENDING.search(line) is not None)
+        if runs_on or RIGHTS_WORDS.search(line):
+            return "\n".join(lines[i:])
+    return paragraph
 
 
 def normal_key(normal: str) -> str:
