@@ -42,11 +42,9 @@ LICENSEISH = re.compile(r"licen[cs]|copyleft|permission (?:is )?(?:hereby )?gran
                         r"confidential|spdx|(?<![a-z])(?:a|l|lib)?gpl(?:v?\d|(?![a-z]))|"
                         r"\b(?:mpl|epl|cddl|eupl)[-\s]?v?\d|\bbsd[-\s]?\d|\bapache[-\s]+(?:v(?:ersion)?\s*)?2", re.I)
 _COPYRIGHT_ONLY = re.compile(r"^\W*(copyright\b|\(c\)|©)", re.I)
-# (a C preprocessor line is no comment: `#include`, `#ifndef`, `#define`; _PREPROCESSOR)
-_COMMENT = re.compile(r"^\s*(#(?!(?:include|define|undef|ifn?def|if|elif|else|endif|pragma|import)\b)|//|/\*|\*|--|;|%"
-                      r"|<!--|\"\"\"|'''|\{-|\(\*|rem\b|@REM|!)", re.I)
+_COMMENT = re.compile(r"^\s*(#|//|/\*|\*|--|;|%|<!--|\"\"\"|'''|\{-|\(\*|rem\b|@REM|!)", re.I)
 # A preprocessor line among a header's comments (an include guard, a `#if` around the whole file): passed over,
-# neither part of the header nor its end.
+# neither part of the header nor its end (read before _COMMENT, whose `#` it is not).
 _PREPROCESSOR = re.compile(r"^\s*#\s*(?:include|define|undef|ifn?def|if|elif|else|endif|pragma|import)\b")
 MAX_HEADER_CHARS = 8000  # a header is prose; a longer block is minified code or data
 _spdx = get_spdx_licensing()
