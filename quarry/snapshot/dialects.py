@@ -66,21 +66,22 @@ def by_signature(text: str) -> str | None:
     for language, (literals, forms, needed) in _SIGNATURES.items():
         if not any(literal in text for literal in literals):
             continue
-        if len({_form_kind(m.group()) for m in forms.finditer(text)}) >= needed:
+        if _kinds(forms, text) >= needed:
             return language
     return None
 
 
-def _form_kind(form: str) -> str:
-    """One kind per form, whatever its arguments: `subdir('a'` and `subdir('b'` are one."""
-    return re.sub(r"[\s('{].*", "", form.strip(), flags=re.S) or form
+def _kinds(forms: re.Pattern, text: str) -> int:
+    """How many different forms of ``forms`` the text writes, whatever their arguments and
+    spacing: `subdir('a'` and `subdir('b'` are one, `(define (f)` and `(define-syntax` two."""
+    return len({re.split(r"[\s('{]", m.group().strip().lstrip("("), maxsplit=1)[0] or m.group()
+                for m in forms.finditer(text)})
 
 
 def lisp_dialect(text: str) -> str:
     """Which Lisp a file Magika reads as Lisp is written in: the dialect with the most of its own
     special forms, Common Lisp (what Magika's label was trained on) when none has more."""
-    kinds = {dialect: len({m.group().rstrip(" \t'(") for m in forms.finditer(text)})
-             for dialect, forms in _LISP_FORMS.items()}
+    kinds = {dialect: _kinds(forms, text) for dialect, forms in _LISP_FORMS.items()}
     common = kinds["Common Lisp"]
     best = max(("Scheme", EMACS_LISP), key=lambda dialect: kinds[dialect])
     return best if kinds[best] > common else "Common Lisp"
