@@ -133,9 +133,9 @@ def _looks_like_password(value: str) -> bool:
 
 
 # what these take is a password, whatever its shape
-_ONLY_PASSWORDS = {_SHORT_FLAG, _CLIENT_FLAG, _OPENSSL_PASS, _JAVA_STOREPASS, _HTPASSWD, _CHPASSWD, _SMB_USER, _SECURE_STRING, _PIPED_SECURE_STRING,
-                   _REDIS_AUTH, _PIPED_PASSWORD, _LOGIN_PASSWORD, _PASSWORD_DIRECTIVE, _SQL_IDENTIFIED_BY, _PASSPHRASE_FLAG,
-                   _VAULT_LOGIN, _PGPASS}
+_ONLY_PASSWORDS = {_SHORT_FLAG, _CLIENT_FLAG, _OPENSSL_PASS, _JAVA_STOREPASS, _HTPASSWD, _CHPASSWD, _SMB_USER,
+                   _SECURE_STRING, _PIPED_SECURE_STRING, _REDIS_AUTH, _PIPED_PASSWORD, _LOGIN_PASSWORD,
+                   _PASSWORD_DIRECTIVE, _SQL_IDENTIFIED_BY, _PASSPHRASE_FLAG, _VAULT_LOGIN, _PGPASS}
 GATES = tuple(g for _, gate in _PATTERNS for g in gate)  # scanned with the other detectors' (quarry.curation.pii.gates)
 register(GATES)
 

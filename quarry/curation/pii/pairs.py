@@ -14,8 +14,8 @@ them, in the syntaxes that write it so:
 - a setter's or a builder's one string (``ds.setPassword("...")``, ``.apiKey("...")``), a
   credentials object's parts, the password last (``new BasicCredentials("user", "...")``), a
   login's user then password (``server.login(sender, "...")``) or a bot's one token;
-- a command's words: ``npm config set //host/:_authToken ...``, ``git config github.token ...``, ``curl -H "X-Auth-Token: ..."``,
-  csh's ``setenv API_TOKEN ...`` and fish's ``set -gx API_TOKEN ...``;
+- a command's words: ``npm config set //host/:_authToken ...``, ``git config github.token ...``,
+  ``curl -H "X-Auth-Token: ..."``, csh's ``setenv API_TOKEN ...`` and fish's ``set -gx API_TOKEN ...``;
 - nginx's ``fastcgi_param DB_PASSWORD ...;``, a string holding ``NAME=value`` whole
   (``withEnv(["DB_PASSWORD=..."])``);
 - a Dockerfile's legacy ``ENV NAME value`` and Apache's ``SetEnv NAME value`` (the value is the
@@ -36,6 +36,8 @@ from quarry.curation.pii.gates import present_literals, register
 
 _STRING = r"\"(?P<value>[^\"\\\r\n]{1,512})\""
 _QUOTED = r"(?P<q>[\"'])(?P<value>[^\"'\\\r\n]{1,512})(?P=q)"   # a string in either quote
+# a command's last word, quoted or not: what a command ends with (`;`, `&`, `|`, a comment, the line's end) follows
+_LAST_WORD = r"(?P<q>[\"']?)(?P<value>[^\s\"']{1,512})(?P=q)(?=[ \t]*(?:[;&|#]|\r?$))"
 
 # a keyword starts with ':' where a symbol could not go on (not 'a:b', not '::'); then blanks and a string
 _KEYWORD_PAIR = re.compile(r":(?<![\w:/.-]:)(?P<name>[\w.*+!?/-]{3,128})[ \t]+" + _STRING)
@@ -46,7 +48,7 @@ _LISP_DEFINITION = re.compile(r"\((?:def|defvar|defparameter|defconst|defconstan
 _DOCKER_LEGACY_ENV = re.compile(r"(?m)(?:ENV|SetEnv)[ \t]+(?P<name>[A-Za-z_][\w.-]{0,64})[ \t]+(?P<value>[^\s=][^\r\n]*?)[ \t]*\r?$")
 # csh's `setenv NAME value` and fish's `set -gx NAME value`: one shell word, quoted or not
 _SHELL_SETENV = re.compile(r"(?:setenv|set(?:[ \t]+--?[A-Za-z]+)+)[ \t]+(?P<name>[A-Za-z_]\w{0,64})[ \t]+"
-                           r"(?P<q>[\"']?)(?P<value>[^\s\"']{1,512})(?P=q)(?=[ \t]*(?:[;&|#]|\r?$))", re.M)
+                           + _LAST_WORD, re.M)
 # a shell's `read` of a here-string: `read -r DB_PASSWORD <<< "..."` (one shell word, quoted or not)
 _HERE_STRING_READ = re.compile(r"read[ \t]+(?:-[A-Za-z]+[ \t]+)*(?P<name>[A-Za-z_]\w{0,64})[ \t]*<<<[ \t]*"
                                r"(?P<q>[\"']?)(?P<value>[^\s\"']{1,512})(?P=q)(?=[ \t]*(?:[;&|#)]|\r?$))", re.M)
@@ -81,7 +83,8 @@ _CREDENTIALS_CALL = re.compile(r"(?P<call>\w*(?:Credentials?|Auth|Authentication
 # `client.login("app", "...")`), or a token as its one argument (a chat bot's `client.login("...")`); an
 # anonymous login's password is by custom an e-mail address, no secret
 _LOGIN_CALL = re.compile(r"(?<![\w$])(?:login|logIn|log_in|signIn|sign_in|authenticate)\([ \t]*"
-                         r"(?:(?![\"']?(?:anonymous|ftp)[\"'])(?P<user>(?P<q0>[\"'])[^\"'\\\r\n]{0,256}(?P=q0)|[A-Za-z_$][\w.$]{0,64})[ \t]*,[ \t]*)?"
+                         r"(?:(?![\"']?(?:anonymous|ftp)[\"'])"
+                         r"(?P<user>(?P<q0>[\"'])[^\"'\\\r\n]{0,256}(?P=q0)|[A-Za-z_$][\w.$]{0,64})[ \t]*,[ \t]*)?"
                          + _QUOTED + r"[ \t]*\)")
 # an XML element named for a credential, its text the value (read trimmed: '<apiToken>\n    ...\n</apiToken>')
 _CREDENTIAL_ELEMENT = re.compile(
@@ -99,10 +102,10 @@ _XML_NAME_VALUE = re.compile(r"<(?P<field>name|key)>[ \t]*(?P<name>[^<\s]{3,128}
 _XML_SETTING = re.compile(r"<setting[ \t]+name=\"(?P<name>[^\"<>]{3,128})\"[^<>]*>\s{0,64}<value>\s*(?P<value>[^<\s]{1,512})\s*</value>")
 # a tool's `config set NAME VALUE` (aws configure, npm, yarn, pnpm, git): one shell word, quoted or not
 _CONFIG_SET = re.compile(r"config(?:ure)?[ \t]+set[ \t]+(?:--?[\w-]+[ \t]+)*(?P<name>[^\s=\"']{3,128})[ \t]+"
-                         r"(?P<q>[\"']?)(?P<value>[^\s\"']{1,512})(?P=q)(?=[ \t]*(?:[;&|#]|\r?$))", re.M)
+                         + _LAST_WORD, re.M)
 # git's `config [--global] NAME VALUE` (`git config --global github.token ...`)
 _GIT_CONFIG = re.compile(r"git[ \t]+config[ \t]+(?:--(?:global|local|system|worktree|add|replace-all)[ \t]+)*"
-                         r"(?P<name>[\w.-]{3,128})[ \t]+(?P<q>[\"']?)(?P<value>[^\s\"']{1,512})(?P=q)(?=[ \t]*(?:[;&|#]|\r?$))", re.M)
+                         r"(?P<name>[\w.-]{3,128})[ \t]+" + _LAST_WORD, re.M)
 # a placeholder's default (Spring's `${db.password:value}`; not a shell's `${VAR:-value}`, read elsewhere)
 _PLACEHOLDER_DEFAULT = re.compile(r"\$\{(?P<name>[\w.-]{3,128}):(?P<value>[^-=+?}\s:][^}\s]{0,255})\}")
 # an Erlang / Elixir config tuple: `{password, "..."}`, `{:api_key, "..."}`; a C / C# / Lua initializer's
@@ -153,7 +156,8 @@ _IN_LINE = ((_NAME_THEN_STRING, tuple(end + blank + quote for end in _NAME_ENDS 
             (_CREDENTIALS_CALL, ("Credentials(", "Credential(", "Auth(", "Authentication(", "set_password(")),
             (_LOGIN_CALL, ("login(", "logIn(", "log_in(", "signIn(", "sign_in(", "authenticate(")),
             (_SYMBOL_PAIR, tuple(end + comma + quote for end in _NAME_ENDS for comma in (", ", ",") for quote in "\"'")),
-            (_CONFIG_SET, ("config set ", "configure set ")), (_GIT_CONFIG, ("git config ",)), (_KEYED_ELEMENT, (' key="', ' name="')))
+            (_CONFIG_SET, ("config set ", "configure set ")), (_GIT_CONFIG, ("git config ",)),
+            (_KEYED_ELEMENT, (' key="', ' name="')))
 _ELEMENT_ENDS = tuple(end + ">" for end in _NAME_ENDS)
 # looked for in one scan with the other detectors' literals (quarry.curation.pii.gates)
 register(literal for _, literals in (*_STARTS, *_IN_LINE, (None, _ELEMENT_ENDS)) for literal in literals)
