@@ -8,7 +8,9 @@ from hypothesis import strategies as st
 
 from quarry.config import as_params
 from quarry.errors import ConfigError
+from quarry.curation.licenses.cache import text_key
 from quarry.curation.licenses.engine import ScanCodeError, ScanCodeWorker, scancode_python
+from quarry.curation.licenses.normalize import license_part, normalize
 from quarry.curation.licenses.policy import LicensePolicy, drop_references, expression_category
 from quarry.curation.licenses.sources import declared_licenses, license_header, repo_file_tier, spdx_identifier
 
@@ -187,8 +189,6 @@ LIBRARY_NOTICE = ("   This file is part of the GNU Tally Library.\n\n"
 
 
 def test_one_librarys_headers_under_their_own_titles_are_one_text_for_scancode():
-    from quarry.curation.licenses.cache import text_key
-
     headers = [f"/* {title}\n   Copyright (C) {year} The Tally Authors.\n{LIBRARY_NOTICE}#include <stddef.h>\n"
                for title, year in (("Counting helpers.", 2001), ("obstack.h - object stack macros", 2019))]
     statements = [license_header(header, 40) for header in headers]
@@ -199,6 +199,4 @@ def test_one_librarys_headers_under_their_own_titles_are_one_text_for_scancode()
 @pytest.mark.parametrize("notice", ["This module is part of tally and is released under\nthe Apache 2.0 License.",
                                     "Tally is distributed under the terms of the\nGNU General Public License, version 2."])
 def test_a_sentence_running_onto_the_rights_line_is_shown_whole(notice):
-    from quarry.curation.licenses.normalize import license_part, normalize
-
     assert license_part(normalize(f"{notice}\n\nSee the AUTHORS file.")) == notice
