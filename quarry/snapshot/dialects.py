@@ -1,26 +1,46 @@
 """Forms that only one language writes: evidence for languages that neither content model names.
 
 Magika has one label for the whole Lisp family (trained on Common Lisp files) and none for Emacs
-Lisp, Scheme, Meson or R's documentation, which it reads as the nearest language it knows (Lisp,
-Python or Starlark, LaTeX). The token model has no class for them either. Each is told here by
-the forms its own documentation prescribes and no near language writes:
+Lisp, Scheme, Meson, R's documentation, CUDA, Java's properties or systemd's units, which it reads
+as the nearest language it knows (Lisp, Python or Starlark, LaTeX, C, INI). Nor does it tell a
+language from its superset or dialect: D from C, Cython and Nim from Python, Vala from C#,
+SystemVerilog from Verilog, fixed-form from free-form Fortran. Each is told here by the forms its
+own documentation prescribes and no near language writes:
 
 - Emacs Lisp: a library's header line (``;;; name.el --- summary``) and footer (``;;; name.el
   ends here``), or the ``lexical-binding`` file variable (Emacs Lisp's own);
 - Racket: the ``#lang`` line every module starts with;
-- within Magika's Lisp: Scheme's, Emacs Lisp's and Common Lisp's own special forms, counted;
 - Meson: the built-in ``meson`` object, its block ends (``endif``, ``endforeach``) and calls;
-- Rd: the sections every R documentation file has (``\\name``, ``\\alias``, ``\\title``, ...).
+- Rd: the sections every R documentation file has (``\\name``, ``\\alias``, ``\\title``, ...);
+- CUDA: kernel qualifiers, launches (``<<<grid, block>>>``) and the thread index built-ins;
+- Java properties: every line a dotted ``key=value`` or a comment, no section;
+- within the language a model leans to, its dialects' own forms (`DIALECTS`), and the layout of
+  fixed-form Fortran (statements from column 7, continuation marks in column 6).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 EMACS_LISP = "EmacsLisp"
 _EMACS_LISP_CONVENTIONS = re.compile(
     r"\A\s*;;;[ \t]+[\w.+-]+\.el[ \t]+---|^;;;[ \t]+[\w.+-]+\.el[ \t]+ends here|-\*-[^\n]*\blexical-binding:", re.M)
 _RACKET_MODULE = re.compile(r"\A(?:;[^\n]*\n|\s)*#lang[ \t]+[\w/-]+")
+
+
+@dataclass(frozen=True)
+class Signature:
+    """A language's own forms: ``literals`` one of which its files hold (a substring test spares
+    most records the scan), ``forms`` (a named group names a form's kind, else its first word)
+    and how many different kinds make it sure."""
+    literals: tuple[str, ...]
+    forms: re.Pattern
+    needed: int
+
+    def found_in(self, text: str) -> bool:
+        return any(literal in text for literal in self.literals) and _kinds(self.forms, text) >= self.needed
+
 
 # Special forms only one Lisp writes (a form opening a list); each counted once however often it occurs.
 _LISP_FORMS = {
@@ -34,9 +54,6 @@ _LISP_FORMS = {
                               r"defconstant|format[ \t]+t\b|asdf:|ql:quickload)\b"),
 }
 
-# Languages whose files a content model reads as a near one, by the forms only they write: (literals
-# one of which a file of the language holds, the forms, how many different forms make it sure). The
-# literals spare most records the forms' scan (a scan of every record cost 0.5 ms, Magika's 8).
 _MESON_CALLS = ("executable(", "library(", "both_libraries(", "declare_dependency(", "custom_target(",
                 "configure_file(", "install_")
 _MESON_FORMS = re.compile(r"\bmeson\.\w+\(|^[ \t]*(?:endif|endforeach)[ \t]*(?:#.*)?$|^[ \t]*subdir\([ \t]*'"
@@ -44,10 +61,82 @@ _MESON_FORMS = re.compile(r"\bmeson\.\w+\(|^[ \t]*(?:endif|endforeach)[ \t]*(?:#
                           r"declare_dependency|custom_target|configure_file|install_headers|install_data)\(", re.M)
 _RD_SECTIONS = re.compile(r"^\\(?:name|alias|title|description|usage|arguments|value|examples|seealso|keyword|"
                           r"docType|encoding)\{", re.M)
+# Definitions and launches, not the bare words (a lexer or a translator lists those in strings).
+_CUDA_FORMS = re.compile(
+    r"(?P<kernel>\b__global__[ \t]+(?:\w+[ \t]+)*void[ \t]+\w+[ \t]*\()"
+    r"|(?P<function>\b__device__[ \t]+(?:(?:__host__|__forceinline__|inline|static)[ \t]+)*[\w:<>]+[ \t*&]+\w+[ \t]*\()"
+    r"|(?P<shared>\b__(?:shared|constant)__[ \t]+\w+)|(?P<launch>\w[ \t]*<<<[^;\n]*>>>[ \t]*\()"
+    r"|(?P<index>(?<![\w\"'])(?:threadIdx|blockIdx|blockDim|gridDim)\.[xyz]\b(?![\"']))"
+    r"|(?P<barrier>\b__syncthreads[ \t]*\([ \t]*\)[ \t]*;)|(?P<runtime>\bcuda(?:Malloc|Memcpy|Free|"
+    r"DeviceSynchronize|GetLastError)\w*[ \t]*\()")
+# Languages whose files a content model reads as a near one, by the forms only they write. The
+# literals spare most records the forms' scan (a scan of every record cost 0.5 ms, Magika's 8).
 _SIGNATURES = {
-    "Meson": (("meson.", "endif", "endforeach", "subdir(", "project(", *_MESON_CALLS), _MESON_FORMS, 2),
-    "Rd": (("\\name{",), _RD_SECTIONS, 3),
+    "Meson": Signature(("meson.", "endif", "endforeach", "subdir(", "project(", *_MESON_CALLS), _MESON_FORMS, 2),
+    "Rd": Signature(("\\name{",), _RD_SECTIONS, 3),
+    "CUDA": Signature(("__global__", "<<<", "threadIdx", "__device__"), _CUDA_FORMS, 2),
 }
+
+# Within a language a model leans to (a Pygments name), the dialects or supersets it does not tell
+# apart, each by forms the near language never writes (two kinds at least: one may sit in a
+# comment or a string).
+_D_FORMS = re.compile(
+    r"(?P<modules>^[ \t]*(?:module|(?:public[ \t]+|static[ \t]+)?import)[ \t]+\w+(?:\.\w+)*[ \t]*[;,:])"
+    r"|(?P<linkage>\bextern[ \t]*\((?:C|C\+\+|D|Windows|System)\))|(?P<alias>^[ \t]*alias[ \t]+\w)"
+    r"|(?P<instance>\b(?!operator!)\w+!\()|(?P<unittest>\bunittest[ \t]*\{)|(?P<attribute>@(?:safe|trusted|nogc)\b)"
+    r"|(?P<immutable>\bimmutable\b)|(?P<foreach>\bforeach(?:_reverse)?[ \t]*\([^;)\n]*;)"
+    r"|(?P<write>\bwrite(?:f?ln|f)[ \t]*\()|(?P<pragma>\bpragma[ \t]*\((?:msg|lib)\b)", re.M)
+# Cython's declarations at the top level (a Python docstring's example is indented).
+_CYTHON_FORMS = re.compile(
+    r"(?P<cdef>^c(?:p)?def[ \t]+\w)|(?P<ctypedef>^ctypedef[ \t]+\w)|(?P<cimport>^(?:from[ \t]+[\w.]+[ \t]+)?cimport[ \t]+\w)"
+    r"|(?P<extern>^cdef[ \t]+extern[ \t]+from\b)|(?P<local>^[ \t]+c(?:p)?def[ \t]+\w)"
+    r"|(?P<nogil>\bwith[ \t]+nogil[ \t]*:|\)[ \t]*nogil\b)|(?P<directive>^#[ \t]*cython:[ \t]*\w+[ \t]*=)", re.M)
+_NIM_FORMS = re.compile(
+    r"(?P<routine>^[ \t]*(?:proc|func|iterator|template|macro|method|converter)[ \t]+`?\w+`?\*?[ \t]*(?:\[[^\]\n]*\])?"
+    r"\([^\n]*\)[^\n]*=[ \t]*(?:#[^\n]*)?$)|(?P<pragma>\{\.[ \t]*\w+[^\n{}]*?\.?\})"
+    r"|(?P<binding>^[ \t]*(?:let|var|const)(?:[ \t]+\w+\*?[ \t]*[:=]|[ \t]*\n[ \t]+\w+\*?[ \t]*[:=]))"
+    r"|(?P<discard>^[ \t]*discard[ \t]+[\w(])|(?P<object>=[ \t]*(?:ref[ \t]+)?object(?:[ \t]+of[ \t]+\w+)?[ \t]*(?:#.*)?$)"
+    r"|(?P<main>\bwhen[ \t]+isMainModule\b)|(?P<echo>^[ \t]*echo[ \t(])", re.M)
+_VALA_FORMS = re.compile(
+    r"(?P<glib>^[ \t]*using[ \t]+GLib[ \t]*;|\bGLib\.\w)|(?P<ownership>\b(?:unowned|owned)[ \t]+\w)"
+    r"|(?P<ccode>\[CCode[ \t]*\()|(?P<errordomain>\berrordomain[ \t]+\w)|(?P<construct>\bconstruct[ \t]*\{)"
+    r"|(?P<signal>\bsignal[ \t]+\w+[\w.<>?]*[ \t]+\w+[ \t]*\()|(?P<connect>\.connect[ \t]*\()"
+    r"|(?P<throws>\)[ \t]*throws[ \t]+\w)|(?P<template>\[Gtk(?:Template|Child|Callback)\b)|(?P<dbus>\[DBus[ \t]*\()"
+    r"|(?P<printf>\b(?:stdout|stderr)\.printf[ \t]*\()", re.M)
+_SYSTEMVERILOG_FORMS = re.compile(
+    r"(?P<logic>\blogic\b)|(?P<always>\balways_(?:comb|ff|latch)\b)|(?P<bind>^[ \t]*bind[ \t]+\w)"
+    r"|(?P<assertion>\b(?:assert|assume|cover)[ \t]+property\b|\bassert[ \t]*\()"
+    r"|(?P<unit>^[ \t]*(?:(?:virtual[ \t]+)?(?:interface|class|package|program)[ \t]+\w+|"
+    r"endinterface|endclass|endpackage|endprogram)\b)|(?P<typedef>\btypedef[ \t]+(?:enum|struct|union)\b)"
+    r"|(?P<import>^[ \t]*import[ \t]+\w+::)|(?P<fill>[=(,][ \t]*'[01xzXZ](?![\w']))|(?P<wildcard>\(\.\*\))"
+    r"|(?P<modport>\bmodport\b)|(?P<unique>\b(?:unique|unique0|priority)[ \t]+(?:case|if)\b)", re.M)
+_SYSTEMD_FORMS = re.compile(
+    r"(?P<unit>^\[Unit\])|(?P<kind>^\[(?:Service|Socket|Timer|Mount|Automount|Swap|Path|Slice|Scope)\])"
+    r"|(?P<install>^\[Install\])|(?P<exec>^Exec(?:Start|Stop|Reload)(?:Pre|Post)?=)"
+    r"|(?P<order>^(?:WantedBy|RequiredBy|After|Before|Requires|Wants|BindsTo|PartOf|Conflicts)=)", re.M)
+_DESKTOP_FORMS = re.compile(r"(?P<group>^\[Desktop (?:Entry|Action [\w-]+)\])"
+                            r"|(?P<keys>^(?:Type|Exec|TryExec|Icon|Categories|Terminal|MimeType|StartupNotify)=)", re.M)
+_D = Signature(("import", "module", "extern", "alias", "!(", "write"), _D_FORMS, 2)
+DIALECTS: dict[str, dict[str, Signature]] = {
+    "C": {"D": _D},
+    "C++": {"D": _D},
+    "Python": {"Cython": Signature(("cdef", "cpdef", "cimport", "ctypedef", "nogil"), _CYTHON_FORMS, 2),
+               "Nimrod": Signature(("proc ", "{.", "let", "var", "discard", "echo"), _NIM_FORMS, 2)},
+    "C#": {"Vala": Signature(("GLib", "owned", "CCode", "errordomain", "construct", "signal", "connect", "throws",
+                              "[Gtk", "[DBus", "printf"), _VALA_FORMS, 2)},
+    "verilog": {"systemverilog": Signature(("logic", "always_", "bind", "assert", "class", "interface", "package",
+                                            "program", "typedef", "import", "'", ".*", "modport", "unique",
+                                            "priority"), _SYSTEMVERILOG_FORMS, 2)},
+    "INI": {"Systemd": Signature(("[Unit]", "[Install]", "[Service]", "[Socket]", "[Timer]"), _SYSTEMD_FORMS, 3),
+            "Desktop file": Signature(("[Desktop ",), _DESKTOP_FORMS, 2)},
+}
+
+# Fixed-form Fortran: columns 1-5 hold a label or nothing, column 6 a continuation mark, statements
+# begin in column 7; comments are marked in column 1 (c, C, * or !).
+_FIXED_COMMENT = re.compile(r"[cC*](?:[ \t\-=*+.]|$)|[ \t]*!|[ \t]*$")
+_FIXED_STATEMENT = re.compile(r"(?:[ \d]{5}[ 0]|\t)[ \t]*\S")
+_FIXED_CONTINUATION = re.compile(r"(?:[ \d]{5}[^\w\s]| {5}[1-9]|\t[1-9])")
+_PROPERTY = re.compile(r"[ \t]*([^\s=:#!\[][^\s=:]*)[ \t]*([=:])(.*)")
 
 
 def from_conventions(text: str) -> str | None:
@@ -63,25 +152,84 @@ def from_conventions(text: str) -> str | None:
 
 def by_signature(text: str) -> str | None:
     """A language that neither content model knows, where enough of its own forms are present."""
-    for language, (literals, forms, needed) in _SIGNATURES.items():
-        if not any(literal in text for literal in literals):
-            continue
-        if _kinds(forms, text) >= needed:
+    for language, signature in _SIGNATURES.items():
+        if signature.found_in(text):
             return language
+    return "Properties" if _properties_layout(text) else None
+
+
+def dialect_of(name: str, text: str, sure: bool) -> str | None:
+    """The dialect or superset of ``name`` (the language a model leans to, ``sure`` or not) that
+    the text's own forms show, or None where it shows none. The Lisps are told apart by which
+    has the most of its forms, not by a threshold, so only within a label the model is sure of."""
+    if name == "Common Lisp":
+        if not sure:
+            return None
+        dialect = _lisp_dialect(text)
+        return dialect if dialect != name else None
+    if name == "Fortran":
+        return "FortranFixed" if _fixed_form(text) else None
+    for dialect, signature in DIALECTS.get(name, {}).items():
+        if signature.found_in(text):
+            return dialect
     return None
 
 
 def _kinds(forms: re.Pattern, text: str) -> int:
     """How many different forms of ``forms`` the text writes, whatever their arguments and
-    spacing: `subdir('a'` and `subdir('b'` are one, `(define (f)` and `(define-syntax` two."""
-    return len({re.split(r"[\s('{]", m.group().strip().lstrip("("), maxsplit=1)[0] or m.group()
+    spacing: a named group is one kind, else its first word (`subdir('a'` and `subdir('b'` are
+    one, `(define (f)` and `(define-syntax` two)."""
+    return len({m.lastgroup or re.split(r"[\s('{]", m.group().strip().lstrip("("), maxsplit=1)[0] or m.group()
                 for m in forms.finditer(text)})
 
 
-def lisp_dialect(text: str) -> str:
+def _lisp_dialect(text: str) -> str:
     """Which Lisp a file Magika reads as Lisp is written in: the dialect with the most of its own
     special forms, Common Lisp (what Magika's label was trained on) when none has more."""
     kinds = {dialect: _kinds(forms, text) for dialect, forms in _LISP_FORMS.items()}
     common = kinds["Common Lisp"]
     best = max(("Scheme", EMACS_LISP), key=lambda dialect: kinds[dialect])
     return best if kinds[best] > common else "Common Lisp"
+
+
+def _fixed_form(text: str) -> bool:
+    """Every statement line keeps columns 1-6 for a label and a continuation mark, and the file
+    writes what free form cannot: a continuation mark in column 6 or a comment letter in column 1."""
+    statements = marks = 0
+    for line in text.splitlines():
+        if _FIXED_COMMENT.match(line) or line.startswith("#"):   # comments, blanks, preprocessor lines
+            marks += line[:1] in ("c", "C", "*")
+            continue
+        if _FIXED_CONTINUATION.match(line):
+            marks += 1
+        elif not _FIXED_STATEMENT.match(line):
+            return False           # a statement within columns 1-6: free form
+        statements += 1
+    return statements >= 2 and marks > 0
+
+
+def _properties_layout(text: str) -> bool:
+    """Java properties: every logical line a comment (``#``, ``!``) or ``key=value`` (a trailing
+    backslash continues the value), no section, most keys dotted (``log4j.rootLogger``) and set
+    with ``=`` (YAML's flat dotted keys take ``:``), values unquoted (TOML's take quoted strings)."""
+    if "=" not in text:
+        return False
+    keys = dotted = equals = quoted = 0
+    continued = False
+    for line in text.splitlines():
+        if continued:
+            continued = line.endswith("\\")
+            continue
+        stripped = line.strip()
+        if not stripped or stripped[0] in "#!":
+            continue
+        match = _PROPERTY.fullmatch(line)
+        if match is None:
+            return False
+        key, separator, value = match.groups()
+        keys += 1
+        dotted += "." in key
+        equals += separator == "="
+        quoted += value.strip()[:1] in ("\"", "'", "[", "{")
+        continued = line.endswith("\\")
+    return keys >= 3 and dotted * 2 >= keys and equals * 2 >= keys and quoted * 2 < keys

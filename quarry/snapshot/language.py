@@ -228,8 +228,9 @@ def looks_like_prose(text: str) -> bool:
 def from_content(data: bytes) -> str | None:
     """The language read in ``data`` (a Pygments name), or None when the evidence is weak.
     Roff, which the model has no class for, by its own first request or comment line; Emacs
-    Lisp, Racket, Meson and Rd by forms only they write (quarry.snapshot.dialects), and a Lisp
-    file's dialect among Scheme, Emacs Lisp and Common Lisp likewise. Magika's
+    Lisp, Racket, Meson, Rd, CUDA and Java properties by forms only they write
+    (quarry.snapshot.dialects), and within the language a model leans to, its dialect or superset
+    likewise (D in C, Cython and Nim in Python, Vala in C#, Scheme in Lisp, ...). Magika's
     answer when it is sure, unless it names code and the token model leans to a language Magika
     has no class for (Magika reads F# as OCaml): then that one if the token model is sure. Then
     plain text, where Magika says plain text (or a doubtful text format, or nothing) and the
@@ -247,13 +248,15 @@ def from_content(data: bytes) -> str | None:
     prediction = _magika().identify_bytes(data[:CONTENT_BYTES]).prediction
     name = content_labels().get(prediction.dl.label, UNKNOWN)
     magika_sure = prediction.score >= MIN_CONTENT_SCORE and name not in ("Text only", UNKNOWN)
-    if magika_sure and name == "Common Lisp":   # Magika's one label for the Lisp family
-        dialect = dialects.lisp_dialect(text)
-        if dialect != name:
-            return dialect   # its own forms: surer than the token model's lean to another Lisp
+    dialect = dialects.dialect_of(name, text, sure=magika_sure)
+    if dialect:
+        return dialect   # its own forms (Scheme in Magika's Lisp, D in its C): surer than either model
     if magika_sure and prediction.dl.group != "code":
         return name    # a text format (Markdown, JSON) the token model has no class for
     guess = token_model.model().guess(text)
+    dialect = dialects.dialect_of(guess.language, text, sure=False) if guess is not None and not magika_sure else None
+    if dialect:
+        return dialect   # where Magika is unsure, the token model's lean is told from its dialects likewise
     sure_tokens = guess.language if guess is not None and guess.margin >= MIN_TOKEN_MARGIN else None
     if magika_sure:
         lacking = guess is not None and guess.language not in _content_languages()

@@ -1,0 +1,89 @@
+"""Dialects and supersets that Magika reads as their near language (D as C, Cython and Nim as
+Python, Vala as C#, SystemVerilog as Verilog, fixed-form as free-form Fortran, systemd units and
+desktop entries as INI), and formats it has no label for (CUDA, Java properties): each told by
+forms only it writes, and the near language's own files left as they were."""
+
+from __future__ import annotations
+
+import pytest
+
+from quarry.snapshot import dialects, language
+
+D = ("module geometry.area;\n\nimport std.stdio;\nimport std.math : PI;\n\nimmutable double unit = 1.0;\n\n"
+     "double circle(double r) @safe pure\n{\n    return PI * r * r;\n}\n\nunittest\n{\n    assert(circle(unit) > 3.0);\n}\n\n"
+     "void main()\n{\n    foreach (r; [1.0, 2.0, 3.0])\n        writefln(\"%s -> %s\", r, circle(r));\n}\n")
+CYTHON = ("# cython: boundscheck=False\ncimport cython\nfrom libc.math cimport sqrt\n\ncdef class Point:\n"
+          "    cdef public double x, y\n\n    def __init__(self, double x, double y):\n        self.x = x\n        self.y = y\n\n"
+          "cpdef double norm(Point p) nogil:\n    return sqrt(p.x * p.x + p.y * p.y)\n\n"
+          "def norms(points):\n    cdef Point p\n    return [norm(p) for p in points]\n")
+NIM = ("import strutils, tables\n\ntype\n  Counter = object\n    seen: Table[string, int]\n\n"
+       "proc add(c: var Counter, word: string) =\n  c.seen[word] = c.seen.getOrDefault(word) + 1\n\n"
+       "proc top(c: Counter): string {.noSideEffect.} =\n  var best = 0\n  for word, n in c.seen:\n"
+       "    if n > best:\n      best = n\n      result = word\n\nwhen isMainModule:\n  var c: Counter\n"
+       "  for word in \"a b a c a\".splitWhitespace():\n    c.add(word)\n  echo c.top()\n")
+VALA = ("using GLib;\n\nnamespace Tally {\n    public errordomain CountError {\n        EMPTY\n    }\n\n"
+        "    public class Counter : Object {\n        public signal void changed (int total);\n        private int total = 0;\n\n"
+        "        public void add (int n) throws CountError {\n            if (n == 0) {\n"
+        "                throw new CountError.EMPTY (\"nothing to add\");\n            }\n            total += n;\n"
+        "            changed (total);\n        }\n\n        public static int main (string[] args) {\n"
+        "            var counter = new Counter ();\n            counter.changed.connect ((t) => {\n"
+        "                stdout.printf (\"total %d\\n\", t);\n            });\n            try {\n"
+        "                counter.add (2);\n            } catch (CountError e) {\n"
+        "                stderr.printf (\"%s\\n\", e.message);\n            }\n            return 0;\n        }\n    }\n}\n")
+SYSTEMVERILOG = ("module counter #(parameter int WIDTH = 8) (\n  input  logic clk,\n  input  logic rst_n,\n"
+                 "  output logic [WIDTH-1:0] count\n);\n  typedef enum logic [1:0] {IDLE, RUN, DONE} state_t;\n"
+                 "  state_t state;\n\n  always_ff @(posedge clk or negedge rst_n) begin\n"
+                 "    if (!rst_n) count <= '0;\n    else count <= count + 1'b1;\n  end\n\n"
+                 "  always_comb begin\n    state = (count == '1) ? DONE : RUN;\n  end\nendmodule\n")
+FORTRAN_FIXED = ("C     SUM OF SQUARES, FIXED FORM\n      PROGRAM SQUARES\n      INTEGER I, N\n      REAL TOTAL\n"
+                 "      PARAMETER (N = 10)\n      TOTAL = 0.0\n      DO 10 I = 1, N\n         TOTAL = TOTAL +\n"
+                 "     &           REAL(I) * REAL(I)\n   10 CONTINUE\n      WRITE (*, *) 'TOTAL IS ', TOTAL\n      END\n")
+CUDA = ("#include <cstdio>\n\n__global__ void scale(float *x, float a, int n)\n{\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) x[i] *= a;\n}\n\nint main()\n{\n"
+        "    float *x;\n    int n = 1 << 20;\n    cudaMalloc(&x, n * sizeof(float));\n"
+        "    scale<<<(n + 255) / 256, 256>>>(x, 2.0f, n);\n    cudaDeviceSynchronize();\n    cudaFree(x);\n"
+        "    return 0;\n}\n")
+PROPERTIES = ("# messages of the settings dialog\nsettings.title=Settings\nsettings.grid.show=Show the grid\n"
+              "settings.grid.spacing=Grid spacing (in points)\nsettings.save.confirm=Save the changes before \\\n"
+              "    closing the window?\nsettings.units=cm\n")
+SYSTEMD = ("[Unit]\nDescription=Tally counting daemon\nAfter=network-online.target\nWants=network-online.target\n\n"
+           "[Service]\nType=simple\nExecStart=/usr/bin/tallyd --foreground\nRestart=on-failure\n\n"
+           "[Install]\nWantedBy=multi-user.target\n")
+DESKTOP = ("[Desktop Entry]\nType=Application\nName=Tally\nComment=Count things\nExec=tally %F\nIcon=tally\n"
+           "Terminal=false\nCategories=Utility;\n")
+
+
+@pytest.mark.parametrize("text,expected", [
+    (D, "D"), (CYTHON, "Cython"), (NIM, "Nimrod"), (VALA, "Vala"), (SYSTEMVERILOG, "systemverilog"),
+    (FORTRAN_FIXED, "FortranFixed"), (CUDA, "CUDA"), (PROPERTIES, "Properties"), (SYSTEMD, "Systemd"),
+    (DESKTOP, "Desktop file")])
+def test_a_dialect_or_format_is_named_by_its_own_forms(text, expected):
+    assert language.detect("00000007", text.encode()[:512], text) == expected
+
+
+PYTHON_WITH_EXAMPLES = ('"""Roots of a function, callable from Cython:\n\n    from roots cimport brentq\n\n'
+                        '    cdef double f(double x) noexcept:\n        return x * x - 2\n"""\n\n'
+                        "_missing = object()\n\n\ndef prune(items, discard=None):\n    discard = discard or set()\n"
+                        "    kept = [item for item in items if item not in discard]\n    return kept or _missing\n")
+CPP_OPERATORS = ("// a flag with an explicit negation\nstruct Flag {\n    bool on;\n"
+                 "    Flag operator!() const { return Flag{!on}; }\n};\n\n"
+                 "// immutable once built: no setter\nint count(const Flag *flags, int n)\n{\n    int total = 0;\n"
+                 "    for (int i = 0; i < n; ++i)\n        total += (!flags[i]).on;\n    return total;\n}\n")
+FREE_FORTRAN = ("program squares\n  implicit none\n  integer :: i\n  real :: total = 0.0\n  do i = 1, 10\n"
+                "    total = total + &\n            real(i)**2\n  end do\n  print *, 'total is ', total\nend program squares\n")
+TOML_DOTTED = 'site.title = "Tally"\nsite.base_url = "https://example.org"\nbuild.drafts = false\nbuild.output = "public"\n'
+LEXER_TABLE = ("# keywords a highlighter marks in CUDA sources\nKEYWORDS = ('__global__', '__device__', '__shared__',\n"
+               "            '__host__', '__constant__')\nBUILTINS = ('threadIdx', 'blockIdx', 'gridDim')\n\n\n"
+               "def is_kernel(line):\n    return '__global__' in line and '<<<' not in line\n")
+
+
+@pytest.mark.parametrize("text,near", [
+    (PYTHON_WITH_EXAMPLES, "Python"), (CPP_OPERATORS, "C"), (CPP_OPERATORS, "C++"), (FREE_FORTRAN, "Fortran")])
+def test_the_near_languages_own_files_stay_as_they_are(text, near):
+    # forms in a docstring's indented example, `= object()`, `discard =`, `operator!(`, `&` continuations
+    assert dialects.dialect_of(near, text, sure=True) is None
+
+
+@pytest.mark.parametrize("text", [TOML_DOTTED, LEXER_TABLE, PYTHON_WITH_EXAMPLES])
+def test_formats_no_model_names_need_their_own_forms_not_their_words(text):
+    assert dialects.by_signature(text) is None
