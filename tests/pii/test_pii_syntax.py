@@ -251,7 +251,16 @@ FLAGS = [("aws rds create-db-cluster --master-user-password secret99 \\", "secre
          # sudo reading its password from standard input; a PostgreSQL password file's line
          ('echo "Orbit@2291" | sudo -S apt-get update', "Orbit@2291"),
          ("db.example.com:5432:orders:app:river.falcon42\n", "river.falcon42"),
-         ("*:*:*:postgres:tundra\\:ember9\n", "tundra\\:ember9")]
+         ("*:*:*:postgres:tundra\\:ember9\n", "tundra\\:ember9"),
+         # a second cluster's and PgBouncer's ports in a password file
+         ("replica.example.com:5433:orders:app:river.falcon42\n", "river.falcon42"),
+         ("10.0.0.5:6432:pool:app:Orbit@2291\n", "Orbit@2291"),
+         # Oracle's logon, user/password@connect_identifier
+         ("sqlplus scott/river.falcon42@orclpdb", "river.falcon42"),
+         ('sqlplus -S "sys/k7Yp2mQ9wLz3@prod as sysdba"', "k7Yp2mQ9wLz3"),
+         ('sqlplus app/"Orbit@2291"@prod', "Orbit@2291"),
+         ("expdp system/k7Yp2mQ9wLz3@prod schemas=hr directory=dump", "k7Yp2mQ9wLz3"),
+         ('url = "jdbc:oracle:thin:app_user/tundra.ember.9@//db01:1521/ORCL"', "tundra.ember.9")]
 NOT_FLAG_SECRETS = ["--work-unit-token 'B2fMSdmQXe9umX8Ux8XCo4=' out", "--password-file /run/secrets/pw",
                     "--client-request-token Ab3dE5gH7jK9mN1pQ3", "--next-token eyJ0b2tlbiI6IDEyfQ==",
                     "$pw = ConvertTo-SecureString $env:DB_PASSWORD -AsPlainText -Force",
@@ -266,7 +275,8 @@ NOT_FLAG_SECRETS = ["--work-unit-token 'B2fMSdmQXe9umX8Ux8XCo4=' out", "--passwo
                     "fastcgi_param DB_PASSWORD $db_password;", "SetEnv DB_PASSWORD_FILE /run/secrets/db",
                     "fastcgi_param SCRIPT_FILENAME $document_root$fastcgi_script_name;",
                     'echo "$PW" | sudo -S true', 'echo "hello world" | sudo -u app tee /tmp/x',
-                    "localhost:5432:*:app:${PGPASSWORD}\n", "12:30:00:12:5432:99\n"]
+                    "localhost:5432:*:app:${PGPASSWORD}\n", "12:30:00:12:5432:99\n",
+                    "sqlplus / as sysdba", "sqlplus $DB_USER/$DB_PASS@orcl", "jdbc:oracle:thin:@db01:1521:ORCL"]
 
 
 @pytest.mark.parametrize("text,value", FLAGS)
@@ -282,6 +292,9 @@ def test_flag_naming_something_else_does_not(text):
 @pytest.mark.parametrize("text,value", [
     ("Server=db;Database=orders;User Id=sa;Password=a,=v*gvNr:j1:-2;Encrypt=true;", "a,=v*gvNr:j1:-2"),
     ("jdbc:mysql://db/app?user=root&password=ah9E6r;c4yF&ssl=true", "ah9E6r;c4yF"),
+    # a JDBC driver splits its query on '&' alone: '#' is the password's (a web URL's '#' starts a fragment)
+    ("jdbc:postgresql://db:5432/app?user=app&password=Tq7#vLm2x9&ssl=true", "Tq7#vLm2x9"),
+    ("https://api.example.com/v1?user=app&password=Tq7vLm2x9#section", "Tq7vLm2x9"),
     ("export SESSION_SECRET='c3dar42'\n", "c3dar42"),
 ])
 def test_value_runs_to_what_its_syntax_ends_it_with(text, value):

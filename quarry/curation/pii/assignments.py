@@ -70,6 +70,8 @@ _CONFIG_LINE_START = re.compile(r"\s*(?:-\s+)?" + _DECLARES + r"?[\"':]?[\w.-]*"
 # In a list only its separator ends a value: a query string's '&' ('password=ab;cd&ssl=true'), a
 # connection string's ';' ('Password=a,=v*gv;Encrypt=true').
 _LIST_VALUE = {"?": re.compile(r"[^&#\s\"'`<>]*"), "&": re.compile(r"[^&#\s\"'`<>]*"), ";": re.compile(r"[^;\s\"'`<>]*")}
+# A JDBC URL's driver splits its query on '&' alone: '#' is the password's, not a fragment's.
+_JDBC_QUERY_VALUE = re.compile(r"[^&\s\"'`<>]*")
 _DOTENV_LINE_START = re.compile(r"(?:" + _DECLARES + r"|[ \t]*-[ \t]+)?[\"']?[\w.-]*")
 _NAME_BEFORE = re.compile(r"[\w.-]*$")
 _AFTER_FLAG = re.compile(r"(?:^|[ \t])--?[A-Za-z][\w-]*(?:=|[ \t]+)$")
@@ -194,8 +196,11 @@ def _assignments(text: str) -> Iterator[Finding]:
         # a command's argument after a flag (--set db.password=..., -e API_TOKEN=...): a shell word, a literal
         argument = not in_list and (_AFTER_FLAG.search(line_prefix(text, before, 64)) is not None
                                     or _environment_word(text, m, before))
+        list_value = _LIST_VALUE.get(separator)
+        if separator in ("?", "&") and "jdbc:" in line_prefix(text, before, 512):
+            list_value = _JDBC_QUERY_VALUE
         finding = _judge_assignment(text, m, prefix + keyword + m.group("tail"), value, quoted,
-                                    in_list or argument or in_flow, _LIST_VALUE.get(separator))
+                                    in_list or argument or in_flow, list_value)
         if finding:
             seen_values.add(m.start(_value_group(m)))
             yield finding

@@ -4,7 +4,8 @@ login -p`` (or a literal echoed into ``--password-stdin`` / ``gh auth login --wi
 login -p``, ``smbclient -U user%<pw>``, ``echo user:<pw> | chpasswd``, ``PGPASSWORD=<pw> psql``,
 ``openssl -passout pass:<pw>``, ``keytool -storepass``, PowerShell's ``ConvertTo-SecureString "<pw>"
 -AsPlainText``, passphrases (``ssh-keygen -N``, ``zip -P``, ``7z -p<pw>``, ``openssl enc -k``), ``vault
-login <token>``, redis.conf's ``requirepass``; in SQL (``IDENTIFIED BY '<pw>'``, ``WITH PASSWORD
+login <token>``, redis.conf's ``requirepass``, a ``.pgpass`` line, Oracle's logon (``sqlplus
+user/<pw>@db``, ``jdbc:oracle:thin:user/<pw>@``); in SQL (``IDENTIFIED BY '<pw>'``, ``WITH PASSWORD
 '<pw>'``); a login's password on one line (.netrc's ``machine H login U password <pw>``, fetchmail's
 ``user U password <pw>``) or a ``password <pw>`` directive on its own (.netrc, msmtprc).
 ``curl -u user:pw`` is a connection string (quarry.curation.pii.credentials). A value that is a
@@ -83,8 +84,13 @@ _ENV_PREFIX_GATE = ("PASSWORD=", "PASS=", "PWD=", "_TOKEN=", "_SECRET=", "_API_K
 _PIPED_PASSWORD = re.compile(r"\becho[ \t]+(?:-n[ \t]+)?" + _QUOTED_OR_BARE
                              + r"[ \t]*\|[^\n|;&]{0,200}?(?:--password-stdin|--with-token|\bsudo[ \t]+-[A-Za-z]*S)\b")
 # a PostgreSQL password file's line (~/.pgpass): hostname:port:database:username:password, * for any,
-# ':' and '\' escaped with a backslash
+# ':' and '\' escaped with a backslash; read on the lines holding the ports its deployments document
+# (PostgreSQL 5432 and the 543x of further clusters, PgBouncer 6432, managed services' 25060) or `*`
 _PGPASS = re.compile(r"(?m)^[ \t]*(?:[A-Za-z0-9_.-]+|\*):(?:\d{1,5}|\*):[^:\s]+:[^:\s]+:(?P<bare>(?:[^\s:\\]|\\.){1,256})[ \t]*\r?$")
+# Oracle's logon, user/password@connect_identifier (a password holding '@' quoted): its command-line
+# tools' and the JDBC thin and OCI URLs'
+_ORACLE_LOGON = re.compile(r"\b(?:(?:sqlplus|sqlldr|expdp|impdp|exp|imp|rman|dgmgrl)(?:[ \t]+-\w+)*[ \t]+['\"]?"
+                           r"|jdbc:oracle:(?:thin|oci8?):)[A-Za-z_][\w$#]*/(?:\"(?P<dq>[^\"\r\n]{1,128})\"|(?P<bare>[^\s/@'\"]{1,128}))@")
 # redis.conf's directives whose one argument is a password
 _REDIS_AUTH = re.compile(r"(?m)^[ \t]*(?:requirepass|masterauth)[ \t]+"
                          r"(?:'(?P<sq>[^'\r\n]{1,256})'|\"(?P<dq>[^\"\r\n]{1,256})\"|(?P<bare>\S{1,256}))[ \t]*\r?$")
@@ -100,7 +106,8 @@ _PATTERNS = ((_MYSQL_P, ("mysql", "mariadb")), (_LONG_FLAG, ()),
              (_LOGIN_PASSWORD, (" password ", " passwd ")), (_PASSWORD_DIRECTIVE, ("password ", "passwd ", "passphrase ")),
              (_SECURE_STRING, _SECURE_STRING_GATE), (_PIPED_SECURE_STRING, _SECURE_STRING_GATE),
              (_REDIS_AUTH, ("requirepass ", "masterauth ")), (_PIPED_PASSWORD, ("--password-stdin", "--with-token", "sudo -")),
-             (_PGPASS, (":5432:", ":*:")),
+             (_PGPASS, (":543", ":6432:", ":25060:", ":*:")),
+             (_ORACLE_LOGON, ("sqlplus", "sqlldr", "expdp", "impdp", "exp ", "imp ", "rman ", "dgmgrl", "jdbc:oracle:")),
              (_PASSPHRASE_FLAG, ("ssh-keygen", "zip ", "openssl ", "7z ", "7za ")), (_VAULT_LOGIN, ("vault login",)))
 
 
@@ -135,7 +142,7 @@ def _looks_like_password(value: str) -> bool:
 # what these take is a password, whatever its shape
 _ONLY_PASSWORDS = {_SHORT_FLAG, _CLIENT_FLAG, _OPENSSL_PASS, _JAVA_STOREPASS, _HTPASSWD, _CHPASSWD, _SMB_USER,
                    _SECURE_STRING, _PIPED_SECURE_STRING, _REDIS_AUTH, _PIPED_PASSWORD, _LOGIN_PASSWORD,
-                   _PASSWORD_DIRECTIVE, _SQL_IDENTIFIED_BY, _PASSPHRASE_FLAG, _VAULT_LOGIN, _PGPASS}
+                   _PASSWORD_DIRECTIVE, _SQL_IDENTIFIED_BY, _PASSPHRASE_FLAG, _VAULT_LOGIN, _PGPASS, _ORACLE_LOGON}
 GATES = tuple(g for _, gate in _PATTERNS for g in gate)  # scanned with the other detectors' (quarry.curation.pii.gates)
 register(GATES)
 
