@@ -33,13 +33,16 @@ _RACKET_MODULE = re.compile(r"\A(?:;[^\n]*\n|\s)*#lang[ \t]+[\w/-]+")
 class Signature:
     """A language's own forms: ``literals`` one of which its files hold (a substring test spares
     most records the scan), ``forms`` (a named group names a form's kind, else its first word)
-    and how many different kinds make it sure."""
+    and how many different kinds make it sure (one more where the ``doubt`` word occurs)."""
     literals: tuple[str, ...]
     forms: re.Pattern
     needed: int
+    doubt: str | None = None     # a word that makes the near language likelier: one form more is needed
 
     def found_in(self, text: str) -> bool:
-        return any(literal in text for literal in self.literals) and _kinds(self.forms, text) >= self.needed
+        if not any(literal in text for literal in self.literals):
+            return False
+        return _kinds(self.forms, text) >= self.needed + (self.doubt is not None and self.doubt in text)
 
 
 # Special forms only one Lisp writes (a form opening a list); each counted once however often it occurs.
@@ -69,12 +72,26 @@ _CUDA_FORMS = re.compile(
     r"|(?P<index>(?<![\w\"'])(?:threadIdx|blockIdx|blockDim|gridDim)\.[xyz]\b(?![\"']))"
     r"|(?P<barrier>\b__syncthreads[ \t]*\([ \t]*\)[ \t]*;)|(?P<runtime>\bcuda(?:Malloc|Memcpy|Free|"
     r"DeviceSynchronize|GetLastError)\w*[ \t]*\()")
+# a Debian package's control file: its paragraphs' own fields (RFC 822 headers name others)
+_DEBIAN_CONTROL_FIELDS = re.compile(
+    r"(?P<source>^Source:[ \t]*[a-z0-9][a-z0-9.+-]+[ \t]*$)|(?P<package>^Package:[ \t]*[a-z0-9][a-z0-9.+-]+[ \t]*$)"
+    r"|(?P<maintainer>^(?:Maintainer|Uploaders):)|(?P<depends>^(?:Build-)?(?:Depends|Conflicts)(?:-Indep|-Arch)?:)"
+    r"|(?P<architecture>^Architecture:[ \t]*(?:any|all|[a-z0-9-]+)\b)|(?P<standards>^Standards-Version:)"
+    r"|(?P<section>^(?:Section|Priority):[ \t]*[a-z]+)", re.M)
+# LDAP's interchange format: entries named by their distinguished name, base64 values after `::`
+_LDIF_FORMS = re.compile(
+    r"(?P<dn>^dn::?[ \t]*(?:\w[\w-]*=|[A-Za-z0-9+/]{8}))|(?P<class>^objectClass:[ \t]*\w)"
+    r"|(?P<change>^changetype:[ \t]*(?:add|modify|delete|modrdn|moddn)\b)|(?P<version>^version:[ \t]*1[ \t]*$)"
+    r"|(?P<base64>^[\w;-]+::[ \t]*[A-Za-z0-9+/]{4,}={0,2}[ \t]*$)|(?P<operation>^(?:add|replace|delete):[ \t]*\w+[ \t]*$)",
+    re.M)
 # Languages whose files a content model reads as a near one, by the forms only they write. The
 # literals spare most records the forms' scan (a scan of every record cost 0.5 ms, Magika's 8).
 _SIGNATURES = {
     "Meson": Signature(("meson.", "endif", "endforeach", "subdir(", "project(", *_MESON_CALLS), _MESON_FORMS, 2),
     "Rd": Signature(("\\name{",), _RD_SECTIONS, 3),
     "CUDA": Signature(("__global__", "<<<", "threadIdx", "__device__"), _CUDA_FORMS, 2),
+    "Debian Control file": Signature(("Source:", "Package:"), _DEBIAN_CONTROL_FIELDS, 3),
+    "LDIF": Signature(("dn:",), _LDIF_FORMS, 2),
 }
 
 # Within a language a model leans to (a Pygments name), the dialects or supersets it does not tell
@@ -116,9 +133,21 @@ _SYSTEMD_FORMS = re.compile(
     r"|(?P<order>^(?:WantedBy|RequiredBy|After|Before|Requires|Wants|BindsTo|PartOf|Conflicts)=)", re.M)
 _DESKTOP_FORMS = re.compile(r"(?P<group>^\[Desktop (?:Entry|Action [\w-]+)\])"
                             r"|(?P<keys>^(?:Type|Exec|TryExec|Icon|Categories|Terminal|MimeType|StartupNotify)=)", re.M)
+# C++ in what Magika reads as C: scopes, namespaces, classes with access, templates, streams, its own headers
+_CPP_FORMS = re.compile(
+    r"(?P<scope>\b(?:std|boost)::\w|^[\w:<>*& \t]*\b\w+::~?\w+[ \t]*\([^;\n]*\)[ \t]*(?:const[ \t]*)?\{?[ \t]*$)"
+    r"|(?P<namespace>^[ \t]*(?:namespace[ \t]+\w+[ \t]*\{|using[ \t]+namespace[ \t]+\w+[ \t]*;))"
+    r"|(?P<access>^[ \t]*(?:public|private|protected)[ \t]*:|^[ \t]*class[ \t]+\w+[ \t]*:[ \t]*(?:public|private|protected)\b)"
+    r"|(?P<template>^[ \t]*template[ \t]*<)|(?P<casts>\b(?:static|dynamic|reinterpret|const)_cast[ \t]*<)"
+    r"|(?P<stream>\b(?:cout|cerr|cin)[ \t]*(?:<<|>>))|(?P<headers>^#[ \t]*include[ \t]*<(?:iostream|string|vector|map|memory|"
+    r"algorithm|sstream|fstream|utility|functional|unordered_map|thread|mutex|array|stdexcept|iomanip|chrono|cstdio|"
+    r"cstdlib|cstring|cmath|cstdint|cassert)(?:\.h)?>)|(?P<new>\bnew[ \t]+\w+(?:::\w+)*[ \t]*[(\[{])|(?P<nullptr>\bnullptr\b)",
+    re.M)
 _D = Signature(("import", "module", "extern", "alias", "!(", "write"), _D_FORMS, 2)
 DIALECTS: dict[str, dict[str, Signature]] = {
-    "C": {"D": _D},
+    # a C header that names __cplusplus has its C++ lines for C++ callers (`extern "C"`, casts in macros)
+    "C": {"D": _D, "C++": Signature(("::", "namespace", "public", "private", "template", "_cast", "cout", "cerr",
+                                       "#include", "new ", "nullptr"), _CPP_FORMS, 2, doubt="__cplusplus")},
     "C++": {"D": _D},
     "Python": {"Cython": Signature(("cdef", "cpdef", "cimport", "ctypedef", "nogil"), _CYTHON_FORMS, 2),
                "Nimrod": Signature(("proc ", "{.", "let", "var", "discard", "echo"), _NIM_FORMS, 2)},

@@ -52,11 +52,23 @@ SYSTEMD = ("[Unit]\nDescription=Tally counting daemon\nAfter=network-online.targ
 DESKTOP = ("[Desktop Entry]\nType=Application\nName=Tally\nComment=Count things\nExec=tally %F\nIcon=tally\n"
            "Terminal=false\nCategories=Utility;\n")
 
+DEBIAN_CONTROL = ("Source: tally\nSection: utils\nPriority: optional\nMaintainer: A. Packager <ap@example.org>\n"
+                  "Build-Depends: debhelper-compat (= 13), libpopt-dev\nStandards-Version: 4.6.2\n\nPackage: tally\n"
+                  "Architecture: any\nDepends: ${shlibs:Depends}, ${misc:Depends}\nDescription: count things\n"
+                  " Tally counts the values it reads, one per line.\n")
+LDIF = ("version: 1\n\ndn: ou=people,dc=example,dc=org\nobjectClass: organizationalUnit\nou: people\n\n"
+        "dn: uid=ada,ou=people,dc=example,dc=org\nchangetype: modify\nreplace: description\n"
+        "description:: QWRhIGNvdW50cyB0aGluZ3M=\n")
+CPP = ("#include <vector>\n#include <cstdio>\n\nnamespace tally {\n\nclass Counter {\npublic:\n"
+       "    void add(int v) { values.push_back(v); }\n    std::size_t size() const { return values.size(); }\n"
+       "private:\n    std::vector<int> values;\n};\n\n}  // namespace tally\n\nint main()\n{\n"
+       "    tally::Counter c;\n    c.add(1);\n    std::printf(\"%zu\\n\", c.size());\n    return 0;\n}\n")
+
 
 @pytest.mark.parametrize("text,expected", [
     (D, "D"), (CYTHON, "Cython"), (NIM, "Nimrod"), (VALA, "Vala"), (SYSTEMVERILOG, "systemverilog"),
     (FORTRAN_FIXED, "FortranFixed"), (CUDA, "CUDA"), (PROPERTIES, "Properties"), (SYSTEMD, "Systemd"),
-    (DESKTOP, "Desktop file")])
+    (DESKTOP, "Desktop file"), (DEBIAN_CONTROL, "Debian Control file"), (LDIF, "LDIF"), (CPP, "C++")])
 def test_a_dialect_or_format_is_named_by_its_own_forms(text, expected):
     assert language.detect("00000007", text.encode()[:512], text) == expected
 
@@ -71,6 +83,10 @@ CPP_OPERATORS = ("// a flag with an explicit negation\nstruct Flag {\n    bool o
                  "    for (int i = 0; i < n; ++i)\n        total += (!flags[i]).on;\n    return total;\n}\n")
 FREE_FORTRAN = ("program squares\n  implicit none\n  integer :: i\n  real :: total = 0.0\n  do i = 1, 10\n"
                 "    total = total + &\n            real(i)**2\n  end do\n  print *, 'total is ', total\nend program squares\n")
+C_FOR_CPP_CALLERS = ("#ifndef TALLY_H\n#define TALLY_H\n\n#ifdef __cplusplus\nextern \"C\" {\n"
+                     "#define TALLY_CAST(t, v) static_cast<t>(v)\n#else\n#define TALLY_CAST(t, v) ((t)(v))\n#endif\n\n"
+                     "/* returns nullptr-like NULL when empty */\nstruct tally { int *values; size_t count; };\n\n"
+                     "size_t tally_count(const struct tally *t);\n\n#ifdef __cplusplus\n}\n#endif\n#endif\n")
 TOML_DOTTED = 'site.title = "Tally"\nsite.base_url = "https://example.org"\nbuild.drafts = false\nbuild.output = "public"\n'
 LEXER_TABLE = ("# keywords a highlighter marks in CUDA sources\nKEYWORDS = ('__global__', '__device__', '__shared__',\n"
                "            '__host__', '__constant__')\nBUILTINS = ('threadIdx', 'blockIdx', 'gridDim')\n\n\n"
@@ -78,9 +94,10 @@ LEXER_TABLE = ("# keywords a highlighter marks in CUDA sources\nKEYWORDS = ('__g
 
 
 @pytest.mark.parametrize("text,near", [
-    (PYTHON_WITH_EXAMPLES, "Python"), (CPP_OPERATORS, "C"), (CPP_OPERATORS, "C++"), (FREE_FORTRAN, "Fortran")])
+    (PYTHON_WITH_EXAMPLES, "Python"), (CPP_OPERATORS, "C++"), (FREE_FORTRAN, "Fortran"), (C_FOR_CPP_CALLERS, "C")])
 def test_the_near_languages_own_files_stay_as_they_are(text, near):
-    # forms in a docstring's indented example, `= object()`, `discard =`, `operator!(`, `&` continuations
+    # forms in a docstring's indented example, `= object()`, `discard =`, `operator!(` (C++, not D),
+    # `&` continuations, a C header's lines for C++ callers
     assert dialects.dialect_of(near, text, sure=True) is None
 
 
