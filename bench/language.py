@@ -54,6 +54,11 @@ PROSE_NAMES = {"copyright", "README", "NEWS", "AUTHORS", "THANKS", "TODO"}
 # not: such files are left out of the sample, since their name says nothing certain of them.
 MARKUP = re.compile(r"^(#{1,6} \S|```|~~~|[-*+] \S|\d+\. \S|={3,}\s*$|-{3,}\s*$|\.\. \w+::)|\[[^]\n]+\]\([^)\s]+\)",
                     re.MULTILINE)
+# No C++ lexer claims `*.h`, so the registry calls every header C; one that declares a namespace, a
+# template or a class with access specifiers (llvm's, node's, ncurses' C++ binding) is C++ and is
+# left out of the C sample, as a `.md` file without markup is left out of Markdown's.
+CPP_HEADER = re.compile(r"^[ \t]*(?:namespace[ \t]+\w+[ \t]*\{|template[ \t]*<|(?:public|private|protected)[ \t]*:)",
+                        re.MULTILINE)
 
 
 def read(path: Path) -> bytes | None:
@@ -73,6 +78,8 @@ def truth_of(language: str, path: Path, data: bytes) -> bool:
     if language == "Text only":  # prose without an extension: Debian copyright files, licence texts, READMEs
         return (path.name in PROSE_NAMES or path.parent.name == "common-licenses") and not MARKUP.search(text)
     if language == "Markdown" and not MARKUP.search(text):
+        return False
+    if language == "C" and CPP_HEADER.search(text):
         return False
     name = path.name.removesuffix(".gz")
     return detect(name, data[:512], text) == language

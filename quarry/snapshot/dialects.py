@@ -1,18 +1,22 @@
 """Forms that only one language writes: evidence for languages that neither content model names.
 
 Magika has one label for the whole Lisp family (trained on Common Lisp files) and none for Emacs
-Lisp, Scheme, Meson, R's documentation, CUDA, Java's properties or systemd's units, which it reads
-as the nearest language it knows (Lisp, Python or Starlark, LaTeX, C, INI). Nor does it tell a
-language from its superset or dialect: D from C, Cython and Nim from Python, Vala from C#,
-SystemVerilog from Verilog, fixed-form from free-form Fortran. Each is told here by the forms its
-own documentation prescribes and no near language writes:
+Lisp, Scheme, Meson, R's documentation, CUDA, PostScript, DOT, QML, RPM specs, DTDs, Java's
+properties, Debian's control files, LDIF or systemd's units, which it reads as the nearest
+language it knows (Lisp, Python or Starlark, LaTeX, C, INI, XML, YAML, plain text) or not at all.
+Nor does it always tell a language from its superset or dialect: D and C++ from C, Cython and Nim
+from Python, Vala from C#, SystemVerilog from Verilog, fixed-form from free-form Fortran. Each is
+told here by the forms its own documentation prescribes and no near language writes:
 
 - Emacs Lisp: a library's header line (``;;; name.el --- summary``) and footer (``;;; name.el
   ends here``), or the ``lexical-binding`` file variable (Emacs Lisp's own);
 - Racket: the ``#lang`` line every module starts with;
 - Meson: the built-in ``meson`` object, its block ends (``endif``, ``endforeach``) and calls;
 - Rd: the sections every R documentation file has (``\\name``, ``\\alias``, ``\\title``, ...);
-- CUDA: kernel qualifiers, launches (``<<<grid, block>>>``) and the thread index built-ins;
+- CUDA: kernel definitions, launches (``<<<grid, block>>>``) and the thread index built-ins;
+- PostScript: its ``%!`` first line; DOT: the graph statement the whole file is;
+- Debian control files, RPM specs and LDIF: their own fields and sections (``Standards-Version:``;
+  ``%prep``, ``%files``; ``dn:``, ``changetype:``); QML's imports and bindings; DTDs' declarations;
 - Java properties: every line a dotted ``key=value`` or a comment, no section;
 - within the language a model leans to, its dialects' own forms (`DIALECTS`), and the layout of
   fixed-form Fortran (statements from column 7, continuation marks in column 6).
@@ -27,6 +31,10 @@ EMACS_LISP = "EmacsLisp"
 _EMACS_LISP_CONVENTIONS = re.compile(
     r"\A\s*;;;[ \t]+[\w.+-]+\.el[ \t]+---|^;;;[ \t]+[\w.+-]+\.el[ \t]+ends here|-\*-[^\n]*\blexical-binding:", re.M)
 _RACKET_MODULE = re.compile(r"\A(?:;[^\n]*\n|\s)*#lang[ \t]+[\w/-]+")
+# DOT's one top-level form, the graph statement, after comments (`//`, `/* */`, `#` lines)
+# (possessive: a comment ends at its first `*/`, and what the comments took is never given back)
+_DOT_GRAPH = re.compile(r"\A(?:\s|//[^\n]*\n|/\*(?:[^*]|\*(?!/))*\*/|#[^\n]*\n)*+(?:strict[ \t]+)?(?:di)?graph\b[ \t]*"
+                        r"(?:\"[^\"\n]*\"|\w+)?[ \t\n]*\{", re.I)
 
 
 @dataclass(frozen=True)
@@ -82,8 +90,25 @@ _DEBIAN_CONTROL_FIELDS = re.compile(
 _LDIF_FORMS = re.compile(
     r"(?P<dn>^dn::?[ \t]*(?:\w[\w-]*=|[A-Za-z0-9+/]{8}))|(?P<class>^objectClass:[ \t]*\w)"
     r"|(?P<change>^changetype:[ \t]*(?:add|modify|delete|modrdn|moddn)\b)|(?P<version>^version:[ \t]*1[ \t]*$)"
-    r"|(?P<base64>^[\w;-]+::[ \t]*[A-Za-z0-9+/]{4,}={0,2}[ \t]*$)|(?P<operation>^(?:add|replace|delete):[ \t]*\w+[ \t]*$)",
+    r"|(?P<base64>^[\w;-]+::[ \t]*[A-Za-z0-9+/]{4,}={0,2}[ \t]*$)"
+    r"|(?P<operation>^(?:add|replace|delete):[ \t]*\w+[ \t]*$)",
     re.M)
+# an RPM spec: its preamble's tags and its build sections
+_RPM_SPEC_FORMS = re.compile(
+    r"(?P<name>^Name:[ \t]*\S)|(?P<release>^Release:[ \t]*\S)|(?P<requires>^Build(?:Requires|Arch|Root):)"
+    r"|(?P<description>^%description\b)|(?P<prep>^%prep\b)|(?P<build>^%build\b)|(?P<install>^%install\b)"
+    r"|(?P<files>^%files\b)|(?P<changelog>^%changelog\b)"
+    r"|(?P<macro>^%(?:define|global)[ \t]+\w)|(?P<setup>^%(?:setup|autosetup)\b)",
+    re.M)
+# QML: Qt Quick's imports, object ids, typed properties, anchors and signal handlers
+_QML_FORMS = re.compile(
+    r"(?P<qt_import>^import[ \t]+Qt[\w.]*(?:[ \t]+\d+(?:\.\d+)?)?[ \t]*$)|(?P<id>^[ \t]*id:[ \t]*\w+[ \t;]*$)"
+    r"|(?P<property>^[ \t]*(?:readonly[ \t]+|default[ \t]+)?property[ \t]+[\w.<>]+[ \t]+\w+)"
+    r"|(?P<anchors>\banchors\.\w+[ \t]*:)"
+    r"|(?P<handler>^[ \t]*on[A-Z]\w*[ \t]*:)", re.M)
+# a document type definition: markup declarations (an XML document's internal subset may hold some)
+_DTD_DECLARATIONS = re.compile(r"^[ \t]*<!(?:(?P<element>ELEMENT)|(?P<attlist>ATTLIST)|(?P<entity>ENTITY)"
+                               r"|(?P<notation>NOTATION))[ \t\n]", re.M)
 # Languages whose files a content model reads as a near one, by the forms only they write. The
 # literals spare most records the forms' scan (a scan of every record cost 0.5 ms, Magika's 8).
 _SIGNATURES = {
@@ -92,6 +117,9 @@ _SIGNATURES = {
     "CUDA": Signature(("__global__", "<<<", "threadIdx", "__device__"), _CUDA_FORMS, 2),
     "Debian Control file": Signature(("Source:", "Package:"), _DEBIAN_CONTROL_FIELDS, 3),
     "LDIF": Signature(("dn:",), _LDIF_FORMS, 2),
+    "RPMSpec": Signature(("%description", "%files", "%prep"), _RPM_SPEC_FORMS, 3),
+    "QML": Signature(("import Qt",), _QML_FORMS, 3),
+    "DTD": Signature(("<!ELEMENT", "<!ATTLIST"), _DTD_DECLARATIONS, 2, doubt="<!DOCTYPE"),
 }
 
 # Within a language a model leans to (a Pygments name), the dialects or supersets it does not tell
@@ -105,14 +133,16 @@ _D_FORMS = re.compile(
     r"|(?P<write>\bwrite(?:f?ln|f)[ \t]*\()|(?P<pragma>\bpragma[ \t]*\((?:msg|lib)\b)", re.M)
 # Cython's declarations at the top level (a Python docstring's example is indented).
 _CYTHON_FORMS = re.compile(
-    r"(?P<cdef>^c(?:p)?def[ \t]+\w)|(?P<ctypedef>^ctypedef[ \t]+\w)|(?P<cimport>^(?:from[ \t]+[\w.]+[ \t]+)?cimport[ \t]+\w)"
+    r"(?P<cdef>^c(?:p)?def[ \t]+\w)|(?P<ctypedef>^ctypedef[ \t]+\w)"
+    r"|(?P<cimport>^(?:from[ \t]+[\w.]+[ \t]+)?cimport[ \t]+\w)"
     r"|(?P<extern>^cdef[ \t]+extern[ \t]+from\b)|(?P<local>^[ \t]+c(?:p)?def[ \t]+\w)"
     r"|(?P<nogil>\bwith[ \t]+nogil[ \t]*:|\)[ \t]*nogil\b)|(?P<directive>^#[ \t]*cython:[ \t]*\w+[ \t]*=)", re.M)
 _NIM_FORMS = re.compile(
     r"(?P<routine>^[ \t]*(?:proc|func|iterator|template|macro|method|converter)[ \t]+`?\w+`?\*?[ \t]*(?:\[[^\]\n]*\])?"
     r"\([^\n]*\)[^\n]*=[ \t]*(?:#[^\n]*)?$)|(?P<pragma>\{\.[ \t]*\w+[^\n{}]*?\.?\})"
     r"|(?P<binding>^[ \t]*(?:let|var|const)(?:[ \t]+\w+\*?[ \t]*[:=]|[ \t]*\n[ \t]+\w+\*?[ \t]*[:=]))"
-    r"|(?P<discard>^[ \t]*discard[ \t]+[\w(])|(?P<object>=[ \t]*(?:ref[ \t]+)?object(?:[ \t]+of[ \t]+\w+)?[ \t]*(?:#.*)?$)"
+    r"|(?P<discard>^[ \t]*discard[ \t]+[\w(])"
+    r"|(?P<object>=[ \t]*(?:ref[ \t]+)?object(?:[ \t]+of[ \t]+\w+)?[ \t]*(?:#.*)?$)"
     r"|(?P<main>\bwhen[ \t]+isMainModule\b)|(?P<echo>^[ \t]*echo[ \t(])", re.M)
 _VALA_FORMS = re.compile(
     r"(?P<glib>^[ \t]*using[ \t]+GLib[ \t]*;|\bGLib\.\w)|(?P<ownership>\b(?:unowned|owned)[ \t]+\w)"
@@ -137,11 +167,14 @@ _DESKTOP_FORMS = re.compile(r"(?P<group>^\[Desktop (?:Entry|Action [\w-]+)\])"
 _CPP_FORMS = re.compile(
     r"(?P<scope>\b(?:std|boost)::\w|^[\w:<>*& \t]*\b\w+::~?\w+[ \t]*\([^;\n]*\)[ \t]*(?:const[ \t]*)?\{?[ \t]*$)"
     r"|(?P<namespace>^[ \t]*(?:namespace[ \t]+\w+[ \t]*\{|using[ \t]+namespace[ \t]+\w+[ \t]*;))"
-    r"|(?P<access>^[ \t]*(?:public|private|protected)[ \t]*:|^[ \t]*class[ \t]+\w+[ \t]*:[ \t]*(?:public|private|protected)\b)"
+    r"|(?P<access>^[ \t]*(?:public|private|protected)[ \t]*:"
+    r"|^[ \t]*class[ \t]+\w+[ \t]*:[ \t]*(?:public|private|protected)\b)"
     r"|(?P<template>^[ \t]*template[ \t]*<)|(?P<casts>\b(?:static|dynamic|reinterpret|const)_cast[ \t]*<)"
-    r"|(?P<stream>\b(?:cout|cerr|cin)[ \t]*(?:<<|>>))|(?P<headers>^#[ \t]*include[ \t]*<(?:iostream|string|vector|map|memory|"
+    r"|(?P<stream>\b(?:cout|cerr|cin)[ \t]*(?:<<|>>))"
+    r"|(?P<headers>^#[ \t]*include[ \t]*<(?:iostream|string|vector|map|memory|"
     r"algorithm|sstream|fstream|utility|functional|unordered_map|thread|mutex|array|stdexcept|iomanip|chrono|cstdio|"
-    r"cstdlib|cstring|cmath|cstdint|cassert)(?:\.h)?>)|(?P<new>\bnew[ \t]+\w+(?:::\w+)*[ \t]*[(\[{])|(?P<nullptr>\bnullptr\b)",
+    r"cstdlib|cstring|cmath|cstdint|cassert)(?:\.h)?>)"
+    r"|(?P<new>\bnew[ \t]+\w+(?:::\w+)*[ \t]*[(\[{])|(?P<nullptr>\bnullptr\b)",
     re.M)
 _D = Signature(("import", "module", "extern", "alias", "!(", "write"), _D_FORMS, 2)
 DIALECTS: dict[str, dict[str, Signature]] = {
@@ -162,20 +195,25 @@ DIALECTS: dict[str, dict[str, Signature]] = {
 
 # Fixed-form Fortran: columns 1-5 hold a label or nothing, column 6 a continuation mark, statements
 # begin in column 7; comments are marked in column 1 (c, C, * or !).
-_FIXED_COMMENT = re.compile(r"[cC*](?:[ \t\-=*+.]|$)|[ \t]*!|[ \t]*$")
+_FIXED_COMMENT = re.compile(r"\*|[cC](?:[ \t\-=*+.]|$)|[ \t]*!|[ \t]*$")   # `call x` in column 1 is free form's
 _FIXED_STATEMENT = re.compile(r"(?:[ \d]{5}[ 0]|\t)[ \t]*\S")
 _FIXED_CONTINUATION = re.compile(r"(?:[ \d]{5}[^\w\s]| {5}[1-9]|\t[1-9])")
-_PROPERTY = re.compile(r"[ \t]*([^\s=:#!\[][^\s=:]*)[ \t]*([=:])(.*)")
+_PROPERTY = re.compile(r"[ \t]*([A-Za-z_][\w.-]*)[ \t]*([=:])(.*)")   # keys as Java's tools write them
 
 
 def from_conventions(text: str) -> str | None:
     """A language its own file conventions name: Emacs Lisp's header, footer or file variable,
-    Racket's ``#lang`` line. Read before any model, as a modeline is."""
+    Racket's ``#lang`` line, PostScript's ``%!`` line, DOT's graph statement. Read before any
+    model, as a modeline is."""
     if ";;;" in text or "lexical-binding" in text:
         if _EMACS_LISP_CONVENTIONS.search(text):
             return EMACS_LISP
     if "#lang" in text[:4096] and _RACKET_MODULE.match(text):
         return "Racket"
+    if text.startswith(("%!PS", "%!\n", "%!\r", "%!FontType")):   # PostScript's first line: `%!PS-Adobe-3.0`, `%!`
+        return "PostScript"
+    if "graph" in text[:4096] and _DOT_GRAPH.match(text[:65536]):
+        return "Graphviz"
     return None
 
 

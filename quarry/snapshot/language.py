@@ -227,10 +227,11 @@ def looks_like_prose(text: str) -> bool:
 
 def from_content(data: bytes) -> str | None:
     """The language read in ``data`` (a Pygments name), or None when the evidence is weak.
-    Roff, which the model has no class for, by its own first request or comment line; Emacs
-    Lisp, Racket, Meson, Rd, CUDA and Java properties by forms only they write
-    (quarry.snapshot.dialects), and within the language a model leans to, its dialect or superset
-    likewise (D in C, Cython and Nim in Python, Vala in C#, Scheme in Lisp, ...). Magika's
+    Roff, which the model has no class for, by its own first request or comment line; languages
+    neither model names (Emacs Lisp, Racket, Meson, Rd, CUDA, PostScript, DOT, RPM specs, QML,
+    DTDs, Java properties, ...) by forms only they write (quarry.snapshot.dialects), and within
+    the language a model leans to, its dialect or superset likewise (D and C++ in C, Cython and
+    Nim in Python, Vala in C#, Scheme in Lisp, ...). Magika's
     answer when it is sure, unless it names code and the token model leans to a language Magika
     has no class for (Magika reads F# as OCaml): then that one if the token model is sure. Then
     plain text, where Magika says plain text (or a doubtful text format, or nothing) and the

@@ -64,11 +64,27 @@ CPP = ("#include <vector>\n#include <cstdio>\n\nnamespace tally {\n\nclass Count
        "private:\n    std::vector<int> values;\n};\n\n}  // namespace tally\n\nint main()\n{\n"
        "    tally::Counter c;\n    c.add(1);\n    std::printf(\"%zu\\n\", c.size());\n    return 0;\n}\n")
 
+POSTSCRIPT = ("%!PS-Adobe-3.0\n%%Title: box\n%%Pages: 1\n%%EndComments\n/inch { 72 mul } def\nnewpath\n"
+              "1 inch 1 inch moveto\n2 inch 0 rlineto\n0 2 inch rlineto\nclosepath\nstroke\nshowpage\n%%EOF\n")
+GRAPHVIZ = ("/* the stages of a build */\ndigraph build {\n  rankdir=LR;\n  node [shape=box];\n"
+            "  fetch -> configure -> compile -> test;\n  compile -> package [label=\"release\"];\n}\n")
+RPM_SPEC = ("%global debug_package %{nil}\n\nName:           tally\nVersion:        1.0\nRelease:        1%{?dist}\n"
+            "Summary:        Count things\nLicense:        MIT\nSource0:        tally-%{version}.tar.gz\n"
+            "BuildRequires:  gcc, make\n\n%description\nTally counts the values it reads.\n\n%prep\n%autosetup\n\n"
+            "%build\n%make_build\n\n%install\n%make_install\n\n%files\n%license LICENSE\n%{_bindir}/tally\n\n"
+            "%changelog\n* Mon Jan 01 2024 A. Packager <ap@example.org> - 1.0-1\n- First package\n")
+QML = ("import QtQuick 2.15\nimport QtQuick.Controls 2.15\n\nRectangle {\n    id: root\n    width: 320; height: 200\n"
+       "    property int count: 0\n\n    Button {\n        anchors.centerIn: parent\n        text: \"Count \" + root.count\n"
+       "        onClicked: root.count += 1\n    }\n}\n")
+DTD = ("<!-- a list of counts -->\n<!ELEMENT tally (count+)>\n<!ATTLIST tally name CDATA #REQUIRED>\n"
+       "<!ELEMENT count (#PCDATA)>\n<!ATTLIST count unit (items|bytes) \"items\">\n<!ENTITY % version \"1.0\">\n")
+
 
 @pytest.mark.parametrize("text,expected", [
     (D, "D"), (CYTHON, "Cython"), (NIM, "Nimrod"), (VALA, "Vala"), (SYSTEMVERILOG, "systemverilog"),
     (FORTRAN_FIXED, "FortranFixed"), (CUDA, "CUDA"), (PROPERTIES, "Properties"), (SYSTEMD, "Systemd"),
-    (DESKTOP, "Desktop file"), (DEBIAN_CONTROL, "Debian Control file"), (LDIF, "LDIF"), (CPP, "C++")])
+    (DESKTOP, "Desktop file"), (DEBIAN_CONTROL, "Debian Control file"), (LDIF, "LDIF"), (CPP, "C++"),
+    (POSTSCRIPT, "PostScript"), (GRAPHVIZ, "Graphviz"), (RPM_SPEC, "RPMSpec"), (QML, "QML"), (DTD, "DTD")])
 def test_a_dialect_or_format_is_named_by_its_own_forms(text, expected):
     assert language.detect("00000007", text.encode()[:512], text) == expected
 
@@ -101,6 +117,13 @@ def test_the_near_languages_own_files_stay_as_they_are(text, near):
     assert dialects.dialect_of(near, text, sure=True) is None
 
 
-@pytest.mark.parametrize("text", [TOML_DOTTED, LEXER_TABLE, PYTHON_WITH_EXAMPLES])
+XML_WITH_SUBSET = ("<?xml version=\"1.0\"?>\n<!DOCTYPE tally [\n  <!ELEMENT tally (count+)>\n"
+                   "  <!ATTLIST tally name CDATA #REQUIRED>\n]>\n<tally name=\"fruit\">\n  <count>3</count>\n</tally>\n")
+C_WITH_ARROWS = ("/* walk the graph */\nstruct node { struct node *next; int label; };\n\n"
+                 "int length(const struct node *n)\n{\n    int k = 0;\n    for (; n; n = n->next)\n        k += n->label;\n"
+                 "    return k;\n}\n")
+
+
+@pytest.mark.parametrize("text", [TOML_DOTTED, LEXER_TABLE, PYTHON_WITH_EXAMPLES, XML_WITH_SUBSET, C_WITH_ARROWS])
 def test_formats_no_model_names_need_their_own_forms_not_their_words(text):
-    assert dialects.by_signature(text) is None
+    assert dialects.from_conventions(text) is None and dialects.by_signature(text) is None
