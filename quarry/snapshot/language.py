@@ -281,9 +281,15 @@ def _content_languages() -> frozenset[str]:
 _DETECTORS: dict[tuple[str, ...], object] = {}
 
 
+NATURAL_SAMPLE = 3000        # characters of prose lingua reads
+MIN_NATURAL_WORDS = 5        # fewer say nothing certain of a language: a name, "# Placeholder", a title
+_ADDRESS = re.compile(r"\S+://\S+|\S+@\S+")                  # URLs and e-mail addresses: no language's words
+
+
 def natural_language(text: str, languages: list[str] | tuple[str, ...]) -> str | None:
     """ISO 639-1 code of the text's language among ``languages`` (lingua names, or ALL: every
-    language lingua knows), or None."""
+    language lingua knows), or None: None too where there are not words enough to tell (a name
+    and an address, "# Placeholder": lingua answered Maori or Danish)."""
     key = tuple(name.upper() for name in languages)
     detector = _DETECTORS.get(key)
     if detector is None:
@@ -293,8 +299,16 @@ def natural_language(text: str, languages: list[str] | tuple[str, ...]) -> str |
         # low accuracy mode (trigrams only): on pages of text it answered as high accuracy mode did
         detector = LanguageDetectorBuilder.from_languages(*chosen).with_low_accuracy_mode().build()
         _DETECTORS[key] = detector
-    sample = text[:3000]
-    if not sample.strip():
+    sample = text[:NATURAL_SAMPLE]
+    if not _words_enough(_ADDRESS.sub(" ", sample)):
         return None
     found = detector.detect_language_of(sample)
     return found.iso_code_639_1.name.lower() if found is not None else None
+
+
+def _words_enough(sample: str) -> bool:
+    """Five words or more, or (in a script without case or spaces: Chinese, Thai) ten letters."""
+    words = WORD.findall(sample)
+    if any(word.lower() != word.upper() for word in words):
+        return len(words) >= MIN_NATURAL_WORDS
+    return sum(map(len, words)) >= 10

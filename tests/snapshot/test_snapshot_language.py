@@ -79,6 +79,18 @@ def test_natural_language_of_prose():
     assert language.natural_language("   ", langs) is None
 
 
+@pytest.mark.parametrize("text", ["# Placeholder\n", "# Marker file for PEP 561.\n",
+                                  "Ada Lovelace <ada@example.org>\n", "Generic single-database configuration."])
+def test_too_few_words_name_no_natural_language(text):
+    # lingua answers these (Maori, Danish, Sesotho, Spanish) but four words say nothing certain
+    assert language.natural_language(text, ["ALL"]) is None
+
+
+def test_a_short_sentence_still_names_its_language():
+    assert language.natural_language("Counts the values it reads.", ["ALL"]) == "en"
+    assert language.natural_language("統計讀取的每個值並輸出結果", ["ALL"]) == "zh"
+
+
 def test_every_content_model_label_names_a_language_or_is_deliberately_unknown():
     models = Path(magika.__file__).parent / "models"
     labels = {label for config in models.glob("*/config.min.json")
