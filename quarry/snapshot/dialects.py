@@ -9,7 +9,8 @@ from Python, Vala from C#, SystemVerilog from Verilog, fixed-form from free-form
 told here by the forms its own documentation prescribes and no near language writes:
 
 - Emacs Lisp: a library's header line (``;;; name.el --- summary``) and footer (``;;; name.el
-  ends here``), or the ``lexical-binding`` file variable (Emacs Lisp's own);
+  ends here``), the ``lexical-binding`` file variable (Emacs Lisp's own), or a directory's
+  local variables (``((nil . (...)) (c-mode ...))``);
 - Racket: the ``#lang`` line every module starts with;
 - Meson: the built-in ``meson`` object, its block ends (``endif``, ``endforeach``) and calls;
 - Rd: the sections every R documentation file has (``\\name``, ``\\alias``, ``\\title``, ...);
@@ -30,6 +31,8 @@ from dataclasses import dataclass
 EMACS_LISP = "EmacsLisp"
 _EMACS_LISP_CONVENTIONS = re.compile(
     r"\A\s*;;;[ \t]+[\w.+-]+\.el[ \t]+---|^;;;[ \t]+[\w.+-]+\.el[ \t]+ends here|-\*-[^\n]*\blexical-binding:", re.M)
+# a directory's local variables (.dir-locals.el): one list of (MODE . VARIABLES), MODE nil or a major mode
+_DIR_LOCALS = re.compile(r"\A(?:\s|;[^\n]*\n)*\([ \t\n]*\((?:nil[ \t\n]*\.|[\w+-]+-mode\b)")
 _RACKET_MODULE = re.compile(r"\A(?:;[^\n]*\n|\s)*#lang[ \t]+[\w/-]+")
 # DOT's one top-level form, the graph statement, after comments (`//`, `/* */`, `#` lines)
 # (possessive: a comment ends at its first `*/`, and what the comments took is never given back)
@@ -60,7 +63,9 @@ _LISP_FORMS = {
                          r"|(?<![\w#])#[tf](?![\w\\])"),
     EMACS_LISP: re.compile(r"\((?:defcustom|defgroup|defface|interactive|provide[ \t]+'|require[ \t]+'|add-hook[ \t]+'|"
                            r"define-key|global-set-key|setq-local|defvar-local|with-current-buffer|save-excursion|"
-                           r"point-min|point-max|buffer-substring|define-minor-mode|define-derived-mode)\b"),
+                           r"point-min|point-max|buffer-substring|define-minor-mode|define-derived-mode|"
+                           r"package-initialize|add-to-list|setq-default|with-eval-after-load|message[ \t]+\")\b"
+                           r"|\b(?:load-path|emacs-version|user-emacs-directory|byte-compile-file)\b"),
     "Common Lisp": re.compile(r"\((?:in-package|defpackage|defmethod|defclass|defgeneric|declaim|defparameter|"
                               r"defconstant|format[ \t]+t\b|asdf:|ql:quickload)\b"),
 }
@@ -202,12 +207,14 @@ _PROPERTY = re.compile(r"[ \t]*([A-Za-z_][\w.-]*)[ \t]*([=:])(.*)")   # keys as 
 
 
 def from_conventions(text: str) -> str | None:
-    """A language its own file conventions name: Emacs Lisp's header, footer or file variable,
-    Racket's ``#lang`` line, PostScript's ``%!`` line, DOT's graph statement. Read before any
+    """A language its own file conventions name: Emacs Lisp's header, footer or file variable
+    and its directory-local variables, Racket's ``#lang`` line, PostScript's ``%!`` line, DOT's graph statement. Read before any
     model, as a modeline is."""
     if ";;;" in text or "lexical-binding" in text:
         if _EMACS_LISP_CONVENTIONS.search(text):
             return EMACS_LISP
+    if text.lstrip()[:1] in ("(", ";") and _DIR_LOCALS.match(text):
+        return EMACS_LISP
     if "#lang" in text[:4096] and _RACKET_MODULE.match(text):
         return "Racket"
     if text.startswith(("%!PS", "%!\n", "%!\r", "%!FontType")):   # PostScript's first line: `%!PS-Adobe-3.0`, `%!`

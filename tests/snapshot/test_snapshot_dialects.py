@@ -79,12 +79,17 @@ QML = ("import QtQuick 2.15\nimport QtQuick.Controls 2.15\n\nRectangle {\n    id
 DTD = ("<!-- a list of counts -->\n<!ELEMENT tally (count+)>\n<!ATTLIST tally name CDATA #REQUIRED>\n"
        "<!ELEMENT count (#PCDATA)>\n<!ATTLIST count unit (items|bytes) \"items\">\n<!ENTITY % version \"1.0\">\n")
 
+DIR_LOCALS = ";; this project's settings\n((nil . ((fill-column . 100)))\n (c-mode (c-basic-offset . 4) (indent-tabs-mode . nil)))\n"
+EMACS_BUILD = ("(setq package-user-dir (expand-file-name \"elpa\" default-directory))\n(package-initialize)\n"
+               "(add-to-list 'load-path default-directory)\n(message \"compiling in %s\" emacs-version)\n")
+
 
 @pytest.mark.parametrize("text,expected", [
     (D, "D"), (CYTHON, "Cython"), (NIM, "Nimrod"), (VALA, "Vala"), (SYSTEMVERILOG, "systemverilog"),
     (FORTRAN_FIXED, "FortranFixed"), (CUDA, "CUDA"), (PROPERTIES, "Properties"), (SYSTEMD, "Systemd"),
     (DESKTOP, "Desktop file"), (DEBIAN_CONTROL, "Debian Control file"), (LDIF, "LDIF"), (CPP, "C++"),
-    (POSTSCRIPT, "PostScript"), (GRAPHVIZ, "Graphviz"), (RPM_SPEC, "RPMSpec"), (QML, "QML"), (DTD, "DTD")])
+    (POSTSCRIPT, "PostScript"), (GRAPHVIZ, "Graphviz"), (RPM_SPEC, "RPMSpec"), (QML, "QML"), (DTD, "DTD"),
+    (DIR_LOCALS, "EmacsLisp"), (EMACS_BUILD, "EmacsLisp")])
 def test_a_dialect_or_format_is_named_by_its_own_forms(text, expected):
     assert language.detect("00000007", text.encode()[:512], text) == expected
 
