@@ -255,7 +255,7 @@ def from_content(data: bytes) -> str | None:
     if magika_sure and prediction.dl.group != "code":
         return name    # a text format (Markdown, JSON) the token model has no class for
     guess = token_model.model().guess(text)
-    dialect = dialects.dialect_of(guess.language, text, sure=False) if guess is not None and not magika_sure else None
+    dialect = None if guess is None or magika_sure else dialects.dialect_of(guess.language, text, sure=False)
     if dialect:
         return dialect   # where Magika is unsure, the token model's lean is told from its dialects likewise
     sure_tokens = guess.language if guess is not None and guess.margin >= MIN_TOKEN_MARGIN else None

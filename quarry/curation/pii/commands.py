@@ -90,7 +90,8 @@ _PGPASS = re.compile(r"(?m)^[ \t]*(?:[A-Za-z0-9_.-]+|\*):(?:\d{1,5}|\*):[^:\s]+:
 # Oracle's logon, user/password@connect_identifier (a password holding '@' quoted): its command-line
 # tools' and the JDBC thin and OCI URLs'
 _ORACLE_LOGON = re.compile(r"\b(?:(?:sqlplus|sqlldr|expdp|impdp|exp|imp|rman|dgmgrl)(?:[ \t]+-\w+)*[ \t]+['\"]?"
-                           r"|jdbc:oracle:(?:thin|oci8?):)[A-Za-z_][\w$#]*/(?:\"(?P<dq>[^\"\r\n]{1,128})\"|(?P<bare>[^\s/@'\"]{1,128}))@")
+                           r"|jdbc:oracle:(?:thin|oci8?):)[A-Za-z_][\w$#]*/"
+                           r"(?:\"(?P<dq>[^\"\r\n]{1,128})\"|(?P<bare>[^\s/@'\"]{1,128}))@")
 # redis.conf's directives whose one argument is a password
 _REDIS_AUTH = re.compile(r"(?m)^[ \t]*(?:requirepass|masterauth)[ \t]+"
                          r"(?:'(?P<sq>[^'\r\n]{1,256})'|\"(?P<dq>[^\"\r\n]{1,256})\"|(?P<bare>\S{1,256}))[ \t]*\r?$")
