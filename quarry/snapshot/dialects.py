@@ -2,8 +2,9 @@
 
 Magika has one label for the whole Lisp family (trained on Common Lisp files) and none for Emacs
 Lisp, Scheme, Meson, R's documentation, CUDA, PostScript, DOT, QML, RPM specs, DTDs, Java's
-properties, Debian's control files, LDIF or systemd's units, which it reads as the nearest
-language it knows (Lisp, Python or Starlark, LaTeX, C, INI, XML, YAML, plain text) or not at all.
+properties, Debian's control files, LDIF, DNS zones or systemd's units, which it reads as the
+nearest language it knows (Lisp, Python or Starlark, LaTeX, C, INI, XML, YAML, plain text) or not
+at all.
 Nor does it always tell a language from its superset or dialect: D and C++ from C, Cython and Nim
 from Python, Vala from C#, SystemVerilog from Verilog, fixed-form from free-form Fortran. Each is
 told here by the forms its own documentation prescribes and no near language writes:
@@ -18,7 +19,8 @@ told here by the forms its own documentation prescribes and no near language wri
 - PostScript: its ``%!`` first line; DOT: the graph statement the whole file is;
 - Debian control files, RPM specs and LDIF: their own fields and sections (``Standards-Version:``;
   ``%prep``, ``%files``; ``dn:``, ``changetype:``); QML's imports and bindings; DTDs' declarations;
-- Java properties: every line a dotted ``key=value`` or a comment, no section;
+- Java properties: every line a dotted ``key=value`` or a comment, no section; a DNS zone file:
+  every line a directive or a resource record (``www 300 IN A 192.0.2.1``), an SOA among them;
 - within the language a model leans to, its dialects' own forms (`DIALECTS`), and the layout of
   fixed-form Fortran (statements from column 7, continuation marks in column 6).
 """
@@ -203,13 +205,19 @@ DIALECTS: dict[str, dict[str, Signature]] = {
 _FIXED_COMMENT = re.compile(r"\*|[cC](?:[ \t\-=*+.]|$)|[ \t]*!|[ \t]*$")   # `call x` in column 1 is free form's
 _FIXED_STATEMENT = re.compile(r"(?:[ \d]{5}[ 0]|\t)[ \t]*\S")
 _FIXED_CONTINUATION = re.compile(r"(?:[ \d]{5}[^\w\s]| {5}[1-9]|\t[1-9])")
+# a DNS zone (master) file's resource record: [owner] [TTL] [class] TYPE RDATA, the TTL and class in either order
+_RR_TYPES = ("A|AAAA|NS|MX|CNAME|SOA|TXT|PTR|SRV|CAA|DS|DNSKEY|RRSIG|NSEC|NSEC3|NSEC3PARAM|TLSA|SSHFP|NAPTR|HINFO|"
+             "SPF|ZONEMD|CDS|CDNSKEY|SVCB|HTTPS|LOC|DNAME|URI|OPENPGPKEY|SMIMEA|CERT|RP|AFSDB")
+_ZONE_RECORD = re.compile(r"(?:\S+)?(?:[ \t]+(?:\d+[smhdwSMHDW]?|IN|CH|HS)){0,2}[ \t]+(?P<type>" + _RR_TYPES
+                          + r")(?:[ \t]|$)")
+_ZONE_DIRECTIVE = re.compile(r"\$(?:ORIGIN|TTL|INCLUDE|GENERATE)\b")
 _PROPERTY = re.compile(r"[ \t]*([A-Za-z_][\w.-]*)[ \t]*([=:])(.*)")   # keys as Java's tools write them
 
 
 def from_conventions(text: str) -> str | None:
     """A language its own file conventions name: Emacs Lisp's header, footer or file variable
-    and its directory-local variables, Racket's ``#lang`` line, PostScript's ``%!`` line, DOT's graph statement. Read before any
-    model, as a modeline is."""
+    and its directory-local variables, Racket's ``#lang`` line, PostScript's ``%!`` line, DOT's
+    graph statement. Read before any model, as a modeline is."""
     if ";;;" in text or "lexical-binding" in text:
         if _EMACS_LISP_CONVENTIONS.search(text):
             return EMACS_LISP
@@ -229,7 +237,9 @@ def by_signature(text: str) -> str | None:
     for language, signature in _SIGNATURES.items():
         if signature.found_in(text):
             return language
-    return "Properties" if _properties_layout(text) else None
+    if _properties_layout(text):
+        return "Properties"
+    return "Zone" if _zone_layout(text) else None
 
 
 def dialect_of(name: str, text: str, sure: bool) -> str | None:
@@ -307,3 +317,27 @@ def _properties_layout(text: str) -> bool:
         quoted += value.strip()[:1] in ("\"", "'", "[", "{")
         continued = line.endswith("\\")
     return keys >= 3 and dotted * 2 >= keys and equals * 2 >= keys and quoted * 2 < keys
+
+
+def _zone_layout(text: str) -> bool:
+    """A DNS zone file (RFC 1035, section 5): every line outside parentheses a comment (``;``), a
+    directive (``$ORIGIN``, ``$TTL``) or a resource record, at least three records, and an SOA
+    record or a directive among them (a fragment of records alone is no file of its own)."""
+    if " IN" not in text and "\tIN" not in text and "$ORIGIN" not in text and "$TTL" not in text:
+        return False
+    records = anchors = depth = 0
+    for line in text.splitlines():
+        code = line.split(";", 1)[0]
+        if depth > 0 or not code.strip():
+            depth = max(0, depth + code.count("(") - code.count(")"))
+            continue
+        if _ZONE_DIRECTIVE.match(code):
+            anchors += 1
+        else:
+            record = _ZONE_RECORD.match(code)
+            if record is None:
+                return False
+            records += 1
+            anchors += record.group("type") == "SOA"
+        depth = max(0, code.count("(") - code.count(")"))
+    return records >= 3 and anchors > 0

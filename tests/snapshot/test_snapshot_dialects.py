@@ -79,6 +79,10 @@ QML = ("import QtQuick 2.15\nimport QtQuick.Controls 2.15\n\nRectangle {\n    id
 DTD = ("<!-- a list of counts -->\n<!ELEMENT tally (count+)>\n<!ATTLIST tally name CDATA #REQUIRED>\n"
        "<!ELEMENT count (#PCDATA)>\n<!ATTLIST count unit (items|bytes) \"items\">\n<!ENTITY % version \"1.0\">\n")
 
+ZONE = ("$ORIGIN example.org.\n$TTL 3600\n@   IN  SOA ns1.example.org. hostmaster.example.org. (\n"
+        "        2024010101 ; serial\n        7200 3600 1209600 3600 )\n    IN  NS  ns1.example.org.\n"
+        "    IN  MX  10 mail.example.org.\nns1     IN  A     192.0.2.53\nmail 300 IN  AAAA  2001:db8::25\n"
+        "www     IN  CNAME ns1\n")
 DIR_LOCALS = ";; this project's settings\n((nil . ((fill-column . 100)))\n (c-mode (c-basic-offset . 4) (indent-tabs-mode . nil)))\n"
 EMACS_BUILD = ("(setq package-user-dir (expand-file-name \"elpa\" default-directory))\n(package-initialize)\n"
                "(add-to-list 'load-path default-directory)\n(message \"compiling in %s\" emacs-version)\n")
@@ -89,7 +93,7 @@ EMACS_BUILD = ("(setq package-user-dir (expand-file-name \"elpa\" default-direct
     (FORTRAN_FIXED, "FortranFixed"), (CUDA, "CUDA"), (PROPERTIES, "Properties"), (SYSTEMD, "Systemd"),
     (DESKTOP, "Desktop file"), (DEBIAN_CONTROL, "Debian Control file"), (LDIF, "LDIF"), (CPP, "C++"),
     (POSTSCRIPT, "PostScript"), (GRAPHVIZ, "Graphviz"), (RPM_SPEC, "RPMSpec"), (QML, "QML"), (DTD, "DTD"),
-    (DIR_LOCALS, "EmacsLisp"), (EMACS_BUILD, "EmacsLisp")])
+    (DIR_LOCALS, "EmacsLisp"), (EMACS_BUILD, "EmacsLisp"), (ZONE, "Zone")])
 def test_a_dialect_or_format_is_named_by_its_own_forms(text, expected):
     assert language.detect("00000007", text.encode()[:512], text) == expected
 
@@ -129,6 +133,11 @@ C_WITH_ARROWS = ("/* walk the graph */\nstruct node { struct node *next; int lab
                  "    return k;\n}\n")
 
 
-@pytest.mark.parametrize("text", [TOML_DOTTED, LEXER_TABLE, PYTHON_WITH_EXAMPLES, XML_WITH_SUBSET, C_WITH_ARROWS])
+ZONE_IN_PROSE = ("To delegate the zone, add these records to the parent:\n\n    sub IN NS ns1.sub.example.org.\n"
+                 "    ns1.sub IN A 192.0.2.7\n    @ IN SOA ns1 hostmaster 1 7200 3600 1209600 3600\n\nThen reload it.\n")
+
+
+@pytest.mark.parametrize("text", [TOML_DOTTED, LEXER_TABLE, PYTHON_WITH_EXAMPLES, XML_WITH_SUBSET, C_WITH_ARROWS,
+                                  ZONE_IN_PROSE])
 def test_formats_no_model_names_need_their_own_forms_not_their_words(text):
     assert dialects.from_conventions(text) is None and dialects.by_signature(text) is None
