@@ -27,6 +27,7 @@ told here by the forms its own documentation prescribes and no near language wri
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -43,19 +44,56 @@ _DOT_GRAPH = re.compile(r"\A(?:\s|//[^\n]*\n|/\*(?:[^*]|\*(?!/))*\*/|#[^\n]*\n)*
 
 
 @dataclass(frozen=True)
-class Signature:
-    """A language's own forms: ``literals`` one of which its files hold (a substring test spares
-    most records the scan), ``forms`` (a named group names a form's kind, else its first word)
-    and how many different kinds make it sure (one more where the ``doubt`` word occurs)."""
+class Form:
+    """One kind of a language's own forms: ``literals`` one of which every match holds (a
+    substring test, far cheaper than a scan, spares most records the pattern) and the pattern."""
     literals: tuple[str, ...]
-    forms: re.Pattern
+    pattern: re.Pattern
+
+    def found_in(self, text: str) -> bool:
+        return any(literal in text for literal in self.literals) and self.pattern.search(text) is not None
+
+
+def forms(**kinds: tuple[tuple[str, ...], str]) -> dict[str, Form]:
+    """Each kind of form as ``kind=(literals, pattern)``, the patterns read line by line (``^``, ``$``)."""
+    return {kind: Form(literals, re.compile(pattern, re.M)) for kind, (literals, pattern) in kinds.items()}
+
+
+def _word(word: str) -> str:
+    """A pattern for ``word`` at a word's start (``\\bword``) that opens with the word itself: a
+    pattern opening with a literal is scanned for it at once, one opening with ``\\b`` is tried at
+    every position of the text (20 times slower on a C header)."""
+    return rf"{word}(?<!\w{word})"
+
+
+@dataclass(frozen=True)
+class Signature:
+    """A language's own forms: ``literals`` one of which its files hold, the ``forms`` by kind,
+    and how many different kinds make it sure (one more where the ``doubt`` word occurs). Each
+    kind is looked for alone, and the look stops once enough are found (one scan of a record
+    for every kind at once cost 2.4 ms, Magika's 8)."""
+    literals: tuple[str, ...]
+    forms: dict[str, Form]
     needed: int
     doubt: str | None = None     # a word that makes the near language likelier: one form more is needed
 
     def found_in(self, text: str) -> bool:
         if not any(literal in text for literal in self.literals):
             return False
-        return _kinds(self.forms, text) >= self.needed + (self.doubt is not None and self.doubt in text)
+        needed = self.needed + (self.doubt is not None and self.doubt in text)
+        return _at_least(needed, (form.found_in(text) for form in self.forms.values()))
+
+
+@dataclass(frozen=True)
+class CallSignature:
+    """A language whose different calls or sections are its forms: each different first word of a
+    match of ``forms`` is one kind (`subdir('a'` and `subdir('b'` one, `executable(` another)."""
+    literals: tuple[str, ...]
+    forms: re.Pattern
+    needed: int
+
+    def found_in(self, text: str) -> bool:
+        return any(literal in text for literal in self.literals) and _kinds(self.forms, text, self.needed) >= self.needed
 
 
 # Special forms only one Lisp writes (a form opening a list); each counted once however often it occurs.
@@ -80,47 +118,66 @@ _MESON_FORMS = re.compile(r"\bmeson\.\w+\(|^[ \t]*(?:endif|endforeach)[ \t]*(?:#
 _RD_SECTIONS = re.compile(r"^\\(?:name|alias|title|description|usage|arguments|value|examples|seealso|keyword|"
                           r"docType|encoding)\{", re.M)
 # Definitions and launches, not the bare words (a lexer or a translator lists those in strings).
-_CUDA_FORMS = re.compile(
-    r"(?P<kernel>\b__global__[ \t]+(?:\w+[ \t]+)*void[ \t]+\w+[ \t]*\()"
-    r"|(?P<function>\b__device__[ \t]+(?:(?:__host__|__forceinline__|inline|static)[ \t]+)*[\w:<>]+[ \t*&]+\w+[ \t]*\()"
-    r"|(?P<shared>\b__(?:shared|constant)__[ \t]+\w+)|(?P<launch>\w[ \t]*<<<[^;\n]*>>>[ \t]*\()"
-    r"|(?P<index>(?<![\w\"'])(?:threadIdx|blockIdx|blockDim|gridDim)\.[xyz]\b(?![\"']))"
-    r"|(?P<barrier>\b__syncthreads[ \t]*\([ \t]*\)[ \t]*;)|(?P<runtime>\bcuda(?:Malloc|Memcpy|Free|"
-    r"DeviceSynchronize|GetLastError)\w*[ \t]*\()")
+_CUDA_FORMS = forms(
+    kernel=(("__global__",), r"\b__global__[ \t]+(?:\w+[ \t]+)*void[ \t]+\w+[ \t]*\("),
+    function=(("__device__",),
+              r"\b__device__[ \t]+(?:(?:__host__|__forceinline__|inline|static)[ \t]+)*[\w:<>]+[ \t*&]+\w+[ \t]*\("),
+    shared=(("__shared__", "__constant__"), r"\b__(?:shared|constant)__[ \t]+\w+"),
+    launch=(("<<<",), r"\w[ \t]*<<<[^;\n]*>>>[ \t]*\("),
+    index=(("threadIdx", "blockIdx", "blockDim", "gridDim"),
+           r"(?<![\w\"'])(?:threadIdx|blockIdx|blockDim|gridDim)\.[xyz]\b(?![\"'])"),
+    barrier=(("__syncthreads",), r"\b__syncthreads[ \t]*\([ \t]*\)[ \t]*;"),
+    runtime=(("cuda",), r"\bcuda(?:Malloc|Memcpy|Free|DeviceSynchronize|GetLastError)\w*[ \t]*\("),
+)
 # a Debian package's control file: its paragraphs' own fields (RFC 822 headers name others)
-_DEBIAN_CONTROL_FIELDS = re.compile(
-    r"(?P<source>^Source:[ \t]*[a-z0-9][a-z0-9.+-]+[ \t]*$)|(?P<package>^Package:[ \t]*[a-z0-9][a-z0-9.+-]+[ \t]*$)"
-    r"|(?P<maintainer>^(?:Maintainer|Uploaders):)|(?P<depends>^(?:Build-)?(?:Depends|Conflicts)(?:-Indep|-Arch)?:)"
-    r"|(?P<architecture>^Architecture:[ \t]*(?:any|all|[a-z0-9-]+)\b)|(?P<standards>^Standards-Version:)"
-    r"|(?P<section>^(?:Section|Priority):[ \t]*[a-z]+)", re.M)
+_DEBIAN_CONTROL_FIELDS = forms(
+    source=(("Source:",), r"^Source:[ \t]*[a-z0-9][a-z0-9.+-]+[ \t]*$"),
+    package=(("Package:",), r"^Package:[ \t]*[a-z0-9][a-z0-9.+-]+[ \t]*$"),
+    maintainer=(("Maintainer:", "Uploaders:"), r"^(?:Maintainer|Uploaders):"),
+    depends=(("Depends", "Conflicts"), r"^(?:Build-)?(?:Depends|Conflicts)(?:-Indep|-Arch)?:"),
+    architecture=(("Architecture:",), r"^Architecture:[ \t]*(?:any|all|[a-z0-9-]+)\b"),
+    standards=(("Standards-Version:",), r"^Standards-Version:"),
+    section=(("Section:", "Priority:"), r"^(?:Section|Priority):[ \t]*[a-z]+"),
+)
 # LDAP's interchange format: entries named by their distinguished name, base64 values after `::`
-_LDIF_FORMS = re.compile(
-    r"(?P<dn>^dn::?[ \t]*(?:\w[\w-]*=|[A-Za-z0-9+/]{8}))|(?P<class>^objectClass:[ \t]*\w)"
-    r"|(?P<change>^changetype:[ \t]*(?:add|modify|delete|modrdn|moddn)\b)|(?P<version>^version:[ \t]*1[ \t]*$)"
-    r"|(?P<base64>^[\w;-]+::[ \t]*[A-Za-z0-9+/]{4,}={0,2}[ \t]*$)"
-    r"|(?P<operation>^(?:add|replace|delete):[ \t]*\w+[ \t]*$)",
-    re.M)
+_LDIF_FORMS = forms(
+    dn=(("dn:",), r"^dn::?[ \t]*(?:\w[\w-]*=|[A-Za-z0-9+/]{8})"),
+    object_class=(("objectClass:",), r"^objectClass:[ \t]*\w"),
+    change=(("changetype:",), r"^changetype:[ \t]*(?:add|modify|delete|modrdn|moddn)\b"),
+    version=(("version:",), r"^version:[ \t]*1[ \t]*$"),
+    base64=(("::",), r"^[\w;-]+::[ \t]*[A-Za-z0-9+/]{4,}={0,2}[ \t]*$"),
+    operation=(("add:", "replace:", "delete:"), r"^(?:add|replace|delete):[ \t]*\w+[ \t]*$"),
+)
 # an RPM spec: its preamble's tags and its build sections
-_RPM_SPEC_FORMS = re.compile(
-    r"(?P<name>^Name:[ \t]*\S)|(?P<release>^Release:[ \t]*\S)|(?P<requires>^Build(?:Requires|Arch|Root):)"
-    r"|(?P<description>^%description\b)|(?P<prep>^%prep\b)|(?P<build>^%build\b)|(?P<install>^%install\b)"
-    r"|(?P<files>^%files\b)|(?P<changelog>^%changelog\b)"
-    r"|(?P<macro>^%(?:define|global)[ \t]+\w)|(?P<setup>^%(?:setup|autosetup)\b)",
-    re.M)
+_RPM_SPEC_FORMS = forms(
+    name=(("Name:",), r"^Name:[ \t]*\S"),
+    release=(("Release:",), r"^Release:[ \t]*\S"),
+    requires=(("BuildRequires:", "BuildArch:", "BuildRoot:"), r"^Build(?:Requires|Arch|Root):"),
+    description=(("%description",), r"^%description\b"),
+    prep=(("%prep",), r"^%prep\b"),
+    build=(("%build",), r"^%build\b"),
+    install=(("%install",), r"^%install\b"),
+    files=(("%files",), r"^%files\b"),
+    changelog=(("%changelog",), r"^%changelog\b"),
+    macro=(("%define", "%global"), r"^%(?:define|global)[ \t]+\w"),
+    setup=(("%setup", "%autosetup"), r"^%(?:setup|autosetup)\b"),
+)
 # QML: Qt Quick's imports, object ids, typed properties, anchors and signal handlers
-_QML_FORMS = re.compile(
-    r"(?P<qt_import>^import[ \t]+Qt[\w.]*(?:[ \t]+\d+(?:\.\d+)?)?[ \t]*$)|(?P<id>^[ \t]*id:[ \t]*\w+[ \t;]*$)"
-    r"|(?P<property>^[ \t]*(?:readonly[ \t]+|default[ \t]+)?property[ \t]+[\w.<>]+[ \t]+\w+)"
-    r"|(?P<anchors>\banchors\.\w+[ \t]*:)"
-    r"|(?P<handler>^[ \t]*on[A-Z]\w*[ \t]*:)", re.M)
+_QML_FORMS = forms(
+    qt_import=(("import",), r"^import[ \t]+Qt[\w.]*(?:[ \t]+\d+(?:\.\d+)?)?[ \t]*$"),
+    id=(("id:",), r"^[ \t]*id:[ \t]*\w+[ \t;]*$"),
+    property=(("property",), r"^[ \t]*(?:readonly[ \t]+|default[ \t]+)?property[ \t]+[\w.<>]+[ \t]+\w+"),
+    anchors=(("anchors.",), r"\banchors\.\w+[ \t]*:"),
+    handler=(("on",), r"^[ \t]*on[A-Z]\w*[ \t]*:"),
+)
 # a document type definition: markup declarations (an XML document's internal subset may hold some)
-_DTD_DECLARATIONS = re.compile(r"^[ \t]*<!(?:(?P<element>ELEMENT)|(?P<attlist>ATTLIST)|(?P<entity>ENTITY)"
-                               r"|(?P<notation>NOTATION))[ \t\n]", re.M)
+_DTD_DECLARATIONS = forms(**{declaration.lower(): ((f"<!{declaration}",), rf"^[ \t]*<!{declaration}[ \t\n]")
+                             for declaration in ("ELEMENT", "ATTLIST", "ENTITY", "NOTATION")})
 # Languages whose files a content model reads as a near one, by the forms only they write. The
 # literals spare most records the forms' scan (a scan of every record cost 0.5 ms, Magika's 8).
 _SIGNATURES = {
-    "Meson": Signature(("meson.", "endif", "endforeach", "subdir(", "project(", *_MESON_CALLS), _MESON_FORMS, 2),
-    "Rd": Signature(("\\name{",), _RD_SECTIONS, 3),
+    "Meson": CallSignature(("meson.", "endif", "endforeach", "subdir(", "project(", *_MESON_CALLS), _MESON_FORMS, 2),
+    "Rd": CallSignature(("\\name{",), _RD_SECTIONS, 3),
     "CUDA": Signature(("__global__", "<<<", "threadIdx", "__device__"), _CUDA_FORMS, 2),
     "Debian Control file": Signature(("Source:", "Package:"), _DEBIAN_CONTROL_FIELDS, 3),
     "LDIF": Signature(("dn:",), _LDIF_FORMS, 2),
@@ -132,57 +189,95 @@ _SIGNATURES = {
 # Within a language a model leans to (a Pygments name), the dialects or supersets it does not tell
 # apart, each by forms the near language never writes (two kinds at least: one may sit in a
 # comment or a string).
-_D_FORMS = re.compile(
-    r"(?P<modules>^[ \t]*(?:module|(?:public[ \t]+|static[ \t]+)?import)[ \t]+\w+(?:\.\w+)*[ \t]*[;,:])"
-    r"|(?P<linkage>\bextern[ \t]*\((?:C|C\+\+|D|Windows|System)\))|(?P<alias>^[ \t]*alias[ \t]+\w)"
-    r"|(?P<instance>\b(?!operator!)\w+!\()|(?P<unittest>\bunittest[ \t]*\{)|(?P<attribute>@(?:safe|trusted|nogc)\b)"
-    r"|(?P<immutable>\bimmutable\b)|(?P<foreach>\bforeach(?:_reverse)?[ \t]*\([^;)\n]*;)"
-    r"|(?P<write>\bwrite(?:f?ln|f)[ \t]*\()|(?P<pragma>\bpragma[ \t]*\((?:msg|lib)\b)", re.M)
+_D_FORMS = forms(
+    modules=(("module", "import"), r"^[ \t]*(?:module|(?:public[ \t]+|static[ \t]+)?import)[ \t]+\w+(?:\.\w+)*[ \t]*[;,:]"),
+    linkage=(("extern",), _word("extern") + r"[ \t]*\((?:C|C\+\+|D|Windows|System)\)"),
+    alias=(("alias",), r"^[ \t]*alias[ \t]+\w"),
+    instance=(("!(",), r"\b(?!operator!)\w+!\("),
+    unittest=(("unittest",), _word("unittest") + r"[ \t]*\{"),
+    attribute=(("@safe", "@trusted", "@nogc"), r"@(?:safe|trusted|nogc)\b"),
+    immutable=(("immutable",), _word("immutable") + r"\b"),
+    foreach=(("foreach",), _word("foreach") + r"(?:_reverse)?[ \t]*\([^;)\n]*;"),
+    write=(("write",), _word("write") + r"(?:f?ln|f)[ \t]*\("),
+    pragma=(("pragma",), _word("pragma") + r"[ \t]*\((?:msg|lib)\b"),
+)
 # Cython's declarations at the top level (a Python docstring's example is indented).
-_CYTHON_FORMS = re.compile(
-    r"(?P<cdef>^c(?:p)?def[ \t]+\w)|(?P<ctypedef>^ctypedef[ \t]+\w)"
-    r"|(?P<cimport>^(?:from[ \t]+[\w.]+[ \t]+)?cimport[ \t]+\w)"
-    r"|(?P<extern>^cdef[ \t]+extern[ \t]+from\b)|(?P<local>^[ \t]+c(?:p)?def[ \t]+\w)"
-    r"|(?P<nogil>\bwith[ \t]+nogil[ \t]*:|\)[ \t]*nogil\b)|(?P<directive>^#[ \t]*cython:[ \t]*\w+[ \t]*=)", re.M)
-_NIM_FORMS = re.compile(
-    r"(?P<routine>^[ \t]*(?:proc|func|iterator|template|macro|method|converter)[ \t]+`?\w+`?\*?[ \t]*(?:\[[^\]\n]*\])?"
-    r"\([^\n]*\)[^\n]*=[ \t]*(?:#[^\n]*)?$)|(?P<pragma>\{\.[ \t]*\w+[^\n{}]*?\.?\})"
-    r"|(?P<binding>^[ \t]*(?:let|var|const)(?:[ \t]+\w+\*?[ \t]*[:=]|[ \t]*\n[ \t]+\w+\*?[ \t]*[:=]))"
-    r"|(?P<discard>^[ \t]*discard[ \t]+[\w(])"
-    r"|(?P<object>=[ \t]*(?:ref[ \t]+)?object(?:[ \t]+of[ \t]+\w+)?[ \t]*(?:#.*)?$)"
-    r"|(?P<main>\bwhen[ \t]+isMainModule\b)|(?P<echo>^[ \t]*echo[ \t(])", re.M)
-_VALA_FORMS = re.compile(
-    r"(?P<glib>^[ \t]*using[ \t]+GLib[ \t]*;|\bGLib\.\w)|(?P<ownership>\b(?:unowned|owned)[ \t]+\w)"
-    r"|(?P<ccode>\[CCode[ \t]*\()|(?P<errordomain>\berrordomain[ \t]+\w)|(?P<construct>\bconstruct[ \t]*\{)"
-    r"|(?P<signal>\bsignal[ \t]+\w+[\w.<>?]*[ \t]+\w+[ \t]*\()|(?P<connect>\.connect[ \t]*\()"
-    r"|(?P<throws>\)[ \t]*throws[ \t]+\w)|(?P<template>\[Gtk(?:Template|Child|Callback)\b)|(?P<dbus>\[DBus[ \t]*\()"
-    r"|(?P<printf>\b(?:stdout|stderr)\.printf[ \t]*\()", re.M)
-_SYSTEMVERILOG_FORMS = re.compile(
-    r"(?P<logic>\blogic\b)|(?P<always>\balways_(?:comb|ff|latch)\b)|(?P<bind>^[ \t]*bind[ \t]+\w)"
-    r"|(?P<assertion>\b(?:assert|assume|cover)[ \t]+property\b|\bassert[ \t]*\()"
-    r"|(?P<unit>^[ \t]*(?:(?:virtual[ \t]+)?(?:interface|class|package|program)[ \t]+\w+|"
-    r"endinterface|endclass|endpackage|endprogram)\b)|(?P<typedef>\btypedef[ \t]+(?:enum|struct|union)\b)"
-    r"|(?P<import>^[ \t]*import[ \t]+\w+::)|(?P<fill>[=(,][ \t]*'[01xzXZ](?![\w']))|(?P<wildcard>\(\.\*\))"
-    r"|(?P<modport>\bmodport\b)|(?P<unique>\b(?:unique|unique0|priority)[ \t]+(?:case|if)\b)", re.M)
-_SYSTEMD_FORMS = re.compile(
-    r"(?P<unit>^\[Unit\])|(?P<kind>^\[(?:Service|Socket|Timer|Mount|Automount|Swap|Path|Slice|Scope)\])"
-    r"|(?P<install>^\[Install\])|(?P<exec>^Exec(?:Start|Stop|Reload)(?:Pre|Post)?=)"
-    r"|(?P<order>^(?:WantedBy|RequiredBy|After|Before|Requires|Wants|BindsTo|PartOf|Conflicts)=)", re.M)
-_DESKTOP_FORMS = re.compile(r"(?P<group>^\[Desktop (?:Entry|Action [\w-]+)\])"
-                            r"|(?P<keys>^(?:Type|Exec|TryExec|Icon|Categories|Terminal|MimeType|StartupNotify)=)", re.M)
+_CYTHON_FORMS = forms(
+    cdef=(("cdef", "cpdef"), r"^c(?:p)?def[ \t]+\w"),
+    ctypedef=(("ctypedef",), r"^ctypedef[ \t]+\w"),
+    cimport=(("cimport",), r"^(?:from[ \t]+[\w.]+[ \t]+)?cimport[ \t]+\w"),
+    extern=(("cdef",), r"^cdef[ \t]+extern[ \t]+from\b"),
+    local=(("cdef", "cpdef"), r"^[ \t]+c(?:p)?def[ \t]+\w"),
+    nogil=(("nogil",), r"\bwith[ \t]+nogil[ \t]*:|\)[ \t]*nogil\b"),
+    directive=(("cython:",), r"^#[ \t]*cython:[ \t]*\w+[ \t]*="),
+)
+_NIM_FORMS = forms(
+    routine=(("proc", "func", "iterator", "template", "macro", "method", "converter"),
+             r"^[ \t]*(?:proc|func|iterator|template|macro|method|converter)[ \t]+`?\w+`?\*?[ \t]*(?:\[[^\]\n]*\])?"
+             r"\([^\n]*\)[^\n]*=[ \t]*(?:#[^\n]*)?$"),
+    pragma=(("{.",), r"\{\.[ \t]*\w+[^\n{}]*?\.?\}"),
+    binding=(("let", "var", "const"), r"^[ \t]*(?:let|var|const)(?:[ \t]+\w+\*?[ \t]*[:=]|[ \t]*\n[ \t]+\w+\*?[ \t]*[:=])"),
+    discard=(("discard",), r"^[ \t]*discard[ \t]+[\w(]"),
+    object=(("object",), r"=[ \t]*(?:ref[ \t]+)?object(?:[ \t]+of[ \t]+\w+)?[ \t]*(?:#.*)?$"),
+    main=(("isMainModule",), r"\bwhen[ \t]+isMainModule\b"),
+    echo=(("echo",), r"^[ \t]*echo[ \t(]"),
+)
+_VALA_FORMS = forms(
+    glib=(("GLib",), r"^[ \t]*using[ \t]+GLib[ \t]*;|\bGLib\.\w"),
+    ownership=(("owned",), r"\b(?:unowned|owned)[ \t]+\w"),
+    ccode=(("[CCode",), r"\[CCode[ \t]*\("),
+    errordomain=(("errordomain",), r"\berrordomain[ \t]+\w"),
+    construct=(("construct",), r"\bconstruct[ \t]*\{"),
+    signal=(("signal",), r"\bsignal[ \t]+\w+[\w.<>?]*[ \t]+\w+[ \t]*\("),
+    connect=((".connect",), r"\.connect[ \t]*\("),
+    throws=(("throws",), r"\)[ \t]*throws[ \t]+\w"),
+    template=(("[Gtk",), r"\[Gtk(?:Template|Child|Callback)\b"),
+    dbus=(("[DBus",), r"\[DBus[ \t]*\("),
+    printf=((".printf",), r"\b(?:stdout|stderr)\.printf[ \t]*\("),
+)
+_SYSTEMVERILOG_FORMS = forms(
+    logic=(("logic",), r"\blogic\b"),
+    always=(("always_",), r"\balways_(?:comb|ff|latch)\b"),
+    bind=(("bind",), r"^[ \t]*bind[ \t]+\w"),
+    assertion=(("assert", "assume", "cover"), r"\b(?:assert|assume|cover)[ \t]+property\b|\bassert[ \t]*\("),
+    unit=(("interface", "class", "package", "program"),
+          r"^[ \t]*(?:(?:virtual[ \t]+)?(?:interface|class|package|program)[ \t]+\w+|"
+          r"endinterface|endclass|endpackage|endprogram)\b"),
+    typedef=(("typedef",), r"\btypedef[ \t]+(?:enum|struct|union)\b"),
+    import_=(("import",), r"^[ \t]*import[ \t]+\w+::"),
+    fill=(("'",), r"[=(,][ \t]*'[01xzXZ](?![\w'])"),
+    wildcard=(("(.*)",), r"\(\.\*\)"),
+    modport=(("modport",), r"\bmodport\b"),
+    unique=(("unique", "priority"), r"\b(?:unique|unique0|priority)[ \t]+(?:case|if)\b"),
+)
+_SYSTEMD_UNIT_KINDS = ("Service", "Socket", "Timer", "Mount", "Automount", "Swap", "Path", "Slice", "Scope")
+_SYSTEMD_ORDER = ("WantedBy", "RequiredBy", "After", "Before", "Requires", "Wants", "BindsTo", "PartOf", "Conflicts")
+_SYSTEMD_FORMS = forms(
+    unit=(("[Unit]",), r"^\[Unit\]"),
+    kind=(tuple(f"[{kind}]" for kind in _SYSTEMD_UNIT_KINDS), rf"^\[(?:{'|'.join(_SYSTEMD_UNIT_KINDS)})\]"),
+    install=(("[Install]",), r"^\[Install\]"),
+    exec=(("Exec",), r"^Exec(?:Start|Stop|Reload)(?:Pre|Post)?="),
+    order=(tuple(f"{key}=" for key in _SYSTEMD_ORDER), rf"^(?:{'|'.join(_SYSTEMD_ORDER)})="),
+)
+_DESKTOP_FORMS = forms(
+    group=(("[Desktop ",), r"^\[Desktop (?:Entry|Action [\w-]+)\]"),
+    keys=(("=",), r"^(?:Type|Exec|TryExec|Icon|Categories|Terminal|MimeType|StartupNotify)="),
+)
 # C++ in what Magika reads as C: scopes, namespaces, classes with access, templates, streams, its own headers
-_CPP_FORMS = re.compile(
-    r"(?P<scope>\b(?:std|boost)::\w|^[\w:<>*& \t]*\b\w+::~?\w+[ \t]*\([^;\n]*\)[ \t]*(?:const[ \t]*)?\{?[ \t]*$)"
-    r"|(?P<namespace>^[ \t]*(?:namespace[ \t]+\w+[ \t]*\{|using[ \t]+namespace[ \t]+\w+[ \t]*;))"
-    r"|(?P<access>^[ \t]*(?:public|private|protected)[ \t]*:"
-    r"|^[ \t]*class[ \t]+\w+[ \t]*:[ \t]*(?:public|private|protected)\b)"
-    r"|(?P<template>^[ \t]*template[ \t]*<)|(?P<casts>\b(?:static|dynamic|reinterpret|const)_cast[ \t]*<)"
-    r"|(?P<stream>\b(?:cout|cerr|cin)[ \t]*(?:<<|>>))"
-    r"|(?P<headers>^#[ \t]*include[ \t]*<(?:iostream|string|vector|map|memory|"
-    r"algorithm|sstream|fstream|utility|functional|unordered_map|thread|mutex|array|stdexcept|iomanip|chrono|cstdio|"
-    r"cstdlib|cstring|cmath|cstdint|cassert)(?:\.h)?>)"
-    r"|(?P<new>\bnew[ \t]+\w+(?:::\w+)*[ \t]*[(\[{])|(?P<nullptr>\bnullptr\b)",
-    re.M)
+_CPP_HEADERS = ("iostream|string|vector|map|memory|algorithm|sstream|fstream|utility|functional|unordered_map|thread|"
+                "mutex|array|stdexcept|iomanip|chrono|cstdio|cstdlib|cstring|cmath|cstdint|cassert")
+_CPP_FORMS = forms(
+    scope=(("::",), r"\b(?:std|boost)::\w|^[\w:<>*& \t]*\b\w+::~?\w+[ \t]*\([^;\n]*\)[ \t]*(?:const[ \t]*)?\{?[ \t]*$"),
+    namespace=(("namespace",), r"^[ \t]*(?:namespace[ \t]+\w+[ \t]*\{|using[ \t]+namespace[ \t]+\w+[ \t]*;)"),
+    access=(("public", "private", "protected"),
+            r"^[ \t]*(?:public|private|protected)[ \t]*:|^[ \t]*class[ \t]+\w+[ \t]*:[ \t]*(?:public|private|protected)\b"),
+    template=(("template",), r"^[ \t]*template[ \t]*<"),
+    casts=(("_cast",), r"\b(?:static|dynamic|reinterpret|const)_cast[ \t]*<"),
+    stream=(("cout", "cerr", "cin"), r"\b(?:cout|cerr|cin)[ \t]*(?:<<|>>)"),
+    headers=(("include",), rf"^#[ \t]*include[ \t]*<(?:{_CPP_HEADERS})(?:\.h)?>"),
+    new=(("new",), _word("new") + r"[ \t]+\w+(?:::\w+)*[ \t]*[(\[{]"),
+    nullptr=(("nullptr",), _word("nullptr") + r"\b"),
+)
 _D = Signature(("import", "module", "extern", "alias", "!(", "write"), _D_FORMS, 2)
 DIALECTS: dict[str, dict[str, Signature]] = {
     # a C header that names __cplusplus has its C++ lines for C++ callers (`extern "C"`, casts in macros)
@@ -259,18 +354,27 @@ def dialect_of(name: str, text: str, sure: bool) -> str | None:
     return None
 
 
-def _kinds(forms: re.Pattern, text: str) -> int:
-    """How many different forms of ``forms`` the text writes, whatever their arguments and
-    spacing: a named group is one kind, else its first word (`subdir('a'` and `subdir('b'` are
-    one, `(define (f)` and `(define-syntax` two)."""
-    return len({m.lastgroup or re.split(r"[\s('{]", m.group().strip().lstrip("("), maxsplit=1)[0] or m.group()
-                for m in forms.finditer(text)})
+def _kinds(forms: re.Pattern, text: str, enough: int | None = None) -> int:
+    """How many different forms of ``forms`` the text writes (each different first word one kind,
+    whatever its arguments and spacing: `subdir('a'` and `subdir('b'` are one, `(define (f)` and
+    `(define-syntax` two), counting no further than ``enough``."""
+    kinds = set()
+    for match in forms.finditer(text):
+        kinds.add(re.split(r"[\s('{]", match.group().strip().lstrip("("), maxsplit=1)[0] or match.group())
+        if len(kinds) == enough:
+            break
+    return len(kinds)
+
+
+def _at_least(needed: int, found) -> bool:
+    """Whether ``needed`` of the ``found`` answers (read lazily, in turn) are true."""
+    return sum(1 for _ in itertools.islice(filter(None, found), needed)) == needed
 
 
 def _lisp_dialect(text: str) -> str:
     """Which Lisp a file Magika reads as Lisp is written in: the dialect with the most of its own
     special forms, Common Lisp (what Magika's label was trained on) when none has more."""
-    kinds = {dialect: _kinds(forms, text) for dialect, forms in _LISP_FORMS.items()}
+    kinds = {dialect: _kinds(pattern, text) for dialect, pattern in _LISP_FORMS.items()}
     common = kinds["Common Lisp"]
     best = max(("Scheme", EMACS_LISP), key=lambda dialect: kinds[dialect])
     return best if kinds[best] > common else "Common Lisp"

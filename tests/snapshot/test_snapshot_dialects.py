@@ -141,3 +141,36 @@ ZONE_IN_PROSE = ("To delegate the zone, add these records to the parent:\n\n    
                                   ZONE_IN_PROSE])
 def test_formats_no_model_names_need_their_own_forms_not_their_words(text):
     assert dialects.from_conventions(text) is None and dialects.by_signature(text) is None
+
+
+def _signatures():
+    yield from dialects._SIGNATURES.items()
+    for table in dialects.DIALECTS.values():
+        yield from table.items()
+
+
+def test_every_match_of_a_form_holds_one_of_its_literals():
+    # a form is looked for only where one of its literals occurs: a literal its matches can lack
+    # would hide the form. Read on every text here (each form's own) and on the standard library.
+    import glob
+    import os
+    library = sorted(glob.glob(os.path.join(os.path.dirname(os.__file__), "*.py")))[:60]
+    texts = [value for value in globals().values() if isinstance(value, str) and "\n" in value]
+    texts += [open(path, encoding="utf-8", errors="replace").read() for path in library]
+    matched = set()
+    for name, signature in _signatures():
+        if not isinstance(signature, dialects.Signature):
+            continue
+        for kind, form in signature.forms.items():
+            for text in texts:
+                for match in form.pattern.finditer(text):
+                    assert any(literal in match.group() for literal in form.literals), (name, kind, match.group())
+                    matched.add((name, kind))
+    assert len(matched) >= 60   # most forms occur in the texts above, so the check reads them
+
+
+def test_a_word_form_starts_at_a_word():
+    # `_word` opens the pattern with its literal (fast to scan) and keeps `\b`'s meaning
+    linkage = dialects._D_FORMS["linkage"].pattern
+    assert linkage.search('extern(C) void f();') and linkage.search('x = 1;\n  extern (C++) int g;')
+    assert not linkage.search('myextern(C) void f();')
