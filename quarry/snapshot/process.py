@@ -35,7 +35,9 @@ FORMAT_VERSION = 4   # 2: a summary carries its records' line lengths (line_byte
 FRAME_BYTES = 4 << 20  # a shard cut inside an origin decompresses from the frame before its cut, not from the start
 RECORDS_FILE = "records.jsonl.zst"
 SUMMARY_FILE = "origin.json"
-CODE_FILES = ("process.py", "filters.py", "language.py", "content_labels.json", "token_model.py",
+# every module and data file of this package that decides an origin's records (plan and settings
+# reach the key by value: its candidates, their lineage, the processing params)
+CODE_FILES = ("process.py", "filters.py", "language.py", "dialects.py", "content_labels.json", "token_model.py",
               "language_tokens.json.gz", "swhid.py", "blobs.py", "rowgroups.py")
 
 

@@ -314,3 +314,28 @@ def test_same_snapshot_id_from_another_checkout_location(tmp_path, monkeypatch):
                                 cache_dir=project / "cache")
         ids.append(manifest["snapshot_id"])
     assert ids[0] == ids[1]
+
+
+def test_the_cache_key_holds_every_module_that_decides_an_origins_records():
+    # a module that decides records but is missing from the fingerprint would let a cached origin
+    # keep what older code wrote (languages read by an older dialects.py)
+    import ast
+
+    from quarry.snapshot import process
+
+    package = Path(process.__file__).parent
+    by_value = {"plan.py", "settings.py"}   # the key holds their outcome: candidates, lineage, params
+    reached, todo = set(), ["process.py"]
+    while todo:
+        name = todo.pop()
+        reached.add(name)
+        for node in ast.walk(ast.parse((package / name).read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module == "quarry.snapshot":
+                found = [f"{alias.name}.py" for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("quarry.snapshot."):
+                found = [node.module.rsplit(".", 1)[1] + ".py"]
+            else:
+                continue
+            todo += [f for f in found if f not in reached and f not in by_value and (package / f).is_file()]
+    assert reached == {f for f in process.CODE_FILES if f.endswith(".py")}
+    assert all((package / f).is_file() for f in process.CODE_FILES)
