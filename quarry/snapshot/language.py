@@ -171,6 +171,7 @@ CONTENT_LABELS = "content_labels.json"
 MIN_TOKEN_MARGIN = 0.6
 MIN_TOKEN_MARGIN_OVER_PROSE = 1.0   # this machine's prose leads by 0.6 at most; COBOL that reads as prose by 1.4
 MIN_TOKEN_DOUBT = 0.05         # a lead this large for a language Magika lacks puts its answer in doubt
+CERTAIN_CONTENT_SCORE = 0.99   # ... unless Magika is this sure and the token model is not (Lua read as Phix)
 
 
 @functools.cache
@@ -233,7 +234,8 @@ def from_content(data: bytes) -> str | None:
     the language a model leans to, its dialect or superset likewise (D and C++ in C, Cython and
     Nim in Python, Vala in C#, Scheme in Lisp, ...). Magika's
     answer when it is sure, unless it names code and the token model leans to a language Magika
-    has no class for (Magika reads F# as OCaml): then that one if the token model is sure. Then
+    has no class for (Magika reads F# as OCaml): then that one if the token model is sure, and
+    nothing if neither is nearly certain (a licence header leans Lua to Phix, Magika is). Then
     plain text, where Magika says plain text (or a doubtful text format, or nothing) and the
     record reads as prose, unless the token model is surer still (COBOL is lower-case words and
     full stops); then the token model's answer when it is sure. Code that neither model is sure
@@ -261,7 +263,7 @@ def from_content(data: bytes) -> str | None:
     sure_tokens = guess.language if guess is not None and guess.margin >= MIN_TOKEN_MARGIN else None
     if magika_sure:
         lacking = guess is not None and guess.language not in _content_languages()
-        if lacking and guess.margin >= MIN_TOKEN_DOUBT:
+        if lacking and guess.margin >= MIN_TOKEN_DOUBT and (sure_tokens or prediction.score < CERTAIN_CONTENT_SCORE):
             return sure_tokens  # code of a language Magika has no class for reads as a near one
         return name
     written = name in ("Text only", UNKNOWN) or prediction.dl.group in ("text", "document")

@@ -156,6 +156,28 @@ def test_the_token_model_names_languages_the_content_model_lacks(text, expected)
     assert language.detect("00000007", text.encode()[:512], text) == expected
 
 
+LUA_WITH_LICENCE = (
+    "--[[\n  Copyright (c) 2024 The Tally Authors. All rights reserved.\n\n"
+    "  Redistribution and use in source and binary forms, with or without modification, are\n"
+    "  permitted provided that the conditions in the accompanying LICENSE file are met.\n]]\n\n"
+    "-- count the words of each line read from standard input\nlocal counts = {}\n\nlocal function add(word)\n"
+    "  counts[word] = (counts[word] or 0) + 1\nend\n\nfor line in io.lines() do\n"
+    "  for word in line:gmatch(\"%a+\") do\n    add(word:lower())\n  end\nend\n\n"
+    "local words = {}\nfor word in pairs(counts) do\n  words[#words + 1] = word\nend\n"
+    "table.sort(words, function(a, b) return counts[a] > counts[b] end)\n\n"
+    "for i = 1, math.min(10, #words) do\n  print(string.format(\"%-20s %d\", words[i], counts[words[i]]))\nend\n")
+
+
+def test_a_weak_lean_to_a_language_the_content_model_lacks_does_not_undo_its_certainty():
+    from quarry.snapshot import token_model
+
+    # the licence's words lean the token model a little to Phix (`--` comments, `end`); Magika is certain
+    guess = token_model.model().guess(LUA_WITH_LICENCE)
+    assert guess.language not in language.content_labels().values()
+    assert language.MIN_TOKEN_DOUBT <= guess.margin < language.MIN_TOKEN_MARGIN
+    assert language.detect("00000007", LUA_WITH_LICENCE.encode()[:512], LUA_WITH_LICENCE) == "Lua"
+
+
 def test_the_token_model_is_compact_and_leans_by_its_counts():
     from quarry.snapshot import token_model
 
