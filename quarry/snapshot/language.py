@@ -23,7 +23,7 @@ from importlib import resources
 from pygments.lexers import _mapping, find_lexer_class
 from pygments.modeline import get_filetype_from_buffer
 
-from quarry.snapshot import dialects, token_model
+from quarry.snapshot import dialects, formats, token_model
 
 UNKNOWN = "unknown"
 SHEBANG = re.compile(rb"^#!\s*(\S+)(?:\s+(\S+))?")
@@ -245,15 +245,19 @@ def from_content(data: bytes) -> str | None:
     if ROFF.match(data):
         return "Groff"
     text = data[:CONTENT_BYTES].decode("utf-8", "replace")
-    own_forms = dialects.from_conventions(text) or dialects.by_signature(text)
+    whole = len(data) <= CONTENT_BYTES   # a parser reads only a whole text
+    own_forms = dialects.from_conventions(text) or dialects.by_signature(text) or (whole and formats.json_document(text))
     if own_forms:
-        return own_forms   # a language neither model names, by forms only it writes
+        return own_forms   # a language neither model names, by forms only it writes; a JSON document
     prediction = _magika().identify_bytes(data[:CONTENT_BYTES]).prediction
     name = content_labels().get(prediction.dl.label, UNKNOWN)
     magika_sure = prediction.score >= MIN_CONTENT_SCORE and name not in ("Text only", UNKNOWN)
     dialect = dialects.dialect_of(name, text, sure=magika_sure)
     if dialect:
         return dialect   # its own forms (Scheme in Magika's Lisp, D in its C): surer than either model
+    parsed = formats.confirmed(name, text) if whole else None
+    if parsed:
+        return parsed    # the data format Magika leans to, its own parser taking the whole text
     if magika_sure and prediction.dl.group != "code":
         return name    # a text format (Markdown, JSON) the token model has no class for
     guess = token_model.model().guess(text)
