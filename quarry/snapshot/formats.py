@@ -1,5 +1,5 @@
 """Data formats told by their own parsers. Magika reads a window of a file (its first and last
-kilobytes) and is often unsure of a short or unusual JSON, XML, TOML or YAML file, or sure of it
+kilobytes) and is often unsure of a short or unusual JSON, XML, TOML, YAML or CSS file, or sure of it
 while the token model, which knows no data format, leans to some language it lacks; a parser reads
 the whole text and either takes it or not. An XML document's root element names the XML language
 it is written in (an XSLT stylesheet, an XHTML page).
@@ -12,6 +12,7 @@ lines of `key: value`, TOML most of `key = 1`.
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 import xml.parsers.expat
 
@@ -78,9 +79,51 @@ def _structured(value: object) -> bool:
     return len(entries) >= 2 or any(isinstance(entry, (dict, list)) for entry in entries)
 
 
+_CSS_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
+_CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+_CSS_STATEMENT = re.compile(r"@(?:import|charset|namespace|layer)\b[^;{}]*;")
+_CSS_GROUP = re.compile(r"@(?:media|supports|container|layer|document|-moz-document|(?:-webkit-|-moz-|-o-)?keyframes)\b")
+_CSS_DECLARATIONS = ("@font-face", "@page", "@viewport", "@counter-style", "@property")
+_CSS_ATTRIBUTE = re.compile(r"\[[^\]]*\]")       # `[type=text]`: a selector's only `=`
+_CSS_DECLARATION = re.compile(r"\s*(?:--[\w-]+|[*_]?-?[A-Za-z][\w-]*)\s*:[^;]*")
+
+
+def css_stylesheet(text: str) -> str | None:
+    """"CSS" where the whole text is CSS rules: selectors over blocks of `property: value`
+    declarations, at-rule statements, and groups of rules (`@media`, `@keyframes`); a variable
+    (`$x`, `@x:`), a nested rule or a mixin call is SCSS's or Less's, never CSS's."""
+    bare = _CSS_STATEMENT.sub(" ", _CSS_COMMENT.sub(" ", _CSS_STRING.sub('""', text)))
+    parts = re.split(r"([{}])", bare)       # text, brace, text, brace, ...: read once, left to right
+    open_blocks: list[str] = []             # "group" or "rule"
+    rules = 0
+    for at in range(0, len(parts), 2):
+        segment, brace = parts[at], parts[at + 1] if at + 1 < len(parts) else ""
+        inside_rule = bool(open_blocks) and open_blocks[-1] == "rule"
+        if inside_rule:
+            if brace != "}" or not all(_CSS_DECLARATION.fullmatch(d) for d in segment.split(";") if d.strip()):
+                return None                 # a nested rule (SCSS, Less) or no declaration
+            open_blocks.pop()
+            rules += 1
+            continue
+        prelude = segment.strip()
+        if brace == "{":
+            if _CSS_GROUP.match(prelude):
+                open_blocks.append("group")
+            elif prelude and not set(_CSS_ATTRIBUTE.sub("", prelude)) & set("$&;=") and (
+                    not prelude.startswith("@") or prelude.startswith(_CSS_DECLARATIONS)):
+                open_blocks.append("rule")
+            else:
+                return None
+        elif prelude or (brace == "}" and not open_blocks):
+            return None                     # text outside any rule, or a brace closing nothing
+        elif brace == "}":
+            open_blocks.pop()
+    return "CSS" if rules >= 2 and not open_blocks else None
+
+
 # Magika's lean (a Pygments name) -> the parser that confirms it
 PARSERS = {"JSON": json_document, "XML": xml_document, "HTML": xml_document, "TOML": toml_document,
-           "YAML": yaml_document}
+           "YAML": yaml_document, "CSS": css_stylesheet}
 
 
 def confirmed(name: str, text: str) -> str | None:

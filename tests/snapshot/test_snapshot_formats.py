@@ -47,3 +47,21 @@ def test_each_parser_takes_its_format_whole_and_nothing_less():
     assert formats.json_document("[" * 100_000 + "]" * 100_000) is None    # too deep for the parser: no answer
     assert formats.confirmed("Python", "x = 1\n") is None                   # no parser: the models decide
 
+
+
+STYLESHEET = ('/* tally\'s pages */\n@charset "utf-8";\n@import url("base.css");\n'
+              'body { margin: 0; font: 14px/1.4 sans-serif; }\n'
+              '@media (max-width: 600px) {\n  .nav a { display: block; }\n  .nav { padding: 0 }\n}\n'
+              '@font-face { font-family: "Tally"; src: url(t.woff2) format("woff2"); }\n'
+              'input[type="text"], a:hover { color: #c00 !important; content: "{;}"; }\n'
+              '@keyframes spin { from { transform: rotate(0deg); } to { transform: rotate(360deg); } }\n')
+SCSS = "$accent: #c00;\n.nav {\n  padding: 0;\n  a { color: $accent; }\n  &:hover { color: red; }\n}\n"
+LESS = "@accent: #c00;\n.bordered() { border: 1px solid; }\n.nav { color: @accent; .bordered(); }\n"
+SCRIPT = "const page = { title: 'Tally' }\nconst style = { color: 'red' }\n"
+
+
+def test_a_stylesheet_is_css_only_where_every_rule_is_plain_css():
+    assert formats.confirmed("CSS", STYLESHEET) == "CSS"
+    # variables, nested rules, `&`, mixin calls: SCSS's and Less's; an object literal is no rule
+    for text in (SCSS, LESS, SCRIPT, STYLESHEET.replace("}\n@font-face", "\n@font-face")):
+        assert formats.confirmed("CSS", text) is None, text
