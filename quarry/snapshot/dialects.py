@@ -2,7 +2,7 @@
 
 Magika has one label for the whole Lisp family (trained on Common Lisp files) and none for Emacs
 Lisp, Scheme, Meson, R's documentation, CUDA, PostScript, DOT, QML, RPM specs, DTDs, Java's
-properties, Debian's control files, LDIF, DNS zones or systemd's units, which it reads as the
+properties, Debian's control files, LDIF, DNS zones, Vim script or systemd's units, which it reads as the
 nearest language it knows (Lisp, Python or Starlark, LaTeX, C, INI, XML, YAML, plain text) or not
 at all.
 Nor does it always tell a language from its superset or dialect: D and C++ from C, Cython and Nim
@@ -20,7 +20,9 @@ told here by the forms its own documentation prescribes and no near language wri
 - Debian control files, RPM specs and LDIF: their own fields and sections (``Standards-Version:``;
   ``%prep``, ``%files``; ``dn:``, ``changetype:``); QML's imports and bindings; DTDs' declarations;
 - Java properties: every line a dotted ``key=value`` or a comment, no section; a DNS zone file:
-  every line a directive or a resource record (``www 300 IN A 192.0.2.1``), an SOA among them;
+  every line a directive or a resource record (``www 300 IN A 192.0.2.1``), an SOA among them; an
+  e-mail message: a header block naming its sender (a mailed patch is a diff first);
+- Vim script: syntax items and their highlight links, ``g:``/``s:`` variables, ``function!``, mappings;
 - within the language a model leans to, its dialects' own forms (`DIALECTS`), and the layout of
   fixed-form Fortran (statements from column 7, continuation marks in column 6).
 """
@@ -173,9 +175,22 @@ _QML_FORMS = forms(
 # a document type definition: markup declarations (an XML document's internal subset may hold some)
 _DTD_DECLARATIONS = forms(**{declaration.lower(): ((f"<!{declaration}",), rf"^[ \t]*<!{declaration}[ \t\n]")
                              for declaration in ("ELEMENT", "ATTLIST", "ENTITY", "NOTATION")})
+# Vim script: syntax items and their highlighting, scoped variables, functions, mappings, autocommands
+_VIM_FORMS = forms(
+    syntax=(("syn",), r"^[ \t]*syn(?:tax)?[ \t]+(?:match|keyword|region|cluster|sync|case|include)[ \t]"),
+    highlight=(("hi",), r"^[ \t]*hi(?:ghlight)?!?[ \t]+(?:(?:def(?:ault)?[ \t]+)?link[ \t]+\w+[ \t]+\w+|"
+                         r"\w+[ \t]+(?:term|cterm|gui)(?:fg|bg)?=)"),
+    scoped=((":",), r"^[ \t]*let[ \t]+[gbwtsl]:\w|\bexists\([\"'][gbwtsl]:\w"),
+    function=(("fu",), r"^[ \t]*fu(?:nction)?![ \t]+[\w:#.<>]+[ \t]*\(|^[ \t]*endf(?:unction)?[ \t]*$"),
+    mapping=(("map",), r"^[ \t]*[nvxsoic]?(?:nore)?map[ \t]+(?:<(?:buffer|silent|expr|unique)>[ \t]*)*\S"),
+    autocmd=(("au",), r"^[ \t]*(?:augroup[ \t]+\w|autocmd!?[ \t]+\w+[ \t,])"),
+    settings=(("setlocal",), r"^[ \t]*setlocal[ \t]+\w"),
+)
 # Languages whose files a content model reads as a near one, by the forms only they write. The
 # literals spare most records the forms' scan (a scan of every record cost 0.5 ms, Magika's 8).
 _SIGNATURES = {
+    # before Meson: Vim script writes `endif` lines and calls `executable(`
+    "VimL": Signature(("syn", "hi", "let", "fu", "map", "au", "setlocal"), _VIM_FORMS, 2),
     "Meson": CallSignature(("meson.", "endif", "endforeach", "subdir(", "project(", *_MESON_CALLS), _MESON_FORMS, 2),
     "Rd": CallSignature(("\\name{",), _RD_SECTIONS, 3),
     "CUDA": Signature(("__global__", "<<<", "threadIdx", "__device__"), _CUDA_FORMS, 2),
@@ -334,6 +349,8 @@ def by_signature(text: str) -> str | None:
             return language
     if _properties_layout(text):
         return "Properties"
+    if _email_layout(text):
+        return "E-mail"
     return "Zone" if _zone_layout(text) else None
 
 
@@ -421,6 +438,37 @@ def _properties_layout(text: str) -> bool:
         quoted += value.strip()[:1] in ("\"", "'", "[", "{")
         continued = line.endswith("\\")
     return keys >= 3 and dotted * 2 >= keys and equals * 2 >= keys and quoted * 2 < keys
+
+
+_UNIFIED_DIFF = re.compile(r"^--- \S[^\n]*\n\+\+\+ \S[^\n]*\n@@ ", re.M)
+_MAIL_FIELD = re.compile(r"([!-9;-~]+):")         # a header field's name: printable ASCII but the colon
+_MAIL_FIELDS = frozenset(("to", "cc", "subject", "date", "message-id", "received", "return-path", "mime-version",
+                          "in-reply-to", "references", "reply-to"))
+
+
+def _email_layout(text: str) -> bool:
+    """An e-mail message (RFC 5322), or a mailbox of them: it opens with a header block (an mbox
+    `From ` line may come first), every line a field (`Name: value`) or a folded continuation,
+    a blank line after it, and the block names its sender and two other fields of a message. A
+    patch mailed by `git format-patch` is a diff first."""
+    if not text.startswith("From") and "From:" not in text[:8192]:
+        return False
+    if _UNIFIED_DIFF.search(text):
+        return False
+    lines = text.splitlines()
+    fields: set[str] = set()
+    for line in lines[1:] if lines[0].startswith("From ") else lines:
+        if not line.strip():
+            break
+        if line[0] in " \t" and fields:
+            continue                       # a folded field's next line
+        field = _MAIL_FIELD.match(line)
+        if field is None:
+            return False
+        fields.add(field.group(1).lower())
+    else:
+        return False                       # no body: a block of fields alone is no message
+    return "from" in fields and len(fields & _MAIL_FIELDS) >= 2
 
 
 def _zone_layout(text: str) -> bool:

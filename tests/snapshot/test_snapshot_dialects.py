@@ -87,8 +87,20 @@ DIR_LOCALS = ";; this project's settings\n((nil . ((fill-column . 100)))\n (c-mo
 EMACS_BUILD = ("(setq package-user-dir (expand-file-name \"elpa\" default-directory))\n(package-initialize)\n"
                "(add-to-list 'load-path default-directory)\n(message \"compiling in %s\" emacs-version)\n")
 
+VIM_SYNTAX = ('" Vim syntax file for tally logs\nif exists("b:current_syntax")\n  finish\nendif\n\n'
+              'syntax keyword tallyLevel INFO WARN ERROR\nsyntax match tallyCount /\\d\\+$/\n\n'
+              'highlight default link tallyLevel Keyword\nhighlight default link tallyCount Number\n\n'
+              'let b:current_syntax = "tally"\n')
+VIM_PLUGIN = ('" count words on demand\nif exists("g:loaded_tally") || !executable("wc")\n  finish\nendif\n'
+              'let g:loaded_tally = 1\n\nfunction! s:Count() abort\n  echo system("wc -w " . shellescape(expand("%")))\n'
+              'endfunction\n\nnnoremap <silent> <leader>wc :call <SID>Count()<CR>\n')
+EMAIL = ("From: Ada Byron <ada@example.org>\nTo: tally-devel@example.org\nSubject: counts by week\n"
+         "Date: Mon, 7 Dec 2026 10:00:00 +0000\nMessage-ID: <20261207100000.1@example.org>\n"
+         "Content-Type: text/plain; charset=utf-8\n\nThe weekly counts are attached.\n")
+
 
 @pytest.mark.parametrize("text,expected", [
+    (VIM_SYNTAX, "VimL"), (VIM_PLUGIN, "VimL"), (EMAIL, "E-mail"),
     (D, "D"), (CYTHON, "Cython"), (NIM, "Nimrod"), (VALA, "Vala"), (SYSTEMVERILOG, "systemverilog"),
     (FORTRAN_FIXED, "FortranFixed"), (CUDA, "CUDA"), (PROPERTIES, "Properties"), (SYSTEMD, "Systemd"),
     (DESKTOP, "Desktop file"), (DEBIAN_CONTROL, "Debian Control file"), (LDIF, "LDIF"), (CPP, "C++"),
@@ -133,12 +145,17 @@ C_WITH_ARROWS = ("/* walk the graph */\nstruct node { struct node *next; int lab
                  "    return k;\n}\n")
 
 
+MAILED_PATCH = ("From 3f2a0c1e Mon Sep 17 00:00:00 2001\nFrom: Ada Byron <ada@example.org>\n"
+                "Date: Mon, 7 Dec 2026 10:00:00 +0000\nSubject: [PATCH] count empty lines\n\n---\n"
+                " tally.py | 2 +-\n\ndiff --git a/tally.py b/tally.py\n--- a/tally.py\n+++ b/tally.py\n"
+                "@@ -1 +1 @@\n-lines = [l for l in text.splitlines() if l]\n+lines = text.splitlines()\n")
+HEADERS_ONLY = "From: Ada Byron <ada@example.org>\nTo: tally-devel@example.org\nSubject: counts\n"
 ZONE_IN_PROSE = ("To delegate the zone, add these records to the parent:\n\n    sub IN NS ns1.sub.example.org.\n"
                  "    ns1.sub IN A 192.0.2.7\n    @ IN SOA ns1 hostmaster 1 7200 3600 1209600 3600\n\nThen reload it.\n")
 
 
 @pytest.mark.parametrize("text", [TOML_DOTTED, LEXER_TABLE, PYTHON_WITH_EXAMPLES, XML_WITH_SUBSET, C_WITH_ARROWS,
-                                  ZONE_IN_PROSE])
+                                  ZONE_IN_PROSE, MAILED_PATCH, HEADERS_ONLY])
 def test_formats_no_model_names_need_their_own_forms_not_their_words(text):
     assert dialects.from_conventions(text) is None and dialects.by_signature(text) is None
 
