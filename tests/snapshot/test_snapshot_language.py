@@ -100,7 +100,7 @@ def test_every_content_model_label_names_a_language_or_is_deliberately_unknown()
     assert len(labels) > 200 and not set(labels) - set(mapping)
     named = {name for name in mapping.values() if name != language.UNKNOWN}
     assert all(find_lexer_class(name) is not None for name in named)
-    assert {"htaccess", "rdf", "csproj", "gradle"} <= {label for label, name in mapping.items() if name != "unknown"}
+    assert {"htaccess", "rdf", "csproj", "gradle", "postscript"} <= {label for label, name in mapping.items() if name != "unknown"}
 
 
 BASIC = '10 PRINT "HELLO"\n20 FOR I = 1 TO 10\n30 PRINT I\n40 NEXT I\n50 GOTO 10\n'
