@@ -95,7 +95,9 @@ class CallSignature:
     needed: int
 
     def found_in(self, text: str) -> bool:
-        return any(literal in text for literal in self.literals) and _kinds(self.forms, text, self.needed) >= self.needed
+        if not any(literal in text for literal in self.literals):
+            return False
+        return _kinds(self.forms, text, self.needed) >= self.needed
 
 
 # Special forms only one Lisp writes (a form opening a list); each counted once however often it occurs.
@@ -205,7 +207,8 @@ _SIGNATURES = {
 # apart, each by forms the near language never writes (two kinds at least: one may sit in a
 # comment or a string).
 _D_FORMS = forms(
-    modules=(("module", "import"), r"^[ \t]*(?:module|(?:public[ \t]+|static[ \t]+)?import)[ \t]+\w+(?:\.\w+)*[ \t]*[;,:]"),
+    modules=(("module", "import"),
+             r"^[ \t]*(?:module|(?:public[ \t]+|static[ \t]+)?import)[ \t]+\w+(?:\.\w+)*[ \t]*[;,:]"),
     linkage=(("extern",), _word("extern") + r"[ \t]*\((?:C|C\+\+|D|Windows|System)\)"),
     alias=(("alias",), r"^[ \t]*alias[ \t]+\w"),
     instance=(("!(",), r"\b(?!operator!)\w+!\("),
@@ -231,7 +234,8 @@ _NIM_FORMS = forms(
              r"^[ \t]*(?:proc|func|iterator|template|macro|method|converter)[ \t]+`?\w+`?\*?[ \t]*(?:\[[^\]\n]*\])?"
              r"\([^\n]*\)[^\n]*=[ \t]*(?:#[^\n]*)?$"),
     pragma=(("{.",), r"\{\.[ \t]*\w+[^\n{}]*?\.?\}"),
-    binding=(("let", "var", "const"), r"^[ \t]*(?:let|var|const)(?:[ \t]+\w+\*?[ \t]*[:=]|[ \t]*\n[ \t]+\w+\*?[ \t]*[:=])"),
+    binding=(("let", "var", "const"),
+             r"^[ \t]*(?:let|var|const)(?:[ \t]+\w+\*?[ \t]*[:=]|[ \t]*\n[ \t]+\w+\*?[ \t]*[:=])"),
     discard=(("discard",), r"^[ \t]*discard[ \t]+[\w(]"),
     object=(("object",), r"=[ \t]*(?:ref[ \t]+)?object(?:[ \t]+of[ \t]+\w+)?[ \t]*(?:#.*)?$"),
     main=(("isMainModule",), r"\bwhen[ \t]+isMainModule\b"),
@@ -285,7 +289,8 @@ _CPP_FORMS = forms(
     scope=(("::",), r"\b(?:std|boost)::\w|^[\w:<>*& \t]*\b\w+::~?\w+[ \t]*\([^;\n]*\)[ \t]*(?:const[ \t]*)?\{?[ \t]*$"),
     namespace=(("namespace",), r"^[ \t]*(?:namespace[ \t]+\w+[ \t]*\{|using[ \t]+namespace[ \t]+\w+[ \t]*;)"),
     access=(("public", "private", "protected"),
-            r"^[ \t]*(?:public|private|protected)[ \t]*:|^[ \t]*class[ \t]+\w+[ \t]*:[ \t]*(?:public|private|protected)\b"),
+            r"^[ \t]*(?:public|private|protected)[ \t]*:"
+            r"|^[ \t]*class[ \t]+\w+[ \t]*:[ \t]*(?:public|private|protected)\b"),
     template=(("template",), r"^[ \t]*template[ \t]*<"),
     casts=(("_cast",), r"\b(?:static|dynamic|reinterpret|const)_cast[ \t]*<"),
     stream=(("cout", "cerr", "cin"), r"\b(?:cout|cerr|cin)[ \t]*(?:<<|>>)"),

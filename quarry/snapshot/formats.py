@@ -82,7 +82,8 @@ def _structured(value: object) -> bool:
 _CSS_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
 _CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
 _CSS_STATEMENT = re.compile(r"@(?:import|charset|namespace|layer)\b[^;{}]*;")
-_CSS_GROUP = re.compile(r"@(?:media|supports|container|layer|document|-moz-document|(?:-webkit-|-moz-|-o-)?keyframes)\b")
+_CSS_GROUP = re.compile(r"@(?:media|supports|container|layer|document|-moz-document|"
+                        r"(?:-webkit-|-moz-|-o-)?keyframes)\b")
 _CSS_DECLARATIONS = ("@font-face", "@page", "@viewport", "@counter-style", "@property")
 _CSS_ATTRIBUTE = re.compile(r"\[[^\]]*\]")       # `[type=text]`: a selector's only `=`
 _CSS_DECLARATION = re.compile(r"\s*(?:--[\w-]+|[*_]?-?[A-Za-z][\w-]*)\s*:[^;]*")

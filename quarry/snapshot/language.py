@@ -232,7 +232,9 @@ def from_content(data: bytes) -> str | None:
     neither model names (Emacs Lisp, Racket, Meson, Rd, CUDA, PostScript, DOT, RPM specs, QML,
     DTDs, Java properties, ...) by forms only they write (quarry.snapshot.dialects), and within
     the language a model leans to, its dialect or superset likewise (D and C++ in C, Cython and
-    Nim in Python, Vala in C#, Scheme in Lisp, ...). Magika's
+    Nim in Python, Vala in C#, Scheme in Lisp, ...). A whole text that is one JSON object or array
+    is JSON, and a data format Magika leans to (XML, TOML, YAML, CSS) is that format where its own
+    parser takes the whole text (quarry.snapshot.formats). Magika's
     answer when it is sure, unless it names code and the token model leans to a language Magika
     has no class for (Magika reads F# as OCaml): then that one if the token model is sure, and
     nothing if neither is nearly certain (a licence header leans Lua to Phix, Magika is). Then
@@ -246,7 +248,8 @@ def from_content(data: bytes) -> str | None:
         return "Groff"
     text = data[:CONTENT_BYTES].decode("utf-8", "replace")
     whole = len(data) <= CONTENT_BYTES   # a parser reads only a whole text
-    own_forms = dialects.from_conventions(text) or dialects.by_signature(text) or (whole and formats.json_document(text))
+    own_forms = (dialects.from_conventions(text) or dialects.by_signature(text)
+                 or (formats.json_document(text) if whole else None))
     if own_forms:
         return own_forms   # a language neither model names, by forms only it writes; a JSON document
     prediction = _magika().identify_bytes(data[:CONTENT_BYTES]).prediction

@@ -8,7 +8,8 @@ import pytest
 
 from quarry.snapshot import formats, language
 
-CONFIG_XML = ('<?xml version="1.0" encoding="UTF-8"?>\n<service name="tally">\n  <listen port="8080" host="127.0.0.1"/>\n'
+CONFIG_XML = ('<?xml version="1.0" encoding="UTF-8"?>\n<service name="tally">\n'
+              '  <listen port="8080" host="127.0.0.1"/>\n'
               '  <storage kind="sqlite">\n    <path>/var/lib/tally/counts.db</path>\n  </storage>\n'
               '  <users>\n    <user name="reader" role="read"/>\n    <user name="writer" role="write"/>\n  </users>\n'
               '</service>\n')
