@@ -179,13 +179,17 @@ _DTD_DECLARATIONS = forms(**{declaration.lower(): ((f"<!{declaration}",), rf"^[ 
                              for declaration in ("ELEMENT", "ATTLIST", "ENTITY", "NOTATION")})
 # Vim script: syntax items and their highlighting, scoped variables, functions, mappings, autocommands
 _VIM_FORMS = forms(
-    syntax=(("syn",), r"^[ \t]*syn(?:tax)?[ \t]+(?:match|keyword|region|cluster|sync|case|include)[ \t]"),
-    highlight=(("hi",), r"^[ \t]*hi(?:ghlight)?!?[ \t]+(?:(?:def(?:ault)?[ \t]+)?link[ \t]+\w+[ \t]+\w+|"
-                         r"\w+[ \t]+(?:term|cterm|gui)(?:fg|bg)?=)"),
-    scoped=((":",), r"^[ \t]*let[ \t]+[gbwtsl]:\w|\bexists\([\"'][gbwtsl]:\w"),
-    function=(("fu",), r"^[ \t]*fu(?:nction)?![ \t]+[\w:#.<>]+[ \t]*\(|^[ \t]*endf(?:unction)?[ \t]*$"),
-    mapping=(("map",), r"^[ \t]*[nvxsoic]?(?:nore)?map[ \t]+(?:<(?:buffer|silent|expr|unique)>[ \t]*)*\S"),
-    autocmd=(("au",), r"^[ \t]*(?:augroup[ \t]+\w|autocmd!?[ \t]+\w+[ \t,])"),
+    syntax=(("syn ", "syn\t", "syntax ", "syntax\t"),
+            r"^[ \t]*syn(?:tax)?[ \t]+(?:match|keyword|region|cluster|sync|case|include)[ \t]"),
+    highlight=(("hi",), r"hi(?<!\Shi)(?:ghlight)?!?[ \t]+(?:(?:def(?:ault)?[ \t]+)?link[ \t]+\w+[ \t]+\w+|"
+                        r"\w+[ \t]+(?:term|cterm|gui)(?:fg|bg)?=)"),
+    scoped=(("let", "exists"), r"let(?<!\Slet)[ \t]+[gbwtsl]:\w|" + _word("exists") + r"\([\"'][gbwtsl]:\w"),
+    function=(("fu!", "function!", "endf"), r"^[ \t]*fu(?:nction)?![ \t]+[\w:#.<>]+[ \t]*\(|^[ \t]*endf(?:unction)?[ \t]*$"),
+    # a mode's map command over a key (`nnoremap <silent> ,w`), never an assignment (`map = {}`)
+    mapping=(("noremap", "nmap", "vmap", "xmap", "smap", "omap", "imap", "cmap", "map <"),
+             r"^[ \t]*(?:[nvxsoic]?noremap|[nvxsoic]map)[ \t]+(?:<(?:buffer|silent|expr|unique)>[ \t]*)*"
+             r"[^\s=+\-*/%&|^!]|^[ \t]*map <"),
+    autocmd=(("augroup", "autocmd"), r"^[ \t]*(?:augroup[ \t]+\w|autocmd!?[ \t]+\w+[ \t,])"),
     settings=(("setlocal",), r"^[ \t]*setlocal[ \t]+\w"),
 )
 # Languages whose files a content model reads as a near one, by the forms only they write. The
