@@ -68,6 +68,12 @@ def _word(word: str) -> str:
     return rf"{word}(?<!\w{word})"
 
 
+def _command(word: str) -> str:
+    """A pattern for ``word`` opening a line or following a blank (a command, Vim's `let`, `hi`),
+    written word first as ``_word`` is."""
+    return rf"{word}(?<!\S{word})"
+
+
 @dataclass(frozen=True)
 class Signature:
     """A language's own forms: ``literals`` one of which its files hold, the ``forms`` by kind,
@@ -181,10 +187,11 @@ _DTD_DECLARATIONS = forms(**{declaration.lower(): ((f"<!{declaration}",), rf"^[ 
 _VIM_FORMS = forms(
     syntax=(("syn ", "syn\t", "syntax ", "syntax\t"),
             r"^[ \t]*syn(?:tax)?[ \t]+(?:match|keyword|region|cluster|sync|case|include)[ \t]"),
-    highlight=(("hi",), r"hi(?<!\Shi)(?:ghlight)?!?[ \t]+(?:(?:def(?:ault)?[ \t]+)?link[ \t]+\w+[ \t]+\w+|"
-                        r"\w+[ \t]+(?:term|cterm|gui)(?:fg|bg)?=)"),
-    scoped=(("let", "exists"), r"let(?<!\Slet)[ \t]+[gbwtsl]:\w|" + _word("exists") + r"\([\"'][gbwtsl]:\w"),
-    function=(("fu!", "function!", "endf"), r"^[ \t]*fu(?:nction)?![ \t]+[\w:#.<>]+[ \t]*\(|^[ \t]*endf(?:unction)?[ \t]*$"),
+    highlight=(("hi",), _command("hi") + r"(?:ghlight)?!?[ \t]+(?:(?:def(?:ault)?[ \t]+)?link[ \t]+\w+[ \t]+\w+|"
+                                          r"\w+[ \t]+(?:term|cterm|gui)(?:fg|bg)?=)"),
+    scoped=(("let", "exists"), _command("let") + r"[ \t]+[gbwtsl]:\w|" + _word("exists") + r"\([\"'][gbwtsl]:\w"),
+    function=(("fu!", "function!", "endf"),
+              r"^[ \t]*fu(?:nction)?![ \t]+[\w:#.<>]+[ \t]*\(|^[ \t]*endf(?:unction)?[ \t]*$"),
     # a mode's map command over a key (`nnoremap <silent> ,w`), never an assignment (`map = {}`)
     mapping=(("noremap", "nmap", "vmap", "xmap", "smap", "omap", "imap", "cmap", "map <"),
              r"^[ \t]*(?:[nvxsoic]?noremap|[nvxsoic]map)[ \t]+(?:<(?:buffer|silent|expr|unique)>[ \t]*)*"

@@ -22,9 +22,12 @@ XSLT_NAMESPACE = "http://www.w3.org/1999/XSL/Transform"
 XHTML_NAMESPACE = "http://www.w3.org/1999/xhtml"
 
 
+_JSON_OPENING = re.compile(r"\s*[\[{]")   # read on every nameless record: no copy of the text
+
+
 def json_document(text: str) -> str | None:
     """"JSON" where the whole text is one JSON object or array with something in it."""
-    if text.lstrip()[:1] not in ("{", "["):
+    if not _JSON_OPENING.match(text):
         return None
     try:
         value = json.loads(text)
@@ -122,9 +125,9 @@ def css_stylesheet(text: str) -> str | None:
     return "CSS" if rules >= 2 and not open_blocks else None
 
 
-# Magika's lean (a Pygments name) -> the parser that confirms it
-PARSERS = {"JSON": json_document, "XML": xml_document, "HTML": xml_document, "TOML": toml_document,
-           "YAML": yaml_document, "CSS": css_stylesheet}
+# Magika's lean (a Pygments name) -> the parser that confirms it (JSON is read before any model)
+PARSERS = {"XML": xml_document, "HTML": xml_document, "TOML": toml_document, "YAML": yaml_document,
+           "CSS": css_stylesheet}
 
 
 def confirmed(name: str, text: str) -> str | None:
