@@ -61,34 +61,36 @@ def forms(**kinds: tuple[tuple[str, ...], str]) -> dict[str, Form]:
     return {kind: Form(literals, re.compile(pattern, re.M)) for kind, (literals, pattern) in kinds.items()}
 
 
-def _word(word: str) -> str:
+def word(word: str) -> str:
     """A pattern for ``word`` at a word's start (``\\bword``) that opens with the word itself: a
     pattern opening with a literal is scanned for it at once, one opening with ``\\b`` is tried at
     every position of the text (20 times slower on a C header)."""
     return rf"{word}(?<!\w{word})"
 
 
-def _command(word: str) -> str:
+def command(word: str) -> str:
     """A pattern for ``word`` opening a line or following a blank (a command, Vim's `let`, `hi`),
-    written word first as ``_word`` is."""
+    written word first as ``word`` is."""
     return rf"{word}(?<!\S{word})"
 
 
 @dataclass(frozen=True)
 class Signature:
     """A language's own forms: ``literals`` one of which its files hold, the ``forms`` by kind,
-    and how many different kinds make it sure (one more where the ``doubt`` word occurs). Each
+    and how many different kinds make it sure (one more where a ``doubt`` word occurs). Each
     kind is looked for alone, and the look stops once enough are found (one scan of a record
     for every kind at once cost 2.4 ms, Magika's 8)."""
     literals: tuple[str, ...]
     forms: dict[str, Form]
     needed: int
-    doubt: str | None = None     # a word that makes the near language likelier: one form more is needed
+    doubt: tuple[str, ...] = ()  # words that make the near language likelier: one form more is needed
 
-    def found_in(self, text: str) -> bool:
-        if not any(literal in text for literal in self.literals):
+    def found_in(self, text: str, head: str | None = None) -> bool:
+        """Whether enough kinds of forms are in ``text``, its literals looked for in ``head`` (a
+        prefix of it: where the language's own words come first) when one is given."""
+        if not any(literal in (text if head is None else head) for literal in self.literals):
             return False
-        needed = self.needed + (self.doubt is not None and self.doubt in text)
+        needed = self.needed + any(word in text for word in self.doubt)
         return _at_least(needed, (form.found_in(text) for form in self.forms.values()))
 
 
@@ -187,9 +189,9 @@ _DTD_DECLARATIONS = forms(**{declaration.lower(): ((f"<!{declaration}",), rf"^[ 
 _VIM_FORMS = forms(
     syntax=(("syn ", "syn\t", "syntax ", "syntax\t"),
             r"^[ \t]*syn(?:tax)?[ \t]+(?:match|keyword|region|cluster|sync|case|include)[ \t]"),
-    highlight=(("hi",), _command("hi") + r"(?:ghlight)?!?[ \t]+(?:(?:def(?:ault)?[ \t]+)?link[ \t]+\w+[ \t]+\w+|"
+    highlight=(("hi",), command("hi") + r"(?:ghlight)?!?[ \t]+(?:(?:def(?:ault)?[ \t]+)?link[ \t]+\w+[ \t]+\w+|"
                                           r"\w+[ \t]+(?:term|cterm|gui)(?:fg|bg)?=)"),
-    scoped=(("let", "exists"), _command("let") + r"[ \t]+[gbwtsl]:\w|" + _word("exists") + r"\([\"'][gbwtsl]:\w"),
+    scoped=(("let", "exists"), command("let") + r"[ \t]+[gbwtsl]:\w|" + word("exists") + r"\([\"'][gbwtsl]:\w"),
     function=(("fu!", "function!", "endf"),
               r"^[ \t]*fu(?:nction)?![ \t]+[\w:#.<>]+[ \t]*\(|^[ \t]*endf(?:unction)?[ \t]*$"),
     # a mode's map command over a key (`nnoremap <silent> ,w`), never an assignment (`map = {}`)
@@ -211,7 +213,7 @@ _SIGNATURES = {
     "LDIF": Signature(("dn:",), _LDIF_FORMS, 2),
     "RPMSpec": Signature(("%description", "%files", "%prep"), _RPM_SPEC_FORMS, 3),
     "QML": Signature(("import Qt",), _QML_FORMS, 3),
-    "DTD": Signature(("<!ELEMENT", "<!ATTLIST"), _DTD_DECLARATIONS, 2, doubt="<!DOCTYPE"),
+    "DTD": Signature(("<!ELEMENT", "<!ATTLIST"), _DTD_DECLARATIONS, 2, doubt=("<!DOCTYPE",)),
 }
 
 # Within a language a model leans to (a Pygments name), the dialects or supersets it does not tell
@@ -220,15 +222,15 @@ _SIGNATURES = {
 _D_FORMS = forms(
     modules=(("module", "import"),
              r"^[ \t]*(?:module|(?:public[ \t]+|static[ \t]+)?import)[ \t]+\w+(?:\.\w+)*[ \t]*[;,:]"),
-    linkage=(("extern",), _word("extern") + r"[ \t]*\((?:C|C\+\+|D|Windows|System)\)"),
+    linkage=(("extern",), word("extern") + r"[ \t]*\((?:C|C\+\+|D|Windows|System)\)"),
     alias=(("alias",), r"^[ \t]*alias[ \t]+\w"),
     instance=(("!(",), r"\b(?!operator!)\w+!\("),
-    unittest=(("unittest",), _word("unittest") + r"[ \t]*\{"),
+    unittest=(("unittest",), word("unittest") + r"[ \t]*\{"),
     attribute=(("@safe", "@trusted", "@nogc"), r"@(?:safe|trusted|nogc)\b"),
-    immutable=(("immutable",), _word("immutable") + r"\b"),
-    foreach=(("foreach",), _word("foreach") + r"(?:_reverse)?[ \t]*\([^;)\n]*;"),
-    write=(("write",), _word("write") + r"(?:f?ln|f)[ \t]*\("),
-    pragma=(("pragma",), _word("pragma") + r"[ \t]*\((?:msg|lib)\b"),
+    immutable=(("immutable",), word("immutable") + r"\b"),
+    foreach=(("foreach",), word("foreach") + r"(?:_reverse)?[ \t]*\([^;)\n]*;"),
+    write=(("write",), word("write") + r"(?:f?ln|f)[ \t]*\("),
+    pragma=(("pragma",), word("pragma") + r"[ \t]*\((?:msg|lib)\b"),
 )
 # Cython's declarations at the top level (a Python docstring's example is indented).
 _CYTHON_FORMS = forms(
@@ -306,14 +308,14 @@ _CPP_FORMS = forms(
     casts=(("_cast",), r"\b(?:static|dynamic|reinterpret|const)_cast[ \t]*<"),
     stream=(("cout", "cerr", "cin"), r"\b(?:cout|cerr|cin)[ \t]*(?:<<|>>)"),
     headers=(("include",), rf"^#[ \t]*include[ \t]*<(?:{_CPP_HEADERS})(?:\.h)?>"),
-    new=(("new",), _word("new") + r"[ \t]+\w+(?:::\w+)*[ \t]*[(\[{]"),
-    nullptr=(("nullptr",), _word("nullptr") + r"\b"),
+    new=(("new",), word("new") + r"[ \t]+\w+(?:::\w+)*[ \t]*[(\[{]"),
+    nullptr=(("nullptr",), word("nullptr") + r"\b"),
 )
 _D = Signature(("import", "module", "extern", "alias", "!(", "write"), _D_FORMS, 2)
 DIALECTS: dict[str, dict[str, Signature]] = {
     # a C header that names __cplusplus has its C++ lines for C++ callers (`extern "C"`, casts in macros)
     "C": {"D": _D, "C++": Signature(("::", "namespace", "public", "private", "template", "_cast", "cout", "cerr",
-                                       "#include", "new ", "nullptr"), _CPP_FORMS, 2, doubt="__cplusplus")},
+                                       "#include", "new ", "nullptr"), _CPP_FORMS, 2, doubt=("__cplusplus",))},
     "C++": {"D": _D},
     "Python": {"Cython": Signature(("cdef", "cpdef", "cimport", "ctypedef", "nogil"), _CYTHON_FORMS, 2),
                "Nimrod": Signature(("proc ", "{.", "let", "var", "discard", "echo"), _NIM_FORMS, 2)},

@@ -187,7 +187,7 @@ def test_every_match_of_a_form_holds_one_of_its_literals():
 
 
 def test_a_word_form_starts_at_a_word():
-    # `_word` opens the pattern with its literal (fast to scan) and keeps `\b`'s meaning
+    # `word` opens the pattern with its literal (fast to scan) and keeps `\b`'s meaning
     linkage = dialects._D_FORMS["linkage"].pattern
     assert linkage.search('extern(C) void f();') and linkage.search('x = 1;\n  extern (C++) int g;')
     assert not linkage.search('myextern(C) void f();')
