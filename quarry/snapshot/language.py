@@ -23,7 +23,7 @@ from importlib import resources
 from pygments.lexers import _mapping, find_lexer_class
 from pygments.modeline import get_filetype_from_buffer
 
-from quarry.snapshot import dialects, formats, token_model
+from quarry.snapshot import dialects, formats, signatures, token_model
 
 UNKNOWN = "unknown"
 SHEBANG = re.compile(rb"^#!\s*(\S+)(?:\s+(\S+))?")
@@ -230,12 +230,12 @@ def from_content(data: bytes) -> str | None:
     """The language read in ``data`` (a Pygments name), or None when the evidence is weak.
     Roff, which the model has no class for, by its own first request or comment line; languages
     neither model names (Emacs Lisp, Racket, Meson, Rd, CUDA, PostScript, DOT, RPM specs, QML,
-    DTDs, Java properties, ...) by forms only they write (quarry.snapshot.dialects), and within
-    the language a model leans to, its dialect or superset likewise (D and C++ in C, Cython and
-    Nim in Python, Vala in C#, Scheme in Lisp, ...). A whole text that is one JSON object or array
-    is JSON, and a data format Magika leans to (XML, TOML, YAML, CSS) is that format where its own
-    parser takes the whole text (quarry.snapshot.formats). Magika's
-    answer when it is sure, unless it names code and the token model leans to a language Magika
+    DTDs, Java properties, LLVM, GLSL, Thrift, GraphQL, Nix, ...) by forms only they write
+    (quarry.snapshot.dialects, quarry.snapshot.signatures), and within the language a model
+    leans to, its dialect or superset likewise (D and C++ in C, Cython and Nim in Python, Vala in
+    C#, Scheme in Lisp, ...). A whole text that is one JSON object or array is JSON, and a data format Magika leans to
+    (XML, TOML, YAML, CSS) is that format where its own parser takes the whole text
+    (quarry.snapshot.formats). Magika's answer when it is sure, unless it names code and the token model leans to a language Magika
     has no class for (Magika reads F# as OCaml): then that one if the token model is sure, and
     nothing if neither is nearly certain (a licence header leans Lua to Phix, Magika is). Then
     plain text, where Magika says plain text (or a doubtful text format, or nothing) and the
@@ -248,7 +248,7 @@ def from_content(data: bytes) -> str | None:
         return "Groff"
     text = data[:CONTENT_BYTES].decode("utf-8", "replace")
     whole = len(data) <= CONTENT_BYTES   # a parser reads only a whole text
-    own_forms = (dialects.from_conventions(text) or dialects.by_signature(text)
+    own_forms = (dialects.from_conventions(text) or dialects.by_signature(text) or signatures.by_signature(text)
                  or (formats.json_document(text) if whole else None))
     if own_forms:
         return own_forms   # a language neither model names, by forms only it writes; a JSON document

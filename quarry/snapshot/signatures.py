@@ -1,0 +1,450 @@
+"""More languages that neither content model names, each by the forms its own documentation
+prescribes (read after quarry.snapshot.dialects' signatures, before the layouts of properties,
+e-mail and zone files):
+
+- interface and schema definitions: Thrift's numbered fields and namespaces, GraphQL's types,
+  operations and fragments;
+- compiler and machine forms: LLVM's IR (`define`, `target triple`, `%x = load`), WebAssembly's
+  text format (`(module`, `(func`, `i32.add`);
+- shaders: GLSL's `#version`, built-in `gl_` variables, qualified globals and layouts;
+- build, system and service configuration: pkg-config's fields, Kconfig's entries, nginx's blocks
+  and directives, Puppet's classes and resources, Nix's function headers and derivations, device
+  trees' nodes and properties;
+- documents and scripts: Org's keywords, blocks and drawers, Gherkin's features and steps,
+  LilyPond's blocks and music, gnuplot's settings and plots.
+
+Each needs two or more different kinds of its forms (one may sit in a comment or another
+language's string), and one kind more in a text that holds examples (a Markdown fence, a LaTeX
+environment, markup, a docstring); the forms are anchored where the language writes them (a line's
+start, its own punctuation), so the near languages' own files (C, TypeScript, YAML, Python, Perl,
+PHP, TeX, Tcl) do not hold them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from quarry.snapshot.dialects import Signature, forms, word
+
+_LLVM_FORMS = forms(
+    define=(("define",), r"^define[ \t][^\n]*@[-\w.$\"]+[ \t]*\([^\n]*\{[ \t]*$"),
+    declare=(("declare",), r"^declare[ \t][^\n]*@[-\w.$\"]+[ \t]*\("),
+    target=(("target",), r"^target[ \t]+(?:datalayout|triple)[ \t]*=[ \t]*\""),
+    instruction=(("%",), r"^[ \t]+%[-\w.]+[ \t]*=[ \t]*(?:alloca|load|getelementptr|icmp|fcmp|call|phi|add|sub|mul|"
+                         r"sdiv|udiv|and|or|xor|shl|lshr|ashr|select|zext|sext|trunc|bitcast|ptrtoint|inttoptr|"
+                         r"extractvalue|insertvalue|fadd|fsub|fmul|fdiv|tail[ \t]+call)[ \t]"),
+    terminator=(("ret", "br"), r"^[ \t]+(?:ret[ \t]+(?:void|i\d+|float|double|ptr|%)|br[ \t]+(?:label|i1)[ \t])"),
+    metadata=(("!",), r"^![\w.]+[ \t]*=[ \t]*(?:distinct[ \t]+)?!"),
+    attributes=(("attributes",), r"^attributes[ \t]+#\d+[ \t]*=[ \t]*\{"),
+    global_=(("@",), r"^@[-\w.$\"]+[ \t]*=[ \t]*(?:(?:private|internal|external|linkonce_odr|weak|common|"
+                     r"(?:local_)?unnamed_addr|dso_local)[ \t]+)*(?:constant|global)[ \t]"),
+)
+_WEBASSEMBLY_FORMS = forms(
+    module=(("(module",), r"^[ \t]*\(module\b"),
+    func=(("(func",), r"\(func(?:[ \t]+\$[\w.]+)?[ \t]+\((?:export|param|result|local|type)\b"),
+    instruction=(("i32.", "i64.", "f32.", "f64.", "local.", "global."),
+                 r"(?:[if](?:32|64)\.(?:const|add|sub|mul|load|store|eq|ne|lt_s|gt_s|eqz)|(?:local|global)\.(?:get|"
+                 r"set|tee))"
+                 r"[ \t)\n]"),
+    export=(("(export",), r"\(export[ \t]+\"[^\"\n]*\""),
+    memory=(("(memory", "(table", "(import"), r"\((?:memory|table)[ \t]+(?:\$\w+[ \t]+)?\d+|"
+                                              r"\(import[ \t]+\"[^\"\n]*\"[ \t]+\""),
+)
+_GLSL_FORMS = forms(
+    version=(("#version",), r"^[ \t]*#version[ \t]+\d{3}(?:[ \t]+(?:core|es|compatibility))?[ \t]*$"),
+    builtin=(("gl_",), word("gl_") + r"(?:Position|FragColor|FragCoord|FragData|FragDepth|PointSize|VertexID|"
+                                     r"InstanceID|GlobalInvocationID|LocalInvocationID|TexCoord|MultiTexCoord\d|"
+                                     r"ModelViewProjectionMatrix|ModelViewMatrix|NormalMatrix|Vertex|Normal|"
+                                     r"FrontFacing|PointCoord)\b"),
+    qualifier=(("uniform", "varying", "attribute"),
+               r"^[ \t]*(?:layout[ \t]*\([^)\n]*\)[ \t]*)?(?:uniform|varying|attribute)[ \t]+(?:(?:lowp|mediump|highp)"
+               r"[ \t]+)?(?:[biud]?vec[234]|mat[234](?:x[234])?|sampler\w+|image\w+|float|int|uint|bool)[ \t]+\w+"),
+    layout=(("layout",), r"^[ \t]*layout[ \t]*\([ \t]*(?:location|binding|std140|std430|set|local_size_x|"
+                         r"push_constant)\b"),
+    precision=(("precision",), r"^[ \t]*precision[ \t]+(?:lowp|mediump|highp)[ \t]+(?:float|int|sampler\w+)[ \t]*;"),
+    stage_io=(("in", "out"), r"^[ \t]*(?:(?:flat|smooth|noperspective)[ \t]+)?(?:in|out)[ \t]+(?:(?:lowp|mediump|highp)"
+                             r"[ \t]+)?(?:[biud]?vec[234]|mat[234]|float|int)[ \t]+\w+[ \t]*(?:\[\w*\])?[ \t]*;"),
+    texture=(("texture",), word("texture") + r"(?:2D|Cube|Lod|Proj)?[ \t]*\([ \t]*\w+[ \t]*,[^\n]*\bvec[234]?"),
+)
+_THRIFT_FORMS = forms(
+    namespace=(("namespace",), r"^namespace[ \t]+(?:\*|c_glib|cpp|cl|d|dart|delphi|erl|go|haxe|java|js|lua|netstd|"
+                               r"csharp|nodejs|ocaml|perl|php|py(?:\.twisted)?|rb|rs|st|swift|xsd)[ \t]+[\w.]+"),
+    field=((":",), r"^[ \t]+-?\d+[ \t]*:[ \t]*(?:(?:required|optional)[ \t]+)?(?:bool|byte|i8|i16|i32|i64|double|"
+                   r"string|binary|uuid|[A-Z][\w.]*|(?:list|set|map)[ \t]*<[^\n]*>)[ \t]+\w+[ \t]*(?:=[^\n,;]*)?[,;]?"
+                   r"[ \t]*(?:(?://|#)[^\n]*)?$"),
+    definition=(("struct", "service", "exception", "union"),
+                r"^(?:struct|service|exception|union)[ \t]+\w+[ \t]*(?:extends[ \t]+[\w.]+[ \t]*)?\{"),
+    include=(("include",), r"^(?:cpp_)?include[ \t]+\"[^\"\n]+\.thrift\""),
+    throws=(("throws",), r"\)[ \t]*throws[ \t]*\([ \t]*\d+[ \t]*:"),
+)
+# GraphQL: a field's type is named (`String!`, `[User!]!`), where TypeScript writes `: string;`
+_GRAPHQL_FORMS = forms(
+    type=(("type",), r"^(?:extend[ \t]+)?type[ \t]+[A-Z]\w*(?:[ \t]+implements[ \t]+[\w& ]+)?"
+                     r"(?:[ \t]+@\w+(?:\([^)\n]*\))?)*"
+                     r"[ \t]*\{[ \t]*$"),
+    field=(("!",), r"^[ \t]+\w+(?:\([^)\n]*\))?[ \t]*:[ \t]*(?:\[[A-Z]\w*!\]!?|\[[A-Z]\w*\]!|"
+                   r"[A-Z]\w*!)(?:[ \t]+@\w+[^\n]*)?[ \t]*$"),
+    operation=(("query", "mutation", "subscription", "fragment"),
+               r"^(?:query|mutation|subscription)(?:[ \t]+\w+)?[ \t]*(?:\([ \t]*\$\w+[ \t]*:[^)\n]*\))?[ \t]*\{"
+               r"|^fragment[ \t]+\w+[ \t]+on[ \t]+[A-Z]\w*"),
+    schema=(("schema", "scalar", "directive", "union"),
+            r"^(?:schema[ \t]*\{|scalar[ \t]+[A-Z]\w*[ \t]*$|directive[ \t]+@\w+|"
+            r"union[ \t]+[A-Z]\w*[ \t]*=[ \t]*\|?[ \t]*"
+            r"[A-Z]\w*(?:[ \t]*\|[ \t]*[A-Z]\w*)+)"),
+    variable=(("$",), r"\(\$\w+[ \t]*:[ \t]*\[?[A-Z]\w*!?\]?!?"),
+    spread=(("...",), r"^[ \t]+\.\.\.[ \t]*(?:on[ \t]+[A-Z]\w*[ \t]*\{|[A-Za-z]\w*[ \t]*$)"),
+)
+_PKG_CONFIG_FIELDS = forms(
+    name=(("Name:",), r"^Name:[ \t]*\S"),
+    description=(("Description:",), r"^Description:[ \t]*\S"),
+    version=(("Version:",), r"^Version:[ \t]*\S"),
+    libs=(("Libs",), r"^Libs(?:\.private)?:[ \t]*(?:-[lLWp]|\$\{|@|$)"),
+    cflags=(("Cflags", "CFlags"), r"^C[Ff]lags(?:\.private)?:[ \t]*(?:-[IDfpW]|\$\{|@|$)"),
+    requires=(("Requires",), r"^Requires(?:\.private)?:"),
+    variable=(("prefix", "libdir", "includedir"), r"^(?:prefix|exec_prefix|libdir|includedir)[ \t]*=[ \t]*\S"),
+)
+_KCONFIG_FORMS = forms(
+    config=(("config",), r"^(?:menu)?config[ \t]+[A-Z0-9_]+[ \t]*$"),
+    type=(("bool", "tristate", "string", "int", "hex"), r"^[ \t]+(?:bool|tristate|string|int|"
+                                                        r"hex)(?:[ \t]+\"[^\"\n]*\")?[ \t]*$"),
+    depends=(("depends",), r"^[ \t]+depends[ \t]+on[ \t]+[!(]?[A-Z0-9_]"),
+    select=(("select", "imply"), r"^[ \t]+(?:select|imply)[ \t]+[A-Z0-9_]+\b"),
+    default=(("default", "def_"), r"^[ \t]+(?:def_(?:bool|tristate)|default)[ \t]+(?:y|n|m|\"[^\"\n]*\"|"
+                                  r"0x[0-9a-fA-F]+|\d+|[A-Z0-9_]+)"
+                           r"(?:[ \t]+if[ \t][^\n]+)?[ \t]*$"),
+    menu=(("menu", "choice", "source"), r"^(?:menu[ \t]+\"|endmenu[ \t]*$|choice[ \t]*$|endchoice[ \t]*$|"
+                                        r"(?:o|r|or)?source[ \t]+\"[^\"\n]*Kconfig|mainmenu[ \t]+\")"),
+    help=(("help",), r"^[ \t]+(?:---[ \t]*)?help(?:[ \t]*---)?[ \t]*$"),
+)
+_NGINX_FORMS = forms(
+    block=(("server", "http", "events", "stream", "upstream", "location", "map"),
+           r"^[ \t]*(?:server|http|events|stream|upstream[ \t]+[\w.-]+|location[ \t]+(?:[=~^*]+[ \t]*)?\S+|"
+           r"map[ \t]+\$\w+[ \t]+\$\w+)[ \t]*\{"),
+    listen=(("listen",), r"^[ \t]*listen[ \t]+(?:[\d.:\[\]]+|\*:?\d*|unix:)\S*(?:[ \t]+\w+)*[ \t]*;"),
+    directive=(("server_name", "proxy_", "fastcgi_", "try_files", "worker_", "keepalive_timeout",
+                "client_max_body_size",
+                "ssl_certificate", "_log", "sendfile", "add_header"),
+               r"^[ \t]*(?:server_name|proxy_pass|proxy_set_header|fastcgi_pass|fastcgi_param|try_files|"
+               r"worker_processes|"
+               r"worker_connections|keepalive_timeout|client_max_body_size|ssl_certificate(?:_key)?|access_log|"
+               r"error_log|"
+               r"sendfile|add_header)[ \t]+[^\n]*;[ \t]*(?:#[^\n]*)?$"),
+    variable=(("$",), r"\$(?:host|remote_addr|request_uri|uri|scheme|args|server_name|proxy_add_x_forwarded_for|"
+                      r"http_\w+|document_root|fastcgi_script_name)\b"),
+    include=(("include",), r"^[ \t]*include[ \t]+[\w/.*-]*(?:mime\.types|\.conf|fastcgi_params|"
+                           r"snippets/[\w.-]+)[ \t]*;"),
+)
+# Puppet: lower-case classes and defined types (Ruby's and PHP's classes are capitalised or lack the rest)
+_PUPPET_FORMS = forms(
+    klass=(("class",), r"^class[ \t]+[a-z]\w*(?:::[a-z]\w*)*[ \t]*(?:\([ \t]*(?:\$|$|[A-Z]\w*[ \t]+\$)|\{|inherits\b)"),
+    define=(("define",), r"^define[ \t]+[a-z]\w*(?:::[a-z]\w*)*[ \t]*[({]"),
+    resource=(("{",), r"^[ \t]*@{0,2}(?:[a-z]\w*::)*[a-z]\w*[ \t]*\{[ \t]*(?:'[^'\n]*'|\"[^\"\n]*\"|\$[\w:]+|"
+                      r"\[[^\]\n]*\])[ \t]*:"),
+    ensure=(("ensure",), r"^[ \t]*ensure[ \t]*=>[ \t]*(?:['\"]?(?:present|absent|installed|latest|running|stopped|"
+                         r"file|directory|link|purged)\b|\$)"),
+    relation=(("=>",), r"^[ \t]*(?:require|before|notify|subscribe)[ \t]*=>[ \t]*\[?[ \t]*[A-Z]\w*(?:::[A-Z]\w*)*\["),
+    node=(("node",), r"^node[ \t]+(?:'[^'\n]+'|\"[^\"\n]+\"|default|/[^/\n]+/)[ \t]*(?:,[^{\n]*)?\{"),
+    include=(("include", "contain"), r"^[ \t]*(?:include|contain)[ \t]+[a-z]\w*(?:::[a-z]\w*)+[ \t]*$"),
+    chain=(("->", "~>"), r"[A-Z]\w*\[[^\]\n]+\][ \t]*(?:->|~>)[ \t]*[A-Z]\w*\["),
+)
+_NIX_FORMS = forms(
+    arguments=(("}",), r"^\{[^{}]*\}[ \t]*(?:@[ \t]*\w+[ \t]*)?:[ \t]*$"),
+    derivation=(("mkDerivation", "build", "mkShell", "callPackage", "fetch"),
+                r"\b(?:(?:stdenv\.)?mkDerivation|buildPythonPackage|buildPythonApplication|buildGoModule|"
+                r"rustPlatform\.buildRustPackage|buildNpmPackage|mkShell|callPackage|fetchFromGitHub|fetchurl|fetchgit)"
+                r"[ \t]*(?:rec[ \t]*)?(?:\{|\(|\.\/|[a-z])"),
+    with_=(("with",), r"^[ \t]*with[ \t]+(?:import[ \t]+<nixpkgs>|pkgs|lib(?:\.\w+)?|self)[ \t]*[;{(]"),
+    inherit=(("inherit",), r"^[ \t]*inherit[ \t]+(?:\([\w.]+\)[ \t]+)?[\w-]+(?:[ \t]+[\w-]+)*[ \t]*;"),
+    interpolation=(("${",), r"\$\{(?:pkgs|lib|stdenv|self|config|src|out)\b[\w.-]*\}"),
+    channel=(("<nixpkgs",), r"<nixpkgs(?:/[\w/.-]*)?>"),
+    meta=(("meta", "licenses."), r"^[ \t]*meta[ \t]*=[ \t]*(?:with[ \t]+lib;[ \t]*)?\{|\blicenses\.\w+[ \t]*;"),
+)
+_DEVICETREE_FORMS = forms(
+    version=(("/dts-v1/",), r"^/dts-v1/[ \t]*;"),
+    compatible=(("compatible",), r"^[ \t]+compatible[ \t]*=[ \t]*\"[\w,.+-]+\""),
+    cells=(("-cells",), r"^[ \t]+#(?:address|size|interrupt|clock|gpio|reset|pwm|phy|dma|"
+                        r"thermal-sensor)-cells[ \t]*=[ \t]*<\d+>"),
+    cell_list=(("reg", "interrupts", "clocks", "ranges", "gpios"),
+               r"^[ \t]+(?:reg|interrupts|clocks|ranges|gpios|[\w-]+-gpios)[ \t]*=[ \t]*<[^>\n]*>"),
+    status=(("status",), r"^[ \t]+status[ \t]*=[ \t]*\"(?:okay|disabled)\"[ \t]*;"),
+    node=(("@",), r"^[ \t]*(?:[\w-]+:[ \t]*)?[a-z][\w,.+-]*@[0-9a-fA-F]+[ \t]*\{[ \t]*$"),
+    reference=(("&",), r"^&[\w-]+[ \t]*\{[ \t]*$"),
+    include=(("include",), r"^(?:#include[ \t]+[<\"](?:dt-bindings/[^>\"\n]+|[\w-]+\.dtsi)[>\"]|"
+                           r"/include/[ \t]+\"[\w./-]+\")"),
+)
+_ORG_FORMS = forms(
+    keyword=(("#+",), r"^#\+(?:TITLE|AUTHOR|DATE|OPTIONS|STARTUP|PROPERTY|SETUPFILE|EMAIL|LANGUAGE|FILETAGS|TODO|"
+                      r"SEQ_TODO|DESCRIPTION|KEYWORDS|HTML_HEAD|LATEX_CLASS|INCLUDE|CATEGORY|NAME|CAPTION|RESULTS|"
+                      r"MACRO|EXPORT_FILE_NAME|title|author|date|options|startup|property|setupfile|email|language|"
+                      r"filetags|description|keywords|include|name|caption|results)[ \t]*:"),
+    block=(("#+BEGIN_", "#+begin_"), r"^[ \t]*#\+(?:BEGIN|begin)_(?:SRC|src|EXAMPLE|example|QUOTE|quote|CENTER|center|"
+                                     r"VERSE|verse|EXPORT|export|COMMENT|comment)\b"),
+    task=(("*",), r"^\*+[ \t]+(?:(?:TODO|DONE|NEXT|WAITING|CANCELLED)[ \t]+\S|"
+                  r"[^\n]*\S[ \t]+:[\w@#%]+(?::[\w@#%]+)*:[ \t]*$)"),
+    drawer=((":PROPERTIES:", ":LOGBOOK:"), r"^[ \t]*:(?:PROPERTIES|LOGBOOK):[ \t]*$"),
+    link=(("[[",), r"\[\[(?:https?:|file:|id:|#|\*)[^\]\n]+\]\[[^\]\n]+\]\]"),
+    planning=(("SCHEDULED:", "DEADLINE:", "CLOSED:"), r"^[ \t]*(?:SCHEDULED|DEADLINE|"
+                                                      r"CLOSED):[ \t]*[<\[]\d{4}-\d\d-\d\d"),
+)
+_GHERKIN_FORMS = forms(
+    feature=(("Feature:",), r"^[ \t]*Feature:[ \t]*\S"),
+    scenario=(("Scenario", "Example:"), r"^[ \t]*(?:Scenario(?:[ \t]+(?:Outline|Template))?|Example):[ \t]*\S"),
+    step=(("Given", "When", "Then"), r"^[ \t]+(?:Given|When|Then)[ \t]+\S"),
+    conjunction=(("And", "But"), r"^[ \t]+(?:And|But)[ \t]+\S"),
+    background=(("Background:", "Examples:", "Scenarios:", "Rule:"), r"^[ \t]*(?:Background|Examples|Scenarios|Rule):"),
+    table=(("|",), r"^[ \t]+\|[^\n]*\|[ \t]*$"),
+)
+_LILYPOND_FORMS = forms(
+    version=(("\\version",), r"^[ \t]*\\version[ \t]+\"\d+\.\d+(?:\.\d+)?\""),
+    block=(("\\score", "\\header", "\\layout", "\\midi", "\\paper", "\\book"),
+           r"\\(?:score|header|layout|midi|paper|book|bookpart)[ \t]*\{"),
+    music=(("\\relative", "\\new", "\\clef", "\\time", "\\key"),
+           r"\\(?:relative[ \t]+[a-g]|new[ \t]+(?:Staff|Voice|PianoStaff|GrandStaff|StaffGroup|ChoirStaff|Lyrics|"
+           r"ChordNames|DrumStaff|TabStaff)\b|clef[ \t]+\"?(?:treble|bass|alto|tenor|percussion)\b|time[ \t]+\d+/\d+|"
+           r"key[ \t]+[a-g](?:is|es)*[ \t]+\\(?:major|minor))"),
+    assignment=(("=",), r"^[a-zA-Z]+[ \t]*=[ \t]*(?:\\relative|\\lyricmode|\\chordmode|\\drummode|\\markup|\\fixed)\b"),
+)
+_GNUPLOT_FORMS = forms(
+    terminal=(("set",), r"^[ \t]*set[ \t]+(?:term(?:inal)?[ \t]+\w+|output[ \t]+['\"])"),
+    plot=(("plot",), r"^[ \t]*(?:s|re)?plot[ \t]+(?:\[[^\]\n]*\][ \t]*)*(?:['\"][^'\"\n]*['\"]|[a-z]\w*\(|[\w.$-]+)"
+                     r"[^\n]*[ \t,](?:using|u|with|w|title|t|notitle|lw|lt|ls|lc|axes)[ \t]"),
+    axis=(("set",), r"^[ \t]*set[ \t]+(?:[xyz]2?label|[xyz]2?range|[xyz]2?tics|m[xyz]tics|logscale|key[ \t]|grid\b|"
+                    r"title[ \t]+['\"]|style[ \t]+(?:data|line|fill|function)|datafile[ \t]+separator|"
+                    r"format[ \t]+[xyz]|"
+                    r"size[ \t]+(?:ratio|square|[\d.]))"),
+    unset=(("unset",), r"^[ \t]*unset[ \t]+(?:key|border|tics|[xyz]tics|grid|title|colorbox|label)\b"),
+)
+
+_HLSL_FORMS = forms(
+    semantic=(("SV_",), r":[ \t]*SV_(?:Position|Target\d?|Depth|VertexID|InstanceID|DispatchThreadID|GroupThreadID|"
+                        r"GroupID|IsFrontFace|PrimitiveID)\b"),
+    vector=(("float", "half", "int"), r"\b(?:float|half|int|uint)[234](?:x[234])?[ \t]+\w+[ \t]*[:;=,)]"),
+    resource=(("Texture", "Sampler", "Buffer"), r"\b(?:Texture[123]D|TextureCube|SamplerState|SamplerComparisonState|"
+                                                r"RWTexture[123]D|(?:RW)?StructuredBuffer|ByteAddressBuffer)(?:<[^>\n]*>)?"
+                                                r"[ \t]+\w+"),
+    cbuffer=(("cbuffer",), r"^[ \t]*cbuffer[ \t]+\w+"),
+    register=(("register",), r"register[ \t]*\([ \t]*[btsu]\d+"),
+    numthreads=(("numthreads",), r"\[numthreads[ \t]*\("),
+)
+_WGSL_FORMS = forms(
+    stage=(("@vertex", "@fragment", "@compute"), r"^@(?:vertex|fragment|compute)\b"),
+    attribute=(("@",), r"@(?:location|builtin|group|binding|workgroup_size)[ \t]*\([^)\n]*\)"),
+    types=(("vec", "mat"), r"\b(?:vec[234]|mat[234]x[234])<(?:f32|i32|u32|f16)>"),
+    storage=(("var<",), r"\bvar<(?:uniform|storage|private|workgroup)"),
+    function=(("fn",), r"^fn[ \t]+\w+[ \t]*\("),
+)
+# Godot's script: Python's look, its own declarations (`func _ready():`, `extends Node2D`, `signal`)
+_GDSCRIPT_FORMS = forms(
+    extends=(("extends",), r"^extends[ \t]+[A-Z]\w*[ \t]*$"),
+    function=(("func",), r"^(?:static[ \t]+)?func[ \t]+\w+[ \t]*\([^)\n]*\)(?:[ \t]*->[ \t]*\w+)?[ \t]*:"),
+    variable=(("var",), r"^(?:@export\w*(?:\([^)\n]*\))?[ \t]+|@onready[ \t]+|export(?:\([^)\n]*\))?[ \t]+|onready[ \t]+)"
+                        r"var[ \t]+\w+"),
+    signal=(("signal",), r"^signal[ \t]+\w+"),
+    engine=(("_ready", "_process", "_input", "queue_free", "get_node", "emit_signal"),
+            r"\b(?:_ready|_process|_physics_process|_input)[ \t]*\([^)\n]*\)[ \t]*(?:->[ \t]*\w+[ \t]*)?:|"
+            r"\b(?:queue_free|get_node|emit_signal)[ \t]*\("),
+)
+_ROBOT_FORMS = forms(
+    section=(("***",), r"^\*{3}[ \t]*(?:Settings?|Test Cases?|Tasks?|Keywords?|Variables?|Comments?)[ \t]*\*{3}"),
+    setting=(("Library", "Resource", "Variables", "Documentation", "Suite", "Test", "Tags"),
+             r"^(?:Library|Resource|Variables|Documentation|Suite Setup|Suite Teardown|Test Setup|Test Teardown|"
+             r"Force Tags|Default Tags|Test Tags|Test Template|Test Timeout)(?:  |\t)[ \t]*\S"),
+    variable=(("${", "@{", "&{"), r"[$@&]\{[\w .-]+\}"),
+    bracket=(("[",), r"^(?:  |\t)[ \t]*\[(?:Documentation|Arguments|Return|Tags|Setup|Teardown|Template|Timeout)\]"),
+)
+_CAPNP_FORMS = forms(
+    file_id=(("@0x",), r"^@0x[0-9a-fA-F]{16}[ \t]*;"),
+    field=(("@",), r"^[ \t]+\w+[ \t]+@\d+[ \t]*:[ \t]*[\w.()]+"),
+    definition=(("struct", "interface", "enum", "union"),
+                r"^[ \t]*(?:struct|interface|enum)[ \t]+\w+[ \t]*(?:@0x[0-9a-fA-F]+[ \t]*)?(?:extends[ \t]*\([^)\n]*\)[ \t]*)?\{"),
+    using=(("using",), r"^using[ \t]+(?:\w+[ \t]*=[ \t]*)?import[ \t]+\""),
+    annotation=(("$",), r"\$(?:Cxx|Go|Java|Json)\.\w+\("),
+)
+_SMITHY_FORMS = forms(
+    version=(("$version",), r"^\$version:[ \t]*\"\d"),
+    namespace=(("namespace",), r"^namespace[ \t]+[a-z][\w.]*[ \t]*$"),
+    shape=(("structure", "service", "operation", "resource", "union", "list", "map", "enum", "intEnum"),
+           r"^(?:structure|service|operation|resource|union|list|map|enum|intEnum)[ \t]+[A-Z]\w*[ \t]*"
+           r"(?:(?:with|for)[ \t]+\[?[^\n{]*)?\{"),
+    trait=(("@",), r"^[ \t]*@(?:required|documentation|http|readonly|idempotent|error|pattern|length|range|httpLabel|"
+                   r"httpQuery|httpPayload|httpError|paginated|input|output|sensitive)\b"),
+    use=(("use",), r"^use[ \t]+[a-z][\w.]*#\w+"),
+)
+_NSIS_FORMS = forms(
+    section=(("Section",), r"^[ \t]*Section(?:[ \t]+(?:/o[ \t]+)?(?:\"[^\"\n]*\"|-?\w+))?(?:[ \t]+\w+)?[ \t]*$|"
+                           r"^[ \t]*SectionEnd\b"),
+    function=(("Function",), r"^[ \t]*Function[ \t]+\.?\w+|^[ \t]*FunctionEnd\b"),
+    installer=(("OutFile", "InstallDir", "RequestExecutionLevel", "SetCompressor", "ShowInstDetails"),
+               r"^[ \t]*(?:OutFile|InstallDir|InstallDirRegKey|RequestExecutionLevel|SetCompressor|ShowInstDetails)"
+               r"[ \t]+\S"),
+    directive=(("!",), r"^[ \t]*!(?:include|define|insertmacro|macro|macroend|ifdef|ifndef|endif|addplugindir)\b"),
+    instruction=(("SetOutPath", "WriteReg", "DeleteRegKey", "CreateShortCut", "CreateDirectory", "WriteUninstaller",
+                  "RMDir", "ExecWait"),
+                 r"^[ \t]*(?:SetOutPath|WriteRegStr|WriteRegDWORD|DeleteRegKey|CreateShortCut|CreateDirectory|"
+                 r"WriteUninstaller|RMDir|ExecWait)[ \t]+\S"),
+    variable=(("$",), r"\$(?:INSTDIR|SMPROGRAMS|PROGRAMFILES(?:64)?|DESKTOP|EXEDIR|WINDIR|SYSDIR|PLUGINSDIR)\b"),
+)
+_REGISTRY_FORMS = forms(
+    header=(("Windows Registry Editor", "REGEDIT4"), r"\A\ufeff?(?:Windows Registry Editor Version \d\.\d\d|REGEDIT4)[ \t]*$"),
+    key=(("HKEY_",), r"^\[-?HKEY_(?:LOCAL_MACHINE|CURRENT_USER|CLASSES_ROOT|USERS|CURRENT_CONFIG)(?:\\[^\]\n]*)?\][ \t]*$"),
+    value=(("=",), r"^(?:@|\"[^\"\n]+\")=(?:\"|dword:|hex(?:\([0-9a-f]\))?:|-)"),
+)
+_XQUERY_FORMS = forms(
+    version=(("xquery",), r"^xquery[ \t]+(?:version|encoding)[ \t]+\""),
+    declare=(("declare",), r"^declare[ \t]+(?:(?:updating[ \t]+)?function|variable|namespace|option|default[ \t]+"
+                           r"(?:element|function)[ \t]+namespace|boundary-space|context[ \t]+item)[ \t]"),
+    module=(("module",), r"^module[ \t]+namespace[ \t]+[\w-]+[ \t]*=[ \t]*\""),
+    imports=(("import",), r"^import[ \t]+(?:module|schema)[ \t]+namespace"),
+    flwor=(("$",), r"\b(?:for[ \t]+\$[\w-]+[ \t]+in|let[ \t]+\$[\w-]+[ \t]*:=)[ \t]"),
+    call=(("local:", "fn:", "xs:", "xdmp:"), r"\b(?:local|fn|xs|xdmp):[\w-]+\("),
+)
+_TURTLE_FORMS = forms(
+    prefix=(("@prefix",), r"^@prefix[ \t]+[\w-]*:[ \t]*<[^>\n]*>[ \t]*\."),
+    base=(("@base",), r"^@base[ \t]+<[^>\n]*>[ \t]*\."),
+    typed=((" a ",), r"^(?:<[^>\n]+>|[\w-]*:[\w-]*)[ \t]+a[ \t]+[\w-]*:[\w-]+[ \t]*[;.,]"),
+    predicate=((":",), r"^[ \t]+[\w-]*:[\w-]+[ \t]+(?:\"[^\"\n]*\"(?:@[\w-]+|\^\^[\w-]*:[\w-]+)?|<[^>\n]+>|[\w-]*:[\w-]+|"
+                       r"\d+)[ \t]*[;.,]"),
+)
+_SPARQL_FORMS = forms(
+    prefix=(("PREFIX", "prefix"), r"^(?:PREFIX|prefix)[ \t]+[\w-]*:[ \t]*<[^>\n]*>[ \t]*$"),
+    query=(("SELECT", "CONSTRUCT", "ASK", "DESCRIBE", "select", "construct", "ask", "describe"),
+           r"^[ \t]*(?:SELECT|CONSTRUCT|ASK|DESCRIBE|select|construct|ask|describe)(?:[ \t]+(?:DISTINCT|REDUCED|distinct))?"
+           r"(?:[ \t]+\?\w+|[ \t]*\{)"),
+    where=(("WHERE", "where"), word("WHERE") + r"[ \t]*\{|" + word("where") + r"[ \t]*\{"),
+    pattern=(("?",), r"\?\w+[ \t]+(?:[\w-]*:[\w-]+|a|<[^>\n]+>)[ \t]+(?:\?\w+|[\w-]*:[\w-]+|\"[^\"\n]*\")"),
+    filter=(("FILTER", "OPTIONAL", "filter", "optional"),     # never a method (`.filter(`)
+            r"\b(?:FILTER|OPTIONAL)[ \t]*[({]|(?<![\w.])(?:filter|optional)[ \t]*[({]"),
+)
+_ANTLR_FORMS = forms(
+    grammar=(("grammar",), r"^(?:(?:lexer|parser|tree)[ \t]+)?grammar[ \t]+\w+[ \t]*;"),
+    options=(("options", "tokens", "channels", "@"), r"^(?:options|tokens|channels)[ \t]*\{|"
+                                                   r"^@(?:header|members|lexer::\w+|parser::\w+)[ \t]*\{"),
+    command=(("->",), r"->[ \t]*(?:skip|channel[ \t]*\(|pushMode[ \t]*\(|popMode|more|type[ \t]*\(|mode[ \t]*\()"),
+    fragment=(("fragment",), r"^fragment[ \t]+[A-Z]\w*"),
+)
+# an HTTP message: its start line (the whole text's first), then header fields
+_HTTP_FORMS = forms(
+    start=(("HTTP/",), r"\A(?:(?:GET|POST|PUT|DELETE|PATCH|HEAD|OPTIONS)[ \t]+\S+[ \t]+HTTP/\d(?:\.\d)?[ \t]*$|"
+                       r"HTTP/\d(?:\.\d)?[ \t]+\d{3}\b)"),
+    header=((":",), r"^(?:Host|Content-Type|Content-Length|User-Agent|Accept|Authorization|Cache-Control|Connection|"
+                    r"Set-Cookie|Cookie|Server|Location)[ \t]*:[ \t]*\S"),
+)
+_XORG_FORMS = forms(
+    section=(("Section",), r"^[ \t]*Section[ \t]+\"(?:Device|Monitor|Screen|InputDevice|InputClass|ServerLayout|"
+                           r"ServerFlags|Files|Module|Extensions|OutputClass)\""),
+    end=(("EndSection",), r"^[ \t]*EndSection\b"),
+    entry=(("Identifier", "Driver", "Match", "Option"), r"^[ \t]+(?:Identifier|Driver|MatchProduct|MatchIsPointer|"
+                                                       r"MatchIsKeyboard|MatchIsTouchpad|MatchDriver)[ \t]+\"[^\"\n]*\"|"
+                                                       r"^[ \t]+Option[ \t]+\"\w+\"[ \t]+\""),
+    subsection=(("SubSection",), r"^[ \t]*(?:SubSection|EndSubSection)\b"),
+)
+_OPENSCAD_FORMS = forms(
+    solid=(("cube", "sphere", "cylinder", "polyhedron"),
+           r"\b(?:cube|sphere|cylinder|polyhedron)[ \t]*\((?:[ \t]*\[|[^)\n]*\b(?:r|h|d|r1|r2|center|size)[ \t]*=)"),
+    transform=(("translate", "rotate", "scale", "mirror"), r"\b(?:translate|rotate|scale|mirror)[ \t]*\([ \t]*\["),
+    boolean=(("difference", "union", "intersection", "hull", "minkowski"),
+             r"\b(?:difference|union|intersection|hull|minkowski)[ \t]*\([ \t]*\)[ \t]*\{?"),
+    extrude=(("_extrude",), r"\b(?:linear|rotate)_extrude[ \t]*\("),
+    special=(("$f",), r"\$f[nas][ \t]*="),
+    library=(("include", "use"), r"^(?:include|use)[ \t]*<[\w./-]+\.scad>"),
+)
+_YANG_FORMS = forms(
+    version=(("yang-version",), r"^[ \t]*yang-version[ \t]+\"?1(?:\.1)?\"?;"),
+    module=(("module",), r"^(?:sub)?module[ \t]+[\w-]+[ \t]*\{"),
+    node=(("container", "leaf", "list", "grouping", "uses", "augment", "rpc", "notification"),
+          r"^[ \t]+(?:container|leaf|leaf-list|list|grouping|uses|augment|rpc|notification)[ \t]+[\w:/\"-]+[ \t]*[{;]"),
+    type=(("type",), r"^[ \t]+type[ \t]+(?:string|boolean|u?int(?:8|16|32|64)|enumeration|union|leafref|identityref|"
+                     r"decimal64|inet:[\w-]+|yang:[\w-]+)[ \t]*[;{]"),
+    namespace=(("namespace",), r"^[ \t]+namespace[ \t]+\"(?:urn|http)[^\"\n]*\";"),
+    prefix=(("prefix",), r"^[ \t]+prefix[ \t]+\"?[\w-]+\"?;"),
+)
+_ASN1_FORMS = forms(
+    module=(("DEFINITIONS",), r"\bDEFINITIONS(?:[ \t]+\w+[ \t]+TAGS)?[ \t]*::=[ \t\n]*BEGIN\b"),
+    assignment=(("::=",), r"::=[ \t]*(?:SEQUENCE|SET|CHOICE|ENUMERATED|INTEGER|OCTET[ \t]+STRING|BIT[ \t]+STRING|"
+                          r"OBJECT[ \t]+IDENTIFIER)\b"),
+    component=(("INTEGER", "BOOLEAN", "STRING", "IDENTIFIER", "String", "SEQUENCE", "OPTIONAL"),
+               r"^[ \t]+[a-z][\w-]*[ \t]+(?:\[\d+\][ \t]+)?(?:(?:IMPLICIT|EXPLICIT)[ \t]+)?(?:INTEGER|BOOLEAN|"
+               r"OCTET[ \t]+STRING|BIT[ \t]+STRING|OBJECT[ \t]+IDENTIFIER|UTF8String|IA5String|PrintableString|"
+               r"SEQUENCE[ \t]+OF[ \t]+\w+)(?:[ \t]*\([^)\n]*\))?(?:[ \t]+OPTIONAL|[ \t]+DEFAULT[^\n,]*)?[ \t]*,?[ \t]*$"),
+    imports=(("IMPORTS", "EXPORTS"), r"^[ \t]*(?:IMPORTS|EXPORTS)\b"),
+)
+_POVRAY_FORMS = forms(
+    scene=(("camera", "light_source", "sky_sphere", "global_settings", "background"),
+           r"^[ \t]*(?:camera|light_source|sky_sphere|global_settings|background)[ \t]*\{"),
+    solid=(("sphere", "box", "cylinder", "cone", "plane", "torus", "mesh", "union", "difference", "intersection",
+            "merge", "blob", "isosurface"),
+           r"^[ \t]*(?:sphere|box|cylinder|cone|plane|torus|mesh2?|union|difference|intersection|merge|blob|"
+           r"isosurface)[ \t]*\{"),
+    material=(("pigment", "finish", "normal", "texture", "interior"),
+              r"\b(?:pigment|finish|normal|texture|interior)[ \t]*\{"),
+    include=(("#include",), r"^#include[ \t]+\"[\w.-]+\.inc\""),
+    vector=(("<",), r"<[ \t]*-?[\d.]+[ \t]*,[ \t]*-?[\d.]+[ \t]*,[ \t]*-?[\d.]+[ \t]*>"),
+    directive=(("#declare", "#local", "#macro"), r"^[ \t]*#(?:declare|local|macro)[ \t]+\w+"),
+)
+
+# Marks of a document or program that holds an example of the language (a Markdown fence, a
+# reStructuredText code directive, a LaTeX environment, a closing tag, a docstring): one kind more
+# is needed there.
+_EXAMPLES = ("```", ".. code", "\\begin{", "</", '"""', "'''")
+
+# none of these writes another's forms, so their order does not matter
+SIGNATURES = {
+    "LLVM": Signature(("\ndefine ", "\ndeclare ", "target triple"), _LLVM_FORMS, 2, _EXAMPLES),
+    "WebAssembly": Signature(("(module", "(func $"), _WEBASSEMBLY_FORMS, 2, _EXAMPLES),
+    "GLSL": Signature(("gl_", "#version"), _GLSL_FORMS, 2, ("`", *_EXAMPLES)),   # a JavaScript template string
+        "Thrift": Signature((" 1:", "\t1:"), _THRIFT_FORMS, 2, _EXAMPLES),   # a struct's first field
+    "GraphQL": Signature(("\ntype ", "\nquery", "\nmutation", "\nfragment "), _GRAPHQL_FORMS, 2, _EXAMPLES),
+    "PkgConfig": Signature(("Libs:", "Cflags:"), _PKG_CONFIG_FIELDS, 3, _EXAMPLES),
+    "Kconfig": Signature(("\nconfig ", "\nmenuconfig "), _KCONFIG_FORMS, 3, _EXAMPLES),
+    "Nginx configuration file": Signature(("server_name", "proxy_pass", "worker_processes", "fastcgi_pass"),
+                                          _NGINX_FORMS, 3, _EXAMPLES),
+    "Puppet": Signature(("ensure =>", "ensure  =>", "\nnode ", "\ndefine "), _PUPPET_FORMS, 2, _EXAMPLES),
+    "Nix": Signature(("}:\n", "mkDerivation", "nixpkgs"), _NIX_FORMS, 2, _EXAMPLES),
+    "Devicetree": Signature(("/dts-v1/", "compatible = \"", "-cells = <"), _DEVICETREE_FORMS, 2, _EXAMPLES),
+    "Org Mode": Signature(("#+",), _ORG_FORMS, 2, _EXAMPLES),
+    "Gherkin": Signature(("Feature:",), _GHERKIN_FORMS, 3, _EXAMPLES),
+    "LilyPond": Signature(("\\version", "\\new ", "\\relative"), _LILYPOND_FORMS, 2, _EXAMPLES),
+    "Gnuplot": Signature(("plot",), _GNUPLOT_FORMS, 2, _EXAMPLES),
+    "HLSL": Signature(("SV_", "cbuffer", "numthreads", "Texture2D"), _HLSL_FORMS, 2, _EXAMPLES),
+    "WebGPU Shading Language": Signature(("@vertex", "@fragment", "@compute", "@location", "@binding"), _WGSL_FORMS, 2,
+                                         _EXAMPLES),
+    "GDScript": Signature(("\nfunc ", "\nextends "), _GDSCRIPT_FORMS, 2, _EXAMPLES),
+    "RobotFramework": Signature(("***",), _ROBOT_FORMS, 2, _EXAMPLES),
+    "Cap'n Proto": Signature(("@0x", " @0"), _CAPNP_FORMS, 2, _EXAMPLES),
+    "Smithy": Signature(("$version", "\nstructure ", "\noperation "), _SMITHY_FORMS, 2, _EXAMPLES),
+    "NSIS": Signature(("SectionEnd", "FunctionEnd", "OutFile", "!insertmacro"), _NSIS_FORMS, 3, _EXAMPLES),
+    "reg": Signature(("Windows Registry Editor", "REGEDIT4"), _REGISTRY_FORMS, 3, _EXAMPLES),   # its first line, keys, values
+    "XQuery": Signature(("xquery ", "declare function", "module namespace", "let $", "for $"), _XQUERY_FORMS, 2,
+                        _EXAMPLES),
+    "Turtle": Signature(("@prefix", "@base"), _TURTLE_FORMS, 2, _EXAMPLES),
+    "SPARQL": Signature(("PREFIX ", "SELECT ?", "SELECT DISTINCT ?", "CONSTRUCT {", "prefix ", "select ?"), _SPARQL_FORMS,
+                        2, _EXAMPLES),
+    "ANTLR": Signature(("grammar ",), _ANTLR_FORMS, 2, _EXAMPLES),
+    "HTTP": Signature(("HTTP/",), _HTTP_FORMS, 2, _EXAMPLES),
+    "Xorg": Signature(("EndSection",), _XORG_FORMS, 3, _EXAMPLES),
+    "OpenSCAD": Signature(("$fn", "difference()", "translate([", ".scad>", "cube([", "cylinder("),
+                          _OPENSCAD_FORMS, 2, _EXAMPLES),
+    "YANG": Signature(("yang-version", "\n  leaf ", "\n    leaf "), _YANG_FORMS, 3, _EXAMPLES),
+    "ASN.1": Signature(("::=",), _ASN1_FORMS, 2, _EXAMPLES),
+    "POVRay": Signature(("camera", "light_source", "pigment", ".inc\""), _POVRAY_FORMS, 2, _EXAMPLES),
+}
+
+
+# A signature's literals are looked for in the text's first characters only: its own words come
+# early (a header, a declaration, the first rule), and the look is then cheap on every long record.
+LITERAL_WINDOW = 8192
+
+
+# A Markdown fence and what it holds: an example in a document, not the document's own language
+_FENCED = re.compile(r"^[ \t]*```[^\n]*\n.*?^[ \t]*```[ \t]*$", re.M | re.S)
+
+
+def by_signature(text: str) -> str | None:
+    """One of these languages, where enough of its own forms are present outside Markdown fences."""
+    if "```" in text:
+        text = _FENCED.sub("", text)
+    head = text[:LITERAL_WINDOW]
+    for language, signature in SIGNATURES.items():
+        if signature.found_in(text, head):
+            return language
+    return None
