@@ -5,7 +5,8 @@ the whole text and either takes it or not. An XML document's root element names 
 it is written in (an XSLT stylesheet, an XHTML page).
 
 Only a whole text is read (a record cut to the content window does not parse), and a parser only
-confirms what the text starts as (JSON) or what Magika leans to (the others): YAML takes most
+confirms what the text starts as (JSON, XML after its declaration) or what Magika leans to (the
+others): YAML takes most
 lines of `key: value`, TOML most of `key = 1`.
 """
 
@@ -54,6 +55,13 @@ def xml_document(text: str) -> str | None:
     if local == "html" and namespace in ("", XHTML_NAMESPACE):
         return "HTML"
     return "XML"
+
+
+def declared_xml(text: str) -> str | None:
+    """The XML language (as ``xml_document`` names it) of a whole text that opens with an XML
+    declaration (``<?xml version="1.0"?>``) and that expat takes whole, whatever Magika leans to
+    (it reads a Qt translation, a `.ts` file, as TypeScript)."""
+    return xml_document(text) if text.startswith(("<?xml", "\ufeff<?xml")) else None
 
 
 def toml_document(text: str) -> str | None:

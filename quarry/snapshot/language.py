@@ -233,7 +233,8 @@ def from_content(data: bytes) -> str | None:
     DTDs, Java properties, LLVM, GLSL, Thrift, GraphQL, Nix, ...) by forms only they write
     (quarry.snapshot.dialects, quarry.snapshot.signatures), and within the language a model
     leans to, its dialect or superset likewise (D and C++ in C, Cython and Nim in Python, Vala in
-    C#, Scheme in Lisp, ...). A whole text that is one JSON object or array is JSON, and a data format Magika leans to
+    C#, Scheme in Lisp, ...). A whole text that is one JSON object or array is JSON, one that
+    declares itself XML and parses is XML (or XSLT, XHTML), and a data format Magika leans to
     (XML, TOML, YAML, CSS) is that format where its own parser takes the whole text
     (quarry.snapshot.formats). Magika's answer when it is sure, unless it names code and the token model leans to a language Magika
     has no class for (Magika reads F# as OCaml): then that one if the token model is sure, and
@@ -249,9 +250,9 @@ def from_content(data: bytes) -> str | None:
     text = data[:CONTENT_BYTES].decode("utf-8", "replace")
     whole = len(data) <= CONTENT_BYTES   # a parser reads only a whole text
     own_forms = (dialects.from_conventions(text) or dialects.by_signature(text) or signatures.by_signature(text)
-                 or (formats.json_document(text) if whole else None))
+                 or (formats.json_document(text) or formats.declared_xml(text) if whole else None))
     if own_forms:
-        return own_forms   # a language neither model names, by forms only it writes; a JSON document
+        return own_forms   # a language neither model names, by forms only it writes; a JSON or XML document
     prediction = _magika().identify_bytes(data[:CONTENT_BYTES]).prediction
     name = content_labels().get(prediction.dl.label, UNKNOWN)
     magika_sure = prediction.score >= MIN_CONTENT_SCORE and name not in ("Text only", UNKNOWN)

@@ -23,10 +23,16 @@ COMPOSE = ('services:\n  tally:\n    image: tally:1.4\n    ports:\n      - "8080
 CARGO = ('[package]\nname = "tally"\nversion = "1.4.0"\nedition = "2021"\n\n[dependencies]\n'
          'serde = { version = "1", features = ["derive"] }\n')
 JSON_DOC = '{"name": "tally", "version": "1.4.0", "scripts": {"test": "pytest"}, "keywords": ["words", "counts"]}\n'
+# a Qt Linguist translation (`.ts`): Magika leans to TypeScript, unsure; its declaration and parse say XML
+TRANSLATION = ('<?xml version="1.0" encoding="utf-8"?>\n<!DOCTYPE TS>\n<TS version="2.1" language="fr_FR">\n'
+               '<context>\n    <name>TallyWindow</name>\n    <message>\n'
+               '        <location filename="../tallywindow.cpp" line="42"/>\n'
+               '        <source>Count words</source>\n        <translation>Compter les mots</translation>\n'
+               '    </message>\n</context>\n</TS>\n')
 
 
 @pytest.mark.parametrize("text,expected", [(CONFIG_XML, "XML"), (XSLT, "XSLT"), (XHTML, "HTML"), (COMPOSE, "YAML"),
-                                           (CARGO, "TOML"), (JSON_DOC, "JSON")])
+                                           (CARGO, "TOML"), (JSON_DOC, "JSON"), (TRANSLATION, "XML")])
 def test_a_nameless_data_file_is_named_by_its_parser(text, expected):
     assert language.detect("00000007", text.encode()[:512], text) == expected
 
@@ -47,6 +53,10 @@ def test_each_parser_takes_its_format_whole_and_nothing_less():
     assert formats.json_document("{}") is None and formats.json_document('"a string"') is None
     assert formats.json_document("[" * 100_000 + "]" * 100_000) is None    # too deep for the parser: no answer
     assert formats.confirmed("Python", "x = 1\n") is None                   # no parser: the models decide
+    assert formats.declared_xml(TRANSLATION) == "XML" and formats.declared_xml(XSLT) == "XSLT"
+    assert formats.declared_xml(TRANSLATION[:-6]) is None      # cut short: not well-formed, the models decide
+    # no declaration: Magika's lean decides
+    assert formats.declared_xml(TRANSLATION[TRANSLATION.index("<TS"):]) is None
 
 
 
