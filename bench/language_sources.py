@@ -154,12 +154,19 @@ def text_files(tarball: bytes):
                 yield member.name, data
 
 
+# Extensions Pygments gives one language that another tool's XML files share: Qt Linguist's translations (`.ts`)
+SHARED_WITH_XML = (".ts",)
+
+
 def truth_of(filename: str, data: bytes) -> str | None:
     """The language the file's real name gives, where the name gives one language only: a name
     that several languages claim (`.v` Verilog or Coq, `.t` Perl or TADS, `.h` C or C++) is left
-    out, since a tie-break on content would make the truth the detector's own guess."""
+    out, since a tie-break on content would make the truth the detector's own guess; so is an XML
+    document (its declaration first) under a name another tool's XML shares."""
     claims = language._claims(filename)
     if len({claim.name for claim in claims}) != 1:
+        return None
+    if filename.endswith(SHARED_WITH_XML) and data.lstrip(b"\xef\xbb\xbf").startswith(b"<?xml"):
         return None
     truth = detect(filename, data[:512], data.decode("utf-8", "replace"))
     return None if truth in (UNKNOWN, "Text only") or truth != claims[0].name else truth
