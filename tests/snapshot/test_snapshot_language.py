@@ -103,6 +103,16 @@ def test_every_content_model_label_names_a_language_or_is_deliberately_unknown()
     assert {"htaccess", "rdf", "csproj", "gradle", "postscript"} <= {label for label, name in mapping.items() if name != "unknown"}
 
 
+def test_no_label_is_unknown_where_the_names_of_its_files_give_a_language():
+    # Magika's own knowledge base lists each label's extensions: a label mapped to nothing while
+    # a file of that extension is named by its name (`.reg`: Windows registry files) loses answers
+    import magika
+    kb = json.loads((Path(magika.__file__).parent / "config" / "content_types_kb.min.json").read_text())
+    unnamed = {label: [language.from_name(f"x.{extension}") for extension in kb[label].get("extensions", [])]
+               for label, name in language.content_labels().items() if name == language.UNKNOWN and label in kb}
+    assert {label: names for label, names in unnamed.items() if any(names)} == {}
+
+
 BASIC = '10 PRINT "HELLO"\n20 FOR I = 1 TO 10\n30 PRINT I\n40 NEXT I\n50 GOTO 10\n'
 FORTH = ": square ( n -- n*n ) dup * ;\n: cube ( n -- n ) dup square * ;\n5 cube .\n"
 COBOL = ('       identification division.\n       program-id. greet.\n       procedure division.\n'
