@@ -1,23 +1,22 @@
 """More languages that neither content model names, each by the forms its own documentation
-prescribes (read after quarry.snapshot.dialects' signatures, before the layouts of properties,
-e-mail and zone files):
+prescribes (read after quarry.snapshot.dialects' signatures and layouts, before any model):
 
-- interface and schema definitions: Thrift's numbered fields and namespaces, GraphQL's types,
-  operations and fragments;
+- interface and schema definitions: Thrift, GraphQL, Cap'n Proto, Smithy, ASN.1, YANG;
 - compiler and machine forms: LLVM's IR (`define`, `target triple`, `%x = load`), WebAssembly's
   text format (`(module`, `(func`, `i32.add`);
-- shaders: GLSL's `#version`, built-in `gl_` variables, qualified globals and layouts;
-- build, system and service configuration: pkg-config's fields, Kconfig's entries, nginx's blocks
-  and directives, Puppet's classes and resources, Nix's function headers and derivations, device
-  trees' nodes and properties;
-- documents and scripts: Org's keywords, blocks and drawers, Gherkin's features and steps,
-  LilyPond's blocks and music, gnuplot's settings and plots.
+- shaders: GLSL, HLSL and WGSL by their versions, built-ins, semantics, qualifiers and layouts;
+- build, system and service configuration: pkg-config, Kconfig, nginx, Xorg, Puppet, Nix, device
+  trees, NSIS installers, Windows registry files;
+- Haskell's relatives (Agda, Idris, PureScript), Godot's script, Stan and SAS programs;
+- documents, templates and data: Org, Gherkin, Robot Framework, LilyPond, gnuplot, OpenSCAD,
+  POV-Ray, Liquid, Less, XQuery, Turtle, SPARQL, ANTLR grammars, HTTP messages.
 
 Each needs two or more different kinds of its forms (one may sit in a comment or another
-language's string), and one kind more in a text that holds examples (a Markdown fence, a LaTeX
-environment, markup, a docstring); the forms are anchored where the language writes them (a line's
-start, its own punctuation), so the near languages' own files (C, TypeScript, YAML, Python, Perl,
-PHP, TeX, Tcl) do not hold them.
+language's string), and one kind more in a text that holds examples (a reStructuredText code
+directive, a LaTeX environment, markup, a docstring); forms inside a Markdown fence do not count.
+The forms are anchored where the language writes them (a line's start, its own punctuation), so
+the near languages' own files (C, TypeScript, YAML, Python, Perl, PHP, TeX, Tcl, SQL, Rust,
+Haskell, Django templates) do not hold them.
 """
 
 from __future__ import annotations
@@ -220,7 +219,8 @@ _HLSL_FORMS = forms(
                         r"GroupID|IsFrontFace|PrimitiveID)\b"),
     vector=(("float", "half", "int"), r"\b(?:float|half|int|uint)[234](?:x[234])?[ \t]+\w+[ \t]*[:;=,)]"),
     resource=(("Texture", "Sampler", "Buffer"), r"\b(?:Texture[123]D|TextureCube|SamplerState|SamplerComparisonState|"
-                                                r"RWTexture[123]D|(?:RW)?StructuredBuffer|ByteAddressBuffer)(?:<[^>\n]*>)?"
+                                                r"RWTexture[123]D|(?:RW)?StructuredBuffer|"
+                                                r"ByteAddressBuffer)(?:<[^>\n]*>)?"
                                                 r"[ \t]+\w+"),
     cbuffer=(("cbuffer",), r"^[ \t]*cbuffer[ \t]+\w+"),
     register=(("register",), r"register[ \t]*\([ \t]*[btsu]\d+"),
@@ -237,7 +237,8 @@ _WGSL_FORMS = forms(
 _GDSCRIPT_FORMS = forms(
     extends=(("extends",), r"^extends[ \t]+[A-Z]\w*[ \t]*$"),
     function=(("func",), r"^(?:static[ \t]+)?func[ \t]+\w+[ \t]*\([^)\n]*\)(?:[ \t]*->[ \t]*\w+)?[ \t]*:"),
-    variable=(("var",), r"^(?:@export\w*(?:\([^)\n]*\))?[ \t]+|@onready[ \t]+|export(?:\([^)\n]*\))?[ \t]+|onready[ \t]+)"
+    variable=(("var",), r"^(?:@export\w*(?:\([^)\n]*\))?[ \t]+|@onready[ \t]+|export(?:\([^)\n]*\))?[ \t]+|"
+                        r"onready[ \t]+)"
                         r"var[ \t]+\w+"),
     signal=(("signal",), r"^signal[ \t]+\w+"),
     engine=(("_ready", "_process", "_input", "queue_free", "get_node", "emit_signal"),
@@ -256,7 +257,8 @@ _CAPNP_FORMS = forms(
     file_id=(("@0x",), r"^@0x[0-9a-fA-F]{16}[ \t]*;"),
     field=(("@",), r"^[ \t]+\w+[ \t]+@\d+[ \t]*:[ \t]*[\w.()]+"),
     definition=(("struct", "interface", "enum", "union"),
-                r"^[ \t]*(?:struct|interface|enum)[ \t]+\w+[ \t]*(?:@0x[0-9a-fA-F]+[ \t]*)?(?:extends[ \t]*\([^)\n]*\)[ \t]*)?\{"),
+                r"^[ \t]*(?:struct|interface|"
+                r"enum)[ \t]+\w+[ \t]*(?:@0x[0-9a-fA-F]+[ \t]*)?(?:extends[ \t]*\([^)\n]*\)[ \t]*)?\{"),
     using=(("using",), r"^using[ \t]+(?:\w+[ \t]*=[ \t]*)?import[ \t]+\""),
     annotation=(("$",), r"\$(?:Cxx|Go|Java|Json)\.\w+\("),
 )
@@ -285,8 +287,10 @@ _NSIS_FORMS = forms(
     variable=(("$",), r"\$(?:INSTDIR|SMPROGRAMS|PROGRAMFILES(?:64)?|DESKTOP|EXEDIR|WINDIR|SYSDIR|PLUGINSDIR)\b"),
 )
 _REGISTRY_FORMS = forms(
-    header=(("Windows Registry Editor", "REGEDIT4"), r"\A\ufeff?(?:Windows Registry Editor Version \d\.\d\d|REGEDIT4)[ \t]*$"),
-    key=(("HKEY_",), r"^\[-?HKEY_(?:LOCAL_MACHINE|CURRENT_USER|CLASSES_ROOT|USERS|CURRENT_CONFIG)(?:\\[^\]\n]*)?\][ \t]*$"),
+    header=(("Windows Registry Editor", "REGEDIT4"), r"\A\ufeff?(?:Windows Registry Editor Version \d\.\d\d|"
+                                                     r"REGEDIT4)[ \t]*$"),
+    key=(("HKEY_",), r"^\[-?HKEY_(?:LOCAL_MACHINE|CURRENT_USER|CLASSES_ROOT|USERS|"
+                     r"CURRENT_CONFIG)(?:\\[^\]\n]*)?\][ \t]*$"),
     value=(("=",), r"^(?:@|\"[^\"\n]+\")=(?:\"|dword:|hex(?:\([0-9a-f]\))?:|-)"),
 )
 _XQUERY_FORMS = forms(
@@ -302,13 +306,15 @@ _TURTLE_FORMS = forms(
     prefix=(("@prefix",), r"^@prefix[ \t]+[\w-]*:[ \t]*<[^>\n]*>[ \t]*\."),
     base=(("@base",), r"^@base[ \t]+<[^>\n]*>[ \t]*\."),
     typed=((" a ",), r"^(?:<[^>\n]+>|[\w-]*:[\w-]*)[ \t]+a[ \t]+[\w-]*:[\w-]+[ \t]*[;.,]"),
-    predicate=((":",), r"^[ \t]+[\w-]*:[\w-]+[ \t]+(?:\"[^\"\n]*\"(?:@[\w-]+|\^\^[\w-]*:[\w-]+)?|<[^>\n]+>|[\w-]*:[\w-]+|"
+    predicate=((":",), r"^[ \t]+[\w-]*:[\w-]+[ \t]+(?:\"[^\"\n]*\"(?:@[\w-]+|\^\^[\w-]*:[\w-]+)?|<[^>\n]+>|"
+                       r"[\w-]*:[\w-]+|"
                        r"\d+)[ \t]*[;.,]"),
 )
 _SPARQL_FORMS = forms(
     prefix=(("PREFIX", "prefix"), r"^(?:PREFIX|prefix)[ \t]+[\w-]*:[ \t]*<[^>\n]*>[ \t]*$"),
     query=(("SELECT", "CONSTRUCT", "ASK", "DESCRIBE", "select", "construct", "ask", "describe"),
-           r"^[ \t]*(?:SELECT|CONSTRUCT|ASK|DESCRIBE|select|construct|ask|describe)(?:[ \t]+(?:DISTINCT|REDUCED|distinct))?"
+           r"^[ \t]*(?:SELECT|CONSTRUCT|ASK|DESCRIBE|select|construct|ask|describe)(?:[ \t]+(?:DISTINCT|REDUCED|"
+           r"distinct))?"
            r"(?:[ \t]+\?\w+|[ \t]*\{)"),
     where=(("WHERE", "where"), word("WHERE") + r"[ \t]*\{|" + word("where") + r"[ \t]*\{"),
     pattern=(("?",), r"\?\w+[ \t]+(?:[\w-]*:[\w-]+|a|<[^>\n]+>)[ \t]+(?:\?\w+|[\w-]*:[\w-]+|\"[^\"\n]*\")"),
@@ -334,7 +340,8 @@ _XORG_FORMS = forms(
                            r"ServerFlags|Files|Module|Extensions|OutputClass)\""),
     end=(("EndSection",), r"^[ \t]*EndSection\b"),
     entry=(("Identifier", "Driver", "Match", "Option"), r"^[ \t]+(?:Identifier|Driver|MatchProduct|MatchIsPointer|"
-                                                       r"MatchIsKeyboard|MatchIsTouchpad|MatchDriver)[ \t]+\"[^\"\n]*\"|"
+                                                       r"MatchIsKeyboard|MatchIsTouchpad|"
+                                                       r"MatchDriver)[ \t]+\"[^\"\n]*\"|"
                                                        r"^[ \t]+Option[ \t]+\"\w+\"[ \t]+\""),
     subsection=(("SubSection",), r"^[ \t]*(?:SubSection|EndSubSection)\b"),
 )
@@ -365,7 +372,8 @@ _ASN1_FORMS = forms(
     component=(("INTEGER", "BOOLEAN", "STRING", "IDENTIFIER", "String", "SEQUENCE", "OPTIONAL"),
                r"^[ \t]+[a-z][\w-]*[ \t]+(?:\[\d+\][ \t]+)?(?:(?:IMPLICIT|EXPLICIT)[ \t]+)?(?:INTEGER|BOOLEAN|"
                r"OCTET[ \t]+STRING|BIT[ \t]+STRING|OBJECT[ \t]+IDENTIFIER|UTF8String|IA5String|PrintableString|"
-               r"SEQUENCE[ \t]+OF[ \t]+\w+)(?:[ \t]*\([^)\n]*\))?(?:[ \t]+OPTIONAL|[ \t]+DEFAULT[^\n,]*)?[ \t]*,?[ \t]*$"),
+               r"SEQUENCE[ \t]+OF[ \t]+\w+)(?:[ \t]*\([^)\n]*\))?(?:[ \t]+OPTIONAL|"
+               r"[ \t]+DEFAULT[^\n,]*)?[ \t]*,?[ \t]*$"),
     imports=(("IMPORTS", "EXPORTS"), r"^[ \t]*(?:IMPORTS|EXPORTS)\b"),
 )
 _POVRAY_FORMS = forms(
@@ -380,6 +388,76 @@ _POVRAY_FORMS = forms(
     include=(("#include",), r"^#include[ \t]+\"[\w.-]+\.inc\""),
     vector=(("<",), r"<[ \t]*-?[\d.]+[ \t]*,[ \t]*-?[\d.]+[ \t]*,[ \t]*-?[\d.]+[ \t]*>"),
     directive=(("#declare", "#local", "#macro"), r"^[ \t]*#(?:declare|local|macro)[ \t]+\w+"),
+)
+
+# Haskell's relatives: Agda and Idris sign with one colon (Haskell with two), Agda over `Set`, Idris
+# over `Type`; PureScript imports
+# its Prelude and its Effect, and writes `pure unit`
+_IDRIS_FORMS = forms(
+    module=(("module",), r"^module[ \t]+[A-Z][\w.]*[ \t]*$"),
+    directive=(("%",), r"^%(?:default[ \t]+(?:total|partial|covering)|access[ \t]+\w+|auto_implicits|language|hide|"
+                       r"inline|foreign)\b"),
+    signature=((":",), r"^(?:(?:public[ \t]+)?export[ \t]+|"
+                       r"private[ \t]+)?[a-z]\w*'?[ \t]*:[ \t]*(?:\{[^}\n]*\}[ \t]*->[ \t]*)?"
+                       r"[A-Z(]"),
+    data=(("data",), r"^(?:public[ \t]+export[ \t]+|"
+                     r"export[ \t]+)?data[ \t]+[A-Z]\w*[ \t]*:[ \t]*(?:[^\n]*->[ \t]*)?Type\b"),
+    interface=(("implementation", "interface"), r"^(?:implementation|interface)[ \t]+[A-Z]\w*"),
+    doc=(("|||",), r"^[ \t]*\|\|\|[ \t]"),
+)
+_AGDA_FORMS = forms(
+    open_import=(("open",), r"^open[ \t]+import[ \t]+[A-Z]"),
+    set=(("Set",), r"^(?:data|record)[ \t]+[^\n:]+:[ \t]*Set\b|:[ \t]*Set[₀-₉]?[ \t]*where\b"),
+    postulate=(("postulate",), r"^[ \t]*postulate\b"),
+    pragma=(("{-#",), r"\{-#[ \t]*(?:OPTIONS[ \t]+--|BUILTIN|TERMINATING|NON_TERMINATING)"),
+    unicode=(("→", "∀", "≡"), r"[→∀≡]"),
+    signature=((":",), r"^[^\s:-][^:\n]*[ \t]+:[ \t]+[^:=\n]*(?:→|->)[^\n]*$"),
+)
+_PURESCRIPT_FORMS = forms(
+    prelude=(("Prelude",), r"^import[ \t]+Prelude[ \t]*$"),
+    effect=(("Effect", "Aff"), r"^import[ \t]+Effect(?:\.[\w.]+)?\b|::[ \t]*(?:Effect|Aff)[ \t]+\w"),
+    unit=(("unit",), r"\bpure[ \t]+unit\b"),
+    foreign=(("foreign",), r"^foreign[ \t]+import[ \t]+[a-z]\w*[ \t]*::"),
+)
+# Liquid (Shopify's, Jekyll's templates): its own tags, a page's front matter, filters that take
+# arguments after a colon (Django's do too: it needs another kind)
+_LIQUID_FORMS = forms(
+    tag=(("{%",), r"\{%-?[ \t]*(?:assign|capture|endcapture|unless|endunless|increment|decrement|tablerow|"
+                  r"endtablerow|render|liquid)\b"),
+    filter=(("|",), r"\|[ \t]*(?:default|date|append|prepend|remove|replace|split|join|truncate|truncatewords|downcase|"
+                    r"upcase|strip_html|url_encode|where|sort|map|plus|minus|times|divided_by|slice|relative_url|"
+                    r"absolute_url|markdownify|slugify)[ \t]*:[ \t]*[\"'\w]"),
+    front_matter=(("---",), r"\A---[ \t]*\n(?:[\w-]+:[^\n]*\n)+---[ \t]*$"),
+)
+# Less: variables and mixin calls where CSS has neither
+_LESS_FORMS = forms(
+    variable=(("@",), r"^@[\w-]+[ \t]*:[ \t]*[^;\n]+;"),
+    mixin_call=((".",), r"^[ \t]+\.[\w-]+(?:\([^)\n]*\))?[ \t]*;"),
+    guard=(("when",), r"\)[ \t]*when[ \t]*\("),
+    escape=(("~",), r"~[\"'][^\"'\n]*[\"']"),
+    operation=(("@",), r":[ \t]*[^;\n]*@[\w-]+[ \t]*[*+/-][ \t]*[\d@(]"),
+    reference=(("@import",), r"^@import[ \t]+\((?:reference|less|css|inline|once|multiple|optional)\)"),
+    extend=((":extend",), r":extend\("),
+)
+_STAN_FORMS = forms(
+    block=(("data", "parameters", "model", "quantities", "functions"),
+           r"^(?:functions|data|transformed[ \t]+data|parameters|transformed[ \t]+parameters|model|"
+           r"generated[ \t]+quantities)[ \t]*\{"),
+    sampling=(("~",), r"^[ \t]+\w+(?:\[[^\]\n]*\])?[ \t]*~[ \t]*(?:normal|cauchy|beta|gamma|poisson|binomial|bernoulli"
+                      r"(?:_logit)?|student_t|exponential|lognormal|uniform|multi_normal\w*|lkj_corr_cholesky|"
+                      r"inv_gamma|"
+                      r"dirichlet)\("),
+    declaration=(("real", "int", "vector", "matrix", "simplex"),
+                 r"^[ \t]+(?:real|int|vector|matrix|simplex|cov_matrix|corr_matrix|cholesky_factor_corr)"
+                 r"(?:<[^>\n]*(?:lower|upper)[^>\n]*>)?(?:\[[^\]\n]*\])?[ \t]+\w+[ \t]*;"),
+)
+_SAS_FORMS = forms(
+    data_step=(("data",), r"^[ \t]*data[ \t]+[\w.]+(?:[ \t]*\([^)\n]*\))?[ \t]*;"),
+    proc=(("proc", "PROC", "Proc"), r"^[ \t]*(?i:proc)[ \t]+\w+\b[^;\n]*;"),
+    run=(("run", "RUN", "Run", "quit", "QUIT", "Quit"), r"^[ \t]*(?i:run|quit)[ \t]*;"),
+    macro=(("%",), r"^[ \t]*%(?i:macro|mend|let|put|include)\b"),
+    library=(("libname", "LIBNAME", "Libname", "filename", "FILENAME", "Filename"), r"^[ \t]*(?i:libname|"
+                                                                                    r"filename)[ \t]+\w+[ \t]"),
 )
 
 # Marks of a document or program that holds an example of the language (a Markdown fence, a
@@ -413,12 +491,13 @@ SIGNATURES = {
     "Cap'n Proto": Signature(("@0x", " @0"), _CAPNP_FORMS, 2, _EXAMPLES),
     "Smithy": Signature(("$version", "\nstructure ", "\noperation "), _SMITHY_FORMS, 2, _EXAMPLES),
     "NSIS": Signature(("SectionEnd", "FunctionEnd", "OutFile", "!insertmacro"), _NSIS_FORMS, 3, _EXAMPLES),
-    "reg": Signature(("Windows Registry Editor", "REGEDIT4"), _REGISTRY_FORMS, 3, _EXAMPLES),   # its first line, keys, values
+    # its first line, keys and values
+    "reg": Signature(("Windows Registry Editor", "REGEDIT4"), _REGISTRY_FORMS, 3, _EXAMPLES),
     "XQuery": Signature(("xquery ", "declare function", "module namespace", "let $", "for $"), _XQUERY_FORMS, 2,
                         _EXAMPLES),
     "Turtle": Signature(("@prefix", "@base"), _TURTLE_FORMS, 2, _EXAMPLES),
-    "SPARQL": Signature(("PREFIX ", "SELECT ?", "SELECT DISTINCT ?", "CONSTRUCT {", "prefix ", "select ?"), _SPARQL_FORMS,
-                        2, _EXAMPLES),
+    "SPARQL": Signature(("PREFIX ", "SELECT ?", "SELECT DISTINCT ?", "CONSTRUCT {", "prefix ", "select ?"),
+                        _SPARQL_FORMS, 2, _EXAMPLES),
     "ANTLR": Signature(("grammar ",), _ANTLR_FORMS, 2, _EXAMPLES),
     "HTTP": Signature(("HTTP/",), _HTTP_FORMS, 2, _EXAMPLES),
     "Xorg": Signature(("EndSection",), _XORG_FORMS, 3, _EXAMPLES),
@@ -427,6 +506,15 @@ SIGNATURES = {
     "YANG": Signature(("yang-version", "\n  leaf ", "\n    leaf "), _YANG_FORMS, 3, _EXAMPLES),
     "ASN.1": Signature(("::=",), _ASN1_FORMS, 2, _EXAMPLES),
     "POVRay": Signature(("camera", "light_source", "pigment", ".inc\""), _POVRAY_FORMS, 2, _EXAMPLES),
+    "Agda": Signature(("open import", "postulate", "{-# OPTIONS", ": Set"), _AGDA_FORMS, 2, _EXAMPLES),
+    "Idris": Signature(("%default", "|||", "%access", "\nmodule "), _IDRIS_FORMS, 2, _EXAMPLES),
+    "PureScript": Signature(("import Prelude", "import Effect", "pure unit", "foreign import"), _PURESCRIPT_FORMS, 2,
+                            _EXAMPLES),
+    "liquid": Signature(("{%",), _LIQUID_FORMS, 2, _EXAMPLES),
+    # variables one after another or after a comment (`\n@` alone is every Python decorator)
+    "LessCss": Signature((";\n@", "/\n@", ":extend(", "when ("), _LESS_FORMS, 2, _EXAMPLES),
+    "Stan": Signature(("parameters {", "model {"), _STAN_FORMS, 2, _EXAMPLES),
+    "SAS": Signature(("run;", "RUN;", "quit;", "QUIT;"), _SAS_FORMS, 3, _EXAMPLES),
 }
 
 
