@@ -9,7 +9,8 @@ prescribes (read after quarry.snapshot.dialects' signatures and layouts, before 
   trees, NSIS installers, Windows registry files;
 - Haskell's relatives (Agda, Idris, PureScript), Godot's script, Stan and SAS programs;
 - documents, templates and data: Org, Gherkin, Robot Framework, LilyPond, gnuplot, OpenSCAD,
-  POV-Ray, Liquid, Less, XQuery, Turtle, SPARQL, ANTLR grammars, HTTP messages.
+  POV-Ray, Liquid, Velocity, Smarty and Mako templates, Less, XQuery, Turtle, SPARQL, ANTLR
+  grammars, HTTP messages.
 
 Each needs two or more different kinds of its forms (one may sit in a comment or another
 language's string), and one kind more in a text that holds examples (a reStructuredText code
@@ -460,6 +461,27 @@ _SAS_FORMS = forms(
                                                                                     r"filename)[ \t]+\w+[ \t]"),
 )
 
+# Template engines by their own directives (never by `${...}`, which shells and JavaScript write)
+_VELOCITY_FORMS = forms(
+    set=(("#set",), r"#set[ \t]*\([ \t]*\$"),
+    foreach=(("#foreach",), r"#foreach[ \t]*\([ \t]*\$\w+[ \t]+in[ \t]"),
+    conditional=(("#if", "#elseif"), r"#(?:else)?if[ \t]*\([ \t]*!?\$"),
+    macro=(("#macro",), r"#macro[ \t]*\([ \t]*\w+"),
+)
+_SMARTY_FORMS = forms(
+    closing=(("{/",), r"(?<!\{)\{/(?:foreach|foreachelse|if|section|capture|literal|strip|block|function)\}"),
+    tag=(("{",), r"(?<!\{)\{(?:assign|foreach|section|include|capture|extends|block|config_load)[ \t]+\w+[ \t]*=|"
+                 r"(?<!\{)\{(?:if|elseif|foreach)[ \t]+\$\w+"),
+    modifier=(("{$",), r"(?<!\{)\{\$\w+(?:\.\w+|->\w+|\[[^\]\n]*\])*(?:\|[\w:\"']+)+\}"),
+    literal=(("{literal}", "delim}"), r"\{literal\}|\{[lr]delim\}"),
+)
+_MAKO_FORMS = forms(
+    control=(("%",), r"^[ \t]*%[ \t]*(?:(?:if|for|elif|while|try)\b[^\n]*:|else:|endif|endfor|endwhile|endtry)[ \t]*$"),
+    tag=(("<%",), r"<%(?:inherit|def|namespace|include|block|page|text|call)\b"),
+    closing=(("</%",), r"</%(?:def|block|call|text)>"),
+    filtered=(("${",), r"\$\{[^}\n]*\|[ \t]*(?:h|u|x|n|trim|entity)\b[^}\n]*\}"),
+)
+
 # Marks of a document or program that holds an example of the language (a Markdown fence, a
 # reStructuredText code directive, a LaTeX environment, a closing tag, a docstring): one kind more
 # is needed there.
@@ -515,6 +537,10 @@ SIGNATURES = {
     "LessCss": Signature((";\n@", "/\n@", ":extend(", "when ("), _LESS_FORMS, 2, _EXAMPLES),
     "Stan": Signature(("parameters {", "model {"), _STAN_FORMS, 2, _EXAMPLES),
     "SAS": Signature(("run;", "RUN;", "quit;", "QUIT;"), _SAS_FORMS, 3, _EXAMPLES),
+    "Velocity": Signature(("#set", "#foreach", "#macro"), _VELOCITY_FORMS, 2, _EXAMPLES),
+    "Smarty": Signature(("{/", "{$", "{assign ", "{include ", "{foreach ", "{if "), _SMARTY_FORMS, 2, _EXAMPLES),
+    "Mako": Signature(("<%inherit", "<%def", "<%namespace", "<%block", "% endif", "% endfor", "%endif", "%endfor"),
+                      _MAKO_FORMS, 2, _EXAMPLES),
 }
 
 
