@@ -14,7 +14,8 @@ prescribes (read after quarry.snapshot.dialects' signatures and layouts, before 
 
 Each needs two or more different kinds of its forms (one may sit in a comment or another
 language's string), and one kind more in a text that holds examples (a reStructuredText code
-directive, a LaTeX environment, markup, a docstring); forms inside a Markdown fence do not count.
+directive, a LaTeX environment, markup, a docstring); forms inside a Markdown fence or a
+reStructuredText literal block do not count.
 The forms are anchored where the language writes them (a line's start, its own punctuation), so
 the near languages' own files (C, TypeScript, YAML, Python, Perl, PHP, TeX, Tcl, SQL, Rust,
 Haskell, Django templates) do not hold them.
@@ -549,14 +550,19 @@ SIGNATURES = {
 LITERAL_WINDOW = 8192
 
 
-# A Markdown fence and what it holds: an example in a document, not the document's own language
+# Examples in a document, not the document's own language: a Markdown fence and what it holds, a
+# reStructuredText literal block (a paragraph ending in `::`, then indented lines)
 _FENCED = re.compile(r"^[ \t]*```[^\n]*\n.*?^[ \t]*```[ \t]*$", re.M | re.S)
+_LITERAL_BLOCK = re.compile(r"::[ \t]*\n(?:[ \t]*\n)+(?:[ \t]+[^\n]*\n|[ \t]*\n)*")
 
 
 def by_signature(text: str) -> str | None:
-    """One of these languages, where enough of its own forms are present outside Markdown fences."""
+    """One of these languages, where enough of its own forms are present outside a document's
+    examples (Markdown fences, reStructuredText literal blocks)."""
     if "```" in text:
         text = _FENCED.sub("", text)
+    if "::\n" in text:
+        text = _LITERAL_BLOCK.sub("::\n", text)
     head = text[:LITERAL_WINDOW]
     for language, signature in SIGNATURES.items():
         if signature.found_in(text, head):

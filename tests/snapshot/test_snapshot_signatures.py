@@ -204,6 +204,11 @@ JS_SHADER = ("export default /* glsl */ `\nuniform mat4 model_view;\nvoid main()
 LATEX_WITH_GNUPLOT = ("\\documentclass{article}\n\\begin{document}\nTo draw the counts:\n\\begin{verbatim}\n"
                       "set terminal postscript eps\nset xlabel 'week'\nset output 'tally.eps'\n\\end{verbatim}\n"
                       "\\end{document}\n")
+# a package's description (reStructuredText) showing the template language it ships
+PACKAGE_DESCRIPTION = ("Metadata-Version: 2.1\nName: tally-templates\nVersion: 1.0\n\n=====\nTally\n=====\n\n"
+                       "Pages are written as templates::\n\n    <%inherit file=\"base.html\"/>\n"
+                       "    <%def name=\"row(count)\">${count.label | h}</%def>\n    % for count in counts:\n"
+                       "        ${row(count)}\n    % endfor\n\nSee the documentation for more.\n")
 SQL_QUERY = ("SELECT * FROM counts\nWHERE label = 'fruit'\n  AND total > 2;\n\n"
              "SELECT label, count(*) FILTER (WHERE total > 2)\nFROM counts\nGROUP BY label;\n")
 RUST_FN = ("use std::collections::HashMap;\n\nfn count(words: &[&str]) -> HashMap<&str, u64> {\n"
@@ -229,13 +234,14 @@ PERL_HASH = ("my %tally = (\n    ensure => 'present',\n    label  => 'fruit',\n)
 
 @pytest.mark.parametrize("text", [C_STRUCT, PYTHON_CLASS, TYPESCRIPT_TYPES, MARKDOWN_WITH_EXAMPLES, JS_SHADER,
                                   LATEX_WITH_GNUPLOT, PERL_HASH, SQL_QUERY, RUST_FN, BNF_GRAMMAR, HASKELL, DJANGO,
-                                  JAGS, PHP_STRINGS, JS_TEMPLATE, TEX_COMMENTS])
+                                  JAGS, PHP_STRINGS, JS_TEMPLATE, TEX_COMMENTS, PACKAGE_DESCRIPTION])
 def test_near_languages_that_write_a_few_of_the_same_words_are_not_claimed(text):
     # a numbered comment and a C struct (Thrift), a lower-case Python class (Puppet), TypeScript's
     # types (GraphQL), examples in Markdown and LaTeX and a shader in a JavaScript string (one kind
     # more needed in each), SQL's SELECT and FILTER (SPARQL), a Rust function (WGSL), BNF's `::=` (ASN.1),
     # Haskell (Idris, PureScript), Django's filters (Liquid), a JAGS model (Stan), PHP's `{$x}` strings
-    # (Smarty), jQuery and template literals (Velocity), TeX comments (Mako's `%` lines)
+    # (Smarty), jQuery and template literals (Velocity), TeX comments (Mako's `%` lines), a
+    # reStructuredText literal block's example
     assert signatures.by_signature(text) is None
 
 
