@@ -9,7 +9,7 @@ prescribes (read after quarry.snapshot.dialects' signatures and layouts, before 
   trees, NSIS installers, Windows registry files;
 - Haskell's relatives (Agda, Idris, PureScript), Godot's script, Stan and SAS programs;
 - documents, templates and data: Org, Gherkin, Robot Framework, LilyPond, gnuplot, OpenSCAD,
-  POV-Ray, Liquid, Velocity, Smarty and Mako templates, Less, XQuery, Turtle, SPARQL, ANTLR
+  POV-Ray, Liquid, Velocity, Smarty, Mako and JSP templates, Less, XQuery, Turtle, SPARQL, ANTLR
   grammars, HTTP messages.
 
 Each needs two or more different kinds of its forms (one may sit in a comment or another
@@ -483,6 +483,20 @@ _MAKO_FORMS = forms(
     filtered=(("${",), r"\$\{[^}\n]*\|[ \t]*(?:h|u|x|n|trim|entity)\b[^}\n]*\}"),
 )
 
+# JavaServer Pages: directives, standard actions, tag libraries (ASP.NET writes `<%@ Page`, capitalised)
+_JSP_FORMS = forms(
+    directive=(("<%@",), r"<%@\s*(?:page|taglib|include)\b"),
+    taglib=(("jsp/jstl", "springframework.org/tags"), r"uri=\"http://(?:java\.sun\.com|xmlns\.jcp\.org)/jsp/jstl/\w+\"|"
+                                                     r"uri=\"http://www\.springframework\.org/tags"),
+    action=(("<jsp:",), r"<jsp:(?:include|forward|param|useBean|setProperty|getProperty)\b"),
+    jstl=(("<c:", "<fmt:"), r"<(?:c|fmt):(?:forEach|if|choose|when|otherwise|out|set|url|import|param|message|"
+                           r"formatDate|formatNumber|setBundle)\b"),
+    scope=(("${",), r"\$\{[ \t]*(?:param|paramValues|sessionScope|requestScope|pageContext|applicationScope|"
+                    r"initParam)\."),
+    scriptlet=(("<%",), r"<%(?!@|--)\s*(?:String|int|List|Map|out\.print|request\.getParameter|"
+                        r"session\.getAttribute|response\.)"),
+)
+
 # Marks of a document or program that holds an example of the language (a Markdown fence, a
 # reStructuredText code directive, a LaTeX environment, a closing tag, a docstring): one kind more
 # is needed there.
@@ -542,6 +556,7 @@ SIGNATURES = {
     "Smarty": Signature(("{/", "{$", "{assign ", "{include ", "{foreach ", "{if "), _SMARTY_FORMS, 2, _EXAMPLES),
     "Mako": Signature(("<%inherit", "<%def", "<%namespace", "<%block", "% endif", "% endfor", "%endif", "%endfor"),
                       _MAKO_FORMS, 2, _EXAMPLES),
+    "Java Server Page": Signature(("<%@", "<jsp:", "<c:"), _JSP_FORMS, 2, _EXAMPLES),
 }
 
 
