@@ -413,7 +413,7 @@ _AGDA_FORMS = forms(
     postulate=(("postulate",), r"^[ \t]*postulate\b"),
     pragma=(("{-#",), r"\{-#[ \t]*(?:OPTIONS[ \t]+--|BUILTIN|TERMINATING|NON_TERMINATING)"),
     unicode=(("→", "∀", "≡"), r"[→∀≡]"),
-    signature=((":",), r"^[^\s:-][^:\n]*[ \t]+:[ \t]+[^:=\n]*(?:→|->)[^\n]*$"),
+    signature=((":",), r"^[^\s:-][^:\n]{0,200}[ \t]:[ \t]+[^:=\n]{0,400}(?:→|->)"),
 )
 _PURESCRIPT_FORMS = forms(
     prelude=(("Prelude",), r"^import[ \t]+Prelude[ \t]*$"),
@@ -437,7 +437,7 @@ _LESS_FORMS = forms(
     mixin_call=((".",), r"^[ \t]+\.[\w-]+(?:\([^)\n]*\))?[ \t]*;"),
     guard=(("when",), r"\)[ \t]*when[ \t]*\("),
     escape=(("~",), r"~[\"'][^\"'\n]*[\"']"),
-    operation=(("@",), r":[ \t]*[^;\n]*@[\w-]+[ \t]*[*+/-][ \t]*[\d@(]"),
+    operation=(("@",), r"^[ \t]+[\w-]+[ \t]*:[^;\n@]*@[\w-]+[ \t]*[*+/-][ \t]*[\d@(]"),
     reference=(("@import",), r"^@import[ \t]+\((?:reference|less|css|inline|once|multiple|optional)\)"),
     extend=((":extend",), r":extend\("),
 )
@@ -480,7 +480,7 @@ _MAKO_FORMS = forms(
     control=(("%",), r"^[ \t]*%[ \t]*(?:(?:if|for|elif|while|try)\b[^\n]*:|else:|endif|endfor|endwhile|endtry)[ \t]*$"),
     tag=(("<%",), r"<%(?:inherit|def|namespace|include|block|page|text|call)\b"),
     closing=(("</%",), r"</%(?:def|block|call|text)>"),
-    filtered=(("${",), r"\$\{[^}\n]*\|[ \t]*(?:h|u|x|n|trim|entity)\b[^}\n]*\}"),
+    filtered=(("${",), r"\$\{[^}|\n]{0,200}\|[ \t]*(?:h|u|x|n|trim|entity)\b"),
 )
 
 # JavaServer Pages: directives, standard actions, tag libraries (ASP.NET writes `<%@ Page`, capitalised)
@@ -567,15 +567,26 @@ LITERAL_WINDOW = 8192
 
 # Examples in a document, not the document's own language: a Markdown fence and what it holds, a
 # reStructuredText literal block (a paragraph ending in `::`, then indented lines)
-_FENCED = re.compile(r"^[ \t]*```[^\n]*\n.*?^[ \t]*```[ \t]*$", re.M | re.S)
 _LITERAL_BLOCK = re.compile(r"::[ \t]*\n(?:[ \t]*\n)+(?:[ \t]+[^\n]*\n|[ \t]*\n)*")
+
+
+def _outside_fences(text: str) -> str:
+    """The lines outside Markdown's fenced code blocks (one left open runs to the end, as in
+    CommonMark), read line by line: a pattern for a fence would scan to the end from every opening."""
+    kept, inside = [], False
+    for line in text.split("\n"):
+        if line.lstrip(" \t").startswith("```"):
+            inside = not inside
+        elif not inside:
+            kept.append(line)
+    return "\n".join(kept)
 
 
 def by_signature(text: str) -> str | None:
     """One of these languages, where enough of its own forms are present outside a document's
     examples (Markdown fences, reStructuredText literal blocks)."""
     if "```" in text:
-        text = _FENCED.sub("", text)
+        text = _outside_fences(text)
     if "::\n" in text:
         text = _LITERAL_BLOCK.sub("::\n", text)
     head = text[:LITERAL_WINDOW]
