@@ -6,8 +6,7 @@ it is written in (an XSLT stylesheet, an XHTML page).
 
 Only a whole text is read (a record cut to the content window does not parse), and a parser only
 confirms what the text starts as (JSON, XML after its declaration) or what Magika leans to (the
-others): YAML takes most
-lines of `key: value`, TOML most of `key = 1`.
+others): YAML takes most lines of `key: value`, TOML most of `key = 1`.
 """
 
 from __future__ import annotations

@@ -236,13 +236,13 @@ def from_content(data: bytes) -> str | None:
     C#, Scheme in Lisp, ...). A whole text that is one JSON object or array is JSON, one that
     declares itself XML and parses is XML (or XSLT, XHTML), and a data format Magika leans to
     (XML, TOML, YAML, CSS) is that format where its own parser takes the whole text
-    (quarry.snapshot.formats). Magika's answer when it is sure, unless it names code and the token model leans to a language Magika
-    has no class for (Magika reads F# as OCaml): then that one if the token model is sure, and
-    nothing if neither is nearly certain (a licence header leans Lua to Phix, Magika is). Then
-    plain text, where Magika says plain text (or a doubtful text format, or nothing) and the
-    record reads as prose, unless the token model is surer still (COBOL is lower-case words and
-    full stops); then the token model's answer when it is sure. Code that neither model is sure
-    of is unknown, never plain text."""
+    (quarry.snapshot.formats). Magika's answer when it is sure, unless it names code and the
+    token model leans to a language Magika has no class for (Magika reads F# as OCaml): then that
+    one if the token model is sure, and nothing if neither is nearly certain (a licence header
+    leans Lua to Phix, Magika is). Then plain text, where Magika says plain text (or a doubtful
+    text format, or nothing) and the record reads as prose, unless the token model is surer still
+    (COBOL is lower-case words and full stops); then the token model's answer when it is sure.
+    Code that neither model is sure of is unknown, never plain text."""
     if not data.strip():
         return None
     if ROFF.match(data):
