@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from quarry.snapshot.dialects import Signature, forms, word
+from quarry.snapshot.dialects import Form, Signature, forms, word
 
 _LLVM_FORMS = forms(
     define=(("define",), r"^define[ \t][^\n]*@[-\w.$\"]+[ \t]*\([^\n]*\{[ \t]*$"),
@@ -502,61 +502,65 @@ _JSP_FORMS = forms(
 # is needed there.
 _EXAMPLES = ("```", ".. code", "\\begin{", "</", '"""', "'''")
 
+
+def _signed(literals: tuple[str, ...], kinds: dict[str, Form], needed: int, *doubt: str) -> Signature:
+    """A signature of this table: one kind more where the text holds an example's marks (or a
+    ``doubt`` word of its own)."""
+    return Signature(literals, kinds, needed, (*doubt, *_EXAMPLES))
+
+
 # none of these writes another's forms, so their order does not matter
 SIGNATURES = {
-    "LLVM": Signature(("\ndefine ", "\ndeclare ", "target triple"), _LLVM_FORMS, 2, _EXAMPLES),
-    "WebAssembly": Signature(("(module", "(func $"), _WEBASSEMBLY_FORMS, 2, _EXAMPLES),
-    "GLSL": Signature(("gl_", "#version"), _GLSL_FORMS, 2, ("`", *_EXAMPLES)),   # a JavaScript template string
-        "Thrift": Signature((" 1:", "\t1:"), _THRIFT_FORMS, 2, _EXAMPLES),   # a struct's first field
-    "GraphQL": Signature(("\ntype ", "\nquery", "\nmutation", "\nfragment "), _GRAPHQL_FORMS, 2, _EXAMPLES),
-    "PkgConfig": Signature(("Libs:", "Cflags:"), _PKG_CONFIG_FIELDS, 3, _EXAMPLES),
-    "Kconfig": Signature(("\nconfig ", "\nmenuconfig "), _KCONFIG_FORMS, 3, _EXAMPLES),
-    "Nginx configuration file": Signature(("server_name", "proxy_pass", "worker_processes", "fastcgi_pass"),
-                                          _NGINX_FORMS, 3, _EXAMPLES),
-    "Puppet": Signature(("ensure =>", "ensure  =>", "\nnode ", "\ndefine "), _PUPPET_FORMS, 2, _EXAMPLES),
-    "Nix": Signature(("}:\n", "mkDerivation", "nixpkgs"), _NIX_FORMS, 2, _EXAMPLES),
-    "Devicetree": Signature(("/dts-v1/", "compatible = \"", "-cells = <"), _DEVICETREE_FORMS, 2, _EXAMPLES),
-    "Org Mode": Signature(("#+",), _ORG_FORMS, 2, _EXAMPLES),
-    "Gherkin": Signature(("Feature:",), _GHERKIN_FORMS, 3, _EXAMPLES),
-    "LilyPond": Signature(("\\version", "\\new ", "\\relative"), _LILYPOND_FORMS, 2, _EXAMPLES),
-    "Gnuplot": Signature(("plot",), _GNUPLOT_FORMS, 2, _EXAMPLES),
-    "HLSL": Signature(("SV_", "cbuffer", "numthreads", "Texture2D"), _HLSL_FORMS, 2, _EXAMPLES),
-    "WebGPU Shading Language": Signature(("@vertex", "@fragment", "@compute", "@location", "@binding"), _WGSL_FORMS, 2,
-                                         _EXAMPLES),
-    "GDScript": Signature(("\nfunc ", "\nextends "), _GDSCRIPT_FORMS, 2, _EXAMPLES),
-    "RobotFramework": Signature(("***",), _ROBOT_FORMS, 2, _EXAMPLES),
-    "Cap'n Proto": Signature(("@0x", " @0"), _CAPNP_FORMS, 2, _EXAMPLES),
-    "Smithy": Signature(("$version", "\nstructure ", "\noperation "), _SMITHY_FORMS, 2, _EXAMPLES),
-    "NSIS": Signature(("SectionEnd", "FunctionEnd", "OutFile", "!insertmacro"), _NSIS_FORMS, 3, _EXAMPLES),
+    "LLVM": _signed(("\ndefine ", "\ndeclare ", "target triple"), _LLVM_FORMS, 2),
+    "WebAssembly": _signed(("(module", "(func $"), _WEBASSEMBLY_FORMS, 2),
+    "GLSL": _signed(("gl_", "#version"), _GLSL_FORMS, 2, "`"),   # a JavaScript template string
+    "Thrift": _signed((" 1:", "\t1:"), _THRIFT_FORMS, 2),   # a struct's first field
+    "GraphQL": _signed(("\ntype ", "\nquery", "\nmutation", "\nfragment "), _GRAPHQL_FORMS, 2),
+    "PkgConfig": _signed(("Libs:", "Cflags:"), _PKG_CONFIG_FIELDS, 3),
+    "Kconfig": _signed(("\nconfig ", "\nmenuconfig "), _KCONFIG_FORMS, 3),
+    "Nginx configuration file": _signed(("server_name", "proxy_pass", "worker_processes", "fastcgi_pass"),
+                                        _NGINX_FORMS, 3),
+    "Puppet": _signed(("ensure =>", "ensure  =>", "\nnode ", "\ndefine "), _PUPPET_FORMS, 2),
+    "Nix": _signed(("}:\n", "mkDerivation", "nixpkgs"), _NIX_FORMS, 2),
+    "Devicetree": _signed(("/dts-v1/", "compatible = \"", "-cells = <"), _DEVICETREE_FORMS, 2),
+    "Org Mode": _signed(("#+",), _ORG_FORMS, 2),
+    "Gherkin": _signed(("Feature:",), _GHERKIN_FORMS, 3),
+    "LilyPond": _signed(("\\version", "\\new ", "\\relative"), _LILYPOND_FORMS, 2),
+    "Gnuplot": _signed(("plot",), _GNUPLOT_FORMS, 2),
+    "HLSL": _signed(("SV_", "cbuffer", "numthreads", "Texture2D"), _HLSL_FORMS, 2),
+    "WebGPU Shading Language": _signed(("@vertex", "@fragment", "@compute", "@location", "@binding"), _WGSL_FORMS, 2),
+    "GDScript": _signed(("\nfunc ", "\nextends "), _GDSCRIPT_FORMS, 2),
+    "RobotFramework": _signed(("***",), _ROBOT_FORMS, 2),
+    "Cap'n Proto": _signed(("@0x", " @0"), _CAPNP_FORMS, 2),
+    "Smithy": _signed(("$version", "\nstructure ", "\noperation "), _SMITHY_FORMS, 2),
+    "NSIS": _signed(("SectionEnd", "FunctionEnd", "OutFile", "!insertmacro"), _NSIS_FORMS, 3),
     # its first line, keys and values
-    "reg": Signature(("Windows Registry Editor", "REGEDIT4"), _REGISTRY_FORMS, 3, _EXAMPLES),
-    "XQuery": Signature(("xquery ", "declare function", "module namespace", "let $", "for $"), _XQUERY_FORMS, 2,
-                        _EXAMPLES),
-    "Turtle": Signature(("@prefix", "@base"), _TURTLE_FORMS, 2, _EXAMPLES),
-    "SPARQL": Signature(("PREFIX ", "SELECT ?", "SELECT DISTINCT ?", "CONSTRUCT {", "prefix ", "select ?"),
-                        _SPARQL_FORMS, 2, _EXAMPLES),
-    "ANTLR": Signature(("grammar ",), _ANTLR_FORMS, 2, _EXAMPLES),
-    "HTTP": Signature(("HTTP/",), _HTTP_FORMS, 2, _EXAMPLES),
-    "Xorg": Signature(("EndSection",), _XORG_FORMS, 3, _EXAMPLES),
-    "OpenSCAD": Signature(("$fn", "difference()", "translate([", ".scad>", "cube([", "cylinder("),
-                          _OPENSCAD_FORMS, 2, _EXAMPLES),
-    "YANG": Signature(("yang-version", "\n  leaf ", "\n    leaf "), _YANG_FORMS, 3, _EXAMPLES),
-    "ASN.1": Signature(("::=",), _ASN1_FORMS, 2, _EXAMPLES),
-    "POVRay": Signature(("camera", "light_source", "pigment", ".inc\""), _POVRAY_FORMS, 2, _EXAMPLES),
-    "Agda": Signature(("open import", "postulate", "{-# OPTIONS", ": Set"), _AGDA_FORMS, 2, _EXAMPLES),
-    "Idris": Signature(("%default", "|||", "%access", "\nmodule "), _IDRIS_FORMS, 2, _EXAMPLES),
-    "PureScript": Signature(("import Prelude", "import Effect", "pure unit", "foreign import"), _PURESCRIPT_FORMS, 2,
-                            _EXAMPLES),
-    "liquid": Signature(("{%",), _LIQUID_FORMS, 2, _EXAMPLES),
+    "reg": _signed(("Windows Registry Editor", "REGEDIT4"), _REGISTRY_FORMS, 3),
+    "XQuery": _signed(("xquery ", "declare function", "module namespace", "let $", "for $"), _XQUERY_FORMS, 2),
+    "Turtle": _signed(("@prefix", "@base"), _TURTLE_FORMS, 2),
+    "SPARQL": _signed(("PREFIX ", "SELECT ?", "SELECT DISTINCT ?", "CONSTRUCT {", "prefix ", "select ?"),
+                      _SPARQL_FORMS, 2),
+    "ANTLR": _signed(("grammar ",), _ANTLR_FORMS, 2),
+    "HTTP": _signed(("HTTP/",), _HTTP_FORMS, 2),
+    "Xorg": _signed(("EndSection",), _XORG_FORMS, 3),
+    "OpenSCAD": _signed(("$fn", "difference()", "translate([", ".scad>", "cube([", "cylinder("),
+                        _OPENSCAD_FORMS, 2),
+    "YANG": _signed(("yang-version", "\n  leaf ", "\n    leaf "), _YANG_FORMS, 3),
+    "ASN.1": _signed(("::=",), _ASN1_FORMS, 2),
+    "POVRay": _signed(("camera", "light_source", "pigment", ".inc\""), _POVRAY_FORMS, 2),
+    "Agda": _signed(("open import", "postulate", "{-# OPTIONS", ": Set"), _AGDA_FORMS, 2),
+    "Idris": _signed(("%default", "|||", "%access", "\nmodule "), _IDRIS_FORMS, 2),
+    "PureScript": _signed(("import Prelude", "import Effect", "pure unit", "foreign import"), _PURESCRIPT_FORMS, 2),
+    "liquid": _signed(("{%",), _LIQUID_FORMS, 2),
     # variables one after another or after a comment (`\n@` alone is every Python decorator)
-    "LessCss": Signature((";\n@", "/\n@", ":extend(", "when ("), _LESS_FORMS, 2, _EXAMPLES),
-    "Stan": Signature(("parameters {", "model {"), _STAN_FORMS, 2, _EXAMPLES),
-    "SAS": Signature(("run;", "RUN;", "quit;", "QUIT;"), _SAS_FORMS, 3, _EXAMPLES),
-    "Velocity": Signature(("#set", "#foreach", "#macro"), _VELOCITY_FORMS, 2, _EXAMPLES),
-    "Smarty": Signature(("{/", "{$", "{assign ", "{include ", "{foreach ", "{if "), _SMARTY_FORMS, 2, _EXAMPLES),
-    "Mako": Signature(("<%inherit", "<%def", "<%namespace", "<%block", "% endif", "% endfor", "%endif", "%endfor"),
-                      _MAKO_FORMS, 2, _EXAMPLES),
-    "Java Server Page": Signature(("<%@", "<jsp:", "<c:"), _JSP_FORMS, 2, _EXAMPLES),
+    "LessCss": _signed((";\n@", "/\n@", ":extend(", "when ("), _LESS_FORMS, 2),
+    "Stan": _signed(("parameters {", "model {"), _STAN_FORMS, 2),
+    "SAS": _signed(("run;", "RUN;", "quit;", "QUIT;"), _SAS_FORMS, 3),
+    "Velocity": _signed(("#set", "#foreach", "#macro"), _VELOCITY_FORMS, 2),
+    "Smarty": _signed(("{/", "{$", "{assign ", "{include ", "{foreach ", "{if "), _SMARTY_FORMS, 2),
+    "Mako": _signed(("<%inherit", "<%def", "<%namespace", "<%block", "% endif", "% endfor", "%endif", "%endfor"),
+                    _MAKO_FORMS, 2),
+    "Java Server Page": _signed(("<%@", "<jsp:", "<c:"), _JSP_FORMS, 2),
 }
 
 
