@@ -94,6 +94,18 @@ class Signature:
         return _at_least(needed, (form.found_in(text) for form in self.forms.values()))
 
 
+# Marks of a document or program that holds an example of a language (a Markdown fence, a
+# reStructuredText code directive, a LaTeX environment, a closing tag, a docstring): one kind more
+# is needed there.
+EXAMPLES = ("```", ".. code", "\\begin{", "</", '"""', "'''")
+
+
+def signed(literals: tuple[str, ...], kinds: dict[str, Form], needed: int, *doubt: str) -> Signature:
+    """A signature that needs one kind more where the text holds an example's marks (or a
+    ``doubt`` word of its own)."""
+    return Signature(literals, kinds, needed, (*doubt, *EXAMPLES))
+
+
 @dataclass(frozen=True)
 class CallSignature:
     """A language whose different calls or sections are its forms: each different first word of a

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from quarry.snapshot.dialects import Form, Signature, forms, word
+from quarry.snapshot.dialects import forms, signed, word
 
 _LLVM_FORMS = forms(
     define=(("define",), r"^define[ \t][^\n]*@[-\w.$\"]+[ \t]*\([^\n]*\{[ \t]*$"),
@@ -497,70 +497,58 @@ _JSP_FORMS = forms(
                         r"session\.getAttribute|response\.)"),
 )
 
-# Marks of a document or program that holds an example of the language (a Markdown fence, a
-# reStructuredText code directive, a LaTeX environment, a closing tag, a docstring): one kind more
-# is needed there.
-_EXAMPLES = ("```", ".. code", "\\begin{", "</", '"""', "'''")
-
-
-def _signed(literals: tuple[str, ...], kinds: dict[str, Form], needed: int, *doubt: str) -> Signature:
-    """A signature of this table: one kind more where the text holds an example's marks (or a
-    ``doubt`` word of its own)."""
-    return Signature(literals, kinds, needed, (*doubt, *_EXAMPLES))
-
-
 # none of these writes another's forms, so their order does not matter
 SIGNATURES = {
-    "LLVM": _signed(("\ndefine ", "\ndeclare ", "target triple"), _LLVM_FORMS, 2),
-    "WebAssembly": _signed(("(module", "(func $"), _WEBASSEMBLY_FORMS, 2),
-    "GLSL": _signed(("gl_", "#version"), _GLSL_FORMS, 2, "`"),   # a JavaScript template string
-    "Thrift": _signed((" 1:", "\t1:"), _THRIFT_FORMS, 2),   # a struct's first field
-    "GraphQL": _signed(("\ntype ", "\nquery", "\nmutation", "\nfragment "), _GRAPHQL_FORMS, 2),
-    "PkgConfig": _signed(("Libs:", "Cflags:"), _PKG_CONFIG_FIELDS, 3),
-    "Kconfig": _signed(("\nconfig ", "\nmenuconfig "), _KCONFIG_FORMS, 3),
-    "Nginx configuration file": _signed(("server_name", "proxy_pass", "worker_processes", "fastcgi_pass"),
+    "LLVM": signed(("\ndefine ", "\ndeclare ", "target triple"), _LLVM_FORMS, 2),
+    "WebAssembly": signed(("(module", "(func $"), _WEBASSEMBLY_FORMS, 2),
+    "GLSL": signed(("gl_", "#version"), _GLSL_FORMS, 2, "`"),   # a JavaScript template string
+    "Thrift": signed((" 1:", "\t1:"), _THRIFT_FORMS, 2),   # a struct's first field
+    "GraphQL": signed(("\ntype ", "\nquery", "\nmutation", "\nfragment "), _GRAPHQL_FORMS, 2),
+    "PkgConfig": signed(("Libs:", "Cflags:"), _PKG_CONFIG_FIELDS, 3),
+    "Kconfig": signed(("\nconfig ", "\nmenuconfig "), _KCONFIG_FORMS, 3),
+    "Nginx configuration file": signed(("server_name", "proxy_pass", "worker_processes", "fastcgi_pass"),
                                         _NGINX_FORMS, 3),
-    "Puppet": _signed(("ensure =>", "ensure  =>", "\nnode ", "\ndefine "), _PUPPET_FORMS, 2),
-    "Nix": _signed(("}:\n", "mkDerivation", "nixpkgs"), _NIX_FORMS, 2),
-    "Devicetree": _signed(("/dts-v1/", "compatible = \"", "-cells = <"), _DEVICETREE_FORMS, 2),
-    "Org Mode": _signed(("#+",), _ORG_FORMS, 2),
-    "Gherkin": _signed(("Feature:",), _GHERKIN_FORMS, 3),
-    "LilyPond": _signed(("\\version", "\\new ", "\\relative"), _LILYPOND_FORMS, 2),
-    "Gnuplot": _signed(("plot",), _GNUPLOT_FORMS, 2),
-    "HLSL": _signed(("SV_", "cbuffer", "numthreads", "Texture2D"), _HLSL_FORMS, 2),
-    "WebGPU Shading Language": _signed(("@vertex", "@fragment", "@compute", "@location", "@binding"), _WGSL_FORMS, 2),
-    "GDScript": _signed(("\nfunc ", "\nextends "), _GDSCRIPT_FORMS, 2),
-    "RobotFramework": _signed(("***",), _ROBOT_FORMS, 2),
-    "Cap'n Proto": _signed(("@0x", " @0"), _CAPNP_FORMS, 2),
-    "Smithy": _signed(("$version", "\nstructure ", "\noperation "), _SMITHY_FORMS, 2),
-    "NSIS": _signed(("SectionEnd", "FunctionEnd", "OutFile", "!insertmacro"), _NSIS_FORMS, 3),
+    "Puppet": signed(("ensure =>", "ensure  =>", "\nnode ", "\ndefine "), _PUPPET_FORMS, 2),
+    "Nix": signed(("}:\n", "mkDerivation", "nixpkgs"), _NIX_FORMS, 2),
+    "Devicetree": signed(("/dts-v1/", "compatible = \"", "-cells = <"), _DEVICETREE_FORMS, 2),
+    "Org Mode": signed(("#+",), _ORG_FORMS, 2),
+    "Gherkin": signed(("Feature:",), _GHERKIN_FORMS, 3),
+    "LilyPond": signed(("\\version", "\\new ", "\\relative"), _LILYPOND_FORMS, 2),
+    "Gnuplot": signed(("plot",), _GNUPLOT_FORMS, 2),
+    "HLSL": signed(("SV_", "cbuffer", "numthreads", "Texture2D"), _HLSL_FORMS, 2),
+    "WebGPU Shading Language": signed(("@vertex", "@fragment", "@compute", "@location", "@binding"), _WGSL_FORMS, 2),
+    "GDScript": signed(("\nfunc ", "\nextends "), _GDSCRIPT_FORMS, 2),
+    "RobotFramework": signed(("***",), _ROBOT_FORMS, 2),
+    "Cap'n Proto": signed(("@0x", " @0"), _CAPNP_FORMS, 2),
+    "Smithy": signed(("$version", "\nstructure ", "\noperation "), _SMITHY_FORMS, 2),
+    "NSIS": signed(("SectionEnd", "FunctionEnd", "OutFile", "!insertmacro"), _NSIS_FORMS, 3),
     # its first line, keys and values
-    "reg": _signed(("Windows Registry Editor", "REGEDIT4"), _REGISTRY_FORMS, 3),
-    "XQuery": _signed(("xquery ", "declare function", "module namespace", "let $", "for $"), _XQUERY_FORMS, 2),
-    "Turtle": _signed(("@prefix", "@base"), _TURTLE_FORMS, 2),
-    "SPARQL": _signed(("PREFIX ", "SELECT ?", "SELECT DISTINCT ?", "CONSTRUCT {", "prefix ", "select ?"),
+    "reg": signed(("Windows Registry Editor", "REGEDIT4"), _REGISTRY_FORMS, 3),
+    "XQuery": signed(("xquery ", "declare function", "module namespace", "let $", "for $"), _XQUERY_FORMS, 2),
+    "Turtle": signed(("@prefix", "@base"), _TURTLE_FORMS, 2),
+    "SPARQL": signed(("PREFIX ", "SELECT ?", "SELECT DISTINCT ?", "CONSTRUCT {", "prefix ", "select ?"),
                       _SPARQL_FORMS, 2),
-    "ANTLR": _signed(("grammar ",), _ANTLR_FORMS, 2),
-    "HTTP": _signed(("HTTP/",), _HTTP_FORMS, 2),
-    "Xorg": _signed(("EndSection",), _XORG_FORMS, 3),
-    "OpenSCAD": _signed(("$fn", "difference()", "translate([", ".scad>", "cube([", "cylinder("),
+    "ANTLR": signed(("grammar ",), _ANTLR_FORMS, 2),
+    "HTTP": signed(("HTTP/",), _HTTP_FORMS, 2),
+    "Xorg": signed(("EndSection",), _XORG_FORMS, 3),
+    "OpenSCAD": signed(("$fn", "difference()", "translate([", ".scad>", "cube([", "cylinder("),
                         _OPENSCAD_FORMS, 2),
-    "YANG": _signed(("yang-version", "\n  leaf ", "\n    leaf "), _YANG_FORMS, 3),
-    "ASN.1": _signed(("::=",), _ASN1_FORMS, 2),
-    "POVRay": _signed(("camera", "light_source", "pigment", ".inc\""), _POVRAY_FORMS, 2),
-    "Agda": _signed(("open import", "postulate", "{-# OPTIONS", ": Set"), _AGDA_FORMS, 2),
-    "Idris": _signed(("%default", "|||", "%access", "\nmodule "), _IDRIS_FORMS, 2),
-    "PureScript": _signed(("import Prelude", "import Effect", "pure unit", "foreign import"), _PURESCRIPT_FORMS, 2),
-    "liquid": _signed(("{%",), _LIQUID_FORMS, 2),
+    "YANG": signed(("yang-version", "\n  leaf ", "\n    leaf "), _YANG_FORMS, 3),
+    "ASN.1": signed(("::=",), _ASN1_FORMS, 2),
+    "POVRay": signed(("camera", "light_source", "pigment", ".inc\""), _POVRAY_FORMS, 2),
+    "Agda": signed(("open import", "postulate", "{-# OPTIONS", ": Set"), _AGDA_FORMS, 2),
+    "Idris": signed(("%default", "|||", "%access", "\nmodule "), _IDRIS_FORMS, 2),
+    "PureScript": signed(("import Prelude", "import Effect", "pure unit", "foreign import"), _PURESCRIPT_FORMS, 2),
+    "liquid": signed(("{%",), _LIQUID_FORMS, 2),
     # variables one after another or after a comment (`\n@` alone is every Python decorator)
-    "LessCss": _signed((";\n@", "/\n@", ":extend(", "when ("), _LESS_FORMS, 2),
-    "Stan": _signed(("parameters {", "model {"), _STAN_FORMS, 2),
-    "SAS": _signed(("run;", "RUN;", "quit;", "QUIT;"), _SAS_FORMS, 3),
-    "Velocity": _signed(("#set", "#foreach", "#macro"), _VELOCITY_FORMS, 2),
-    "Smarty": _signed(("{/", "{$", "{assign ", "{include ", "{foreach ", "{if "), _SMARTY_FORMS, 2),
-    "Mako": _signed(("<%inherit", "<%def", "<%namespace", "<%block", "% endif", "% endfor", "%endif", "%endfor"),
+    "LessCss": signed((";\n@", "/\n@", ":extend(", "when ("), _LESS_FORMS, 2),
+    "Stan": signed(("parameters {", "model {"), _STAN_FORMS, 2),
+    "SAS": signed(("run;", "RUN;", "quit;", "QUIT;"), _SAS_FORMS, 3),
+    "Velocity": signed(("#set", "#foreach", "#macro"), _VELOCITY_FORMS, 2),
+    "Smarty": signed(("{/", "{$", "{assign ", "{include ", "{foreach ", "{if "), _SMARTY_FORMS, 2),
+    "Mako": signed(("<%inherit", "<%def", "<%namespace", "<%block", "% endif", "% endfor", "%endif", "%endfor"),
                     _MAKO_FORMS, 2),
-    "Java Server Page": _signed(("<%@", "<jsp:", "<c:"), _JSP_FORMS, 2),
+    "Java Server Page": signed(("<%@", "<jsp:", "<c:"), _JSP_FORMS, 2),
 }
 
 
