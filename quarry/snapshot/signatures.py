@@ -10,7 +10,11 @@ prescribes (read after quarry.snapshot.dialects' signatures and layouts, before 
 - Haskell's relatives (Agda, Idris, PureScript), Godot's script, Stan and SAS programs;
 - documents, templates and data: Org, Gherkin, Robot Framework, LilyPond, gnuplot, OpenSCAD,
   POV-Ray, Liquid, Velocity, Smarty, Mako and JSP templates, Less, XQuery, Turtle, SPARQL, ANTLR
-  grammars, HTTP messages.
+  grammars, HTTP messages;
+- and, in their families' tables: markup and templates (quarry.snapshot.signatures_markup: Sass,
+  Haml, Pug, Slim, Typst, wikitext), programs and shells (quarry.snapshot.signatures_code: fish,
+  tcsh, Gleam, Hy, Janet, Vyper, Luau, ...), proof, model, query and configuration languages
+  (quarry.snapshot.signatures_specs: Lean, Isabelle, Alloy, Kusto, Cypher, Jsonnet, VCL, Zeek, ...).
 
 Each needs two or more different kinds of its forms (one may sit in a comment or another
 language's string), and one kind more in a text that holds examples (a reStructuredText code
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 import re
 
+from quarry.snapshot import signatures_code, signatures_markup, signatures_specs
 from quarry.snapshot.dialects import forms, signed, word
 
 _LLVM_FORMS = forms(
@@ -498,7 +503,7 @@ _JSP_FORMS = forms(
 )
 
 # none of these writes another's forms, so their order does not matter
-SIGNATURES = {
+_OWN = {
     "LLVM": signed(("\ndefine ", "\ndeclare ", "target triple"), _LLVM_FORMS, 2),
     "WebAssembly": signed(("(module", "(func $"), _WEBASSEMBLY_FORMS, 2),
     "GLSL": signed(("gl_", "#version"), _GLSL_FORMS, 2, "`"),   # a JavaScript template string
@@ -550,6 +555,8 @@ SIGNATURES = {
                     _MAKO_FORMS, 2),
     "Java Server Page": signed(("<%@", "<jsp:", "<c:"), _JSP_FORMS, 2),
 }
+# the other families' tables after this one, each in its own order (Lean 3 before Lean 4)
+SIGNATURES = {**_OWN, **signatures_markup.SIGNATURES, **signatures_code.SIGNATURES, **signatures_specs.SIGNATURES}
 
 
 # A signature's literals are looked for in the text's first characters only: its own words come
