@@ -1,14 +1,14 @@
 """Programming languages and shells that neither content model names, each by the forms its own
 documentation prescribes (a table of quarry.snapshot.signatures): the fish and C shells, Gleam,
-Hy, Janet, Vyper, Luau, LSL, SourcePawn, nesC, Jasmin, Dylan, Zephir, Logtalk, SuperCollider and
-Csound.
+Hy, Janet, Vyper, Luau, LSL, SourcePawn, nesC, Jasmin, Dylan, Zephir, Logtalk, SuperCollider,
+LiveScript and Csound.
 
 Each is told from the language it borrows from by what that one never writes: fish's `set -l`
 and `$argv` (Bash sets options, not variables), csh's `if (...) then` and `setenv`, Hy's `setv`
 and Janet's `@[...]` (never Clojure's), Vyper's decorators and storage types (never Python's),
 Luau's typed locals (never Lua's), SourceMod's API and nesC's wiring (never C's), Jasmin's
 `.limit` (never Smali's), Zephir's `let` and `->` return types (never PHP's), Logtalk's
-`:- object(` (never Prolog's).
+`:- object(` (never Prolog's), LiveScript's dashed names and `require!` (never CoffeeScript's).
 """
 
 from __future__ import annotations
@@ -23,13 +23,9 @@ _FISH_FORMS = forms(
     function=(("function ",), r"^[ \t]*function[ \t]+[\w-]+(?:[ \t]+(?:--(?:description|argument-names|on-event|"
                               r"on-variable|wraps)|-[adwev])\b[^\n]*)[ \t]*$"),
     # fish's own commands and arguments (its `string match` is Tcl's too; so is `$argv`, one kind with these)
-    builtin=(("set_color", "status ", "complete ", "fish_", "contains ", "$argv"),
+    builtin=(("set_color", "status is-", "status --is-", "complete -c", "fish_", "contains --", "$argv"),
              r"\$argv\b|\bset_color\b|\bstatus[ \t]+(?:--)?is-(?:interactive|login)|^[ \t]*complete[ \t]+-c[ \t]|"
              r"\b(?:__)?fish_[a-z_]+|\bcontains[ \t]+--"),
-    # a command chained as fish chains it (a line of prose may start with "and")
-    chain=(("and ", "or "),
-           r"(?:;|^)[ \t]*(?:and|or)[ \t]+(?:test[ \t]+-|set[ \t]+-q|string[ \t]+\w+[ \t]+-|contains[ \t]|"
-           r"type[ \t]+-q|command[ \t]+-[sqv]|not[ \t]+\w|return[ \t]+\d|\[[ \t])"),
 )
 _TCSH_FORMS = forms(
     setenv=(("setenv",), r"^[ \t]*setenv[ \t]+\w+(?:[ \t]+\S|[ \t]*$)"),
@@ -46,13 +42,13 @@ _GLEAM_FORMS = forms(
     # an anonymous function with its body (Rust's `fn(i32) -> i32` is a type, never followed by one)
     anonymous_fn=(("fn(",), r"(?<![\w.])fn\([\w, ]*\)[ \t]*(?:->[ \t]*\w+[ \t]*)?\{"),
     # a function's type over type variables (Rust's are capitalised or its primitives)
-    fn_type=(("fn(",), r"\bfn\((?:[a-z]\w*(?:,[ \t]*)?)*\)[ \t]*->[ \t]*(?!(?:[iu](?:8|16|32|64|128|size)|f32|f64|bool|str|"
-                      r"char)\b)[a-z]\w*\b"),
+    fn_type=(("fn(",), r"fn(?<!\wfn)\((?:[a-z]\w*(?:,[ \t]*)?)*\)[ \t]*->[ \t]*"
+                      r"(?!(?:[iu](?:8|16|32|64|128|size)|f32|f64|bool|str|char)\b)[a-z]\w*\b"),
     use=(("use ",), r"^[ \t]*use[ \t]+(?:\w+(?:[ \t]*,[ \t]*\w+)*[ \t]+)?<-[ \t]*[\w.]+"),
     type_=(("type ",), r"^(?:pub[ \t]+)?(?:opaque[ \t]+)?type[ \t]+[A-Z]\w*(?:\([^)\n]*\))?[ \t]*\{"),
     returns=(("->",), r"\)[ \t]*->[ \t]*(?:Nil|(?:List|Result|Option|Dict|Set)\()"),
     external=(("@external",), r"^@external\((?:erlang|javascript),"),
-    io=(("io.",), r"\bio\.(?:println|debug|print)\("),
+    io=(("io.",), r"io(?<!\wio)\.(?:println|debug|print)\("),
     let_assert=(("let assert",), word("let") + r"[ \t]+assert[ \t]"),
 )
 _HY_FORMS = forms(
@@ -90,8 +86,9 @@ _VYPER_FORMS = forms(
 _LUAU_FORMS = forms(
     mode=(("--!",), r"^--!(?:strict|nonstrict|nocheck)\b"),
     typed_local=(("local",), r"^[ \t]*local[ \t]+\w+[ \t]*:[ \t]*[\w{(][^=\n]*="),
-    typed_function=(("function",), r"^[ \t]*(?:local[ \t]+)?function[ \t]+[\w.:]+\([^)\n]*\w[ \t]*:[ \t]*\w[^)\n]*\)"
-                                   r"[ \t]*:[ \t]*[\w{(?][^\n{]*$"),
+    # typed parameters or a return type (Lua writes neither; TypeScript's function opens a brace)
+    typed_function=(("function",), r"^[ \t]*(?:local[ \t]+)?function[ \t]+[\w.:]*\((?:[^)\n]*\w[ \t]*:[ \t]*[\w{(]"
+                                   r"[^)\n]*\)[^\n{]*|[^)\n]*\)[ \t]*:[ \t]*[\w{(?][^\n{]*)$"),
     type_alias=(("type ",), r"^(?:export[ \t]+)?type[ \t]+\w+(?:<[^>\n]*>)?[ \t]*=[ \t]*\{[ \t]*$"),
     roblox=(("GetService", "Instance.new", "script.Parent"),
             r"\bgame:GetService\(|\bInstance\.new\(|\bscript\.Parent\b"),
@@ -101,7 +98,9 @@ _LSL_FORMS = forms(
     event=(("state_entry", "touch_start", "on_rez", "listen(", "timer(", "link_message", "changed("),
            r"^[ \t]*(?:state_entry|state_exit|touch_start|touch_end|on_rez|listen|timer|link_message|changed|"
            r"collision_start|http_response|dataserver|run_time_permissions|sensor|no_sensor)[ \t]*\([^\n]*\)"),
-    function=(("ll",), r"\bll[A-Z][a-zA-Z]+[ \t]*\("),
+    function=(("llSay", "llOwnerSay", "llSet", "llGet", "llListen", "llList", "llDetected", "llMessageLinked",
+               "llDialog", "llRegionSay", "llGive", "llRequest", "llHTTP", "llString", "llSubString", "llTo"),
+              r"ll(?<!\wll)[A-Z][a-zA-Z0-9]+[ \t]*\("),
     constant=(("PRIM_", "PERMISSION_", "CHANGED_", "NULL_KEY", "ZERO_VECTOR"),
               r"\b(?:PRIM_[A-Z_]+|PERMISSION_[A-Z_]+|CHANGED_[A-Z_]+|NULL_KEY|ZERO_VECTOR|ZERO_ROTATION)\b"),
 )
@@ -111,20 +110,20 @@ _SOURCEPAWN_FORMS = forms(
     myinfo=(("myinfo",), r"\bpublic[ \t]+Plugin:?[ \t]*myinfo[ \t]*="),
     pragma=(("#pragma",), r"^#pragma[ \t]+(?:semicolon[ \t]+1|newdecls[ \t]+required)"),
     api=(("Reg", "Hook", "CreateConVar", "PrintTo", "ReplyToCommand", "IsClient", "CreateTimer"),
-         r"\b(?:RegConsoleCmd|RegAdminCmd|HookEvent|HookConVarChange|CreateConVar|PrintToChat(?:All)?|PrintToServer|"
+         r"(?:RegConsoleCmd|RegAdminCmd|HookEvent|HookConVarChange|CreateConVar|PrintToChat(?:All)?|PrintToServer|"
          r"PrintHintText|ReplyToCommand|IsClientInGame|IsClientConnected|CreateTimer)[ \t]*\("),
-    action=(("Plugin_",), r"\bPlugin_(?:Handled|Continue|Stop|Changed)\b"),
-    old_syntax=(("new ", "decl "), r"\b(?:new|decl)[ \t]+(?:String|Float|Handle|bool):\w+"),
+    action=(("Plugin_",), r"Plugin_(?:Handled|Continue|Stop|Changed)\b"),
+    old_syntax=((" String:", " Float:", " Handle:", " bool:"), r"(?:new|decl)[ \t]+(?:String|Float|Handle|bool):\w+"),
 )
 _NESC_FORMS = forms(
     component=(("module", "configuration"), r"^[ \t]*(?:generic[ \t]+)?(?:module|configuration)[ \t]+\w+"
                                              r"(?:[ \t]*\([^)\n]*\))?[ \t]*(?:@\w+\([^)\n]*\)[ \t]*)?\{"),
     interface=(("uses", "provides"), r"^[ \t]*(?:uses|provides)[ \t]+(?:interface[ \t]+\w+|command|event|\{)"),
     implementation=(("implementation",), r"^[ \t]*implementation[ \t]*\{"),
-    handler=(("event ", "command "), r"\b(?:async[ \t]+)?(?:event|command)[ \t]+\w[\w \t*]*?[ \t*]\w+\.\w+[ \t]*\("),
+    handler=(("event ", "command "), r"(?:event|command)[ \t]+\w[\w \t*]*?[ \t*]\w+\.\w+[ \t]*\("),
     # an interface's command or event (C's comments "call free(" are not)
     call=(("call ", "signal ", "post "),
-          r"\b(?:call|signal)[ \t]+[A-Z]\w*\.\w+[ \t]*\(|\bpost[ \t]+\w+[ \t]*\(\)[ \t]*;"),
+          r"(?:call|signal)[ \t]+[A-Z]\w*\.\w+[ \t]*\(|post[ \t]+\w+[ \t]*\(\)[ \t]*;"),
     wiring=(("->", "components"), r"^[ \t]*components[ \t]+(?:new[ \t]+)?\w+|^[ \t]*[A-Z]\w*\.\w+[ \t]*->[ \t]*[A-Z]\w*"
                                   r"(?:\.\w+)?[ \t]*;|^[ \t]*[A-Z]\w*[ \t]*->[ \t]*[A-Z]\w*\.\w+[ \t]*;"),
 )
@@ -145,19 +144,24 @@ _DYLAN_FORMS = forms(
                           r"(?:method|function|class|generic|constant|variable|macro|module|library)[ \t]+[\w<>*$-]+"),
     end=(("end ",), r"^[ \t]*end[ \t]+(?:method|class|function|generic|macro|module|library|block|if|for|while|case|"
                     r"select)\b[^\n]*;"),
-    type_=(("::",), r"[\w-][ \t]*::[ \t]*<[\w-]+>"),
-    format_out=(("format-out",), r"\bformat-out\("),
+    type_=((":: <", "::<"), r"::[ \t]*<[\w-]+>"),
+    format_out=(("format-out",), r"format-out\("),
 )
 _ZEPHIR_FORMS = forms(
     namespace=(("namespace",), r"^namespace[ \t]+\w+(?:\\\w+)*[ \t]*;"),
     returns=(("->",), r"^[ \t]*(?:(?:public|protected|private|static|final|abstract|internal|inline|deprecated)[ \t]+)+"
                       r"function[ \t]+\w+\([^)\n]*\)[ \t]*->[ \t]*(?:<[\w\\]+>|[\w]+)"),
     # JavaScript's `let x =` and `var a, b;` are not Zephir's own: a property set by `let this->`
-    let=(("let this->",), r"^[ \t]*let[ \t]+this->\w+"),
+    let=(("let this->", "let {"), r"^[ \t]*let[ \t]+(?:this->\w+|\{\w+\})"),
+    # a loop over keys and values with a brace (Go's has `:= range`, Lua's `do`, Rust's and Swift's a tuple)
+    for_in=(("for ",), r"^[ \t]*for[ \t]+\w+[ \t]*,[ \t]*\w+[ \t]+in[ \t]+[^\n{]+\{"),
+    # a parameter that may not be null
+    strict_parameter=(("! ",), r"[(,][ \t]*(?:string|int|long|double|bool|boolean|array|object|callable|"
+                               r"var)![ \t]+\w+"),
     typed_local=(("int ", "string ", "array ", "bool ", "double "),
                  r"^[ \t]*(?:int|uint|long|string|array|bool|boolean|double|char)[ \t]+\w+(?:[ \t]*=[^;\n]+)?"
                  r"(?:[ \t]*,[ \t]*\w+(?:[ \t]*=[^;\n]+)?)+[ \t]*;"),
-    fetch=(("fetch ",), r"\bfetch[ \t]+\w+[ \t]*,[ \t]*\w+"),
+    fetch=(("fetch ",), r"fetch(?<!\wfetch)[ \t]+\w+[ \t]*,[ \t]*\w+"),
 )
 _LOGTALK_FORMS = forms(
     entity=((":- object(", ":- protocol(", ":- category("), r"^:-[ \t]*(?:object|protocol|category)\("),
@@ -172,7 +176,21 @@ _SUPERCOLLIDER_FORMS = forms(
     pattern=(("Pbind", "Pseq", "Prand", "Routine", "Pdef"), word("P") + r"(?:bind|seq|rand|white|def)\(|\bRoutine[ \t]*"
                                                                          r"\{"),
     symbol=(("\\",), r"\\(?:freq|amp|out|gate|dur|instrument|note|degree|pan|rel|atk|sustain|legato)[ \t]*,"),
-    environment=(("~",), r"^[ \t]*~\w+[ \t]*=[ \t]"),
+    environment=(("~",), r"^[ \t]*~\w+(?:\.\w+)*[ \t]*=[ \t]"),
+    # a class and its methods: `Limiter : UGen {`, `*ar { |in, gain = 1|`, `^this.multiNew(...)`
+    class_=((" : ", "^this."), r"^[A-Z]\w*[ \t]*:[ \t]*[A-Z]\w*[ \t]*\{|\^this\.\w+"),
+    method=(("{ |", "{|"), r"^[ \t]*\*?[a-z]\w*[ \t]*\{[ \t]*\|[^|\n]*\|"),
+)
+_LIVESCRIPT_FORMS = forms(
+    require=(("require!",), r"require![ \t]*[{\['\w]"),
+    # a function bound to a dashed name (CoffeeScript's names have no dashes), or curried (`-->`)
+    dashed_function=(("->", "~>"), r"^[ \t]*(?:export[ \t]+)?[a-z]\w*(?:-[a-z]\w*)+[ \t]*=[ \t]*(?:\([^)\n]*\)[ \t]*)?"
+                                  r"[-~]{1,2}>"),
+    curried=(("-->",), r"^[ \t]*[\w$-]+[ \t]*=[ \t]*\([^)\n]*\)[ \t]*-->|\)[ \t]*-->[ \t]+[\w(\[]"),
+    # a call without arguments (`val.trim!`; Ruby's `save!` has no dashed names beside it)
+    bang_call=(("!",), r"\.[a-z][\w-]*!(?=[ \t]*(?:$|[)\],.]))"),
+    word_list=(("<[",), r"<\[[ \t]+\w+(?:[ \t]+\w+)+[ \t]+\]>"),
+    range_=((" to ", " til "), r"\[[ \t]*\d+[ \t]+(?:to|til)[ \t]+\d+(?:[ \t]+by[ \t]+\d+)?[ \t]*\]"),
 )
 _CSOUND_DOCUMENT_TAGS = forms(
     synthesizer=(("<CsoundSynthesizer>",), r"^<CsoundSynthesizer>"),
@@ -183,6 +201,9 @@ _CSOUND_DOCUMENT_TAGS = forms(
 _CSOUND_ORCHESTRA_FORMS = forms(
     instrument=(("instr",), r"^[ \t]*instr[ \t]+\w+(?:[ \t]*,[ \t]*\w+)*[ \t]*(?:;[^\n]*)?$"),
     end=(("endin", "endop"), r"^[ \t]*end(?:in|op)\b"),
+    user_opcode=(("opcode ", "xin", "xout"), r"^[ \t]*opcode[ \t]+\w+[ \t]*,[ \t]*[\w\[\]]+[ \t]*,[ \t]*[\w\[\]]+|"
+                                            r"^[ \t]*[\w\[\]]+(?:[ \t]*,[ \t]*[\w\[\]]+)*[ \t]+xin\b|"
+                                            r"^[ \t]*xout[ \t]+\w"),
     header=(("sr", "ksmps", "nchnls", "0dbfs"), r"^[ \t]*(?:sr|kr|ksmps|nchnls|0dbfs)[ \t]*=[ \t]*\d"),
     opcode=(("oscil", "linseg", "expseg", "madsr", "adsr", "vco2", "outs", "reverb", "moogladder", "rand"),
             r"^[ \t]*[aki]\w*(?:[ \t]*,[ \t]*[aki]\w*)*[ \t]+(?:oscili?|poscil\d?|linseg|expseg|line|rand|madsr|adsr|"
@@ -191,24 +212,32 @@ _CSOUND_ORCHESTRA_FORMS = forms(
 )
 
 SIGNATURES = {
-    "Fish": signed(("set ", "$argv", "function ", "fish_", "set_color"), _FISH_FORMS, 2),
-    "Tcsh": signed(("setenv", "then", "foreach", "endsw", "$#", "$?"), _TCSH_FORMS, 2),
-    "Gleam": signed(("import ", "pub fn", "pub type", "@external", "io.", "fn("), _GLEAM_FORMS, 2),
+    "Fish": signed(("set -", "set --", "$argv", "\nfunction ", "fish_", "set_color", "complete -c"), _FISH_FORMS, 2),
+    "Tcsh": signed(("setenv ", ") then", "foreach ", "endsw", "breaksw", "$#argv"), _TCSH_FORMS, 2),
+    "Gleam": signed(("import gleam", "pub type", "@external", "io.println", "io.debug", " <- ", "fn("),
+                    _GLEAM_FORMS, 2),
     "Hy": signed(("(setv", "(defclass", "(defn", "(import", "(require"), _HY_FORMS, 2),
     "Janet": signed(("@[", "@{", "@\"", "(defn", "(var ", "(loop", "(def ", "(seq "), _JANET_FORMS, 2),
     "Vyper": signed(("@external", "@internal", "@view", "@version", "pragma version", "HashMap[", "public("),
                     _VYPER_FORMS, 2),
     "Luau": signed(("--!", "local ", "GetService"), _LUAU_FORMS, 2),
-    "LSL": signed(("default", "state_entry", "ll"), _LSL_FORMS, 2),
-    "SourcePawn": signed(("#include <sourcemod>", "myinfo", "#pragma", "Plugin_", "RegConsoleCmd"),
+    "LSL": signed(("state_entry", "touch_start", "on_rez", "llOwnerSay", "llSay", "llSetText", "llListen"),
+                  _LSL_FORMS, 2),
+    "SourcePawn": signed(("#include <sourcemod>", "myinfo", "#pragma semicolon", "#pragma newdecls", "Plugin_",
+                          "RegConsoleCmd"),
                          _SOURCEPAWN_FORMS, 2),
-    "nesC": signed(("implementation", "interface", "components"), _NESC_FORMS, 2),
+    "nesC": signed(("implementation {", "implementation\n", "uses interface", "provides interface", "components "),
+                   _NESC_FORMS, 2),
     "Jasmin": signed((".class", ".method", ".limit"), _JASMIN_FORMS, 2),
-    "Dylan": signed(("Module:", "define "), _DYLAN_FORMS, 2),
-    "Zephir": signed(("namespace ", "let ", "->"), _ZEPHIR_FORMS, 2),
+    "Dylan": signed(("Module:", "\ndefine method", "\ndefine class", "\ndefine function", "\ndefine generic",
+                     "\ndefine constant", "\ndefine variable", "\ndefine macro", "\ndefine module", "\ndefine library",
+                     "\ndefine sealed", "\ndefine open", "\ndefine abstract"), _DYLAN_FORMS, 2),
+    "Zephir": signed(("let this->", ") -> ", "let {", "string! ", "array! ", "int! "), _ZEPHIR_FORMS, 2),
     "Logtalk": signed((":- object(", ":- protocol(", ":- category("), _LOGTALK_FORMS, 2),
-    "SuperCollider": signed(("SynthDef", ".ar(", ".kr(", "Pbind", "s.boot", "Routine"), _SUPERCOLLIDER_FORMS, 2),
+    "SuperCollider": signed(("SynthDef", ".ar(", ".kr(", "Pbind", "s.boot", "Routine", "\n~", "^this.", "UGen"),
+                            _SUPERCOLLIDER_FORMS, 2),
+    "LiveScript": signed(("require!", ") ->", ") -->", " = ->", "<[ ", "~>", "!->", "export "), _LIVESCRIPT_FORMS, 2),
     # before the orchestra its instruments hold
     "Csound Document": signed(("<CsoundSynthesizer>",), _CSOUND_DOCUMENT_TAGS, 2),
-    "Csound Orchestra": signed(("instr", "ksmps", "nchnls"), _CSOUND_ORCHESTRA_FORMS, 2),
+    "Csound Orchestra": signed(("instr", "ksmps", "nchnls", "opcode ", "endop"), _CSOUND_ORCHESTRA_FORMS, 2),
 }

@@ -24,8 +24,8 @@ _HTML_TAG = (r"(?:html|head|body|div|span|p|a|ul|ol|li|table|thead|tbody|tr|td|t
 # a tag with its class or id (`nav#pagination`, `i.fa.fa-bars`): Pug's and Slim's
 _TAG_WITH_CLASS = (r"^[ \t]*" + _HTML_TAG + r"(?:[.#][\w-]+)+[ \t]*$")
 # a Ruby statement line, as Haml and Slim write it: a condition on one expression, or a block
-_RUBY_LINE = (r"^[ \t]*-[ \t]+(?:(?:if|unless|elsif|case|when)[ \t]+!?[@\w.?!\[\]:'\"]+(?:[ \t]*(?:==|!=|&&|\|\||<=?|>=?)"
-              r"[^\n]*)?|else|[^\n]*[ \t]do(?:[ \t]*\|[^|\n]*\|)?)[ \t]*$")
+_RUBY_LINE = (r"^[ \t]*-[ \t]+(?:(?:if|unless|elsif|case|when)[ \t]+!?[@\w.?!\[\]:'\"]+"
+              r"(?:[ \t]*(?:==|!=|&&|\|\||<=?|>=?)[^\n]*)?|else|[^\n]*[ \t]do(?:[ \t]*\|[^|\n]*\|)?)[ \t]*$")
 
 _SASS_FORMS = forms(
     # a variable with no `;` (a map or list opening `(` or `,` runs on: SCSS's too); not JSON Schema's
@@ -91,16 +91,17 @@ _WIKITEXT_FORMS = forms(
     link=(("[[",), r"\[\[(?:Category|File|Image|Template|Wikipedia|Help):[^\]\n]+\]\]|\[\[[^\]|\n]+\|[^\]\n]+\]\]"),
     template=(("{{",), r"\{\{[\w -]+\|[^}\n]*\}\}|^\{\{[\w -]+\}\}[ \t]*$"),
     table=(("{|",), r"^\{\|[^\n]*\n(?:[^\n]*\n)*?\|-"),
+    external_link=(("[http",), r"\[https?://[^ \]\n]+[ \t]+[^\]\n]+\]"),
     reference=(("<ref",), r"<ref(?:[ \t]+name=[^>\n]*)?>[^<\n]*</ref>|<references[ \t]*/>"),
 )
 
 SIGNATURES = {
-    "Sass": signed(("$", "@mixin", "@include", "\n=", "\n  +", "&:"), _SASS_FORMS, 2),
-    "Haml": signed(("%", "!!!", "-#"), _HAML_FORMS, 2),
-    "Pug": signed(("extends ", "block ", "each ", "mixin ", "//-", "doctype html", "(class=", "(href=", "(src=",
-                   "(type=", "(id=", "!=", "#["), _PUG_FORMS, 2),
-    "Slim": signed(("doctype html", "/!", "= yield", "= render", "= link_to", "== ", "- if ", " do |", " do\n"),
-                   _SLIM_FORMS, 3),
+    "Sass": signed(("\n$", "@mixin", "@include", "\n=", "\n  +", "&:", "@extend", "@import", "@use "), _SASS_FORMS, 2),
+    "Haml": signed(("\n%", "  %", "\t%", "!!!", "-#"), _HAML_FORMS, 2),
+    "Pug": signed(("\nextends ", "\nblock ", "  block ", "  each ", "mixin ", "//-", "doctype html", "(class=",
+                   "(href=", "(src=", "(type=", "(id=", "  !=", "#[", "\n!="), _PUG_FORMS, 2),
+    "Slim": signed(("doctype html", "\n/!", "  /!", "= yield", "= render", "= link_to", "\n== ", "  == ", "- if ",
+                    " do |"), _SLIM_FORMS, 3),
     "Typst": signed(("#set", "#let", "#show", "#import"), _TYPST_FORMS, 2),
-    "Wikitext": signed(("[[", "{{", "==", "{|"), _WIKITEXT_FORMS, 2),
+    "Wikitext": signed(("[[", "{{", "==", "{|", "[http"), _WIKITEXT_FORMS, 2),
 }

@@ -181,8 +181,8 @@ _SIEVE_FORMS = forms(
     require=(("require",), r"^require[ \t]*\[?[ \t]*\"(?:fileinto|envelope|reject|vacation|imap4flags|regex|body|"
                            r"variables|relational|copy|mailbox|include|subaddress|date|spamtest|editheader|enotify|"
                            r"ihave|encoded-character|comparator-[\w;-]+)\""),
-    test=(("if ", "elsif "), r"\b(?:if|elsif)[ \t]+(?:not[ \t]+)?(?:header|address|envelope|exists|allof|anyof|size|"
-                             r"body|true|false)[ \t]*(?::\w+|\()"),
+    test=(("if ", "elsif "), r"(?:els)?if(?<!\wif)[ \t]+(?:not[ \t]+)?(?:header|address|envelope|exists|allof|anyof|"
+                             r"size|body|true|false)[ \t]*(?::\w+|\()"),
     tag=((":contains", ":is", ":matches", ":regex", ":over", ":under"),
          r":(?:contains|is|matches|regex|over|under)[ \t]+(?:\"|\[|\d)"),
     action=(("fileinto", "redirect", "discard", "keep", "stop", "addflag", "setflag"),
@@ -203,7 +203,7 @@ _MCFUNCTION_FORMS = forms(
                             r"rotated|on|summon)[ \t]"),
     scoreboard=(("scoreboard ",), r"^scoreboard[ \t]+(?:objectives|players)[ \t]+(?:add|set|remove|operation|reset|"
                                   r"list|enable|get|setdisplay)\b"),
-    selector=(("@a", "@e", "@p", "@s", "@r"), r"(?<![\w@.])@[aeprs](?:\[[^\]\n]*\])?(?=[ \t\n])"),
+    selector=(("@a", "@e", "@p", "@s", "@r"), r"@(?<![\w@.]@)[aeprs](?:\[[^\]\n]*\])?(?=[ \t\n])"),
     coordinates=(("~", "^"), r"^(?:setblock|fill|summon|tp|teleport|particle|clone|execute[^\n]*positioned)[ \t]+[^\n]*"
                              r"[~^]-?[\d.]*[ \t]+[~^]-?[\d.]*[ \t]+[~^]-?[\d.]*"),
     function=(("function ",), r"^function[ \t]+[\w.-]+:[\w/.-]+"),
@@ -212,21 +212,27 @@ _MCFUNCTION_FORMS = forms(
 
 SIGNATURES = {
     # Lean 3 first: a Lean 3 proof also writes the commands both share
-    "Lean": signed(("begin", "λ", "import ", "variables"), _LEAN3_FORMS, 2),
-    "Lean4": signed((":= by", "fun ", "where", "import ", "#eval", "#check", "theorem "), _LEAN4_FORMS, 2),
+    "Lean": signed(("begin\n"
+    "", "λ", "import data.", "import tactic", "import algebra", "import topology", "import logic",
+                    "import order", "variables ", "universe", "has_"), _LEAN3_FORMS, 2),
+    "Lean4": signed((":= by", "#eval", "#check", "theorem ", "lemma ", "import Mathlib", "import Lean", "import Std",
+                     "import Batteries", "\ninductive ", "\nstructure "), _LEAN4_FORMS, 2),
     "Isabelle": signed(("theory ",), _ISABELLE_FORMS, 2),
     "Alloy": signed(("sig ",), _ALLOY_FORMS, 2),
     "Promela": signed(("proctype", "chan ", "mtype"), _PROMELA_FORMS, 2),
     "PDDL": signed(("(define",), _PDDL_FORMS, 2),
-    "Modelica": signed(("model ", "within", "equation", "package ", "connector ", "block "), _MODELICA_FORMS, 2),
+    "Modelica": signed(("\nmodel ", "within ", "\nequation", "connector ", "der(", "Modelica.", "\npackage ", "\n"
+    "block ",
+                        "  model "), _MODELICA_FORMS, 2),
     "Ampl": signed(("param ", "var ", "subject to", "s.t.", "minimize", "maximize"), _AMPL_FORMS, 2),
     "Kusto": signed(("| where", "| summarize", "| project", "| extend", "| take", "ago(", "|where"), _KUSTO_FORMS, 2),
     "Cypher": signed(("MATCH", "MERGE", "CREATE (", "match (", "merge ("), _CYPHER_FORMS, 2),
     "Jsonnet": signed(("std.", "sonnet", "+:", ":: "), _JSONNET_FORMS, 2),
     "VCL": signed(("sub vcl_", "vcl 4", "vcl 3", "backend "), _VCL_FORMS, 2),
     "Zeek": signed(("@load", "event ", "redef "), _ZEEK_FORMS, 2),
-    "BitBake": signed(("SRC_URI", "inherit ", "do_install", "${PN}", "LICENSE"), _BITBAKE_FORMS, 2),
-    "Sieve": signed(("require",), _SIEVE_FORMS, 2),
+    "BitBake": signed(("SRC_URI", "\ninherit ", "do_install", "${PN}", "LIC_FILES_CHKSUM"), _BITBAKE_FORMS, 2),
+    "Sieve": signed(("require [", "require \"", "fileinto", ":contains"), _SIEVE_FORMS, 2),
     "Augeas": signed(("module ", "let lns", "autoload"), _AUGEAS_FORMS, 2),
-    "MCFunction": signed(("execute ", "scoreboard ", "tellraw ", "@a", "@e", "@s", "@p"), _MCFUNCTION_FORMS, 2),
+    "MCFunction": signed(("execute ", "scoreboard ", "tellraw ", "@a ", "@a[", "@e[", "@p[", "@s[", "\nfunction ",
+                          "\nsummon ", "\nsetblock "), _MCFUNCTION_FORMS, 2),
 }

@@ -28,14 +28,16 @@ WIKITEXT = ("{{Infobox software\n| name = Tally\n}}\n'''Tally''' counts words by
             "== Labels ==\n{| class=\"wikitable\"\n! Label !! Words\n|-\n| fruit || 3\n|}\n\n"
             "== References ==\n<references />\n\n[[Category:Counting software]]\n")
 FISH = ("function tally --description 'Count the words of the files given'\n    set -l total 0\n"
-        "    for file in $argv\n        set -l words (wc -w < $file)\n        set total (math $total + $words)\n    end\n"
+        "    for file in $argv\n        set -l words (wc -w < $file)\n        set total (math $total + $words)\n"
+        "    end\n"
         "    if status is-interactive\n        set_color green\n    end\n    echo $total\n    set_color normal\nend\n\n"
         "complete -c tally -s h -l help -d 'Show the help'\n")
 TCSH = ("#!/bin/tcsh -f\n# count the words of each file given\nset total = 0\nif ($#argv == 0) then\n"
         "    echo \"usage: tally file...\"\n    exit 1\nendif\nforeach file ($argv)\n"
         "    @ total = $total + `wc -w < $file`\nend\nsetenv TALLY_TOTAL $total\n"
         "switch ($total)\n    case 0:\n        echo none\n        breaksw\n    default:\n        echo $total\nendsw\n")
-GLEAM = ("import gleam/io\nimport gleam/list\nimport gleam/int\n\npub type Count {\n  Count(label: String, total: Int)\n}\n\n"
+GLEAM = ("import gleam/io\nimport gleam/list\nimport gleam/int\n\npub type Count {\n"
+         "  Count(label: String, total: Int)\n}\n\n"
          "pub fn totals(counts: List(Count)) -> List(Int) {\n  list.map(counts, fn(count) { count.total })\n}\n\n"
          "pub fn main() -> Nil {\n  let counts = [Count(\"fruit\", 3), Count(\"pear\", 1)]\n"
          "  io.println(int.to_string(list.length(counts)))\n}\n")
@@ -53,12 +55,14 @@ VYPER = ("# @version ^0.3.10\n\nevent Counted:\n    label: indexed(String[32])\n
          "    self.owner = msg.sender\n\n@external\ndef count(label: String[32]) -> uint256:\n"
          "    self.counts[label] += 1\n    log Counted(label, self.counts[label])\n    return self.counts[label]\n\n"
          "@view\n@external\ndef total(label: String[32]) -> uint256:\n    return self.counts[label]\n")
-LUAU = ("--!strict\nlocal Players = game:GetService(\"Players\")\n\ntype Count = {\n  label: string,\n  total: number,\n}\n\n"
+LUAU = ("--!strict\nlocal Players = game:GetService(\"Players\")\n\ntype Count = {\n  label: string,\n"
+        "  total: number,\n}\n\n"
         "local counts: {[string]: Count} = {}\n\nlocal function add(label: string): number\n"
         "  local count = counts[label] or { label = label, total = 0 }\n  count.total += 1\n"
         "  counts[label] = count\n  return count.total\nend\n\nPlayers.PlayerAdded:Connect(function(player)\n"
         "  add(player.Name)\nend)\n")
-LSL = ("integer total = 0;\n\ndefault\n{\n    state_entry()\n    {\n        llSetText(\"Tally: 0\", <1.0, 1.0, 1.0>, 1.0);\n"
+LSL = ("integer total = 0;\n\ndefault\n{\n    state_entry()\n    {\n"
+       "        llSetText(\"Tally: 0\", <1.0, 1.0, 1.0>, 1.0);\n"
        "    }\n\n    touch_start(integer count)\n    {\n        total += count;\n"
        "        llSay(0, \"Counted \" + (string)total);\n    }\n}\n")
 SOURCEPAWN = ("#pragma semicolon 1\n#pragma newdecls required\n#include <sourcemod>\n\n"
@@ -87,7 +91,8 @@ ZEPHIR = ("namespace Tally;\n\nclass Counter\n{\n    protected counts = [];\n\n"
           "        return total;\n    }\n\n    public function total(string label) -> int\n    {\n"
           "        var count;\n        if fetch count, this->counts[label] {\n            return count;\n        }\n"
           "        return 0;\n    }\n}\n")
-LOGTALK = (":- object(tally).\n\n    :- info([\n        version is 1:0:0,\n        comment is 'Counts words by label.'\n"
+LOGTALK = (":- object(tally).\n\n    :- info([\n        version is 1:0:0,\n"
+           "        comment is 'Counts words by label.'\n"
            "    ]).\n\n    :- public(count/2).\n    :- private(total_/2).\n    :- dynamic(total_/2).\n\n"
            "    count(Label, Total) :-\n        (   total_(Label, Old) -> Total is Old + 1\n        ;   Total = 1\n"
            "        ),\n        list::length([Label], _).\n\n:- end_object.\n")
@@ -114,16 +119,19 @@ LEAN3 = ("import data.nat.basic\nimport tactic\n\nvariables {Î± : Type*} (n : â„
 ISABELLE = ("theory Tally\n  imports Main\nbegin\n\nfun total :: \"nat list \\<Rightarrow> nat\" where\n"
             "  \"total [] = 0\"\n| \"total (x # xs) = x + total xs\"\n\n"
             "lemma total_append: \"total (xs @ ys) = total xs + total ys\"\n  apply (induct xs)\n   apply simp\n"
-            "  apply simp\n  done\n\ntheorem total_rev: \"total (rev xs) = total xs\"\n  by (induct xs) (auto simp: total_append)\n"
+            "  apply simp\n  done\n\ntheorem total_rev: \"total (rev xs) = total xs\"\n"
+            "  by (induct xs) (auto simp: total_append)\n"
             "\nend\n")
-ALLOY = ("module tally\n\nopen util/ordering[Week]\n\nsig Week {}\n\nabstract sig Label {\n  counts: Week -> lone Int\n}\n"
+ALLOY = ("module tally\n\nopen util/ordering[Week]\n\nsig Week {}\n\nabstract sig Label {\n"
+         "  counts: Week -> lone Int\n}\n"
          "one sig Fruit, Pear extends Label {}\n\nfact positive {\n  all l: Label, w: Week | l.counts[w] >= 0\n}\n\n"
          "pred grows [l: Label] {\n  all w: Week - last | l.counts[w.next] >= l.counts[w]\n}\n\n"
          "assert nonNegative {\n  all l: Label | all w: Week | l.counts[w] >= 0\n}\n\n"
          "check nonNegative for 4\nrun grows for 3 but 2 Week\n")
 PROMELA = ("mtype = { count, done };\nchan tally = [4] of { mtype, byte };\nbyte total = 0;\n\n"
            "active proctype Counter() {\n  byte n;\n  do\n  :: tally ? count, n -> total = total + n\n"
-           "  :: tally ? done, _ -> break\n  od\n}\n\ninit {\n  atomic {\n    tally ! count, 3;\n    tally ! done, 0\n  }\n}\n\n"
+           "  :: tally ? done, _ -> break\n  od\n}\n\ninit {\n  atomic {\n    tally ! count, 3;\n"
+           "    tally ! done, 0\n  }\n}\n\n"
            "ltl positive { [] (total >= 0) }\n")
 PDDL = ("(define (domain tally)\n  (:requirements :strips :typing)\n  (:types word label)\n"
         "  (:predicates (counted ?w - word) (under ?w - word ?l - label))\n\n  (:action count\n"
@@ -139,7 +147,8 @@ MODELICA = ("within Tally.Examples;\nmodel Tank \"A tank filled at a constant ra
 AMPL = ("set LABELS;\nparam words {LABELS} >= 0;\nparam budget;\n\nvar take {l in LABELS} >= 0, <= words[l];\n\n"
         "maximize Counted: sum {l in LABELS} take[l];\n\nsubject to Budget: sum {l in LABELS} take[l] <= budget;\n")
 KUSTO = ("let window = 7d;\nStormEvents\n| where StartTime > ago(7d)\n| where State == \"TEXAS\"\n"
-         "| extend Duration = EndTime - StartTime\n| summarize Count = count(), Total = sum(DamageProperty) by EventType\n"
+         "| extend Duration = EndTime - StartTime\n"
+         "| summarize Count = count(), Total = sum(DamageProperty) by EventType\n"
          "| top 10 by Count desc\n| render barchart\n")
 CYPHER = ("MATCH (p:Person {name: 'Ada'})-[:WROTE]->(d:Document)\nWHERE d.year >= 2020\n"
           "RETURN d.title, count(*) AS total\nORDER BY total DESC;\n\n"
@@ -147,7 +156,8 @@ CYPHER = ("MATCH (p:Person {name: 'Ada'})-[:WROTE]->(d:Document)\nWHERE d.year >
           "WITH l\nUNWIND ['apple', 'pear'] AS word\nCREATE (w:Word {text: word})-[:UNDER]->(l);\n")
 JSONNET = ("local lib = import 'tally.libsonnet';\nlocal labels = ['fruit', 'pear'];\n\n{\n  name: 'tally',\n"
            "  replicas:: 2,\n  counts: {\n    [label]: std.length(label)\n    for label in labels\n  },\n"
-           "  config+: {\n    labels: std.join(',', labels),\n  },\n  total: std.foldl(function(a, b) a + b, [1, 2], 0),\n}\n")
+           "  config+: {\n    labels: std.join(',', labels),\n  },\n"
+           "  total: std.foldl(function(a, b) a + b, [1, 2], 0),\n}\n")
 VCL = ("vcl 4.1;\n\nimport std;\n\nbackend default {\n    .host = \"127.0.0.1\";\n    .port = \"8080\";\n}\n\n"
        "sub vcl_recv {\n    if (req.url ~ \"^/admin\") {\n        return (pass);\n    }\n"
        "    unset req.http.Cookie;\n    return (hash);\n}\n\nsub vcl_backend_response {\n"
@@ -177,6 +187,22 @@ MCFUNCTION = ("# count the players on each team\nscoreboard objectives add tally
               "execute at @p run setblock ~ ~1 ~ minecraft:gold_block\n"
               "tellraw @a {\"text\":\"Counted\",\"color\":\"gold\"}\nfunction tally:report\n")
 
+LIVESCRIPT = ("require! {\n  path\n  'prelude-ls': {map, sum}\n}\n\nlabel-of = (file-path) ->\n"
+              "  path.basename file-path .to-lower-case!\n\ntally = (words) --> sum map (.length), words\n\n"
+              "kinds = <[ fruit pear plum ]>\nfor n in [1 to 3]\n  console.log label-of \"tally-#n.txt\"\n")
+CSOUND_OPCODES = ("; the words counted so far\nopcode tally,k,k\n  kstep xin\n  ktotal init 0\n"
+                  "  ktotal = ktotal + kstep\n  xout ktotal\nendop\n")
+SUPERCOLLIDER_CLASS = ("Tally : UGen {\n\t*ar { |input, step = 1|\n\t\t^this.multiNew('audio', input, step);\n\t}\n}\n")
+ZEPHIR_LOOPS = ("namespace Tally;\n\nclass Words\n{\n    public function count(array! words, string! label)\n    {\n"
+                "        var key, value;\n        for key, value in words {\n            let {key} = value;\n"
+                "        }\n"
+                "        return count(words);\n    }\n}\n")
+WIKITEXT_LINKS = ("== Tally ==\nThe tally counts words by label, as [https://example.org/tally the manual] says.\n\n"
+                  "== See also ==\n* [https://example.org/labels Labels]\n")
+LUAU_PARAMETERS = ("local Players = game:GetService(\"Players\")\n\n"
+                   "local function tally(label: string?, step: number)\n"
+                   "  return (step or 1)\nend\n\nreturn tally\n")
+
 POSITIVES = [
     (SASS, "Sass"), (HAML, "Haml"), (PUG, "Pug"), (SLIM, "Slim"), (TYPST, "Typst"), (WIKITEXT, "Wikitext"),
     (FISH, "Fish"), (TCSH, "Tcsh"), (GLEAM, "Gleam"), (HY, "Hy"), (JANET, "Janet"), (VYPER, "Vyper"), (LUAU, "Luau"),
@@ -185,7 +211,9 @@ POSITIVES = [
     (CSOUND_ORCHESTRA, "Csound Orchestra"), (LEAN4, "Lean4"), (LEAN3, "Lean"), (ISABELLE, "Isabelle"),
     (ALLOY, "Alloy"), (PROMELA, "Promela"), (PDDL, "PDDL"), (PDDL_PROBLEM, "PDDL"), (MODELICA, "Modelica"),
     (AMPL, "Ampl"), (KUSTO, "Kusto"), (CYPHER, "Cypher"), (JSONNET, "Jsonnet"), (VCL, "VCL"), (ZEEK, "Zeek"),
-    (BITBAKE, "BitBake"), (SIEVE, "Sieve"), (AUGEAS, "Augeas"), (MCFUNCTION, "MCFunction")]
+    (BITBAKE, "BitBake"), (SIEVE, "Sieve"), (AUGEAS, "Augeas"), (MCFUNCTION, "MCFunction"),
+    (LIVESCRIPT, "LiveScript"), (CSOUND_OPCODES, "Csound Orchestra"), (SUPERCOLLIDER_CLASS, "SuperCollider"),
+    (ZEPHIR_LOOPS, "Zephir"), (WIKITEXT_LINKS, "Wikitext"), (LUAU_PARAMETERS, "Luau")]
 
 
 @pytest.mark.parametrize("text,expected", POSITIVES)
@@ -194,14 +222,17 @@ def test_a_language_no_model_names_is_named_by_its_own_forms(text, expected):
 
 
 SCSS = ("$accent: #c00;\n$sizes: (\n  small: 4px,\n  large: 8px,\n);\n\n@mixin bordered($width: 1px) {\n"
-        "  border: $width solid $accent;\n}\n\n.nav {\n  @include bordered(2px);\n  &:hover { color: darken($accent, 10%); }\n}\n")
-YAML_THEME = ("$schema: https://example.org/theme.schema.json\ntheme:\n  header:\n    color: navy\n    background: white\n"
+        "  border: $width solid $accent;\n}\n\n.nav {\n  @include bordered(2px);\n"
+        "  &:hover { color: darken($accent, 10%); }\n}\n")
+YAML_THEME = ("$schema: https://example.org/theme.schema.json\ntheme:\n  header:\n    color: navy\n"
+              "    background: white\n"
               "  footer:\n    margin: 4px\n    display: none\n")
 PERL_POD = ("package Tally;\nour $VERSION = '1.0';\n\n=head1 NAME\n\nTally - count words by label\n\n=cut\n\n"
             "sub count {\n    my ($self, @words) = @_;\n    my %seen = map { $_ => 1 } @{$self->{words}};\n"
             "    print \"last index $#words\\n\";\n    return scalar @{[ keys %seen ]};\n}\n\n"
             "$Tally::DEBUG: {\n    print STDERR \"debug\\n\";\n}\n1;\n")
-ERB = ("<!DOCTYPE html>\n<html>\n<body>\n<% @counts.each do |count| %>\n  <li class=\"<%= count.label %>\"><%= count.total %></li>\n"
+ERB = ("<!DOCTYPE html>\n<html>\n<body>\n<% @counts.each do |count| %>\n"
+       "  <li class=\"<%= count.label %>\"><%= count.total %></li>\n"
        "<% end %>\n<%= link_to 'New', new_count_path %>\n</body>\n</html>\n")
 PYTHON_CALLS = ("import numpy as np\n\nsr = 22050\n\ndef tally(words, end=''):\n    p(end='\\n')\n"
                 "    a(href='/tally', title='x')\n    for w in words:\n        yield w\n\n"
@@ -211,7 +242,8 @@ BASH = ("#!/bin/bash\nset -euo pipefail\nset -x\nfunction tally {\n  local total
         "  echo \"usage: tally file...\"\nfi\ntally \"$@\"\n")
 TCL = ("#!/usr/bin/env tclsh\nset total 0\nforeach file $argv {\n    set f [open $file]\n"
        "    set words [llength [split [read $f]]]\n    incr total $words\n    close $f\n}\n"
-       "if {[string match \"-*\" [lindex $argv 0]]} {\n    puts \"usage\"\n}\nputs \"$total ([string length $total])\"\n")
+       "if {[string match \"-*\" [lindex $argv 0]]} {\n    puts \"usage\"\n}\n"
+       "puts \"$total ([string length $total])\"\n")
 RUST = ("use std::collections::HashMap;\n\npub type Counts = HashMap<String, u64>;\n\n"
         "pub fn totals(counts: &Counts) -> Vec<u64> {\n    counts.values().copied().collect()\n}\n\n"
         "pub fn label(name: &str) -> String {\n    name.to_string()\n}\n")
@@ -220,16 +252,19 @@ CLOJURE = ("(ns tally.core\n  (:require [clojure.string :as str]))\n\n(defn tall
            "(def state (atom {}))\n(swap! state assoc :fruit 3)\n(println @state (.toUpperCase \"done\"))\n")
 LUA = ("local M = {}\n\nlocal counts = {}\n\nfunction M.add(label)\n  counts[label] = (counts[label] or 0) + 1\n"
        "  return counts[label]\nend\n\nlocal function total()\n  local sum = 0\n  for _, n in pairs(counts) do\n"
-       "    sum = sum + n\n  end\n  return sum\nend\n\nfunction M:report()\n  print(self.name, total())\nend\n\nreturn M\n")
+       "    sum = sum + n\n  end\n  return sum\nend\n\nfunction M:report()\n  print(self.name, total())\nend\n\n"
+       "return M\n")
 C_SOURCE = ("#include <stdio.h>\n#include <stdlib.h>\n\nstruct count { int total; struct count *next; };\n\n"
             "/* we call free() on each count; post the total when done */\nint tally(struct count *c)\n{\n"
             "    int total = 0, step = 1;\n    for (; c; c = c->next)\n        total += c->total * step;\n"
             "    printf(\"%d\\n\", total);\n    return total;\n}\n")
 SMALI = (".class public Lcom/example/Tally;\n.super Ljava/lang/Object;\n.source \"Tally.java\"\n\n"
-         ".method public constructor <init>()V\n    .registers 1\n    invoke-direct {p0}, Ljava/lang/Object;-><init>()V\n"
+         ".method public constructor <init>()V\n    .registers 1\n"
+         "    invoke-direct {p0}, Ljava/lang/Object;-><init>()V\n"
          "    return-void\n.end method\n")
 PHP = ("<?php\nnamespace Tally;\n\nclass Counter\n{\n    private array $counts = [];\n\n"
-       "    public function add(string $label): int\n    {\n        $this->counts[$label] = ($this->counts[$label] ?? 0) + 1;\n"
+       "    public function add(string $label): int\n    {\n"
+       "        $this->counts[$label] = ($this->counts[$label] ?? 0) + 1;\n"
        "        return $this->counts[$label];\n    }\n}\n")
 JAVASCRIPT = ("let total = 0;\nvar a, b;\nconst labels = ['fruit', 'pear'];\n\nexport {\n  total,\n  labels,\n};\n\n"
               "export function add(label) {\n  let count = 1;\n  total += count;\n  return total;\n}\n")
@@ -239,7 +274,8 @@ TYPESCRIPT = ("const label: string = 'fruit';\nconst total: number = 3;\n\nexpor
 PROLOG = (":- module(tally, [count/2]).\n:- use_module(library(lists)).\n:- dynamic total/2.\n\n"
           "count(Label, Total) :-\n    (   total(Label, Old) -> Total is Old + 1\n    ;   Total = 1\n    ).\n")
 CPP = ("#include <atomic>\n#include <string>\n\nnamespace tally {\nstd::atomic<int> total{0};\n\n"
-       "int Counter::add(const std::string& label) {\n    ::close(fd_);\n    return ++total;\n}\n}  // namespace tally\n")
+       "int Counter::add(const std::string& label) {\n    ::close(fd_);\n    return ++total;\n}\n"
+       "}  // namespace tally\n")
 PASCAL = ("program Tally;\nvar\n  total: Integer;\nbegin\n  total := 0;\n  while total < 10 do\n  begin\n"
           "    total := total + 1;\n  end;\n  WriteLn(total);\nend.\n")
 STANDARD_ML = ("fun tally [] = 0\n  | tally (x :: xs) = x + tally xs\n\n"
@@ -252,19 +288,23 @@ KOTLIN = ("package tally\n\nfun square(x: Int) = x * x\n\nfun main() {\n    val 
 ADA = ("with Ada.Text_IO; use Ada.Text_IO;\n\npackage body Tally is\n   procedure Add (Total : in out Integer) is\n"
        "   begin\n      Total := Total + 1;\n   end Add;\nend Tally;\n")
 SQL = ("SELECT c.label, COUNT(*) AS total\nFROM counts c\nWHERE c.total > 2\n  AND MATCH (c.label) AGAINST ('fruit')\n"
-       "GROUP BY c.label;\n\nCREATE FUNCTION total_of(l TEXT) RETURNS INT\nBEGIN\n  RETURN (SELECT SUM(total) FROM counts);\nEND;\n")
+       "GROUP BY c.label;\n\nCREATE FUNCTION total_of(l TEXT) RETURNS INT\nBEGIN\n"
+       "  RETURN (SELECT SUM(total) FROM counts);\nEND;\n")
 POWERSHELL = ("Get-ChildItem *.txt |\n    Where-Object { $_.Length -gt 0 } |\n    ForEach-Object { Get-Content $_ }\n"
               "Get-Service\n    | where {$_.Status -eq \"Running\"}\n    | select Name\n")
 MARKDOWN_TABLE = ("# Tally\n\n| where | what |\n|-------|------|\n| here  | fruit |\n| there | pear |\n\n"
                   "The counts are kept per label.\n")
-EBUILD = ("EAPI=8\n\ninherit autotools\n\nDESCRIPTION=\"Count words by label\"\nSRC_URI=\"https://example.org/${P}.tar.gz\"\n"
+EBUILD = ("EAPI=8\n\ninherit autotools\n\nDESCRIPTION=\"Count words by label\"\n"
+          "SRC_URI=\"https://example.org/${P}.tar.gz\"\n"
           "LICENSE=\"MIT\"\nSLOT=\"0\"\n\nsrc_install() {\n\temake DESTDIR=\"${D}\" install\n"
           "\tdodoc README\n\tinsinto /etc/${PN}\n}\n")
 PERL_REQUIRE = ("require \"tally.pl\";\nuse strict;\n\nif (exists $counts{fruit}) {\n    keep();\n}\n"
                 "print \"done\\n\";\n")
-OCAML = ("module Counts = Map.Make (String)\n\nlet add label counts =\n  let total = try Counts.find label counts with Not_found -> 0 in\n"
+OCAML = ("module Counts = Map.Make (String)\n\nlet add label counts =\n"
+         "  let total = try Counts.find label counts with Not_found -> 0 in\n"
          "  Counts.add label (total + 1) counts\n\nlet () = print_endline \"tally\"\n")
-VERILOG = ("module tally;\n  reg [7:0] total;\n  initial begin\n    total = 0;\n    $display(\"%d\", total);\n  end\nendmodule\n")
+VERILOG = ("module tally;\n  reg [7:0] total;\n  initial begin\n    total = 0;\n    $display(\"%d\", total);\n  end\n"
+           "endmodule\n")
 SOLIDITY = ("// SPDX-License-Identifier: MIT\npragma solidity ^0.8.0;\n\ncontract Tally {\n"
             "    event Counted(string label, uint256 total);\n    mapping(string => uint256) public counts;\n\n"
             "    function count(string memory label) external returns (uint256) {\n        counts[label] += 1;\n"
@@ -276,9 +316,22 @@ OBJECTIVE_C = ("#import \"Tally.h\"\n#import <Foundation/Foundation.h>\n\n@imple
 MARKDOWN = ("# Tally\n\n## Labels\n\nSee [the manual](https://example.org) and {{ page.title }}.\n\n"
             "| label | words |\n|-------|-------|\n| fruit | 3 |\n")
 
+COFFEESCRIPT = ("fs = require 'fs'\n\nlabelOf = (filePath) ->\n  filePath.toLowerCase()\n\n"
+                "tally = (words) => words.length\n\nfor n in [1..3]\n  console.log \"tally-#{n}.txt\"\n")
+RUBY = ("source 'https://rubygems.org'\ngem 'rails', '~> 7.1'\n\nclass Count < ApplicationRecord\n  def bump!\n"
+        "    self.total += 1\n    save!\n  end\nend\n\ncount = Count.new\ncount.bump!\ncount.reload.save!\n")
+JAVA_LAMBDA = ("import java.util.List;\n\nclass Tally {\n    int total(List<Integer> counts) {\n"
+               "        return counts.stream().reduce(0, (a, b) -> a + b);\n    }\n}\n")
+HTML_COMMENTS = ("<!DOCTYPE html>\n<html>\n<!-- counts (by label) -->\n<body>\n<!-- tally(words) -->\n"
+                 "<p>No counts yet.</p>\n</body>\n</html>\n")
+GO_AND_SWIFT = ("for label, total := range counts {\n\tfmt.Println(label, total)\n}\n\n"
+                "// Swift\nfor (label, total) in counts {\n    print(label, total)\n}\nfor word in words {\n"
+                "    print(word)\n}\n")
+
 NEGATIVES = [SCSS, YAML_THEME, PERL_POD, ERB, PYTHON_CALLS, BASH, TCL, RUST, CLOJURE, LUA, C_SOURCE, SMALI, PHP,
              JAVASCRIPT, TYPESCRIPT, PROLOG, CPP, PASCAL, STANDARD_ML, HASKELL, KOTLIN, ADA, SQL, POWERSHELL,
-             MARKDOWN_TABLE, EBUILD, PERL_REQUIRE, OCAML, VERILOG, SOLIDITY, ASCIIDOC, OBJECTIVE_C, MARKDOWN]
+             MARKDOWN_TABLE, EBUILD, PERL_REQUIRE, OCAML, VERILOG, SOLIDITY, ASCIIDOC, OBJECTIVE_C, MARKDOWN,
+             COFFEESCRIPT, RUBY, JAVA_LAMBDA, HTML_COMMENTS, GO_AND_SWIFT]
 
 
 @pytest.mark.parametrize("text", NEGATIVES)
@@ -289,7 +342,8 @@ def test_near_languages_that_write_a_few_of_the_same_words_are_not_claimed(text)
     # Promela), Smali (Jasmin), PHP and JavaScript (Zephir), Prolog (Logtalk), Pascal (Lean), Standard ML
     # and Haskell (Lean 4), Kotlin (Isabelle, Alloy), Ada (Modelica), SQL (Cypher), PowerShell and a
     # Markdown table (Kusto), an ebuild (BitBake), OCaml (Augeas), TypeScript, JavaScript's exports,
-    # Verilog and Solidity (Zeek), AsciiDoc and Objective-C (Typst), Markdown (wikitext)
+    # Verilog and Solidity (Zeek), AsciiDoc and Objective-C (Typst), Markdown (wikitext), CoffeeScript,
+    # Ruby's `save!` and `~>`, Java's lambdas and HTML comments (LiveScript), Go's and Swift's loops (Zephir)
     assert signatures.by_signature(text) is None
 
 
