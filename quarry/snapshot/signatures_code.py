@@ -62,14 +62,14 @@ _HY_FORMS = forms(
 )
 _JANET_FORMS = forms(
     # an array, or a table of keywords (Perl's `@{$ref}` is a dereference)
-    collection=(("@[", "@{", "@\"\""), r"(?<![\w@$])@(?:\[|\{[ \t]*(?:\}|:)|\"\")"),
+    collection=(("@[", "@{", "@\"\""), r"(?<![\w@$])@(?:\[(?!\\)|\{[ \t]*(?:\}|:)|\"\")"),   # not a regex's `@[\\s]`
     module=(("/",), r"\((?:array|string|table|buffer|os|ev|peg|fiber|module|struct|tuple|net|file)/[a-z][\w-]*[ \t)]"),
     loop=(("(loop", "(seq", "(generate", "(tabseq"), r"\((?:loop|seq|generate|tabseq)[ \t]+\[[^\n:]*?[ \t]:(?:in|range|"
                                                      r"keys|pairs|down|iterate)\b"),
     # a short function of `$` arguments, optional and named parameters (Clojure's `&` stands alone)
-    short_fn=(("|(",), r"(?<![\w|])\|\([^()\n]*\$"),
+    short_fn=(("|(",), r"(?<![\w|])\|\([\w/*+<>=!?-]+[ \t][^()\n]*\$"),
     parameters=(("&opt", "&keys", "&named"), r"\[[^\]\n]*&(?:opt|keys|named)\b"),
-    var=(("(var ",), r"\(var[ \t]+[\w-]+[ \t]"),
+    var=(("(var ",), r"\(var[ \t]+[\w-]+[ \t]+(?!in\b|of\b)[^\s=;,)]"),   # JavaScript's `for (var x in o)` is not
     import_=(("(import", "(use "), r"\((?:import|use)[ \t]+(?:spork|jaylib|sh|\./)"),
 )
 _VYPER_FORMS = forms(
