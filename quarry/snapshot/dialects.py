@@ -324,11 +324,50 @@ _CPP_FORMS = forms(
     nullptr=(("nullptr",), word("nullptr") + r"\b"),
 )
 _D = Signature(("import", "module", "extern", "alias", "!(", "write"), _D_FORMS, 2)
+_CPP = Signature(("::", "namespace", "public", "private", "template", "_cast", "cout", "cerr", "#include", "new ",
+                  "nullptr"), _CPP_FORMS, 2, doubt=("__cplusplus",))
+_OBJECTIVE_C_FORMS = forms(
+    interface=(("@interface", "@implementation", "@protocol"), r"^@(?:interface|implementation|protocol)[ \t]+\w+"),
+    end=(("@end",), r"^@end\b"),
+    method=(("-", "+"), r"^[-+][ \t]*\([\w \t*<>]+\)[ \t]*\w+[ \t]*(?::|\{|;|$)"),
+    property=(("@property",), r"^@property[ \t]*\("),
+    message=(("alloc]", "new]", "class]"), r"\[[A-Z]\w*[ \t]+(?:alloc|new|class)\]"),
+    import_=(("#import",), r"^#import[ \t]*[<\"]"),
+)
+# Microsoft's and PostgreSQL's procedural SQL: batches, variables and system functions; PL/pgSQL's
+# language, RAISE, PERFORM, assignments and triggers (a dollar-quoted body alone is any PostgreSQL function's)
+_TRANSACT_SQL_FORMS = forms(
+    batch=(("GO", "go"), r"^[ \t]*(?i:GO)[ \t]*(?:--[^\n]*)?$"),
+    variable=(("@",), r"(?i:\bDECLARE)[ \t]+@\w+|@@(?i:ROWCOUNT|IDENTITY|ERROR|TRANCOUNT|VERSION|SPID|FETCH_STATUS)\b"),
+    schema=(("[dbo]", "dbo."), r"\[dbo\]\.\[|\bdbo\.\w+"),
+    settings=(("SET ", "set "), r"(?i:\bSET[ \t]+(?:NOCOUNT|ANSI_NULLS|QUOTED_IDENTIFIER|XACT_ABORT)[ \t]+(?:ON|OFF))"),
+    types=(("VARCHAR", "varchar", "IDENTITY", "identity"), r"(?i:\bN?VARCHAR[ \t]*\([ \t]*MAX[ \t]*\)|"
+                                                         r"\bIDENTITY[ \t]*\([ \t]*\d+[ \t]*,[ \t]*\d+[ \t]*\))"),
+    try_=(("TRY", "try", "CATCH", "catch"), r"(?i:\bBEGIN[ \t]+(?:TRY|CATCH)\b)"),
+    execute=(("EXEC", "exec"), r"(?i:\bEXEC(?:UTE)?)[ \t]+(?:sp_|xp_|dbo\.)\w+"),
+)
+_PLPGSQL_FORMS = forms(
+    language=(("plpgsql",), r"(?i:LANGUAGE)[ \t]+'?(?i:plpgsql)'?"),
+    # a function's dollar-quoted body or set result: PostgreSQL's own, in SQL functions too (one kind)
+    function=(("$", "RETURNS", "returns"), r"(?i:\bAS)[ \t]+\$\w*\$|(?i:\bRETURNS[ \t]+(?:SETOF|TABLE[ \t]*\(|void)\b)"),
+    raise_=(("RAISE", "raise"), r"(?i:\bRAISE[ \t]+(?:NOTICE|EXCEPTION|WARNING|INFO|DEBUG|LOG))\b"),
+    trigger=(("TRIGGER", "trigger"), r"(?i:\bRETURNS[ \t]+TRIGGER\b)"),
+    trigger_row=(("NEW.", "OLD.", "new.", "old."), r"(?i:\b(?:NEW|OLD))\.\w+"),
+    perform=(("PERFORM", "perform", "DIAGNOSTICS", "diagnostics"), r"(?i:^[ \t]*(?:PERFORM[ \t]+\w|GET[ \t]+"
+                                                                 r"(?:STACKED[ \t]+)?DIAGNOSTICS\b))"),
+    assignment=((":=",), r"^[ \t]*\w+[ \t]*:=[ \t]*[^=\n]*;"),
+)
 DIALECTS: dict[str, dict[str, Signature]] = {
     # a C header that names __cplusplus has its C++ lines for C++ callers (`extern "C"`, casts in macros)
-    "C": {"D": _D, "C++": Signature(("::", "namespace", "public", "private", "template", "_cast", "cout", "cerr",
-                                       "#include", "new ", "nullptr"), _CPP_FORMS, 2, doubt=("__cplusplus",))},
-    "C++": {"D": _D},
+    "C": {"D": _D, "C++": _CPP},
+    # Objective-C with C++ in it, read as either
+    "C++": {"D": _D, "Objective-C++": Signature(("@interface", "@implementation", "#import", "@end"),
+                                                _OBJECTIVE_C_FORMS, 2)},
+    "Objective-C": {"Objective-C++": _CPP},
+    "SQL": {"Transact-SQL": Signature(("GO", "DECLARE @", "@@", "dbo", "NOCOUNT", "BEGIN TRY", "EXEC", "go\n",
+                                       "declare @"), _TRANSACT_SQL_FORMS, 2),
+            "PL/pgSQL": Signature(("plpgsql", "$$", "RAISE", "raise", "PERFORM", "NEW.", "RETURNS TRIGGER"),
+                                  _PLPGSQL_FORMS, 2)},
     "Python": {"Cython": Signature(("cdef", "cpdef", "cimport", "ctypedef", "nogil"), _CYTHON_FORMS, 2),
                "Nimrod": Signature(("proc ", "{.", "let", "var", "discard", "echo"), _NIM_FORMS, 2)},
     "C#": {"Vala": Signature(("GLib", "owned", "CCode", "errordomain", "construct", "signal", "connect", "throws",

@@ -99,13 +99,33 @@ EMAIL = ("From: Ada Byron <ada@example.org>\nTo: tally-devel@example.org\nSubjec
          "Content-Type: text/plain; charset=utf-8\n\nThe weekly counts are attached.\n")
 
 
+TRANSACT_SQL = ("SET ANSI_NULLS ON\nGO\nSET QUOTED_IDENTIFIER ON\nGO\n\nCREATE PROCEDURE [dbo].[AddCount]\n"
+                "    @Label NVARCHAR(64),\n    @Step INT = 1\nAS\nBEGIN\n    SET NOCOUNT ON;\n"
+                "    DECLARE @Total INT;\n    BEGIN TRY\n        UPDATE dbo.Counts SET Total = Total + @Step WHERE Label = @Label;\n"
+                "        IF @@ROWCOUNT = 0\n            INSERT INTO dbo.Counts (Label, Total) VALUES (@Label, @Step);\n"
+                "    END TRY\n    BEGIN CATCH\n        THROW;\n    END CATCH\nEND\nGO\n")
+PLPGSQL = ("CREATE OR REPLACE FUNCTION add_count(p_label text, p_step integer DEFAULT 1)\nRETURNS integer AS $$\n"
+           "DECLARE\n    v_total integer;\nBEGIN\n    UPDATE counts SET total = total + p_step WHERE label = p_label\n"
+           "        RETURNING total INTO v_total;\n    IF NOT FOUND THEN\n"
+           "        INSERT INTO counts (label, total) VALUES (p_label, p_step);\n        v_total := p_step;\n    END IF;\n"
+           "    RAISE NOTICE 'label % now %', p_label, v_total;\n    RETURN v_total;\nEND;\n$$ LANGUAGE plpgsql;\n\n"
+           "CREATE FUNCTION stamp() RETURNS trigger AS $$\nBEGIN\n    NEW.updated_at := now();\n    RETURN NEW;\nEND;\n"
+           "$$ LANGUAGE plpgsql;\n")
+OBJECTIVE_CPP = ("#import <Foundation/Foundation.h>\n#include <map>\n#include <string>\n\n@interface Tally : NSObject\n"
+                 "- (void)add:(NSString *)label;\n- (NSInteger)total;\n@end\n\n"
+                 "@implementation Tally {\n    std::map<std::string, int> _counts;\n}\n\n- (void)add:(NSString *)label {\n"
+                 "    _counts[std::string([label UTF8String])] += 1;\n}\n\n- (NSInteger)total {\n    int sum = 0;\n"
+                 "    for (const auto &entry : _counts) sum += entry.second;\n    return sum;\n}\n@end\n")
+
+
 @pytest.mark.parametrize("text,expected", [
     (VIM_SYNTAX, "VimL"), (VIM_PLUGIN, "VimL"), (EMAIL, "E-mail"),
     (D, "D"), (CYTHON, "Cython"), (NIM, "Nimrod"), (VALA, "Vala"), (SYSTEMVERILOG, "systemverilog"),
     (FORTRAN_FIXED, "FortranFixed"), (CUDA, "CUDA"), (PROPERTIES, "Properties"), (SYSTEMD, "Systemd"),
     (DESKTOP, "Desktop file"), (DEBIAN_CONTROL, "Debian Control file"), (LDIF, "LDIF"), (CPP, "C++"),
     (POSTSCRIPT, "PostScript"), (GRAPHVIZ, "Graphviz"), (RPM_SPEC, "RPMSpec"), (QML, "QML"), (DTD, "DTD"),
-    (DIR_LOCALS, "EmacsLisp"), (EMACS_BUILD, "EmacsLisp"), (ZONE, "Zone")])
+    (DIR_LOCALS, "EmacsLisp"), (EMACS_BUILD, "EmacsLisp"), (ZONE, "Zone"), (TRANSACT_SQL, "Transact-SQL"),
+    (PLPGSQL, "PL/pgSQL"), (OBJECTIVE_CPP, "Objective-C++")])
 def test_a_dialect_or_format_is_named_by_its_own_forms(text, expected):
     assert language.detect("00000007", text.encode()[:512], text) == expected
 
@@ -130,11 +150,24 @@ LEXER_TABLE = ("# keywords a highlighter marks in CUDA sources\nKEYWORDS = ('__g
                "def is_kernel(line):\n    return '__global__' in line and '<<<' not in line\n")
 
 
+MYSQL_TRIGGER = ("CREATE TABLE counts (\n  label VARCHAR(64) PRIMARY KEY,\n  total INT NOT NULL DEFAULT 0,\n"
+                 "  updated_at TIMESTAMP NULL\n);\n\nDELIMITER //\nCREATE TRIGGER stamp BEFORE UPDATE ON counts\n"
+                 "FOR EACH ROW\nBEGIN\n  SET NEW.updated_at = NOW();\nEND//\nDELIMITER ;\n\n"
+                 "CREATE FUNCTION total_of(l VARCHAR(64)) RETURNS INT\nREADS SQL DATA\n"
+                 "RETURN (SELECT total FROM counts WHERE label = l);\n")
+OBJECTIVE_C = ("#import <Foundation/Foundation.h>\n\n@interface Tally : NSObject\n@property (nonatomic) NSInteger total;\n"
+               "- (void)add;\n@end\n\n@implementation Tally\n- (void)add {\n    self.total += 1;\n}\n@end\n\n"
+               "int main(void) {\n    Tally *t = [Tally new];\n    [t add];\n    NSLog(@\"%ld\", (long)t.total);\n"
+               "    return 0;\n}\n")
+
+
 @pytest.mark.parametrize("text,near", [
-    (PYTHON_WITH_EXAMPLES, "Python"), (CPP_OPERATORS, "C++"), (FREE_FORTRAN, "Fortran"), (C_FOR_CPP_CALLERS, "C")])
+    (PYTHON_WITH_EXAMPLES, "Python"), (CPP_OPERATORS, "C++"), (FREE_FORTRAN, "Fortran"), (C_FOR_CPP_CALLERS, "C"),
+    (MYSQL_TRIGGER, "SQL"), (OBJECTIVE_C, "Objective-C")])
 def test_the_near_languages_own_files_stay_as_they_are(text, near):
     # forms in a docstring's indented example, `= object()`, `discard =`, `operator!(` (C++, not D),
-    # `&` continuations, a C header's lines for C++ callers
+    # `&` continuations, a C header's lines for C++ callers, MySQL's trigger and function (`NEW.x`, `RETURNS`),
+    # Objective-C without C++
     assert dialects.dialect_of(near, text, sure=True) is None
 
 
