@@ -168,7 +168,7 @@ def test_literal_finder_reports_every_word_that_occurs():
     import random
 
     from quarry.curation.pii.credentials import SHAPES
-    from quarry.curation.pii.findings import literal_finder
+    from quarry.infra.literals import literal_finder
 
     words = sorted({g for shape in SHAPES for g in shape.gate} | {"a", "ab", "ba", "PASSWORD=", "_TOKEN="})
     present = literal_finder(words)

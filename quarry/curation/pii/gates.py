@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from functools import cache, lru_cache
 
-from quarry.curation.pii.findings import literal_finder
+from quarry.infra.literals import literal_finder
 
 _sources: list[Callable[[], Iterable[str]]] = []
 _registered: list[tuple] = [()]   # the sources as a hashable key: a new one invalidates the scans
