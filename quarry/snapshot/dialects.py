@@ -90,6 +90,10 @@ class Signature:
         prefix of it: where the language's own words come first) when one is given."""
         if not any(literal in (text if head is None else head) for literal in self.literals):
             return False
+        return self.enough_forms(text)
+
+    def enough_forms(self, text: str) -> bool:
+        """Whether enough kinds of forms are in ``text``, one of the literals being there."""
         needed = self.needed + any(word in text for word in self.doubt)
         return _at_least(needed, (form.found_in(text) for form in self.forms.values()))
 

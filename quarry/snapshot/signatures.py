@@ -27,9 +27,12 @@ Haskell, Django templates) do not hold them.
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 
 from quarry.snapshot import signatures_code, signatures_markup, signatures_specs
+from quarry.infra.literals import literal_finder
 from quarry.snapshot.dialects import forms, signed, word
 
 _LLVM_FORMS = forms(
@@ -581,6 +584,13 @@ def _outside_fences(text: str) -> str:
     return "\n".join(kept)
 
 
+@functools.cache
+def _literals_present() -> Callable[[str], set[str]]:
+    """Every signature's literals in one automaton: a text's head is read once for all of them (an
+    `in` test per literal, 379 for 85 signatures, cost 1.15 ms a record)."""
+    return literal_finder(literal for signature in SIGNATURES.values() for literal in signature.literals)
+
+
 def by_signature(text: str) -> str | None:
     """One of these languages, where enough of its own forms are present outside a document's
     examples (Markdown fences, reStructuredText literal blocks)."""
@@ -588,8 +598,8 @@ def by_signature(text: str) -> str | None:
         text = _outside_fences(text)
     if "::\n" in text:
         text = _LITERAL_BLOCK.sub("::\n", text)
-    head = text[:LITERAL_WINDOW]
+    present = _literals_present()(text[:LITERAL_WINDOW])
     for language, signature in SIGNATURES.items():
-        if signature.found_in(text, head):
+        if not present.isdisjoint(signature.literals) and signature.enough_forms(text):
             return language
     return None
