@@ -1,7 +1,7 @@
 """Programming languages and shells that neither content model names, each by the forms its own
 documentation prescribes (a table of quarry.snapshot.signatures): the fish and C shells, Gleam,
 Hy, Janet, Vyper, Luau, LSL, SourcePawn, nesC, Jasmin, Dylan, Zephir, Logtalk, SuperCollider,
-LiveScript and Csound.
+LiveScript, Pawn, Ragel, Logos, Objective-J, X10, Whiley and Csound.
 
 Each is told from the language it borrows from by what that one never writes: fish's `set -l`
 and `$argv` (Bash sets options, not variables), csh's `if (...) then` and `setenv`, Hy's `setv`
@@ -192,6 +192,52 @@ _LIVESCRIPT_FORMS = forms(
     word_list=(("<[",), r"<\[[ \t]+\w+(?:[ \t]+\w+)+[ \t]+\]>"),
     range_=((" to ", " til "), r"\[[ \t]*\d+[ \t]+(?:to|til)[ \t]+\d+(?:[ \t]+by[ \t]+\d+)?[ \t]*\]"),
 )
+_PAWN_FORMS = forms(
+    include=(("#include",), r"^#include[ \t]*<(?:a_samp|a_players|a_npc|a_http|a_mysql|zcmd|sscanf2|streamer|YSI)"),
+    callback=(("public ",), r"^public[ \t]+On[A-Z]\w*\("),
+    forward=(("forward ",), r"^forward[ \t]+(?:\w+:)?\w+\("),
+    stock=(("stock ", "native "), r"^(?:stock|native)[ \t]+(?:\w+:)?\w+\("),
+    new=(("new ",), r"^[ \t]*new[ \t]+(?:Float:|bool:|Text:|PlayerText:)?\w+(?:\[[^\]\n]*\])*[ \t]*(?:=[^=\n]|;|,)"),
+)
+_RAGEL_FORMS = forms(
+    opening=(("%%{",), r"%%\{"),
+    machine=(("machine ",), r"^[ \t]*machine[ \t]+\w+[ \t]*;"),
+    write=(("write ",), r"%%[ \t]*write[ \t]+(?:data|init|exec|exports)\b|^[ \t]*write[ \t]+(?:data|init|exec)\b"),
+    action=(("action ",), r"^[ \t]*action[ \t]+\w+[ \t]*\{"),
+    main=(("main",), r"^[ \t]*main[ \t]*:?=[^=\n]"),
+)
+_LOGOS_FORMS = forms(
+    hook=(("%hook",), r"^%hook[ \t]+\w+"),
+    orig=(("%orig",), r"%orig\b"),
+    end=(("%end",), r"^%end\b"),
+    setup=(("%ctor", "%init", "%group", "%subclass", "%new"), r"^%(?:ctor|group|subclass|new)\b|%init\b"),
+)
+_OBJECTIVE_J_FORMS = forms(
+    import_=(("@import",), r"^@import[ \t]*[<\"][^>\"\n]+\.j[>\"]"),
+    implementation=(("@implementation",), r"^@implementation[ \t]+\w+[ \t]*:[ \t]*CP\w+"),
+    cappuccino=(("CP",), r"\[CP[A-Z]\w+[ \t]+\w+|\bCP(?:Object|String|Array|View|Window|Dictionary|Application)\b"),
+    var=(("var ",), r"^[ \t]*var[ \t]+\w+[ \t]*=[ \t]*\[\["),
+)
+_X10_FORMS = forms(
+    import_=(("import x10",), r"^import[ \t]+x10\."),
+    # X10's own types (Scala writes `val x: Int` too)
+    typed=((":",), r"\b(?:val|var)[ \t]+\w+[ \t]*:[ \t]*(?:Rail|Place|PlaceGroup|DistArray|GlobalRef|Region|Dist|"
+                   r"Cell)\b"),
+    method=(("def ",), r"\bdef[ \t]+\w+[ \t]*\([^)\n]*:[ \t]*[A-Z]\w*[^)\n]*\)[ \t]*(?::[ \t]*\w+[ \t]*)?\{"),
+    activity=(("finish", "async", "atomic", "at ("), r"\b(?:finish|async|atomic)[ \t]*\{|"
+                                           r"\bat[ \t]*\([^)\n]*\)[ \t]*(?:async|\{)"),
+    console=(("Console.",), r"Console\.OUT\.println"),
+)
+_WHILEY_FORMS = forms(
+    # parameters typed first (`int x`: Dafny writes `x: int`), results after `->`
+    signature=(("function", "method"),
+               r"^(?:(?:public|private|export|native)[ \t]+)*(?:function|method)[ \t]+\w+\("
+               r"(?:[\w\[\]{}&|]+[ \t]+\w+(?:[ \t]*,[ \t]*[\w\[\]{}&|]+[ \t]+\w+)*)?\)[ \t]*->"),
+    contract=(("requires", "ensures"), r"^[ \t]*(?:requires|ensures)[ \t]"),
+    import_=(("import ",), r"^import[ \t]+\w+(?:::\w+)+"),
+    type_=(("type ",), r"^(?:public[ \t]+)?type[ \t]+\w+[ \t]+is[ \t]*[({\w]"),
+    where=(("where",), r"^[ \t]*where[ \t]"),
+)
 _CSOUND_DOCUMENT_TAGS = forms(
     synthesizer=(("<CsoundSynthesizer>",), r"^<CsoundSynthesizer>"),
     options=(("<CsOptions>",), r"^<CsOptions>"),
@@ -236,6 +282,12 @@ SIGNATURES = {
     "Logtalk": signed((":- object(", ":- protocol(", ":- category("), _LOGTALK_FORMS, 2),
     "SuperCollider": signed(("SynthDef", ".ar(", ".kr(", "Pbind", "s.boot", "Routine", "\n~", "^this.", "UGen"),
                             _SUPERCOLLIDER_FORMS, 2),
+    "Pawn": signed(("#include <a_samp>", "public On", "forward ", "stock ", "native "), _PAWN_FORMS, 2),
+    "Ragel": signed(("%%{", "machine "), _RAGEL_FORMS, 2),
+    "Logos": signed(("%hook", "%orig", "%ctor"), _LOGOS_FORMS, 2),
+    "Objective-J": signed(("@import", "CPObject", "CPString", "@implementation"), _OBJECTIVE_J_FORMS, 2),
+    "X10": signed(("import x10", "Console.OUT", "Rail[", "finish {", "finish\n", "async {"), _X10_FORMS, 2),
+    "Whiley": signed(("requires", "ensures", "import std::", "function ", "method "), _WHILEY_FORMS, 2),
     "LiveScript": signed(("require!", ") ->", ") -->", " = ->", "<[ ", "~>", "!->", "export "), _LIVESCRIPT_FORMS, 2),
     # before the orchestra its instruments hold
     "Csound Document": signed(("<CsoundSynthesizer>",), _CSOUND_DOCUMENT_TAGS, 2),

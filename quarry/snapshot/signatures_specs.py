@@ -1,7 +1,9 @@
 """Proof, model, query and configuration languages that neither content model names, each by the
 forms its own documentation prescribes (a table of quarry.snapshot.signatures): Lean (3) and
 Lean 4, Isabelle, Alloy, Promela, PDDL, Modelica, AMPL, Kusto and Cypher queries, Jsonnet,
-Varnish's VCL, Zeek, BitBake recipes, Sieve mail filters, Augeas lenses and Minecraft functions.
+Varnish's VCL, Zeek, BitBake recipes, Sieve mail filters, Augeas lenses, Minecraft functions, the
+computer algebra of GAP and Macaulay2, Asymptote and NCL graphics, Singularity container recipes,
+TypoScript, USD scenes, Rego policies and Pig Latin.
 
 Lean 3 and Lean 4 share their commands (`theorem`, `#check`, `namespace`); Lean 3 is told by
 its `begin ... end` proofs, `λ x,` and mathlib's lower-case module paths, Lean 4 by `:= by`,
@@ -198,6 +200,77 @@ _AUGEAS_FORMS = forms(
     library=(("Util.", "Build.", "Rx.", "Sep."), r"\b(?:Util|Build|Rx|Sep)\.(?:eol|comment|empty|indent|opt_space|"
                                                  r"word|space|key_value_line|entry|del_str|del_ws_spc|stdexcl)\b"),
 )
+_GAP_FORMS = forms(
+    library=(("Install", "Declare", "BindGlobal", "NewType"),
+             r"(?:Install(?:Method|GlobalFunction|OtherMethod|ImmediateMethod)|Declare(?:Operation|Attribute|"
+             r"Property|GlobalFunction|Category|Representation|Filter|Info)|BindGlobal|NewType)\("),
+    od=(("od",), r"^[ \t]*od[ \t]*;"),
+    fi=(("fi",), r"^[ \t]*fi[ \t]*;"),
+    local=(("local ",), r"^[ \t]*local[ \t]+\w+(?:[ \t]*,[ \t]*\w+)*[ \t]*;"),
+    function=((":=",), r":=[ \t]*function[ \t]*\("),   # Lua binds its functions with `=`
+    session=(("gap>",), r"^gap>[ \t]"),
+)
+_MACAULAY2_FORMS = forms(
+    ring=(("QQ[", "ZZ[", "ZZ/"), r"(?:QQ|ZZ(?:/\d+)?)\[[\w, ]+\]"),
+    package=(("needsPackage", "newPackage", "loadPackage"), r"(?:needsPackage|loadPackage)[ \t]*\(?\"|^newPackage\("),
+    ideal=(("ideal",), r"ideal(?<!\wideal)[ \t]*[({]"),
+    documentation=(("///",), r"^(?:TEST|doc)[ \t]*///"),
+    assignment=((":=",), r"^\w+[ \t]*:=[ \t]*(?:method|new|\(\w+\)[ \t]*->)"),
+)
+_ASYMPTOTE_FORMS = forms(
+    import_=(("import ",), r"^import[ \t]+(?:graph|three|geometry|math|contour|palette|olympiad|patterns|markers|"
+                           r"graph3|solids|animation|trembling)[ \t]*;"),
+    size=(("size(", "unitsize("), r"^(?:unit)?size[ \t]*\([^)\n]*\)[ \t]*;"),
+    draw=(("draw(", "fill(", "dot(", "label("),
+          r"\b(?:draw|fill|filldraw|dot|label)\([^\n]*(?:--|\.\.|\bcycle\b|unitcircle|\$)"),
+    typed=(("pair ", "path ", "pen ", "guide ", "real "), r"^[ \t]*(?:pair|path|pen|guide|picture|transform|triple)"
+                                                         r"[ \t]+\w+[ \t]*=[^=\n]"),
+)
+_NCL_FORMS = forms(
+    load=(("load ",), r"^load[ \t]+\"\$NCARG_ROOT/"),
+    graphics=(("gsn_",), r"\bgsn_\w+\("),
+    attribute=(("@",), r"^[ \t]*\w+@\w+[ \t]*=[ \t]*\S"),
+    file=(("addfile(",), r"\baddfile\("),
+    block=(("begin",), r"^begin[ \t]*\n(?:[^\n]*\n){1,400}?end[ \t]*$"),
+)
+_SINGULARITY_FORMS = forms(
+    bootstrap=(("Bootstrap:",), r"^Bootstrap:[ \t]*(?:docker|library|shub|localimage|debootstrap|yum|zypper|oras|"
+                                r"scratch|busybox|docker-daemon|docker-archive)\b"),
+    from_=(("From:",), r"^From:[ \t]*\S+[ \t]*$"),
+    section=(("%",), r"^%(?:post|environment|runscript|files|labels|help|test|startscript|setup|apprun|appinstall|"
+                     r"appenv|arguments)\b"),
+)
+_TYPOSCRIPT_FORMS = forms(
+    content_object=(("= ",), r"^[ \t]*\w+(?:\.\w+)*[ \t]*=[ \t]*(?:PAGE|TEXT|COA(?:_INT)?|HMENU|TMENU|GMENU|"
+                             r"FLUIDTEMPLATE|IMAGE|IMG_RESOURCE|CONTENT|RECORDS|USER(?:_INT)?|FILES|CASE|"
+                             r"LOAD_REGISTER|TEMPLATE)[ \t]*$"),
+    include=(("<INCLUDE_TYPOSCRIPT", "@import"), r"<INCLUDE_TYPOSCRIPT:|^@import[ \t]+'EXT:"),
+    numbered=((".",), r"^[ \t]*\w+(?:\.\w+)*\.\d+[ \t]*(?:=|<)[ \t]*[A-Z_]+[ \t]*$"),
+    condition=(("[",), r"^\[(?:globalVar|page|tree|applicationContext|request|traverse|siteLanguage)\b"),
+)
+_USD_FORMS = forms(
+    header=(("#usda",), r"\A#usda[ \t]+\d"),
+    prim=(("def ", "over ", "class "), r"^[ \t]*(?:def|over|class)[ \t]+(?:\w+[ \t]+)?\"\w+\""),
+    attribute=(("uniform", "float", "double", "point3f", "normal3f", "token", "rel ", "matrix4d", "color3f"),
+               r"^[ \t]*(?:uniform[ \t]+)?(?:float3?|double3?|point3f|normal3f|token|rel|matrix4d|color3f)(?:\[\])?"
+               r"[ \t]+[\w:]+[ \t]*(?:=|$)"),
+)
+_REGO_FORMS = forms(
+    import_=(("import ",), r"^import[ \t]+(?:data|input|future\.keywords|rego\.v1)\b"),
+    default=(("default ",), r"^default[ \t]+\w+(?:\[[^\]\n]*\])?[ \t]*:?=[ \t]*\S"),
+    rule=(("if ", "{"), r"^\w+(?:[ \t]+contains[ \t]+\w+)?(?:\[[^\]\n]*\])?[ \t]+if[ \t]*\{|^\w+(?:\[[^\]\n]*\])?"
+                      r"[ \t]*\{[ \t]*$"),
+    document=(("input.", "data."), r"\b(?:input|data)\.[a-z_]\w*(?:\.\w+|\[[^\]\n]*\])+"),
+    iteration=(("some ", "every "), r"^[ \t]*(?:some|every)[ \t]+\w+(?:[ \t]*,[ \t]*\w+)?[ \t]+in[ \t]"),
+)
+_PIG_FORMS = forms(
+    load=(("LOAD", "load"), r"(?i:\bLOAD)[ \t]+'[^'\n]+'"),
+    generate=(("GENERATE", "generate"), r"(?i:\bFOREACH)[ \t]+\w+[^\n]*(?i:GENERATE)\b"),
+    store=(("STORE", "store"), r"(?i:^[ \t]*STORE)[ \t]+\w+[ \t]+(?i:INTO)[ \t]+'"),
+    relation=(("=",), r"^[ \t]*\w+[ \t]*=[ \t]*(?i:LOAD|FOREACH|GROUP|FILTER|JOIN|ORDER|DISTINCT|LIMIT|UNION|COGROUP|"
+                      r"CROSS|SPLIT)[ \t]"),
+    dump=(("DUMP", "dump", "DESCRIBE", "describe"), r"(?i:^[ \t]*(?:DUMP|DESCRIBE|ILLUSTRATE))[ \t]+\w+[ \t]*;"),
+)
 _MCFUNCTION_FORMS = forms(
     execute=(("execute ",), r"^execute[ \t]+(?:as|at|if|unless|store|positioned|in|run|anchored|align|facing|"
                             r"rotated|on|summon)[ \t]"),
@@ -233,6 +306,17 @@ SIGNATURES = {
     "BitBake": signed(("SRC_URI", "\ninherit ", "do_install", "${PN}", "LIC_FILES_CHKSUM"), _BITBAKE_FORMS, 2),
     "Sieve": signed(("require [", "require \"", "fileinto", ":contains"), _SIEVE_FORMS, 2),
     "Augeas": signed(("module ", "let lns", "autoload"), _AUGEAS_FORMS, 2),
+    "GAP": signed(("Install", "Declare", "BindGlobal", "od;", "fi;", "gap>"), _GAP_FORMS, 2),
+    "Macaulay2": signed(("QQ[", "ZZ[", "ZZ/", "needsPackage", "newPackage", "loadPackage"), _MACAULAY2_FORMS, 2),
+    "Asymptote": signed(("import graph", "import three", "import geometry", "size(", "draw("), _ASYMPTOTE_FORMS, 2),
+    "NCL": signed(("$NCARG_ROOT", "gsn_", "addfile("), _NCL_FORMS, 2),
+    "Singularity": signed(("Bootstrap:",), _SINGULARITY_FORMS, 2),
+    "TypoScript": signed(("= PAGE", "= TEXT", "= COA", "= HMENU", "= FLUIDTEMPLATE", "INCLUDE_TYPOSCRIPT"),
+                         _TYPOSCRIPT_FORMS, 2),
+    "USD": signed(("#usda",), _USD_FORMS, 2),
+    "Rego": signed(("import data", "import input", "import future.keywords", "import rego", "default allow",
+                    "default deny"), _REGO_FORMS, 2),
+    "Pig": signed(("GENERATE", "generate", "LOAD '", "load '"), _PIG_FORMS, 2),
     "MCFunction": signed(("execute ", "scoreboard ", "tellraw ", "@a ", "@a[", "@e[", "@p[", "@s[", "\nfunction ",
                           "\nsummon ", "\nsetblock "), _MCFUNCTION_FORMS, 2),
 }

@@ -203,6 +203,57 @@ LUAU_PARAMETERS = ("local Players = game:GetService(\"Players\")\n\n"
                    "local function tally(label: string?, step: number)\n"
                    "  return (step or 1)\nend\n\nreturn tally\n")
 
+PAWN = ("#include <a_samp>\n\nnew gTotal = 0;\nnew Float:gStep = 1.0;\n\nforward CountUp(playerid);\n\n"
+        "public OnGameModeInit()\n{\n    SetGameModeText(\"Tally\");\n    return 1;\n}\n\n"
+        "public OnPlayerConnect(playerid)\n{\n    gTotal++;\n    return CountUp(playerid);\n}\n\n"
+        "stock CountUp(playerid)\n{\n    SendClientMessage(playerid, -1, \"counted\");\n    return 1;\n}\n")
+RAGEL = ("#include <stdio.h>\n\n%%{\n    machine tally;\n    action count { total++; }\n"
+         "    word = alpha+ %count;\n    main := ( word | space )*;\n}%%\n\n%% write data;\n\n"
+         "int tally(const char *p, const char *pe)\n{\n    int cs, total = 0;\n    %% write init;\n    %% write exec;\n"
+         "    return total;\n}\n")
+LOGOS = ("#import <UIKit/UIKit.h>\n\n%hook SBIconController\n- (void)viewDidLoad {\n    %orig;\n"
+         "    NSLog(@\"tally: loaded\");\n}\n%end\n\n%ctor {\n    %init;\n}\n")
+OBJECTIVE_J = ("@import <Foundation/CPObject.j>\n@import \"TallyView.j\"\n\n@implementation Tally : CPObject\n{\n"
+               "    CPArray counts;\n}\n\n- (id)init\n{\n    self = [super init];\n    counts = [CPArray array];\n"
+               "    return self;\n}\n\n- (void)add:(CPString)aLabel\n{\n    [counts addObject:aLabel];\n}\n\n@end\n\n"
+               "var tally = [[Tally alloc] init];\n")
+X10 = ("import x10.io.Console;\n\npublic class Tally {\n    public static def main(args:Rail[String]) {\n"
+       "        val counts:Rail[Long] = new Rail[Long](4);\n        finish for (p in Place.places()) {\n"
+       "            at (p) async {\n                Console.OUT.println(\"counting at \" + here);\n            }\n"
+       "        }\n"
+       "    }\n}\n")
+WHILEY = ("import std::io\n\ntype nat is (int x) where x >= 0\n\nfunction total(int[] counts) -> (int r)\n"
+          "requires |counts| > 0\nensures r >= 0:\n    int sum = 0\n    for i in 0..|counts|:\n"
+          "        sum = sum + counts[i]\n    return sum\n\nmethod main():\n    io::println(\"tally\")\n")
+GAP = ("# the orbits of a group acting on points\nOrbitTally := function(G, points)\n    local counts, p, orb;\n"
+       "    counts := [];\n    for p in points do\n        orb := Orbit(G, p);\n"
+       "        if not Size(orb) in counts then\n"
+       "            Add(counts, Size(orb));\n        fi;\n    od;\n    return counts;\nend;\n\n"
+       "DeclareOperation(\"Tally\", [IsGroup]);\nInstallMethod(Tally, [IsGroup], G -> OrbitTally(G, [1..5]));\n")
+MACAULAY2 = ("needsPackage \"Elimination\"\n\nR = QQ[x, y, z]\nI = ideal(x^2 - y, y^2 - z)\nG = gb I\n"
+             "tally = method()\ntally Ideal := J -> numgens J\nprint tally I\n")
+ASYMPTOTE = ("import graph;\nsize(200, 150);\n\nreal f(real x) { return x^2; }\npair origin = (0, 0);\n"
+             "draw(graph(f, -1, 1), blue);\ndraw((0,0)--(1,1)--(1,0)--cycle);\nlabel(\"$y=x^2$\", (0.5, 0.8), N);\n")
+NCL = ("load \"$NCARG_ROOT/lib/ncarg/nclscripts/csm/gsn_code.ncl\"\n\nbegin\n  f = addfile(\"tally.nc\", \"r\")\n"
+       "  t = f->counts\n  wks = gsn_open_wks(\"png\", \"tally\")\n  res = True\n  res@gsnMaximize = True\n"
+       "  plot = gsn_csm_xy(wks, t&time, t, res)\nend\n")
+SINGULARITY = ("Bootstrap: docker\nFrom: python:3.11-slim\n\n%files\n    tally.py /opt/tally.py\n\n%post\n"
+               "    pip install --no-cache-dir numpy\n\n%environment\n    export TALLY_HOME=/opt\n\n%runscript\n"
+               "    exec python /opt/tally.py \"$@\"\n\n%labels\n    Author Ada\n")
+TYPOSCRIPT = ("page = PAGE\npage.typeNum = 0\npage.10 = FLUIDTEMPLATE\npage.10 {\n"
+              "  file = EXT:tally/Resources/Page.html\n"
+              "}\n\nlib.tally = COA\nlib.tally.10 = TEXT\nlib.tally.10.value = Tally\n\n"
+              "<INCLUDE_TYPOSCRIPT: source=\"FILE:EXT:tally/setup.typoscript\">\n")
+USD = ("#usda 1.0\n(\n    defaultPrim = \"Tally\"\n    upAxis = \"Y\"\n)\n\ndef Xform \"Tally\" (\n"
+       "    kind = \"component\"\n)\n{\n    def Sphere \"Ball\"\n    {\n        double radius = 1.5\n"
+       "        float3[] extent = [(-1.5, -1.5, -1.5), (1.5, 1.5, 1.5)]\n    }\n}\n")
+REGO = ("package tally.authz\n\nimport rego.v1\nimport data.tally.roles\n\ndefault allow := false\n\n"
+        "allow if {\n    some role in roles[input.user.name]\n    role == \"counter\"\n}\n\n"
+        "counted contains label if {\n    some label in input.request.labels\n}\n")
+PIG = ("counts = LOAD 'tally/words.tsv' USING PigStorage('\\t') AS (label:chararray, total:int);\n"
+       "grouped = GROUP counts BY label;\nsums = FOREACH grouped GENERATE group AS label, SUM(counts.total) AS total;\n"
+       "ordered = ORDER sums BY total DESC;\nSTORE ordered INTO 'tally/out' USING PigStorage(',');\nDUMP ordered;\n")
+
 POSITIVES = [
     (SASS, "Sass"), (HAML, "Haml"), (PUG, "Pug"), (SLIM, "Slim"), (TYPST, "Typst"), (WIKITEXT, "Wikitext"),
     (FISH, "Fish"), (TCSH, "Tcsh"), (GLEAM, "Gleam"), (HY, "Hy"), (JANET, "Janet"), (VYPER, "Vyper"), (LUAU, "Luau"),
@@ -213,7 +264,10 @@ POSITIVES = [
     (AMPL, "Ampl"), (KUSTO, "Kusto"), (CYPHER, "Cypher"), (JSONNET, "Jsonnet"), (VCL, "VCL"), (ZEEK, "Zeek"),
     (BITBAKE, "BitBake"), (SIEVE, "Sieve"), (AUGEAS, "Augeas"), (MCFUNCTION, "MCFunction"),
     (LIVESCRIPT, "LiveScript"), (CSOUND_OPCODES, "Csound Orchestra"), (SUPERCOLLIDER_CLASS, "SuperCollider"),
-    (ZEPHIR_LOOPS, "Zephir"), (WIKITEXT_LINKS, "Wikitext"), (LUAU_PARAMETERS, "Luau")]
+    (ZEPHIR_LOOPS, "Zephir"), (WIKITEXT_LINKS, "Wikitext"), (LUAU_PARAMETERS, "Luau"), (PAWN, "Pawn"),
+    (RAGEL, "Ragel"), (LOGOS, "Logos"), (OBJECTIVE_J, "Objective-J"), (X10, "X10"), (WHILEY, "Whiley"), (GAP, "GAP"),
+    (MACAULAY2, "Macaulay2"), (ASYMPTOTE, "Asymptote"), (NCL, "NCL"), (SINGULARITY, "Singularity"),
+    (TYPOSCRIPT, "TypoScript"), (USD, "USD"), (REGO, "Rego"), (PIG, "Pig")]
 
 
 @pytest.mark.parametrize("text,expected", POSITIVES)
@@ -328,10 +382,27 @@ GO_AND_SWIFT = ("for label, total := range counts {\n\tfmt.Println(label, total)
                 "// Swift\nfor (label, total) in counts {\n    print(label, total)\n}\nfor word in words {\n"
                 "    print(word)\n}\n")
 
+LUA_FUNCTIONS = ("local counts, total;\nlocal add = function(label)\n  counts[label] = (counts[label] or 0) + 1\n"
+                 "end\n\nfor label, n in pairs(counts) do\n  print(label, n)\nend\n")
+CSS_FORMS = ("/* the default look */\nbody {\n  margin: 0;\n}\n\ninput.form.wide {\n  width: 100%;\n}\n\n"
+             "main {\n  display: grid;\n}\n")
+SCALA = ("import scala.concurrent.Future\n\nobject Tally {\n  val total: Int = 0\n  var step: Long = 1L\n\n"
+         "  def count(words: Seq[String]): Int = {\n    words.size\n  }\n\n  def report(total: Int) {\n"
+         "    println(total)\n  }\n}\n")
+DAFNY = ("method Total(counts: array<int>) returns (r: int)\n  requires counts.Length > 0\n  ensures r >= 0\n{\n"
+         "  r := 0;\n}\n\nfunction Sum(xs: seq<int>): int\n{\n  if |xs| == 0 then 0 else xs[0] + Sum(xs[1..])\n}\n")
+JS_FUNCTIONS = ("function total(counts)\n{\n  return counts.reduce((a, b) => a + b, 0);\n}\n\n"
+                "function label(name)\n{\n  return name.toLowerCase();\n}\n")
+MATPLOTLIB = ("import matplotlib.pyplot as plt\n\nfig, ax = plt.subplots()\nax.plot([1, 2, 3], label=\"$x^2$\")\n"
+              "ax.label(\"$y=x^2$\")\nax.draw(fig.canvas.get_renderer())\nplt.savefig(\"tally.png\")\n")
+CPP_STRING = ("#include <string>\n#include <vector>\n\nstd::string label(const std::vector<std::string>& words)\n{\n"
+              "    return words.empty() ? std::string() : words.front();\n}\n")
+
 NEGATIVES = [SCSS, YAML_THEME, PERL_POD, ERB, PYTHON_CALLS, BASH, TCL, RUST, CLOJURE, LUA, C_SOURCE, SMALI, PHP,
              JAVASCRIPT, TYPESCRIPT, PROLOG, CPP, PASCAL, STANDARD_ML, HASKELL, KOTLIN, ADA, SQL, POWERSHELL,
              MARKDOWN_TABLE, EBUILD, PERL_REQUIRE, OCAML, VERILOG, SOLIDITY, ASCIIDOC, OBJECTIVE_C, MARKDOWN,
-             COFFEESCRIPT, RUBY, JAVA_LAMBDA, HTML_COMMENTS, GO_AND_SWIFT]
+             COFFEESCRIPT, RUBY, JAVA_LAMBDA, HTML_COMMENTS, GO_AND_SWIFT, LUA_FUNCTIONS, CSS_FORMS, SCALA, DAFNY,
+             JS_FUNCTIONS, MATPLOTLIB, CPP_STRING]
 
 
 @pytest.mark.parametrize("text", NEGATIVES)
@@ -343,7 +414,8 @@ def test_near_languages_that_write_a_few_of_the_same_words_are_not_claimed(text)
     # and Haskell (Lean 4), Kotlin (Isabelle, Alloy), Ada (Modelica), SQL (Cypher), PowerShell and a
     # Markdown table (Kusto), an ebuild (BitBake), OCaml (Augeas), TypeScript, JavaScript's exports,
     # Verilog and Solidity (Zeek), AsciiDoc and Objective-C (Typst), Markdown (wikitext), CoffeeScript,
-    # Ruby's `save!` and `~>`, Java's lambdas and HTML comments (LiveScript), Go's and Swift's loops (Zephir)
+    # Ruby's `save!` and `~>`, Java's lambdas and HTML comments (LiveScript), Go's and Swift's loops (Zephir), Lua's
+    # functions (GAP), CSS (Rego), Scala (X10), Dafny and JavaScript (Whiley), matplotlib (Asymptote), C++ (Pawn)
     assert signatures.by_signature(text) is None
 
 
