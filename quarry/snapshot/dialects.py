@@ -367,7 +367,8 @@ DIALECTS: dict[str, dict[str, Signature]] = {
     # Objective-C with C++ in it, read as either
     "C++": {"D": _D, "Objective-C++": Signature(("@interface", "@implementation", "#import", "@end"),
                                                 _OBJECTIVE_C_FORMS, 2)},
-    "Objective-C": {"Objective-C++": _CPP},
+    # any C++ form at all: Objective-C writes none (`std::string`, `template <`)
+    "Objective-C": {"Objective-C++": Signature(_CPP.literals, _CPP_FORMS, 1)},
     "SQL": {"Transact-SQL": Signature(("GO", "DECLARE @", "@@", "dbo", "NOCOUNT", "BEGIN TRY", "EXEC", "go\n",
                                        "declare @"), _TRANSACT_SQL_FORMS, 2),
             "PL/pgSQL": Signature(("plpgsql", "$$", "RAISE", "raise", "PERFORM", "NEW.", "RETURNS TRIGGER"),

@@ -223,7 +223,9 @@ _X10_FORMS = forms(
     # X10's own types (Scala writes `val x: Int` too)
     typed=((":",), r"\b(?:val|var)[ \t]+\w+[ \t]*:[ \t]*(?:Rail|Place|PlaceGroup|DistArray|GlobalRef|Region|Dist|"
                    r"Cell)\b"),
-    method=(("def ",), r"\bdef[ \t]+\w+[ \t]*\([^)\n]*:[ \t]*[A-Z]\w*[^)\n]*\)[ \t]*(?::[ \t]*\w+[ \t]*)?\{"),
+    # a method's result type before its body (Scala's `def f(x: Int): Int` has an `=`), a field ended by `;`
+    method=(("def ",), r"\bdef[ \t]+\w+[ \t]*\([^)\n]*\)[ \t]*:[ \t]*[\w.]+(?:\[[^\]\n]*\])?[ \t]*\{"),
+    field=(("val ", "var "), r"\b(?:val|var)[ \t]+\w+[ \t]*:[ \t]*[\w.]+(?:\[[^\]\n]*\])?[ \t]*(?:=[^;\n]*)?;"),
     activity=(("finish", "async", "atomic", "at ("), r"\b(?:finish|async|atomic)[ \t]*\{|"
                                            r"\bat[ \t]*\([^)\n]*\)[ \t]*(?:async|\{)"),
     console=(("Console.",), r"Console\.OUT\.println"),
@@ -286,7 +288,7 @@ SIGNATURES = {
     "Ragel": signed(("%%{", "machine "), _RAGEL_FORMS, 2),
     "Logos": signed(("%hook", "%orig", "%ctor"), _LOGOS_FORMS, 2),
     "Objective-J": signed(("@import", "CPObject", "CPString", "@implementation"), _OBJECTIVE_J_FORMS, 2),
-    "X10": signed(("import x10", "Console.OUT", "Rail[", "finish {", "finish\n", "async {"), _X10_FORMS, 2),
+    "X10": signed(("x10.", "Console.OUT", "Rail[", "finish {", "finish\n", "async {", "def this("), _X10_FORMS, 2),
     "Whiley": signed(("requires", "ensures", "import std::", "function ", "method "), _WHILEY_FORMS, 2),
     "LiveScript": signed(("require!", ") ->", ") -->", " = ->", "<[ ", "~>", "!->", "export "), _LIVESCRIPT_FORMS, 2),
     # before the orchestra its instruments hold

@@ -234,7 +234,7 @@ _NCL_FORMS = forms(
     block=(("begin",), r"^begin[ \t]*\n(?:[^\n]*\n){1,400}?end[ \t]*$"),
 )
 _SINGULARITY_FORMS = forms(
-    bootstrap=(("Bootstrap:",), r"^Bootstrap:[ \t]*(?:docker|library|shub|localimage|debootstrap|yum|zypper|oras|"
+    bootstrap=(("Bootstrap:", "bootstrap:", "BootStrap:"), r"^(?i:bootstrap):[ \t]*(?:docker|library|shub|localimage|debootstrap|yum|zypper|oras|"
                                 r"scratch|busybox|docker-daemon|docker-archive)\b"),
     from_=(("From:",), r"^From:[ \t]*\S+[ \t]*$"),
     section=(("%",), r"^%(?:post|environment|runscript|files|labels|help|test|startscript|setup|apprun|appinstall|"
@@ -247,6 +247,10 @@ _TYPOSCRIPT_FORMS = forms(
     include=(("<INCLUDE_TYPOSCRIPT", "@import"), r"<INCLUDE_TYPOSCRIPT:|^@import[ \t]+'EXT:"),
     numbered=((".",), r"^[ \t]*\w+(?:\.\w+)*\.\d+[ \t]*(?:=|<)[ \t]*[A-Z_]+[ \t]*$"),
     condition=(("[",), r"^\[(?:globalVar|page|tree|applicationContext|request|traverse|siteLanguage)\b"),
+    # a constant's value (`= {$plugin.tx_news.view.templateRootPath}`), a copy or reference (`=<`, `<`)
+    constant=(("{$",), r"=[ \t]*\{\$[\w.-]+\}"),
+    reference=(("=<", " < "), r"^[ \t]*[\w.-]+[ \t]*=?<[ \t]*(?:plugin|lib|config|page|styles|tt_content)\.[\w.]+"
+                              r"[ \t]*$"),
 )
 _USD_FORMS = forms(
     header=(("#usda",), r"\A#usda[ \t]+\d"),
@@ -310,12 +314,14 @@ SIGNATURES = {
     "Macaulay2": signed(("QQ[", "ZZ[", "ZZ/", "needsPackage", "newPackage", "loadPackage"), _MACAULAY2_FORMS, 2),
     "Asymptote": signed(("import graph", "import three", "import geometry", "size(", "draw("), _ASYMPTOTE_FORMS, 2),
     "NCL": signed(("$NCARG_ROOT", "gsn_", "addfile("), _NCL_FORMS, 2),
-    "Singularity": signed(("Bootstrap:",), _SINGULARITY_FORMS, 2),
-    "TypoScript": signed(("= PAGE", "= TEXT", "= COA", "= HMENU", "= FLUIDTEMPLATE", "INCLUDE_TYPOSCRIPT"),
+    "Singularity": signed(("Bootstrap:", "bootstrap:", "BootStrap:"), _SINGULARITY_FORMS, 2),
+    "TypoScript": signed(("= PAGE", "= TEXT", "= COA", "= HMENU", "= FLUIDTEMPLATE", "INCLUDE_TYPOSCRIPT", "= {$",
+                          "=<"),
                          _TYPOSCRIPT_FORMS, 2),
     "USD": signed(("#usda",), _USD_FORMS, 2),
     "Rego": signed(("import data", "import input", "import future.keywords", "import rego", "default allow",
-                    "default deny"), _REGO_FORMS, 2),
+                    "default deny", "\ndeny[", "\nviolation[", "\nwarn[", "\nallow {", "\nallow if", "input.request"),
+                   _REGO_FORMS, 2),
     "Pig": signed(("GENERATE", "generate", "LOAD '", "load '"), _PIG_FORMS, 2),
     "MCFunction": signed(("execute ", "scoreboard ", "tellraw ", "@a ", "@a[", "@e[", "@p[", "@s[", "\nfunction ",
                           "\nsummon ", "\nsetblock "), _MCFUNCTION_FORMS, 2),
