@@ -68,7 +68,7 @@ _JANET_FORMS = forms(
                                                      r"keys|pairs|down|iterate)\b"),
     # a short function of `$` arguments, optional and named parameters (Clojure's `&` stands alone)
     short_fn=(("|(",), r"(?<![\w|])\|\([\w/*+<>=!?-]+[ \t][^()\n]*\$"),
-    parameters=(("&opt", "&keys", "&named"), r"\[[^\]\n]*&(?:opt|keys|named)\b"),
+    parameters=(("&opt", "&keys", "&named"), r"\[[^\[\]\n]*&(?:opt|keys|named)\b"),
     var=(("(var ",), r"\(var[ \t]+[\w-]+[ \t]+(?!in\b|of\b)[^\s=;,)]"),   # JavaScript's `for (var x in o)` is not
     import_=(("(import", "(use "), r"\((?:import|use)[ \t]+(?:spork|jaylib|sh|\./)"),
 )

@@ -44,8 +44,8 @@ _HAML_FORMS = forms(
     tag=(("%",), r"^[ \t]*%" + _HTML_TAG + r"(?:[.#][\w-]+)*(?:\{[^\n]*\}|\([^\n]*\))?[ \t]*(?:[=/~]|[ \t]+\S|$)"),
     attributes=(("{",), r"^[ \t]*%\w[\w.#-]*\{[ \t]*(?::[\w-]+[ \t]*=>|[\w-]+:[ \t]|\"[\w-]+\"[ \t]*=>)"),
     code=(("- ",), _RUBY_LINE),
-    output=(("= ",), r"^[ \t]*(?:%[\w.#-]+|[.#][\w-]+)?[ \t]*!?=[ \t]+(?:link_to|render|yield|image_tag|form_for|t\(|"
-                     r"@\w+|raw[ \t(]|simple_form_for|content_tag)"),
+    output=(("= ",), r"^[ \t]*(?:(?:%[\w.#-]+|[.#][\w-]+)[ \t]*)?!?=[ \t]+(?:link_to|render|yield|image_tag|"
+                     r"form_for|t\(|@\w+|raw[ \t(]|simple_form_for|content_tag)"),
     doctype=(("!!!",), r"^!!!(?:[ \t]+\w+)*[ \t]*$"),
     comment=(("-#",), r"^[ \t]*-#"),
     filter=((":",), r"^[ \t]*:(?:javascript|css|ruby|markdown|plain|erb|sass|scss|escaped|preserve)[ \t]*$"),
@@ -72,7 +72,8 @@ _SLIM_FORMS = forms(
                                 r"@?[\w.]+))+[ \t]*$"),
     code=(("- ",), _RUBY_LINE),
     # an expression's output: `= yield`, `== paginator.render do` (AsciiDoc's `== Title` is capitalised)
-    output=(("= ",), r"^[ \t]*" + _HTML_TAG + r"?(?:[.#][\w-]+)*[ \t]*==?[ \t]+[a-z_@][\w.@?!]*(?:[ \t(][^\n]*)?$"),
+    output=(("= ",), r"^[ \t]*(?:(?:" + _HTML_TAG + r"(?:[.#][\w-]+)*|(?:[.#][\w-]+)+)[ \t]*)?==?[ \t]+"
+                     r"[a-z_@][\w.@?!]*(?:[ \t(][^\n]*)?$"),
     tag_with_class=((".", "#"), _TAG_WITH_CLASS),
     html_comment=(("/!",), r"^[ \t]*/![ \t]"),
     text=(("|",), r"^[ \t]+\|[ \t]+[A-Za-z]"),
@@ -88,7 +89,7 @@ _TYPST_FORMS = forms(
 )
 _WIKITEXT_FORMS = forms(
     heading=(("==",), r"^(=={1,4})[ \t]*[^=\n]+?[ \t]*\1[ \t]*$"),
-    link=(("[[",), r"\[\[(?:Category|File|Image|Template|Wikipedia|Help):[^\]\n]+\]\]|\[\[[^\]|\n]+\|[^\]\n]+\]\]"),
+    link=(("[[",), r"\[\[(?:Category|File|Image|Template|Wikipedia|Help):[^\]\n]+\]\]|\[\[[^\[\]|\n]+\|[^\]\n]+\]\]"),
     template=(("{{",), r"\{\{[\w -]+\|[^}\n]*\}\}|^\{\{[\w -]+\}\}[ \t]*$"),
     table=(("{|",), r"^\{\|[^\n]*\n(?:[^\n]*\n)*?\|-"),
     external_link=(("[http",), r"\[https?://[^ \]\n]+[ \t]+[^\]\n]+\]"),

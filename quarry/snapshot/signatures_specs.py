@@ -234,8 +234,9 @@ _NCL_FORMS = forms(
     block=(("begin",), r"^begin[ \t]*\n(?:[^\n]*\n){1,400}?end[ \t]*$"),
 )
 _SINGULARITY_FORMS = forms(
-    bootstrap=(("Bootstrap:", "bootstrap:", "BootStrap:"), r"^(?i:bootstrap):[ \t]*(?:docker|library|shub|localimage|debootstrap|yum|zypper|oras|"
-                                r"scratch|busybox|docker-daemon|docker-archive)\b"),
+    bootstrap=(("Bootstrap:", "bootstrap:", "BootStrap:"),
+               r"^(?i:bootstrap):[ \t]*(?:docker|library|shub|localimage|debootstrap|yum|zypper|oras|scratch|busybox|"
+               r"docker-daemon|docker-archive)\b"),
     from_=(("From:",), r"^From:[ \t]*\S+[ \t]*$"),
     section=(("%",), r"^%(?:post|environment|runscript|files|labels|help|test|startscript|setup|apprun|appinstall|"
                      r"appenv|arguments)\b"),
