@@ -235,10 +235,12 @@ _WHILEY_FORMS = forms(
     signature=(("function", "method"),
                r"^(?:(?:public|private|export|native)[ \t]+)*(?:function|method)[ \t]+\w+\("
                r"(?:[\w\[\]{}&|]+[ \t]+\w+(?:[ \t]*,[ \t]*[\w\[\]{}&|]+[ \t]+\w+)*)?\)[ \t]*->"),
-    contract=(("requires", "ensures"), r"^[ \t]*(?:requires|ensures)[ \t]"),
+    # a condition, not a sentence that starts with the word ("  ensures that snapshots ...")
+    contract=(("requires", "ensures"), r"^[ \t]*(?:requires|ensures)[ \t]+[^\n.]*(?:>=|<=|==|!=|[ \t][<>][ \t]|"
+                                       r"\|[\w.]+\|)[^\n.]*$"),
     import_=(("import ",), r"^import[ \t]+\w+(?:::\w+)+"),
     type_=(("type ",), r"^(?:public[ \t]+)?type[ \t]+\w+[ \t]+is[ \t]*[({\w]"),
-    where=(("where",), r"^[ \t]*where[ \t]"),
+    where=(("where",), r"^[ \t]*where[ \t]+[^\n.]*(?:>=|<=|==|!=|[ \t][<>][ \t])[^\n.]*$"),
 )
 _CSOUND_DOCUMENT_TAGS = forms(
     synthesizer=(("<CsoundSynthesizer>",), r"^<CsoundSynthesizer>"),
