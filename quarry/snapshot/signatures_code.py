@@ -230,17 +230,18 @@ _X10_FORMS = forms(
                                            r"\bat[ \t]*\([^)\n]*\)[ \t]*(?:async|\{)"),
     console=(("Console.",), r"Console\.OUT\.println"),
 )
+# the rest of a line that is a condition: a comparison in it, no full stop ending a sentence
+_CONDITION = r"(?=[^\n]*(?:>=|<=|==|!=|[ \t][<>][ \t]|\|[\w.]+\|))(?:[^\n.]|\.\w)*+$"
 _WHILEY_FORMS = forms(
-    # parameters typed first (`int x`: Dafny writes `x: int`), results after `->`
+    # results after `->`, named in parentheses (Dafny writes `returns`, PHP `: int`)
     signature=(("function", "method"),
-               r"^(?:(?:public|private|export|native)[ \t]+)*(?:function|method)[ \t]+\w+\("
-               r"(?:[\w\[\]{}&|]+[ \t]+\w+(?:[ \t]*,[ \t]*[\w\[\]{}&|]+[ \t]+\w+)*)?\)[ \t]*->"),
+               r"^(?:(?:public|private|export|native)[ \t]+)*(?:function|method)[ \t]+\w+(?:<[^>\n]*>)?\([^\n]*\)"
+               r"[ \t]*->[ \t]*(?:\(|[\w\[\]]+[ \t]*$)"),
     # a condition, not a sentence that starts with the word ("  ensures that snapshots ...")
-    contract=(("requires", "ensures"), r"^[ \t]*(?:requires|ensures)[ \t]+[^\n.]*(?:>=|<=|==|!=|[ \t][<>][ \t]|"
-                                       r"\|[\w.]+\|)[^\n.]*$"),
+    contract=(("requires", "ensures"), r"^[ \t]*(?:requires|ensures)[ \t]+" + _CONDITION),
     import_=(("import ",), r"^import[ \t]+\w+(?:::\w+)+"),
-    type_=(("type ",), r"^(?:public[ \t]+)?type[ \t]+\w+[ \t]+is[ \t]*[({\w]"),
-    where=(("where",), r"^[ \t]*where[ \t]+[^\n.]*(?:>=|<=|==|!=|[ \t][<>][ \t])[^\n.]*$"),
+    type_=(("type ",), r"^(?:public[ \t]+)?type[ \t]+\w+[ \t]+is[ \t]*(?:[({]|[\w\[\]]+[ \t]*\|)"),
+    where=(("where",), r"^[ \t]*where[ \t]+" + _CONDITION),
 )
 _CSOUND_DOCUMENT_TAGS = forms(
     synthesizer=(("<CsoundSynthesizer>",), r"^<CsoundSynthesizer>"),

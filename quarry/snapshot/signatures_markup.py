@@ -24,7 +24,7 @@ _HTML_TAG = (r"(?:html|head|body|div|span|p|a|ul|ol|li|table|thead|tbody|tr|td|t
 # a tag with its class or id (`nav#pagination`, `i.fa.fa-bars`): Pug's and Slim's
 _TAG_WITH_CLASS = (r"^[ \t]*" + _HTML_TAG + r"(?:[.#][\w-]+)+[ \t]*$")
 # a Ruby statement line, as Haml and Slim write it: a condition on one expression, or a block
-_RUBY_LINE = (r"^[ \t]*-[ \t]+(?:(?:if|unless|elsif|case|when)[ \t]+!?[@\w.?!\[\]:'\"]+"
+_RUBY_LINE = (r"^[ \t]*-[ \t]++(?:(?:if|unless|elsif|case|when)[ \t]+!?[@\w.?!\[\]:'\"]+"
               r"(?:[ \t]*(?:==|!=|&&|\|\||<=?|>=?)[^\n]*)?|else|[^\n]*[ \t]do(?:[ \t]*\|[^|\n]*\|)?)[ \t]*$")
 
 _SASS_FORMS = forms(
@@ -80,7 +80,7 @@ _SLIM_FORMS = forms(
 )
 _TYPST_FORMS = forms(
     set_rule=(("#set",), r"^#set[ \t]+[a-z][\w.]*\("),
-    show_rule=(("#show",), r"^#show(?:[ \t]+[^\n:]+)?[ \t]*:"),
+    show_rule=(("#show",), r"^#show\b[^\n:]*+:"),
     let=(("#let",), r"^#let[ \t]+[\w-]+[ \t]*[=(]"),
     import_=(("#import",), r"^#import[ \t]+\"(?:@preview/[\w-]+:[\d.]+|[^\"\n]+\.typ)\""),
     element=(("#",), r"^#(?:figure|table|image|align|box|block|grid|pagebreak|outline|bibliography|heading|"
@@ -88,7 +88,7 @@ _TYPST_FORMS = forms(
     heading=(("=",), r"^=+[ \t]+[A-Z][^\n=]*$"),
 )
 _WIKITEXT_FORMS = forms(
-    heading=(("==",), r"^(=={1,4})[ \t]*[^=\n]+?[ \t]*\1[ \t]*$"),
+    heading=(("==",), r"^(=={1,4})[ \t]*+[^=\s][^=\n]*?\1[ \t]*$"),
     link=(("[[",), r"\[\[(?:Category|File|Image|Template|Wikipedia|Help):[^\]\n]+\]\]|\[\[[^\[\]|\n]+\|[^\]\n]+\]\]"),
     template=(("{{",), r"\{\{[\w -]+\|[^}\n]*\}\}|^\{\{[\w -]+\}\}[ \t]*$"),
     table=(("{|",), r"^\{\|[^\n]*\n(?:[^\n]*\n)*?\|-"),

@@ -30,8 +30,10 @@ _LEAN3_FORMS = forms(   # its own forms only: a Lean 4 file writes the commands 
     equation=(("| ",), r"^[ \t]*\|[ \t]+[^\n]*[ \t]:=[ \t]"),
     type_class=(("has_",), r"\bhas_(?:add|mul|zero|one|le|lt|neg|sub|div|mem|coe|to_string|repr|inv|pow|dvd|mod|"
                            r"append|insert|emptyc|well_founded)\b"),
+    # a tactic with its own arguments (`cases h with x hx,`, `simp [f],`), not a sentence starting with "cases"
     tactic=(("assume", "intro", "cases", "induction", "simp", "exact", "rw"),
-            r"^[ \t]+(?:assume|intros?|cases|induction|simp|exact|rw)[ \t][^\n]*,[ \t]*$"),
+            r"^[ \t]+(?:(?:cases|induction)[ \t]+\w+[ \t]+with\b|simp(?:[ \t]+only)?[ \t]*\[|rw[ \t]*[\[←]|"
+            r"exact[ \t]+[⟨(]|intros?(?:[ \t]+\w+)*[ \t]*,|assume[ \t]+\w+[ \t]*:)"),
 )
 _LEAN4_FORMS = forms(
     # a type after ` : ` or a body after `:=` (Python's `def f(x):` writes neither)
@@ -105,8 +107,10 @@ _AMPL_FORMS = forms(
     var=(("var ",), r"^[ \t]*var[ \t]+\w+(?:[ \t]*\{[^}\n]*\}[ \t]*(?:>=|<=|binary|integer|;)|[ \t]*(?:>=|<=|binary|"
                     r"integer))"),
     objective=(("minimize", "maximize"), r"^[ \t]*(?:minimize|maximize)[ \t]+\w+[ \t]*:"),
-    constraint=(("subject to", "s.t."), r"^[ \t]*(?:subject[ \t]+to|s\.t\.)[ \t]+\w+"),
-    set_=(("set ",), r"^[ \t]*set[ \t]+\w+(?:[ \t]*\{[^}\n]*\})?[ \t]*(?:;|:=|within|ordered|dimen|default)"),
+    # a constraint is named before its colon ("subject to the following conditions" is a licence's)
+    constraint=(("subject to", "s.t."), r"^[ \t]*(?:subject[ \t]+to|s\.t\.)[ \t]+\w+(?:[ \t]*\{[^}\n]*\})?[ \t]*:"),
+    set_=(("set ",), r"^[ \t]*set[ \t]+\w+(?:[ \t]*\{[^}\n]*\})?[ \t]*(?:;|:=|within[ \t]|ordered\b|dimen[ \t]+\d|"
+                     r"default[ \t]+\{)"),
     sum=(("sum",), r"\bsum[ \t]*\{[ \t]*\w+[ \t]+in[ \t]+\w+"),
 )
 _KUSTO_FORMS = forms(
