@@ -94,7 +94,7 @@ _GRAPHQL_FORMS = forms(
     field=(("!",), r"^[ \t]+\w+(?:\([^)\n]*\))?[ \t]*:[ \t]*(?:\[[A-Z]\w*!\]!?|\[[A-Z]\w*\]!|"
                    r"[A-Z]\w*!)(?:[ \t]+@\w+[^\n]*)?[ \t]*$"),
     operation=(("query", "mutation", "subscription", "fragment"),
-               r"^(?:query|mutation|subscription)(?:[ \t]+\w+)?[ \t]*(?:\([ \t]*\$\w+[ \t]*:[^)\n]*\))?[ \t]*\{"
+               r"^(?:query|mutation|subscription)(?:[ \t]++\w+)?[ \t]*+(?:\([ \t]*\$\w+[ \t]*:[^)\n]*\))?[ \t]*\{"
                r"|^fragment[ \t]+\w+[ \t]+on[ \t]+[A-Z]\w*"),
     schema=(("schema", "scalar", "directive", "union"),
             r"^(?:schema[ \t]*\{|scalar[ \t]+[A-Z]\w*[ \t]*$|directive[ \t]+@\w+|"
@@ -188,7 +188,7 @@ _ORG_FORMS = forms(
                       r"filetags|description|keywords|include|name|caption|results)[ \t]*:"),
     block=(("#+BEGIN_", "#+begin_"), r"^[ \t]*#\+(?:BEGIN|begin)_(?:SRC|src|EXAMPLE|example|QUOTE|quote|CENTER|center|"
                                      r"VERSE|verse|EXPORT|export|COMMENT|comment)\b"),
-    task=(("*",), r"^\*+[ \t]+(?:(?:TODO|DONE|NEXT|WAITING|CANCELLED)[ \t]+\S|"
+    task=(("*",), r"^\*+[ \t]++(?:(?:TODO|DONE|NEXT|WAITING|CANCELLED)[ \t]+\S|"
                   r"[^\n]*\S[ \t]+:[\w@#%]+(?::[\w@#%]+)*:[ \t]*$)"),
     drawer=((":PROPERTIES:", ":LOGBOOK:"), r"^[ \t]*:(?:PROPERTIES|LOGBOOK):[ \t]*$"),
     link=(("[[",), r"\[\[(?:https?:|file:|id:|#|\*)[^\]\n]+\]\[[^\]\n]+\]\]"),
