@@ -85,12 +85,10 @@ class Signature:
     needed: int
     doubt: tuple[str, ...] = ()  # words that make the near language likelier: one form more is needed
 
-    def found_in(self, text: str, head: str | None = None) -> bool:
-        """Whether enough kinds of forms are in ``text``, its literals looked for in ``head`` (a
-        prefix of it: where the language's own words come first) when one is given."""
-        if not any(literal in (text if head is None else head) for literal in self.literals):
-            return False
-        return self.enough_forms(text)
+    def found_in(self, text: str) -> bool:
+        """Whether one of the literals and enough kinds of forms are in ``text`` (a table that
+        looks for many signatures' literals at once calls ``enough_forms`` itself)."""
+        return any(literal in text for literal in self.literals) and self.enough_forms(text)
 
     def enough_forms(self, text: str) -> bool:
         """Whether enough kinds of forms are in ``text``, one of the literals being there."""
