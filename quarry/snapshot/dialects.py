@@ -359,6 +359,16 @@ _PLPGSQL_FORMS = forms(
                                                                  r"(?:STACKED[ \t]+)?DIAGNOSTICS\b))"),
     assignment=((":=",), r"^[ \t]*\w+[ \t]*:=[ \t]*[^=\n]*;"),
 )
+# React's markup in TypeScript: its attributes, components, fragments and returned elements (an
+# Angular component's inline template writes `class=`, lower-case elements and `(click)=`)
+_TSX_FORMS = forms(
+    class_name=(("className=",), r"\bclassName=[{\"']"),
+    event_prop=(("={",), r"<[A-Za-z][\w.]*[^<>\n]*?[ \t]on[A-Z]\w*=\{|^[ \t]+on[A-Z]\w*=\{"),
+    component=(("/>",), r"<[A-Z][\w.]*(?:[ \t\n][^<>]*?)?/>"),
+    fragment=(("<>", "</>"), r"<>[ \t]*$|^[ \t]*</>"),
+    returned=(("return",), r"\breturn[ \t]*\([ \t]*\n[ \t]*<[A-Za-z>]|\breturn[ \t]+<[A-Za-z][\w.]*[ \t>]"),
+    react=(("react", "React."), r"^import[^\n]*\bfrom[ \t]+[\"']react(?:-dom)?[\"']|\bReact\.FC\b"),
+)
 DIALECTS: dict[str, dict[str, Signature]] = {
     # a C header that names __cplusplus has its C++ lines for C++ callers (`extern "C"`, casts in macros)
     "C": {"D": _D, "C++": _CPP},
@@ -378,6 +388,7 @@ DIALECTS: dict[str, dict[str, Signature]] = {
     "verilog": {"systemverilog": Signature(("logic", "always_", "bind", "assert", "class", "interface", "package",
                                             "program", "typedef", "import", "'", ".*", "modport", "unique",
                                             "priority"), _SYSTEMVERILOG_FORMS, 2)},
+    "TypeScript": {"TSX": Signature(("className=", "/>", "<>", "return (", "return <", "react"), _TSX_FORMS, 2)},
     "INI": {"Systemd": Signature(("[Unit]", "[Install]", "[Service]", "[Socket]", "[Timer]"), _SYSTEMD_FORMS, 3),
             "Desktop file": Signature(("[Desktop ",), _DESKTOP_FORMS, 2)},
 }

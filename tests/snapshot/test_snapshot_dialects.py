@@ -224,3 +224,21 @@ def test_a_word_form_starts_at_a_word():
     linkage = dialects._D_FORMS["linkage"].pattern
     assert linkage.search('extern(C) void f();') and linkage.search('x = 1;\n  extern (C++) int g;')
     assert not linkage.search('myextern(C) void f();')
+
+
+TSX = ("import React, { useState } from \"react\";\n\ntype Props = { labels: string[] };\n\n"
+       "export function Tally({ labels }: Props) {\n  const [total, setTotal] = useState<number>(0);\n  return (\n"
+       "    <>\n      <button className=\"count\" onClick={() => setTotal(total + 1)}>Count</button>\n"
+       "      <Total value={total} />\n    </>\n  );\n}\n")
+ANGULAR = ("import { Component } from '@angular/core';\n\n@Component({\n  selector: 'app-tally',\n"
+           "  template: `<button class=\"count\" (click)=\"add()\">Count</button> <span>{{ total }}</span>`,\n})\n"
+           "export class TallyComponent {\n  total: number = 0;\n  add(): void {\n    this.total += 1;\n  }\n}\n")
+GENERICS = ("function first<T>(items: Array<T>): T | undefined {\n  return items.length > 0 ? items[0] : undefined;\n}\n\n"
+            "const counts: Map<string, number> = new Map();\nconst ok = (a: number, b: number) => a < b && b > 0;\n")
+
+
+def test_react_markup_in_typescript_is_tsx_and_typescript_alone_is_not():
+    assert dialects.dialect_of("TypeScript", TSX, sure=True) == "TSX"
+    assert dialects.dialect_of("TypeScript", ANGULAR, sure=True) is None
+    assert dialects.dialect_of("TypeScript", GENERICS, sure=True) is None
+
