@@ -146,7 +146,7 @@ class SnapshotParams(Section):
         SubsetRule(languages=["C", "C++", "Objective-C", "CUDA"], subset="code-c"),
         SubsetRule(languages=["JavaScript", "TypeScript", "HTML", "CSS", "JSX", "TSX"], subset="code-web"),
         SubsetRule(languages=["Bash", "Batchfile", "PowerShell", "Makefile", "CMake", "Docker"], subset="code-shell"),
-        SubsetRule(languages=["JSON", "YAML", "TOML", "INI", "XML", "CSV"], subset="data"),
+        SubsetRule(languages=["JSON", "JSON-LD", "YAML", "TOML", "INI", "XML", "CSV"], subset="data"),
         SubsetRule(languages=["Text only", "unknown"], subset="misc"),
     ]
     default_subset: str = "code-other"

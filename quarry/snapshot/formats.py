@@ -26,13 +26,16 @@ _JSON_OPENING = re.compile(r"\s*[\[{]")   # read on every nameless record: no co
 
 
 def json_document(text: str) -> str | None:
-    """"JSON" where the whole text is one JSON object or array with something in it."""
+    """"JSON" where the whole text is one JSON object or array with something in it; "JSON-LD"
+    where that object declares its linked data's context."""
     if not _JSON_OPENING.match(text):
         return None
     try:
         value = json.loads(text)
     except (ValueError, RecursionError):
         return None
+    if isinstance(value, dict) and "@context" in value:
+        return "JSON-LD"
     return "JSON" if isinstance(value, (dict, list)) and value else None
 
 

@@ -76,3 +76,10 @@ def test_a_stylesheet_is_css_only_where_every_rule_is_plain_css():
     # variables, nested rules, `&`, mixin calls: SCSS's and Less's; an object literal is no rule
     for text in (SCSS, LESS, SCRIPT, STYLESHEET.replace("}\n@font-face", "\n@font-face")):
         assert formats.confirmed("CSS", text) is None, text
+
+
+def test_a_json_document_with_a_linked_data_context_is_json_ld():
+    assert formats.json_document('{"@context": "https://schema.org", "@type": "Dataset", "name": "tally"}') == "JSON-LD"
+    assert formats.json_document('{"data": {"@context": "https://schema.org"}, "total": 3}') == "JSON"
+    assert formats.json_document('[{"@context": "https://schema.org"}]') == "JSON"
+
