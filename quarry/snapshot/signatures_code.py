@@ -37,8 +37,9 @@ _TCSH_FORMS = forms(
     arithmetic=(("@ ",), r"^[ \t]*@[ \t]+\w+(?:\[\d+\])?[ \t]*(?:[-+*/]?=|\+\+|--)"),
 )
 _GLEAM_FORMS = forms(
-    import_=(("import ",), r"^import[ \t]+\w+(?:/\w+)+(?:\.\{[^}\n]*\})?(?:[ \t]+as[ \t]+\w+)?[ \t]*$|"
-                           r"^import[ \t]+[\w/]+\.\{[ \t]*(?:type[ \t]+)?[A-Z]"),
+    # a module path (Koka's standard library is `std/...`)
+    import_=(("import ",), r"^import[ \t]+(?!std/)\w+(?:/\w+)+(?:\.\{[^}\n]*\})?(?:[ \t]+as[ \t]+\w+)?[ \t]*$|"
+                           r"^import[ \t]+(?!std/)[\w/]+\.\{[ \t]*(?:type[ \t]+)?[A-Z]"),
     # an anonymous function with its body (Rust's `fn(i32) -> i32` is a type, never followed by one)
     anonymous_fn=(("fn(",), r"(?<![\w.])fn\([\w, ]*\)[ \t]*(?:->[ \t]*\w+[ \t]*)?\{"),
     # a function's type over type variables (Rust's are capitalised or its primitives)
