@@ -248,6 +248,8 @@ def from_content(data: bytes) -> str | None:
     if ROFF.match(data):
         return "Groff"
     text = data[:CONTENT_BYTES].decode("utf-8", "replace")
+    if "\r" in text:   # every form is read line by line: a Windows or an old Mac line end ends a line too
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     whole = len(data) <= CONTENT_BYTES   # a parser reads only a whole text
     own_forms = (dialects.from_conventions(text) or dialects.by_signature(text) or signatures.by_signature(text)
                  or (formats.json_document(text) or formats.declared_xml(text) if whole else None))

@@ -38,7 +38,8 @@ SUMMARY_FILE = "origin.json"
 # every module and data file of this package that decides an origin's records (plan and settings
 # reach the key by value: its candidates, their lineage, the processing params)
 CODE_FILES = ("process.py", "filters.py", "language.py", "dialects.py", "signatures.py", "signatures_markup.py",
-              "signatures_code.py", "signatures_specs.py", "formats.py", "content_labels.json", "token_model.py",
+              "signatures_code.py", "signatures_specs.py", "signatures_general.py",
+              "signatures_domain.py", "formats.py", "content_labels.json", "token_model.py",
               "language_tokens.json.gz", "swhid.py", "blobs.py", "rowgroups.py")
 
 

@@ -14,7 +14,11 @@ prescribes (read after quarry.snapshot.dialects' signatures and layouts, before 
 - and, in their families' tables: markup and templates (quarry.snapshot.signatures_markup: Sass,
   Haml, Pug, Slim, Typst, wikitext), programs and shells (quarry.snapshot.signatures_code: fish,
   tcsh, Gleam, Hy, Janet, Vyper, Luau, ...), proof, model, query and configuration languages
-  (quarry.snapshot.signatures_specs: Lean, Isabelle, Alloy, Kusto, Cypher, Jsonnet, VCL, Zeek, ...).
+  (quarry.snapshot.signatures_specs: Lean, Isabelle, Alloy, Kusto, Cypher, Jsonnet, VCL, Zeek, ...),
+  general-purpose, functional and verification languages (quarry.snapshot.signatures_general: APL,
+  AspectJ, Boogie, Ceylon, Clean, CodeQL, F*, Futhark, Reason, Xtend, ...) and the languages of one
+  toolchain or application (quarry.snapshot.signatures_domain: Web IDL, ABNF, TableGen, Soong,
+  g-code, ColdFusion, MQL, IGOR Pro, IDL, Inform 7, ...).
 
 Each needs two or more different kinds of its forms (one may sit in a comment or another
 language's string), and one kind more in a text that holds examples (a reStructuredText code
@@ -31,7 +35,8 @@ import functools
 import re
 from collections.abc import Callable
 
-from quarry.snapshot import signatures_code, signatures_markup, signatures_specs
+from quarry.snapshot import (signatures_code, signatures_domain, signatures_general, signatures_markup,
+                             signatures_specs)
 from quarry.infra.literals import literal_finder
 from quarry.snapshot.dialects import forms, signed, word
 
@@ -559,7 +564,8 @@ _OWN = {
     "Java Server Page": signed(("<%@", "<jsp:", "<c:"), _JSP_FORMS, 2),
 }
 # the other families' tables after this one, each in its own order (Lean 3 before Lean 4)
-SIGNATURES = {**_OWN, **signatures_markup.SIGNATURES, **signatures_code.SIGNATURES, **signatures_specs.SIGNATURES}
+SIGNATURES = {**_OWN, **signatures_markup.SIGNATURES, **signatures_code.SIGNATURES, **signatures_specs.SIGNATURES,
+              **signatures_general.SIGNATURES, **signatures_domain.SIGNATURES}
 
 
 # A signature's literals are looked for in the text's first characters only: its own words come

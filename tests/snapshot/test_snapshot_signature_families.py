@@ -5,7 +5,8 @@ what it is."""
 
 import pytest
 
-from quarry.snapshot import language, signatures, signatures_code, signatures_markup, signatures_specs
+from quarry.snapshot import (language, signatures, signatures_code, signatures_domain, signatures_general,
+                             signatures_markup, signatures_specs)
 
 SASS = ("$accent: #c00\n$gap: 4px\n\n=bordered($width: 1px)\n  border: $width solid $accent\n\n"
         ".nav\n  padding: $gap * 2\n  +bordered(2px)\n  &:hover\n    color: darken($accent, 10%)\n\n"
@@ -440,6 +441,7 @@ def test_every_match_of_a_form_holds_one_of_its_literals():
 
 def test_each_language_is_a_pygments_name_and_named_once():
     names = set(language.registry().by_alias.values())
-    tables = [signatures_markup.SIGNATURES, signatures_code.SIGNATURES, signatures_specs.SIGNATURES]
+    tables = [signatures_markup.SIGNATURES, signatures_code.SIGNATURES, signatures_specs.SIGNATURES,
+              signatures_general.SIGNATURES, signatures_domain.SIGNATURES]
     assert all(set(table) <= names for table in tables)
     assert sum(map(len, tables)) + len(signatures._OWN) == len(signatures.SIGNATURES)
