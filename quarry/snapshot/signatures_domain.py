@@ -55,7 +55,7 @@ _ABNF_FORMS = forms(
     increment=(("=/",), r"^[A-Za-z][\w-]*[ \t]*=/"),
 )
 _TABLEGEN_FORMS = forms(
-    multiclass=(("defm ", "multiclass "), r"^[ \t]*(?:defm[ \t]+\w*[ \t]*:[ \t]*\w+|multiclass[ \t]+\w+[ \t]*[<{])"),
+    multiclass=(("defm ", "multiclass "), r"^[ \t]*(?:defm[ \t]++\w*+[ \t]*+:[ \t]*\w+|multiclass[ \t]++\w++[ \t]*[<{])"),
     definition=(("def ",), r"^[ \t]*def[ \t]+\w+[ \t]*:[ \t]*\w+[ \t]*(?:<|;|\{|,)"),
     template_class=(("class ",), r"^[ \t]*class[ \t]+\w+[ \t]*<[^>\n]*\b(?:int|bit|bits<\d+|string|list<\w+|dag|code)"
                                  r"[ \t]+\w+"),
@@ -132,7 +132,7 @@ _CFC_FORMS = forms(
     # a function as a tag or as script with its access or type (PHP's `public function` has neither a
     # component nor a property)
     function=(("<cffunction", "<CFFUNCTION", "function "),
-              r"<(?:cffunction|CFFUNCTION)[ \t]+[^>\n]*\b(?:name|NAME)[ \t]*=|"
+              r"<(?:cffunction|CFFUNCTION)[ \t]++[^>\n]*?\b(?:name|NAME)[ \t]*=|"
               r"^[ \t]*(?:public|private|remote|package)[ \t]+(?:[\w.]+[ \t]+)?function[ \t]+\w+[ \t]*\("),
     property_=(("property ",), r"^[ \t]*property[ \t]+(?:name[ \t]*=[ \t]*\"?\w+|\w+[ \t]+\w+[ \t]*[;=])"),
 )
@@ -242,10 +242,11 @@ _INFORM7_FORMS = forms(
           r"^(?:(?:Instead[ \t]+of|Before|After|Check|Carry[ \t]+out|Report)[ \t]+(?:an?[ \t]+actor[ \t]+)?\w+ing\b|"
           r"Every[ \t]+turn|When[ \t]+play[ \t]+(?:begins|ends))\b[^\n:]*:(?:[ \t]*\n[ \t]+|[ \t]+)\S"),
     understand=(("Understand \"",), r"^Understand[ \t]+\"[^\"\n]+\"(?:[ \t]+or[ \t]+\"[^\"\n]+\")*[ \t]+as[ \t]"),
-    say=(("say \"",), r"\bsay[ \t]+\"[^\"\n]*\[[^\]\n]+\][^\"\n]*\""),
+    say=(("say \"",), r"\bsay[ \t]+\"[^\"\[\n]*+\[[^\]\"\n]++\][^\"\n]*+\""),
     heading=(("Volume", "Book", "Part", "Chapter", "Section"),
-             r"^(?:Volume|Book|Part|Chapter|Section)[ \t]+(?:\d+|[IVXLC]+)?[ \t]*-[ \t]+\S[^\n]*$"),
-    include=(("Include ",), r"^Include[ \t]+(?:\([^)\n]*\)[ \t]+)?[\w' -]{1,80}[ \t]+by[ \t]+[\w .'-]{1,80}\.[ \t]*$"),
+             r"^(?:Volume|Book|Part|Chapter|Section)[ \t]++(?:(?:\d+|[IVXLC]+)[ \t]*+)?-[ \t]+\S[^\n]*$"),
+    include=(("Include ",), r"^Include[ \t]++(?:\([^)\n]*\)[ \t]++)?(?:(?!by[ \t])[\w'-]++[ \t]++){1,12}by[ \t]++"
+                            r"[^\n]{1,100}?\.[ \t]*$"),
 )
 
 SIGNATURES = {

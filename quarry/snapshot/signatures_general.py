@@ -90,7 +90,7 @@ _CODEQL_FORMS = forms(
     predicate=(("predicate ",), r"\bpredicate[ \t]+\w+[ \t]*\("),
     quantifier=(("exists(", "forall(", "forex(", "exists (", "forall (", "any("),
                 r"\b(?:exists|forall|forex|any)[ \t]*\([ \t]*[A-Z][\w:]*[ \t]+\w+[ \t]*(?:,[^|\n]*)?\|"),
-    select=(("select ", "from "), r"^[ \t]*select[ \t]+[^\n]*,[ \t]*\"|^from[ \t]+[A-Z][\w:]*[ \t]+[a-z]\w*"
+    select=(("select ", "from "), r"^[ \t]*select[ \t]++[^\n]*?,[ \t]*\"|^from[ \t]+[A-Z][\w:]*[ \t]+[a-z]\w*"
                           r"(?:[ \t]*,[ \t]*[A-Z][\w:]*[ \t]+[a-z]\w*)*[ \t]*$"),
     module_path=(("DataFlow::", "TaintTracking::", "Expr::"), r"\b(?:DataFlow|TaintTracking)::[A-Z]\w*"),
 )
@@ -117,7 +117,7 @@ _FSTAR_FORMS = forms(
 )
 _FUTHARK_FORMS = forms(
     entry=(("entry ",), r"^entry[ \t]+\w+"),
-    array_type=(("]i", "]u", "]f", "]bool"), r"\[\w*\](?:\[\w*\])*(?:[iu](?:8|16|32|64)|f(?:16|32|64)|bool)\b"),
+    array_type=(("]i", "]u", "]f", "]bool"), r"(?<![\]\w])\[\w*\](?:\[\w*\])*+(?:[iu](?:8|16|32|64)|f(?:16|32|64)|bool)\b"),
     soac=(("reduce", "scan", "hist"), r"\b(?:reduce|reduce_comm|scan|hist)[ \t]+\((?:[-+*]|[iuf]\d+\.(?:[-+*]|max|min)|"
                                       r"\w+)\)[ \t]+\S"),
     loop=(("loop ",), r"\bloop[ \t]+(?:\([^)\n]*\)|\w+)[ \t]*=[^\n]*?\b(?:for|while)\b"),
