@@ -38,6 +38,8 @@ _EMACS_LISP_CONVENTIONS = re.compile(
     r"\A\s*;;;[ \t]+[\w.+-]+\.el[ \t]+---|^;;;[ \t]+[\w.+-]+\.el[ \t]+ends here|-\*-[^\n]*\blexical-binding:", re.M)
 # a directory's local variables (.dir-locals.el): one list of (MODE . VARIABLES), MODE nil or a major mode
 _DIR_LOCALS = re.compile(r"\A(?:\s|;[^\n]*\n)*\([ \t\n]*\((?:nil[ \t\n]*\.|[\w+-]+-mode\b)")
+# an agda code block that declares the module (before its closing fence: no line there opens with a backquote)
+_LITERATE_AGDA_MODULE = re.compile(r"^```agda[ \t]*\n(?:[^`\n][^\n]*\n|[ \t]*\n)*?module[ \t]+[\w.]+", re.M)
 _RACKET_MODULE = re.compile(r"\A(?:;[^\n]*\n|\s)*#lang[ \t]+[\w/-]+")
 # DOT's one top-level form, the graph statement, after comments (`//`, `/* */`, `#` lines)
 # (possessive: a comment ends at its first `*/`, and what the comments took is never given back)
@@ -359,6 +361,19 @@ _PLPGSQL_FORMS = forms(
                                                                  r"(?:STACKED[ \t]+)?DIAGNOSTICS\b))"),
     assignment=((":=",), r"^[ \t]*\w+[ \t]*:=[ \t]*[^=\n]*;"),
 )
+# Mojo, Python's superset for systems code: its functions, structs, bindings, argument conventions and
+# decorators (Python writes `def`, `class` and plain assignments)
+_MOJO_FORMS = forms(
+    fn=(("fn ",), r"^[ \t]*fn[ \t]+\w+(?:\[[^\]\n]*\])?[ \t]*\([^)\n]*\)[ \t]*(?:raises[ \t]*)?(?:->[ \t]*[^:\n]+)?:"
+                  r"[ \t]*(?:#[^\n]*)?$"),
+    struct=(("struct ", "trait "), r"^[ \t]*(?:struct|trait)[ \t]+\w+(?:\[[^\]\n]*\])?(?:\([^)\n]*\))?[ \t]*:[ \t]*$"),
+    binding=(("var ", "let ", "alias "), r"^[ \t]*(?:var|let|alias)[ \t]+\w+[ \t]*(?::[ \t]*[\w\[\], ]+)?="),
+    convention=(("inout ", "owned ", "borrowed ", "mut "),
+                r"[(,][ \t]*(?:inout|owned|borrowed|mut)[ \t]+\w+[ \t]*:"),
+    decorator=(("@value", "@register_passable", "@always_inline", "@parameter", "@fieldwise_init"),
+               r"^[ \t]*@(?:value|register_passable|always_inline|parameter|fieldwise_init)\b"),
+    python=(("from python import",), r"^from[ \t]+python[ \t]+import[ \t]+Python\b"),
+)
 # React's markup in TypeScript: its attributes, components, fragments and returned elements (an
 # Angular component's inline template writes `class=`, lower-case elements and `(click)=`)
 _TSX_FORMS = forms(
@@ -382,7 +397,9 @@ DIALECTS: dict[str, dict[str, Signature]] = {
             "PL/pgSQL": Signature(("plpgsql", "$$", "RAISE", "raise", "PERFORM", "NEW.", "RETURNS TRIGGER"),
                                   _PLPGSQL_FORMS, 2)},
     "Python": {"Cython": Signature(("cdef", "cpdef", "cimport", "ctypedef", "nogil"), _CYTHON_FORMS, 2),
-               "Nimrod": Signature(("proc ", "{.", "let", "var", "discard", "echo"), _NIM_FORMS, 2)},
+               "Nimrod": Signature(("proc ", "{.", "let", "var", "discard", "echo"), _NIM_FORMS, 2),
+               "Mojo": Signature(("fn ", "struct ", "var ", "alias ", "inout ", "owned ", "@value",
+                                  "from python import"), _MOJO_FORMS, 2)},
     "C#": {"Vala": Signature(("GLib", "owned", "CCode", "errordomain", "construct", "signal", "connect", "throws",
                               "[Gtk", "[DBus", "printf"), _VALA_FORMS, 2)},
     "verilog": {"systemverilog": Signature(("logic", "always_", "bind", "assert", "class", "interface", "package",
@@ -410,7 +427,7 @@ _PROPERTY = re.compile(r"[ \t]*([A-Za-z_][\w.-]*)[ \t]*([=:])(.*)")   # keys as 
 def from_conventions(text: str) -> str | None:
     """A language its own file conventions name: Emacs Lisp's header, footer or file variable
     and its directory-local variables, Racket's ``#lang`` line, PostScript's ``%!`` line, DOT's
-    graph statement. Read before any model, as a modeline is."""
+    graph statement, literate Agda's Markdown code blocks. Read before any model, as a modeline is."""
     if ";;;" in text or "lexical-binding" in text:
         if _EMACS_LISP_CONVENTIONS.search(text):
             return EMACS_LISP
@@ -422,6 +439,8 @@ def from_conventions(text: str) -> str | None:
         return "PostScript"
     if "graph" in text[:4096] and _DOT_GRAPH.match(text[:65536]):
         return "Graphviz"
+    if text.count("```agda") >= 2 and _LITERATE_AGDA_MODULE.search(text):
+        return "Literate Agda"   # Agda's Markdown form: its code in agda blocks, one of them declaring the module
     return None
 
 

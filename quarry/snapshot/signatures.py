@@ -38,7 +38,7 @@ from collections.abc import Callable
 from quarry.snapshot import (signatures_code, signatures_domain, signatures_general, signatures_markup,
                              signatures_specs)
 from quarry.infra.literals import literal_finder
-from quarry.snapshot.dialects import forms, signed, word
+from quarry.snapshot.dialects import Signature, forms, signed, word
 
 _LLVM_FORMS = forms(
     define=(("define",), r"^define[ \t][^\n]*@[-\w.$\"]+[ \t]*\([^\n]*\{[ \t]*$"),
@@ -428,6 +428,9 @@ _AGDA_FORMS = forms(
     unicode=(("→", "∀", "≡"), r"[→∀≡]"),
     signature=((":",), r"^[^\s:-][^:\n]{0,200}[ \t]:[ \t]+[^:=\n]{0,400}(?:→|->)"),
 )
+# Agda in a LaTeX document: the gate's literal is its code environment, so a plain Agda module
+# (which writes none) never reads as literate; Agda's own forms, no Haskell's
+_LITERATE_AGDA_FORMS = {kind: _AGDA_FORMS[kind] for kind in ("open_import", "set", "postulate", "pragma")}
 _PURESCRIPT_FORMS = forms(
     prelude=(("Prelude",), r"^import[ \t]+Prelude[ \t]*$"),
     effect=(("Effect", "Aff"), r"^import[ \t]+Effect(?:\.[\w.]+)?\b|::[ \t]*(?:Effect|Aff)[ \t]+\w"),
@@ -549,6 +552,7 @@ _OWN = {
     "YANG": signed(("yang-version", "\n  leaf ", "\n    leaf "), _YANG_FORMS, 3),
     "ASN.1": signed(("::=",), _ASN1_FORMS, 2),
     "POVRay": signed(("camera", "light_source", "pigment", ".inc\""), _POVRAY_FORMS, 2),
+    "Literate Agda": Signature(("\\begin{code}",), _LITERATE_AGDA_FORMS, 2, ("```",)),
     "Agda": signed(("open import", "postulate", "{-# OPTIONS", ": Set"), _AGDA_FORMS, 2),
     "Idris": signed(("%default", "|||", "%access", "\nmodule "), _IDRIS_FORMS, 2),
     "PureScript": signed(("import Prelude", "import Effect", "pure unit", "foreign import"), _PURESCRIPT_FORMS, 2),

@@ -233,7 +233,8 @@ TSX = ("import React, { useState } from \"react\";\n\ntype Props = { labels: str
 ANGULAR = ("import { Component } from '@angular/core';\n\n@Component({\n  selector: 'app-tally',\n"
            "  template: `<button class=\"count\" (click)=\"add()\">Count</button> <span>{{ total }}</span>`,\n})\n"
            "export class TallyComponent {\n  total: number = 0;\n  add(): void {\n    this.total += 1;\n  }\n}\n")
-GENERICS = ("function first<T>(items: Array<T>): T | undefined {\n  return items.length > 0 ? items[0] : undefined;\n}\n\n"
+GENERICS = ("function first<T>(items: Array<T>): T | undefined {\n"
+            "  return items.length > 0 ? items[0] : undefined;\n}\n\n"
             "const counts: Map<string, number> = new Map();\nconst ok = (a: number, b: number) => a < b && b > 0;\n")
 
 
@@ -241,4 +242,17 @@ def test_react_markup_in_typescript_is_tsx_and_typescript_alone_is_not():
     assert dialects.dialect_of("TypeScript", TSX, sure=True) == "TSX"
     assert dialects.dialect_of("TypeScript", ANGULAR, sure=True) is None
     assert dialects.dialect_of("TypeScript", GENERICS, sure=True) is None
+
+
+MOJO = ("from python import Python\n\n@value\nstruct Tally:\n    var total: Int\n\n"
+        "    fn add(inout self, step: Int) -> Int:\n        self.total += step\n        return self.total\n\n"
+        "alias START = 0\n\nfn main() raises:\n    var tally = Tally(START)\n    print(tally.add(1))\n")
+PYTHON_TYPED = ("from dataclasses import dataclass\n\n@dataclass\nclass Tally:\n    total: int = 0\n\n"
+                "    @staticmethod\n    def fn(step: int) -> int:\n        return step\n\n"
+                "var = Tally()\nlet = var.fn(1)\n")
+
+
+def test_mojo_within_python_by_its_functions_structs_and_bindings():
+    assert dialects.dialect_of("Python", MOJO, sure=True) == "Mojo"
+    assert dialects.dialect_of("Python", PYTHON_TYPED, sure=True) is None
 

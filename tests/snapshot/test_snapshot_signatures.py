@@ -271,3 +271,27 @@ def test_each_language_is_a_pygments_name():
     # the names the rest of the pipeline (filters, composition) reads
     names = set(language.registry().by_alias.values())
     assert set(signatures.SIGNATURES) <= names
+
+
+LITERATE_AGDA = ("\\documentclass{article}\n\\usepackage{agda}\n\\begin{document}\nThe words counted by label.\n\n"
+                 "\\begin{code}\nmodule Tally where\n\nopen import Data.Nat using (ℕ; zero; suc)\n\\end{code}\n\n"
+                 "A count is a label's total:\n\n\\begin{code}\ndata Count : Set where\n  count : ℕ → Count\n"
+                 "\\end{code}\n\\end{document}\n")
+
+
+def test_agda_in_a_latex_document_is_literate_agda_and_a_plain_module_is_agda():
+    assert signatures.by_signature(LITERATE_AGDA) == "Literate Agda"
+    assert signatures.by_signature(AGDA) == "Agda"
+
+
+LITERATE_AGDA_MARKDOWN = ("---\ntitle: Tally\n---\n\n```agda\nmodule Tally where\n```\n\n"
+                          "The naturals we count with:\n\n"
+                          "```agda\nopen import Data.Nat using (ℕ; suc)\n\ncount : ℕ → ℕ\ncount n = suc n\n```\n")
+AGDA_README = ("# tally-agda\n\nCounting in Agda. Install it, then:\n\n```agda\nopen import Tally\n```\n\n"
+               "and count with `count`.\n")
+
+
+def test_agda_in_markdown_blocks_that_declare_the_module_is_literate_agda():
+    assert language.from_content(LITERATE_AGDA_MARKDOWN.encode()) == "Literate Agda"
+    assert language.from_content(AGDA_README.encode()) != "Literate Agda"
+
