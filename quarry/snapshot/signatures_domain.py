@@ -47,7 +47,8 @@ _ABNF_FORMS = forms(
     # assignment `OWS = r"[ \t]*"` writes a string against a name; rule names have no `_`)
     rule=(("=",), rf"^(?=[^\n]*(?:%[xdb]|\*|\b(?:ALPHA|DIGIT|HEXDIG|DQUOTE|HTAB|WSP|VCHAR|CRLF|OCTET)\b|[ \t]/[ \t]))"
                   rf"[A-Za-z][A-Za-z0-9-]*[ \t]*=/?(?:[ \t]*(?:{_ABNF_ELEMENT}))++[ \t]*(?:;[^\n]*)?$"),
-    value=(("%x", "%d", "%b"), _ABNF_LINE + r"%(?:x[0-9A-Fa-f]+(?:-[0-9A-Fa-f]+|(?:\.[0-9A-Fa-f]+)+)?|d\d+(?:-\d+|(?:\.\d+)+)?|"
+    value=(("%x", "%d", "%b"), _ABNF_LINE + r"%(?:x[0-9A-Fa-f]+(?:-[0-9A-Fa-f]+|(?:\.[0-9A-Fa-f]+)+)?|"
+                                            r"d\d+(?:-\d+|(?:\.\d+)+)?|"
                                r"b[01]+(?:-[01]+)?)\b"),
     repetition=(("*",), _ABNF_LINE + r"(?<![\w*/])\d*\*\d*[A-Za-z(\"%\[]"),
     core_rule=(("ALPHA", "DIGIT", "HEXDIG", "DQUOTE", "HTAB", "WSP", "VCHAR", "CRLF", "OCTET"),
@@ -55,7 +56,8 @@ _ABNF_FORMS = forms(
     increment=(("=/",), r"^[A-Za-z][\w-]*[ \t]*=/"),
 )
 _TABLEGEN_FORMS = forms(
-    multiclass=(("defm ", "multiclass "), r"^[ \t]*(?:defm[ \t]++\w*+[ \t]*+:[ \t]*\w+|multiclass[ \t]++\w++[ \t]*[<{])"),
+    multiclass=(("defm ", "multiclass "), r"^[ \t]*(?:defm[ \t]++\w*+[ \t]*+:[ \t]*\w+|"
+                                          r"multiclass[ \t]++\w++[ \t]*[<{])"),
     definition=(("def ",), r"^[ \t]*def[ \t]+\w+[ \t]*:[ \t]*\w+[ \t]*(?:<|;|\{|,)"),
     template_class=(("class ",), r"^[ \t]*class[ \t]+\w+[ \t]*<[^>\n]*\b(?:int|bit|bits<\d+|string|list<\w+|dag|code)"
                                  r"[ \t]+\w+"),
@@ -248,6 +250,58 @@ _INFORM7_FORMS = forms(
     include=(("Include ",), r"^Include[ \t]++(?:\([^)\n]*\)[ \t]++)?(?:(?!by[ \t])[\w'-]++[ \t]++){1,12}by[ \t]++"
                             r"[^\n]{1,100}?\.[ \t]*$"),
 )
+# objdump's disassembly: its header, sections, symbols and instruction lines (one kind of code);
+# `objdump -S` puts the source between them, every other line being one of objdump's own
+_OBJDUMP_FORMS = forms(
+    header=(("file format",), r"^[^\n]*:[ \t]+file format[ \t]+[\w.-]+[ \t]*$"),
+    section=(("Disassembly of section",), r"^Disassembly of section[ \t]+\S+:[ \t]*$"),
+    code=((">:", ":\t"), r"^[0-9a-f]{4,16}[ \t]+<[^>\n]+>:[ \t]*$|^[ \t]+[0-9a-f]+:\t(?:[0-9a-f]{2}[ ]?)+"),
+)
+_OBJDUMP_SOURCE = r"^(?![0-9a-f]+[ \t]+<|[ \t]+[0-9a-f]+:|Disassembly of|[^\n]*file format)"
+_C_OBJDUMP_FORMS = {**_OBJDUMP_FORMS, **forms(
+    c_source=((";", "{", "}", "(", "=", "[", "return"),
+              _OBJDUMP_SOURCE + r"[ \t]*(?:return\b[^\n]*;|(?:if|while|for|switch)[ \t]*\(|[{}][ \t]*$|"
+                                r"(?:static[ \t]+|const[ \t]+)*(?:int|void|char|long|unsigned|double|float|size_t|"
+                                r"struct[ \t]+\w+)[ \t*]+\w+[ \t]*[(;=[])"),
+)}
+_CPP_OBJDUMP_FORMS = {**_OBJDUMP_FORMS, **forms(
+    # C++'s own source lines (a disassembly of C++ names its demangled symbols, `<std::string::size()>`)
+    cpp_source=(("::", "template", "namespace", "class ", "std::"),
+                _OBJDUMP_SOURCE + r"(?:[ \t]*namespace[ \t]+\w+|[ \t]*class[ \t]+\w+[ \t]*[:{]|[^\n]*?(?:\bstd::\w|"
+                                  r"\btemplate[ \t]*<|(?<![\w:])\w+::\w+[ \t]*\([^)\n]*\)[ \t]*(?:const[ \t]*)?\{?$))"),
+)}
+# an IRC client's log: timestamped messages, joins, parts and actions, and the log's own markers
+_IRC_TIME = r"(?:\[?(?:\d{4}-\d{2}-\d{2}[ T])?\d{1,2}:\d{2}(?::\d{2})?\]?)"
+_IRC_NICK = r"[@+%&~ ]?[A-Za-z\[\]\\`^{}|_][\w\[\]\\`^{}|-]*"
+_IRC_LOG_FORMS = forms(
+    message=(("<", "\t"), rf"^{_IRC_TIME}[ \t]+<{_IRC_NICK}>[ \t]+\S|^{_IRC_TIME}\t{_IRC_NICK}\t\S"),
+    notice=(("joined", "left", "quit", "Quit", "known as", "topic", "mode"),
+            rf"^{_IRC_TIME}[ \t]+(?:-!-|\*\*\*|-->|<--|\*)[ \t]+[^\n]*\b(?:has[ \t]+(?:joined|left|quit)|"
+            r"is now known as|changed the topic|[Mm]ode[ /]|Quit|Part)\b"),
+    action=(("* ", "*\t"), rf"^{_IRC_TIME}[ \t]+\*[ \t]+{_IRC_NICK}[ \t]+[a-z]"),
+    marker=(("--- ", "**** "), r"^---[ \t]+(?:Log opened|Log closed|Day changed)\b|"
+                              r"^\*\*\*\*[ \t]+(?:BEGIN|ENDING)[ \t]+"
+                              r"LOGGING[ \t]+AT\b"),
+)
+# an Arch Linux package's .SRCINFO: its base and names, then tab-indented `key = value` fields
+_SRCINFO_FORMS = forms(
+    base=(("pkgbase = ",), r"^pkgbase = \S+$"),
+    name=(("pkgname = ",), r"^pkgname = \S+$"),
+    field=(("\t",), r"^\t(?:pkgdesc|pkgver|pkgrel|epoch|url|arch|license|groups|depends|makedepends|checkdepends|"
+                   r"optdepends|provides|conflicts|replaces|backup|options|install|changelog|source|noextract|"
+                   r"validpgpkeys)(?:_\w+)? = [^\n]*$"),
+    checksum=(("sums",), r"^\t(?:md5|sha1|sha224|sha256|sha384|sha512|b2|ck)sums(?:_\w+)? = (?:[0-9a-f]{8,128}|SKIP)$"),
+)
+# Quattor's Pan: templates, configuration paths, variables, types and functions
+_PAN_FORMS = forms(
+    template=(("template ",), r"^(?:(?:object|structure|declaration|unique)[ \t]+)?template[ \t]+[\w/.+-]+[ \t]*;"),
+    path=(("\"/", "'/"), r"^[ \t]*(?:final[ \t]+)?[\"'](?:/[\w.+{}-]*)+[\"'][ \t]*\??=|^[ \t]*prefix[ \t]+[\"']/"),
+    variable=(("variable ",), r"^[ \t]*(?:final[ \t]+)?variable[ \t]+[A-Za-z_]\w*[ \t]*\??="),
+    include=(("include ",), r"^[ \t]*include[ \t]+(?:[\"'][\w/.+-]+[\"']|\{)[^\n]*;"),
+    type_=(("type ",), r"^[ \t]*type[ \t]+\w+[ \t]*=[ \t]*(?:\{|[\w\[\]]+)"),
+    function=(("function ",), r"^[ \t]*function[ \t]+\w+[ \t]*=[ \t]*\{"),
+    bind=(("bind ",), r"^[ \t]*bind[ \t]+[\"']/"),
+)
 
 SIGNATURES = {
     # CORBA's IDL writes interfaces and attributes too, in modules, with `in` arguments
@@ -279,8 +333,20 @@ SIGNATURES = {
                    "endif else", "ENDIF ELSE"), _IDL_FORMS, 2),
     "Redcode": signed((";redcode", ";name", ";author", "DAT ", "dat ", "SPL ", "spl ", "DJN ", "djn ", "MOV.", "mov."),
                       _REDCODE_FORMS, 2),
+    # Monkey, its successor, writes classes: one kind more
     "BlitzMax": signed(("SuperStrict", "Strict", "Framework ", "Import brl", "Import pub", "Local ", "Field ",
-                        "Method "), _BLITZMAX_FORMS, 2),
+                        "Method "), _BLITZMAX_FORMS, 2, "\nClass "),
+    # C++ source before C: `objdump -S` of C++ writes C's statements too
+    "cpp-objdump": Signature(("Disassembly of section",), _CPP_OBJDUMP_FORMS, 4),
+    "c-objdump": Signature(("Disassembly of section",), _C_OBJDUMP_FORMS, 4),
+    "objdump": Signature(("Disassembly of section",), _OBJDUMP_FORMS, 3),
+    # a message after its time (`12:34 <nick>`, `[12:34] <nick>`), a client's notices and markers
+    "IRC logs": Signature((*(f"{digit}{blank}{mark}" for digit in "0123456789" for blank in (" ", "  ")
+                             for mark in "<*"),
+                           "] <", "-!- ", "\t-->\t", "\t<--\t", "] * ",
+                           "--- Log opened", "**** BEGIN LOGGING"), _IRC_LOG_FORMS, 2),
+    "Srcinfo": Signature(("pkgbase = ", "pkgname = "), _SRCINFO_FORMS, 3),
+    "Pan": signed(("template ",), _PAN_FORMS, 2),
     # English sentences: three kinds, so that a README's "Before installing:" and a heading are not enough
     "Inform 7": signed(("\" by ", "Understand \"", "Instead of ", "When play begins", "Every turn", "begins here",
                         "is a room", "is a kind of", "Carry out ", "say \""), _INFORM7_FORMS, 3),

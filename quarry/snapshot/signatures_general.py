@@ -37,8 +37,7 @@ _ASPECTJ_FORMS = forms(
     pointcut=(("pointcut ",), r"^[ \t]*(?:(?:public|private|protected|abstract|static)[ \t]+)*pointcut[ \t]+\w+"
                               r"[ \t]*\("),
     advice=(("before", "after", "around"), r"^[ \t]*(?:(?!def\b)[\w<>\[\]]+[ \t]+)?(?:before|after|around)"
-                                           r"[ \t]*\([^)\n]*\)"
-                                           r"[ \t]*(?:returning|throwing|:)"),
+                                           r"[ \t]*\([^)\n]*\)[ \t]*(?:returning|throwing|:)"),
     # a pointcut designator with a type pattern (`execution(* com..*(..))`), never a Java call
     designator=(("execution(", "call(", "within(", "withincode(", "cflow(", "cflowbelow(", "initialization("),
                 r"\b(?:execution|call|within|withincode|cflow|cflowbelow|staticinitialization|initialization)\("
@@ -77,7 +76,7 @@ _CLEAN_FORMS = forms(
     unique=(("*World", "*File", ":: *"), r"\*(?:World|File)\b|::[ \t]*\*[A-Z]\w*"),
     type_definition=(("::",), r"^::[ \t]*\*?[A-Z]\w*[^\n]*?(?::==|=)"),
     macro=((":==",), r":=="),
-    # a lambda's body after a full stop (`>>= \\token.`; Haskell writes `->`)
+    # a lambda's body after a full stop (`>>= \token.`; Haskell writes `->`)
     lambda_=(("\\",), r"(?:>>=|=|\()[ \t]*\\[a-z]\w*(?:[ \t]+[a-z]\w*)*[ \t]*\.(?=[ \t\n])"),
     # a `#` binding before the rest of a function's body (`# (ok, file) = fopen ...`)
     hash_let=(("#",), r"^[ \t]+#!?[ \t]+\(?[a-z]\w*(?:[ \t]*,[ \t]*[a-z]\w*)*\)?[ \t]*=(?!=)"),
@@ -91,7 +90,7 @@ _CODEQL_FORMS = forms(
     quantifier=(("exists(", "forall(", "forex(", "exists (", "forall (", "any("),
                 r"\b(?:exists|forall|forex|any)[ \t]*\([ \t]*[A-Z][\w:]*[ \t]+\w+[ \t]*(?:,[^|\n]*)?\|"),
     select=(("select ", "from "), r"^[ \t]*select[ \t]++[^\n]*?,[ \t]*\"|^from[ \t]+[A-Z][\w:]*[ \t]+[a-z]\w*"
-                          r"(?:[ \t]*,[ \t]*[A-Z][\w:]*[ \t]+[a-z]\w*)*[ \t]*$"),
+                                  r"(?:[ \t]*,[ \t]*[A-Z][\w:]*[ \t]+[a-z]\w*)*[ \t]*$"),
     module_path=(("DataFlow::", "TaintTracking::", "Expr::"), r"\b(?:DataFlow|TaintTracking)::[A-Z]\w*"),
 )
 _FANTOM_FORMS = forms(
@@ -117,7 +116,9 @@ _FSTAR_FORMS = forms(
 )
 _FUTHARK_FORMS = forms(
     entry=(("entry ",), r"^entry[ \t]+\w+"),
-    array_type=(("]i", "]u", "]f", "]bool"), r"(?<![\]\w])\[\w*\](?:\[\w*\])*+(?:[iu](?:8|16|32|64)|f(?:16|32|64)|bool)\b"),
+    # one run of brackets from its first (each later bracket would rescan the run)
+    array_type=(("]i", "]u", "]f", "]bool"), r"(?<![\]\w])\[\w*\](?:\[\w*\])*+(?:[iu](?:8|16|32|64)|f(?:16|32|64)|"
+                                             r"bool)\b"),
     soac=(("reduce", "scan", "hist"), r"\b(?:reduce|reduce_comm|scan|hist)[ \t]+\((?:[-+*]|[iuf]\d+\.(?:[-+*]|max|min)|"
                                       r"\w+)\)[ \t]+\S"),
     loop=(("loop ",), r"\bloop[ \t]+(?:\([^)\n]*\)|\w+)[ \t]*=[^\n]*?\b(?:for|while)\b"),
@@ -209,6 +210,42 @@ _XTEND_FORMS = forms(
     collection=(("newArrayList", "newHashMap", "newLinkedList", "newHashSet", "newImmutableList"),
                 r"\bnew(?:ArrayList|HashMap|LinkedList|HashSet|ImmutableList)\("),
 )
+# Monkey X and Monkey2: their modules, classes, an app's event methods, `Main` and directives
+_MONKEY_FORMS = forms(
+    import_=(("Import ", "#Import", "Using "), r"^(?:Import[ \t]+(?:mojo2?|monkey|mojox|sdl2)\b|#Import[ \t]+\"|"
+                                               r"Using[ \t]+\w+\.\.)"),
+    class_=(("Class ",), r"^[ \t]*Class[ \t]+\w+(?:<[^>\n]*>)?(?:[ \t]+(?:Extends|Implements)[ \t]+[\w.]+)?[ \t]*$"),
+    app_method=(("Method On",), r"^[ \t]*Method[ \t]+On(?:Create|Update|Render|Suspend|Resume|Close|Back|"
+                                r"LoadingRender|Resized|KeyEvent|MouseEvent|WindowEvent)\b"),
+    main=(("Function Main",), r"^Function[ \t]+Main[ \t]*(?::[ \t]*Int[ \t]*)?\(\)"),
+    directive=(("#If", "#Rem", "#End", "#Else"), r"^#(?:If|Else|End|Rem)\b"),
+    block_end=(("End",), r"^[ \t]*End(?:[ \t]+Method)?[ \t]*$"),   # Visual Basic ends with `End Class`, `End Sub`
+)
+# ooc: declarations as `name: class`, `name: func`, its imports and `:=` bindings
+_OOC_FORMS = forms(
+    class_=((": class", ": abstract class", ": cover", ": enum", ": interface"),
+            r"^[ \t]*\w+[ \t]*:[ \t]*(?:abstract[ \t]+)?(?:class|cover|enum|interface)\b[^\n]*\{"),
+    func=((": func", ": static", ": extern", ": abstract", ": final", ": inline"),
+          r"^[ \t]*~?\w+[ \t]*:[ \t]*(?:(?:static|extern|abstract|final|inline)[ \t]+)*func\b"),
+    import_=(("import ", "use "), r"^(?:import|use)[ \t]+[\w/]+/[\w/]+(?:[ \t]*,[ \t]*[\w/]+)*[ \t]*(?:into[ \t]+\w+)?"
+                                 r"[ \t]*$|^use[ \t]+\w+[ \t]*$"),
+    typed=((": ",), r"^[ \t]*\w+(?:[ \t]*,[ \t]*\w+)*[ \t]*:[ \t]*(?:Int|String|Bool|Float|Double|Char|SizeT|Pointer|"
+                   r"Object|Void|UInt|Octet)\b[ \t]*(?:=|$)"),
+)
+# Ecere's eC: its modules, classes of its GUI toolkit, properties and watchers
+_EC_FORMS = forms(
+    import_=(("import ",), r"^(?:public[ \t]+|private[ \t]+)?import[ \t]+(?:static[ \t]+|IMPORT_STATIC[ \t]+)?"
+                           r"\"(?:ecere|EDA|ec|ecrt|ecereCOM)\""),
+    # a named constant (C writes `#define`)
+    define=(("define ",), r"^(?:public[ \t]+|private[ \t]+|static[ \t]+)?define[ \t]+\w+[ \t]*=(?!=)"),
+    class_=(("class ",), r"^(?:public[ \t]+|private[ \t]+)?class[ \t]+\w+[ \t]*:[ \t]*(?:Window|GuiApplication|"
+                        r"Application|Instance|Thread|Service|Socket|Button|EditBox|ListBox|DataBox)\b"),
+    property=(("property ",), r"^[ \t]*(?:public[ \t]+)?property[ \t]+[\w*]+[ \t]+\w+[ \t]*(?:\{|$)"),
+    watch=(("watch", "firewatchers"), r"\bwatch[ \t]*\([ \t]*\w+[ \t]*\)|\bfirewatchers\b"),
+    member=(("{ this", "{ parent", "{this", "{parent"),
+            r"^[ \t]*(?:Window|Button|Label|EditBox|DataBox|ListBox|DropBox|Picture)[ \t]+\w+[ \t]*\{[ \t]*"
+            r"(?:this|parent)\b"),
+)
 
 SIGNATURES = {
     "APL": signed(("←", "⍝", "⍵", "⎕", "∇"), _APL_FORMS, 2),
@@ -232,6 +269,12 @@ SIGNATURES = {
     # its own `\begin{code}` is a LaTeX environment: the examples' marks do not put it in doubt
     "Literate Haskell": Signature(("\n> ", "\\begin{code}"), _LITERATE_HASKELL_FORMS, 2,
                                   ("open import", ": Set", "```")),   # Agda's, and a Markdown quote
+    "Monkey": signed(("Import mojo", "Import monkey", "#Import", "Using ", "\nClass ", "Method On", "Function Main"),
+                     _MONKEY_FORMS, 2),
+    "Ooc": signed((": class", ": func", ": cover", ": static func", ": extern func"), _OOC_FORMS, 2),
+    "eC": signed(("import \"ecere\"", "import \"ec\"", "import \"EDA\"", "IMPORT_STATIC", ": Window",
+                  ": GuiApplication", "property ", "\ndefine ", "public define "),
+                 _EC_FORMS, 2),
     "Nemerle": signed(("using Nemerle", "mutable "), _NEMERLE_FORMS, 2),
     # ReScript's decorators open a line (`@react.component`): one kind more
     "ReasonML": signed(("open ", "[@", "ReasonReact", "ReactDOMRe", "Js.log", "module "), _REASON_FORMS, 2,

@@ -205,6 +205,58 @@ INFORM7 = ("\"Tally\" by Ada Lovelace\n\nInclude Basic Screen Effects by Emily S
            "\tincrease the total of the noun by 1;\n\tsay \"The slate now shows [total of the noun] marks.\"\n\n"
            "Instead of taking the slate:\n\tsay \"It is fixed to the wall.\"\n\nEvery turn:\n"
            "\tif the total of the slate is 10, end the story.\n")
+MONKEY = ("Strict\n\nImport mojo\n\n' the words counted by label\nClass Tally Extends App\n\tField total:Int\n\n"
+          "\tMethod OnCreate:Int()\n\t\tSetUpdateRate 60\n\t\tReturn 0\n\tEnd\n\n\tMethod OnRender:Int()\n"
+          "\t\tCls\n\t\tDrawText \"Total: \" + total, 10, 10\n\t\tReturn 0\n\tEnd\nEnd\n\n"
+          "#If TARGET=\"html5\"\n' the browser build\n#End\n\nFunction Main:Int()\n\tNew Tally\n\tReturn 0\nEnd\n")
+OOC = ("import structs/[ArrayList, HashMap]\nuse sdk\n\nTally: class {\n    counts := HashMap<String, Int> new()\n"
+       "    total: Int = 0\n\n    init: func\n\n    add: func (label: String) {\n        total += 1\n"
+       "        counts put(label, total)\n    }\n}\n\nLabel: cover from Int\n\nmain: func {\n"
+       "    tally := Tally new()\n    tally add(\"fruit\")\n    tally total toString() println()\n}\n")
+EC = ("import \"ecere\"\n\nclass Tally : Window\n{\n   caption = \"Tally\";\n   size = { 320, 200 };\n"
+      "   int total;\n\n   property int count\n   {\n      set { total = value; firewatchers; }\n"
+      "      get { return total; }\n   }\n\n   Button add\n   {\n"
+      "      this, caption = \"Count\", position = { 10, 10 };\n"
+      "      bool NotifyClicked(Button button, int x, int y, Modifiers mods)\n      {\n         count = total + 1;\n"
+      "         return true;\n      }\n   };\n}\n\nTally tally {};\n")
+OBJDUMP = ("\ntally:     file format elf64-x86-64\n\n\nDisassembly of section .text:\n\n"
+           "0000000000001139 <add>:\n    1139:\t55                   \tpush   %rbp\n"
+           "    113a:\t48 89 e5             \tmov    %rsp,%rbp\n"
+           "    113d:\t89 7d fc             \tmov    %edi,-0x4(%rbp)\n"
+           "    1140:\t8b 45 fc             \tmov    -0x4(%rbp),%eax\n"
+           "    1143:\t83 c0 01             \tadd    $0x1,%eax\n"
+           "    1146:\t5d                   \tpop    %rbp\n    1147:\tc3                   \tret    \n")
+C_OBJDUMP = ("\ntally.o:     file format elf64-x86-64\n\n\nDisassembly of section .text:\n\n"
+             "0000000000000000 <add>:\nint add(int total)\n{\n   0:\t55                   \tpush   %rbp\n"
+             "   1:\t48 89 e5             \tmov    %rsp,%rbp\n   4:\t89 7d fc             \tmov    %edi,-0x4(%rbp)\n"
+             "    return total + 1;\n   7:\t8b 45 fc             \tmov    -0x4(%rbp),%eax\n"
+             "   a:\t83 c0 01             \tadd    $0x1,%eax\n}\n   d:\t5d                   \tpop    %rbp\n"
+             "   e:\tc3                   \tret    \n")
+CPP_OBJDUMP = ("\ntally.o:     file format elf64-x86-64\n\n\nDisassembly of section .text:\n\n"
+               "0000000000000000 <tally::Counter::add(std::string const&)>:\n"
+               "int tally::Counter::add(const std::string& label)\n{\n"
+               "   0:\t55                   \tpush   %rbp\n   1:\t48 89 e5             \tmov    %rsp,%rbp\n"
+               "    return ++counts[label];\n"
+               "   4:\te8 00 00 00 00       \tcall   9 <tally::Counter::add(std::string const&)+0x9>\n"
+               "}\n   9:\t5d                   \tpop    %rbp\n   a:\tc3                   \tret    \n")
+IRC_LOG = ("--- Log opened Mon Jan 05 10:00:00 2026\n10:00 -!- ada [~ada@example.org] has joined #tally\n"
+           "10:01 <ada> has anyone counted the fruit today?\n10:01 <@bob> three so far\n10:02  * ada adds a pear\n"
+           "10:03 <@bob> four, then\n10:05 -!- bob [~bob@example.org] has quit [Quit: lunch]\n"
+           "--- Log closed Mon Jan 05 11:00:00 2026\n")
+IRC_WEECHAT = ("2026-01-05 10:00:00\t-->\tada (~ada@example.org) has joined #tally\n"
+               "2026-01-05 10:01:12\tada\thas anyone counted the fruit today?\n"
+               "2026-01-05 10:01:40\t@bob\tthree so far\n2026-01-05 10:02:03\t *\tada adds a pear\n"
+               "2026-01-05 10:05:00\t<--\tbob (~bob@example.org) has quit (Quit: lunch)\n")
+SRCINFO = ("pkgbase = tally\n\tpkgdesc = Count words by label\n\tpkgver = 1.2.0\n\tpkgrel = 1\n"
+           "\turl = https://example.org/tally\n\tarch = x86_64\n\tlicense = MIT\n\tmakedepends = cargo\n"
+           "\tdepends = glibc\n\tsource = tally-1.2.0.tar.gz::https://example.org/tally-1.2.0.tar.gz\n"
+           "\tsha256sums = 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08\n\npkgname = tally\n")
+PAN = ("object template tally.example.org;\n\ninclude 'machine-types/core';\n\n"
+       "variable TALLY_LABELS ?= list('fruit', 'pear');\n\n"
+       "type tally_count = {\n    'label' : string\n    'total' : long(0..)\n};\n\n"
+       "function tally_total = {\n    sum = 0;\n    foreach (i; v; ARGV[0]) { sum = sum + v; };\n    sum;\n};\n\n"
+       "prefix '/software/components/tally';\n'active' = true;\n\"/system/tally/labels\" = TALLY_LABELS;\n"
+       "bind '/system/tally/counts' = tally_count[];\n")
 
 POSITIVES = [
     (APL, "APL"), (ASPECTJ, "AspectJ"), (BOOGIE, "Boogie"), (CEYLON, "Ceylon"), (CLEAN, "Clean"),
@@ -215,7 +267,9 @@ POSITIVES = [
     (BST, "BST"), (WOW_TOC, "World of Warcraft TOC"), (GCODE, "g-code"), (CSOUND_SCORE, "Csound Score"),
     (GENSHI, "Genshi"), (COLDFUSION_CFC, "Coldfusion CFC"), (COLDFUSION_SCRIPT_CFC, "Coldfusion CFC"),
     (COLDFUSION_HTML, "Coldfusion HTML"), (PYTHON_TRACEBACK, "Python Traceback"), (MQL, "MQL"), (IGOR, "Igor"),
-    (IDL, "IDL"), (REDCODE, "Redcode"), (BLITZMAX, "BlitzMax"), (INFORM7, "Inform 7"),
+    (IDL, "IDL"), (REDCODE, "Redcode"), (BLITZMAX, "BlitzMax"), (INFORM7, "Inform 7"), (MONKEY, "Monkey"),
+    (OOC, "Ooc"), (EC, "eC"), (OBJDUMP, "objdump"), (C_OBJDUMP, "c-objdump"), (CPP_OBJDUMP, "cpp-objdump"),
+    (IRC_LOG, "IRC logs"), (IRC_WEECHAT, "IRC logs"), (SRCINFO, "Srcinfo"), (PAN, "Pan"),
 ]
 
 
@@ -293,11 +347,21 @@ LEAN_AXIOM = ("axiom choice : ∀ α : Type, Nonempty α → α\n\ntheorem total
               "  omega\n")
 CSS = (":root {\n  --accent: #c00;\n}\n.tally {\n  color: var(--accent);\n  width: calc(100% - 2em);\n}\n")
 YAML = ("name: tally\ntype: module\nitems:\n  - a list of things\n  - another\n")
+VB_CLASS = ("Public Class Tally\n    Private total As Integer\n\n    Public Function Add() As Integer\n"
+            "        total += 1\n        Return total\n    End Function\nEnd Class\n\nClass Label\nEnd Class\n")
+CSHARP = ("using System;\n\nclass Tally : Counter\n{\n    public int Total { get; set; }\n}\n\n"
+          "class Window : Form\n{\n}\n")
+GO = ("package main\n\nimport \"fmt\"\n\nfunc main() {\n\ttotal := 0\n\tlabels := []string{\"fruit\"}\n"
+      "\tfmt.Println(total, labels)\n}\n")
+PHP_INCLUDE = ("<?php\ninclude 'header.php';\ninclude \"footer.php\";\n$template = 'tally';\n"
+               "$total = 3;\nfunction tally($x) { return $x; }\n")
+CHAT_PAGE = ("<html><body>\n<p>10:01 <b>ada</b> said hello</p>\n<p>10:02 <i>bob</i> replied</p>\n"
+             "<p>Log opened by the moderator.</p>\n</body></html>\n")
 G_PROSE = ("The G1 and G2 classes differ.\nModels M104 and M140 were compared in T1.\n")
 
 NEGATIVES = [PYTHON_HOOKS, KOTLIN, FSHARP, OCAML, SWIFT, SCALA, C_HEADER, JS_CONFIG, README, MIPS, VERILOG, PASCAL,
              VISUAL_BASIC, APL_SYMBOL_TABLE, TYPESCRIPT, PHP, JAVA, CORBA_IDL, HASKELL, EMAIL_QUOTE,
-             LOG_WITH_TRACEBACK, INI, LEAN_AXIOM, CSS, YAML, G_PROSE]
+             LOG_WITH_TRACEBACK, INI, LEAN_AXIOM, CSS, YAML, G_PROSE, VB_CLASS, CSHARP, GO, PHP_INCLUDE, CHAT_PAGE]
 
 
 @pytest.mark.parametrize("text", NEGATIVES)
