@@ -29,7 +29,6 @@ told here by the forms its own documentation prescribes and no near language wri
 
 from __future__ import annotations
 
-import itertools
 import re
 from dataclasses import dataclass
 
@@ -95,7 +94,7 @@ class Signature:
     def enough_forms(self, text: str) -> bool:
         """Whether enough kinds of forms are in ``text``, one of the literals being there."""
         needed = self.needed + any(word in text for word in self.doubt)
-        return _at_least(needed, (form.found_in(text) for form in self.forms.values()))
+        return _at_least(needed, len(self.forms), (form.found_in(text) for form in self.forms.values()))
 
 
 # Marks of a document or program that holds an example of a language (a Markdown fence, a
@@ -485,9 +484,16 @@ def _kinds(forms: re.Pattern, text: str, enough: int | None = None) -> int:
     return len(kinds)
 
 
-def _at_least(needed: int, found) -> bool:
-    """Whether ``needed`` of the ``found`` answers (read lazily, in turn) are true."""
-    return sum(1 for _ in itertools.islice(filter(None, found), needed)) == needed
+def _at_least(needed: int, kinds: int, found) -> bool:
+    """Whether ``needed`` of the ``found`` answers (one per kind, read lazily, in turn) are true:
+    the look stops at the answer that decides it either way (too many kinds missing is a no)."""
+    spare = kinds - needed
+    for answer in found:
+        needed -= bool(answer)
+        spare -= not answer
+        if needed <= 0 or spare < 0:
+            break
+    return needed <= 0
 
 
 def _lisp_dialect(text: str) -> str:
