@@ -45,8 +45,9 @@ _ABNF_LINE = r"^(?![ \t]*(?:#|//|/\*|\*|--))[^\n]*?"
 _ABNF_FORMS = forms(
     # a whole rule line of ABNF's own elements, apart and among them one of its marks (a Python
     # assignment `OWS = r"[ \t]*"` writes a string against a name; rule names have no `_`)
-    rule=(("=",), rf"^(?=[^\n]*(?:%[xdb]|\*|\b(?:ALPHA|DIGIT|HEXDIG|DQUOTE|HTAB|WSP|VCHAR|CRLF|OCTET)\b|[ \t]/[ \t]))"
-                  rf"[A-Za-z][A-Za-z0-9-]*[ \t]*=/?(?:[ \t]*(?:{_ABNF_ELEMENT}))++[ \t]*(?:;[^\n]*)?$"),
+    rule=(("=",), rf"^[A-Za-z][A-Za-z0-9-]*[ \t]*=/?"
+                  rf"(?=[^\n]*(?:%[xdb]|\*|\b(?:ALPHA|DIGIT|HEXDIG|DQUOTE|HTAB|WSP|VCHAR|CRLF|OCTET)\b|[ \t]/[ \t]))"
+                  rf"(?:[ \t]*(?:{_ABNF_ELEMENT}))++[ \t]*(?:;[^\n]*)?$"),
     value=(("%x", "%d", "%b"), _ABNF_LINE + r"%(?:x[0-9A-Fa-f]+(?:-[0-9A-Fa-f]+|(?:\.[0-9A-Fa-f]+)+)?|"
                                             r"d\d+(?:-\d+|(?:\.\d+)+)?|"
                                r"b[01]+(?:-[01]+)?)\b"),
@@ -307,9 +308,9 @@ SIGNATURES = {
     # CORBA's IDL writes interfaces and attributes too, in modules, with `in` arguments
     "Web IDL": signed(("attribute ", "[Exposed", "DOMString", "USVString", "interface mixin", "partial interface",
                        "dictionary ", " includes "), _WEBIDL_FORMS, 2, "\nmodule ", "(in ", " inout ", "(out "),
-    "ABNF": signed(("%x", "%d", "=/", "ALPHA", "DIGIT", "1*", "*("), _ABNF_FORMS, 3),
-    "TableGen": signed(("defm ", "multiclass ", "include \"", "(outs", "(ins", "!strconcat", "!cast<", "\ndef ",
-                        "\nclass ", "\nlet "), _TABLEGEN_FORMS, 2),
+    "ABNF": signed(("%x", "=/", "ALPHA", "DIGIT", "HEXDIG", "DQUOTE", "CRLF", "VCHAR"), _ABNF_FORMS, 3),
+    "TableGen": signed(("defm ", "multiclass ", ".td\"", "(outs", "(ins", "!strconcat", "!cast<", "bits<", "list<",
+                        "> {\n", ">;\n"), _TABLEGEN_FORMS, 2),
     "Soong": signed(("name:",), _SOONG_FORMS, 2),
     "Hxml": signed(("-cp ", "-main ", "--main ", "-lib ", "--library ", "--class-path ", "-js ", "--js "),
                    _HXML_FORMS, 3),
@@ -341,8 +342,8 @@ SIGNATURES = {
     "c-objdump": Signature(("Disassembly of section",), _C_OBJDUMP_FORMS, 4),
     "objdump": Signature(("Disassembly of section",), _OBJDUMP_FORMS, 3),
     # a message after its time (`12:34 <nick>`, `[12:34] <nick>`), a client's notices and markers
-    "IRC logs": Signature((*(f"{digit}{blank}{mark}" for digit in "0123456789" for blank in (" ", "  ")
-                             for mark in "<*"),
+    "IRC logs": Signature((*(f"{digit} <" for digit in "0123456789"), *(f"{digit}  <" for digit in "0123456789"),
+                           *(f"{digit}  *" for digit in "0123456789"),
                            "] <", "-!- ", "\t-->\t", "\t<--\t", "] * ",
                            "--- Log opened", "**** BEGIN LOGGING"), _IRC_LOG_FORMS, 2),
     "Srcinfo": Signature(("pkgbase = ", "pkgname = "), _SRCINFO_FORMS, 3),

@@ -253,19 +253,20 @@ SIGNATURES = {
                       _ASPECTJ_FORMS, 2),
     "Boogie": signed(("procedure ", "implementation ", "havoc ", "axiom "), _BOOGIE_FORMS, 2),
     "Ceylon": signed(("shared ", "import ceylon.", "satisfies ", "case (is "), _CEYLON_FORMS, 2),
-    "Clean": signed(("import Std", "from Std", "\nStart", "module ", "*World"), _CLEAN_FORMS, 2),
+    "Clean": signed(("import Std", "from Std", "\nStart", "implementation module", "definition module", "*World"),
+                    _CLEAN_FORMS, 2),
     "CodeQL": signed(("@kind", "predicate ", "import java", "import cpp", "import python", "import javascript",
                       "import csharp", "import go", "import semmle", "import codeql", "DataFlow::"), _CODEQL_FORMS, 2),
-    "Fantom": signed(("using ", "new make", "Void ", "Str "), _FANTOM_FORMS, 2),
+    "Fantom": signed(("using sys", "using [java]", "new make", "Void ", "Str ", ".toStr", "Env.cur"), _FANTOM_FORMS, 2),
     "FStar": signed(("open FStar", "Lemma", "Tot ", "(requires", "(ensures", "noextract", "inline_for_extraction"),
                     _FSTAR_FORMS, 2),
     "Futhark": signed(("entry ", "]i32", "]i64", "]f32", "]f64", "]u8", "reduce (", "scan (", "-- ==", "loop ", "[n]",
                        "type~"), _FUTHARK_FORMS, 2),
-    "Golo": signed(("function ", "augment "), _GOLO_FORMS, 2),
+    "Golo": signed(("= |", "augment "), _GOLO_FORMS, 2),
     "Koka": signed(("effect ", "ctl ", "import std/", "with handler", "with fun", "with ctl", "fun "), _KOKA_FORMS, 2),
     # a page's markup around its code is its own, not an example's
     "Lasso": Signature(("<?lasso", "<?Lasso", "[noprocess]", "//lasso", "local(", "var("), _LASSO_FORMS, 2, ("```",)),
-    "Limbo": signed(("implement ", ": module", "list of ", "->PATH"), _LIMBO_FORMS, 2),
+    "Limbo": signed(("implement ", ": module", ": adt", "list of string", "->PATH"), _LIMBO_FORMS, 2),
     # its own `\begin{code}` is a LaTeX environment: the examples' marks do not put it in doubt
     "Literate Haskell": Signature(("\n> ", "\\begin{code}"), _LITERATE_HASKELL_FORMS, 2,
                                   ("open import", ": Set", "```")),   # Agda's, and a Markdown quote
@@ -277,10 +278,10 @@ SIGNATURES = {
                  _EC_FORMS, 2),
     "Nemerle": signed(("using Nemerle", "mutable "), _NEMERLE_FORMS, 2),
     # ReScript's decorators open a line (`@react.component`): one kind more
-    "ReasonML": signed(("open ", "[@", "ReasonReact", "ReactDOMRe", "Js.log", "module "), _REASON_FORMS, 2,
+    "ReasonML": signed(("[@", "ReasonReact", "ReactDOMRe", "Js.log", "module ", "| Some(", "| None"), _REASON_FORMS, 2,
                        "\n@react", "\n@module", "\n@val", "\n@genType", "->Belt", "->Js."),
     # its templates are `'''` strings: not an example's mark here
-    "Xtend": Signature(("«", " def ", "\ndef ", "override ", "extension ", "newArrayList", "newHashMap"),
+    "Xtend": Signature(("«", "val ", "override ", "extension ", "newArrayList", "newHashMap"),
                        _XTEND_FORMS, 2,
                        ("```", ".. code", "\\begin{", "</", '"""')),
 }
