@@ -246,6 +246,31 @@ _EC_FORMS = forms(
             r"^[ \t]*(?:Window|Button|Label|EditBox|DataBox|ListBox|DropBox|Picture)[ \t]+\w+[ \t]*\{[ \t]*"
             r"(?:this|parent)\b"),
 )
+# Ioke: prototypes cloned with `mimic`, methods and macros bound as cells, modules loaded by `use`
+_IOKE_FORMS = forms(
+    mimic=(("mimic",), r"\b[A-Z]\w*[ \t]+mimic\b"),
+    method=(("method(", "macro(", "dmacro(", "lecro(", "syntax(", "fnx("),
+            r"^[ \t]*\S+[ \t]*=[ \t]*(?:method|macro|dmacro|lecro|syntax|fnx?)\("),
+    use=(("use(",), r"^[ \t]*use\([ \t]*\"[\w/.-]+\"[ \t]*\)"),
+    cell=(("cell(", "@"), r"\bcell\([ \t]*:|^[ \t]*@\w[\w:?!]*[ \t]*="),
+    do_=(("do(",), r"\bdo\([ \t]*$"),
+)
+# OpenEdge ABL (Progress 4GL): definitions, NO-UNDO, record blocks with their locks, blocks ended by `END.`
+_ABL_FORMS = forms(
+    define=(("DEFINE ", "DEF ", "define ", "def "),
+            r"(?i:^[ \t]*DEF(?:INE)?[ \t]+(?:(?:NEW|SHARED|GLOBAL|PRIVATE|PUBLIC|PROTECTED|STATIC|INPUT|OUTPUT|"
+            r"INPUT-OUTPUT|RETURN)[ \t]+)*(?:VAR(?:IABLE)?|TEMP-TABLE|BUFFER|QUERY|FRAME|PARAM(?:ETER)?|STREAM|BUTTON|"
+            r"DATASET|DATA-SOURCE|PROPERTY|WORK-TABLE|WORKFILE|IMAGE|MENU|BROWSE|RECTANGLE|SUB-MENU)\b)"),
+    no_undo=(("NO-UNDO", "no-undo", "No-Undo"), r"(?i:\bNO-UNDO\b)"),
+    record=(("FOR ", "for ", "FIND ", "find ", "For ", "Find "),
+            r"(?i:^[ \t]*(?:FOR[ \t]+(?:EACH|FIRST|LAST)|FIND(?:[ \t]+(?:FIRST|LAST|NEXT|PREV))?)[ \t]++[\w-]++[^\n]*?"
+            r"\b(?:NO-LOCK|EXCLUSIVE-LOCK|SHARE-LOCK|NO-ERROR|NO-WAIT)\b)"),
+    block_end=(("END", "end", "End"), r"(?i:^[ \t]*END[ \t]+(?:PROCEDURE|FUNCTION|CLASS|METHOD|CASE|CONSTRUCTOR|"
+                                      r"DESTRUCTOR|INTERFACE|GET|SET|TRIGGERS)[ \t]*\.)"),
+    procedure=(("PROCEDURE ", "procedure ", "Procedure "), r"(?i:^[ \t]*PROCEDURE[ \t]++[\w-]++[^\n]*:[ \t]*$)"),
+    preprocessor=(("&", "{&"), r"(?i:^[ \t]*&(?:SCOPED-DEFINE|GLOBAL-DEFINE|ANALYZE-SUSPEND|ANALYZE-RESUME)\b)|"
+                               r"\{&[\w-]+\}"),
+)
 
 SIGNATURES = {
     "APL": signed(("←", "⍝", "⍵", "⎕", "∇"), _APL_FORMS, 2),
@@ -276,6 +301,10 @@ SIGNATURES = {
     "eC": signed(("import \"ecere\"", "import \"ec\"", "import \"EDA\"", "IMPORT_STATIC", ": Window",
                   ": GuiApplication", "property ", "\ndefine ", "public define "),
                  _EC_FORMS, 2),
+    "Ioke": signed(("mimic", "= method(", "=method(", "dmacro(", "use(\""), _IOKE_FORMS, 2),
+    "OpenEdge ABL": signed(("NO-UNDO", "no-undo", "No-Undo", "DEFINE VARIABLE", "DEF VAR", "define variable",
+                            "NO-LOCK", "no-lock", "END PROCEDURE", "end procedure", "{&", "&SCOPED-DEFINE",
+                            "&ANALYZE-SUSPEND"), _ABL_FORMS, 2),
     "Nemerle": signed(("using Nemerle", "mutable "), _NEMERLE_FORMS, 2),
     # ReScript's decorators open a line (`@react.component`): one kind more
     "ReasonML": signed(("[@", "ReasonReact", "ReactDOMRe", "Js.log", "module ", "| Some(", "| None"), _REASON_FORMS, 2,

@@ -257,6 +257,18 @@ PAN = ("object template tally.example.org;\n\ninclude 'machine-types/core';\n\n"
        "function tally_total = {\n    sum = 0;\n    foreach (i; v; ARGV[0]) { sum = sum + v; };\n    sum;\n};\n\n"
        "prefix '/software/components/tally';\n'active' = true;\n\"/system/tally/labels\" = TALLY_LABELS;\n"
        "bind '/system/tally/counts' = tally_count[];\n")
+IOKE = (";; the words counted by label\nuse(\"tally/labels\")\n\nTally = Origin mimic do(\n"
+        "  initialize = method(\n    @counts = dict()\n    @total = 0)\n\n"
+        "  add = method(label,\n    @counts[label] = (@counts[label] || 0) + 1\n    @total++)\n\n"
+        "  cell(:\"+\") = method(other, add(other))\n\n  each = dmacro([code] @counts each(code))\n)\n\n"
+        "tally = Tally mimic\ntally add(\"fruit\")\ntally total println\n")
+ABL = ("/* the words counted by label */\n&SCOPED-DEFINE MaxLabels 10\n\nDEFINE VARIABLE iTotal AS INTEGER NO-UNDO.\n"
+       "DEFINE TEMP-TABLE ttCount NO-UNDO\n  FIELD cLabel AS CHARACTER\n  FIELD iCount AS INTEGER.\n\n"
+       "PROCEDURE addLabel:\n  DEFINE INPUT PARAMETER pcLabel AS CHARACTER NO-UNDO.\n"
+       "  FIND FIRST ttCount WHERE ttCount.cLabel = pcLabel NO-ERROR.\n  IF NOT AVAILABLE ttCount THEN DO:\n"
+       "    CREATE ttCount.\n    ASSIGN ttCount.cLabel = pcLabel.\n  END.\n  ttCount.iCount = ttCount.iCount + 1.\n"
+       "END PROCEDURE.\n\nFOR EACH ttCount NO-LOCK:\n  iTotal = iTotal + ttCount.iCount.\nEND.\n"
+       "DISPLAY iTotal {&MaxLabels}.\n")
 
 POSITIVES = [
     (APL, "APL"), (ASPECTJ, "AspectJ"), (BOOGIE, "Boogie"), (CEYLON, "Ceylon"), (CLEAN, "Clean"),
@@ -269,7 +281,8 @@ POSITIVES = [
     (COLDFUSION_HTML, "Coldfusion HTML"), (PYTHON_TRACEBACK, "Python Traceback"), (MQL, "MQL"), (IGOR, "Igor"),
     (IDL, "IDL"), (REDCODE, "Redcode"), (BLITZMAX, "BlitzMax"), (INFORM7, "Inform 7"), (MONKEY, "Monkey"),
     (OOC, "Ooc"), (EC, "eC"), (OBJDUMP, "objdump"), (C_OBJDUMP, "c-objdump"), (CPP_OBJDUMP, "cpp-objdump"),
-    (IRC_LOG, "IRC logs"), (IRC_WEECHAT, "IRC logs"), (SRCINFO, "Srcinfo"), (PAN, "Pan"),
+    (IRC_LOG, "IRC logs"), (IRC_WEECHAT, "IRC logs"), (SRCINFO, "Srcinfo"), (PAN, "Pan"), (IOKE, "Ioke"),
+    (ABL, "OpenEdge ABL"),
 ]
 
 
@@ -357,11 +370,14 @@ PHP_INCLUDE = ("<?php\ninclude 'header.php';\ninclude \"footer.php\";\n$template
                "$total = 3;\nfunction tally($x) { return $x; }\n")
 CHAT_PAGE = ("<html><body>\n<p>10:01 <b>ada</b> said hello</p>\n<p>10:02 <i>bob</i> replied</p>\n"
              "<p>Log opened by the moderator.</p>\n</body></html>\n")
+SQL_LOOP = ("-- every label's total\nFOR rec IN SELECT label, total FROM counts LOOP\n"
+            "  RAISE NOTICE '%', rec.label;\nEND LOOP;\nDEFINE total = 3;\nEND;\n")
 G_PROSE = ("The G1 and G2 classes differ.\nModels M104 and M140 were compared in T1.\n")
 
 NEGATIVES = [PYTHON_HOOKS, KOTLIN, FSHARP, OCAML, SWIFT, SCALA, C_HEADER, JS_CONFIG, README, MIPS, VERILOG, PASCAL,
              VISUAL_BASIC, APL_SYMBOL_TABLE, TYPESCRIPT, PHP, JAVA, CORBA_IDL, HASKELL, EMAIL_QUOTE,
-             LOG_WITH_TRACEBACK, INI, LEAN_AXIOM, CSS, YAML, G_PROSE, VB_CLASS, CSHARP, GO, PHP_INCLUDE, CHAT_PAGE]
+             LOG_WITH_TRACEBACK, INI, LEAN_AXIOM, CSS, YAML, G_PROSE, VB_CLASS, CSHARP, GO, PHP_INCLUDE, CHAT_PAGE,
+             SQL_LOOP]
 
 
 @pytest.mark.parametrize("text", NEGATIVES)
