@@ -443,10 +443,34 @@ def from_conventions(text: str) -> str | None:
     return None
 
 
+# Examples in a document, not the document's own language: a Markdown fence and what it holds, a
+# reStructuredText literal block (a paragraph ending in `::`, then indented lines)
+_LITERAL_BLOCK = re.compile(r"::[ \t]*\n(?:[ \t]*\n)+(?:[ \t]+[^\n]*\n|[ \t]*\n)*")
+
+
+def outside_examples(text: str) -> str:
+    """The text without a document's examples: the lines outside Markdown's fenced code blocks (one
+    left open runs to the end, as in CommonMark; read line by line, as a pattern for a fence would
+    scan to the end from every opening) and outside reStructuredText's literal blocks."""
+    if "```" in text:
+        kept, inside = [], False
+        for line in text.split("\n"):
+            if line.lstrip(" \t").startswith("```"):
+                inside = not inside
+            elif not inside:
+                kept.append(line)
+        text = "\n".join(kept)
+    if "::\n" in text:
+        text = _LITERAL_BLOCK.sub("::\n", text)
+    return text
+
+
 def by_signature(text: str) -> str | None:
-    """A language that neither content model knows, where enough of its own forms are present."""
+    """A language that neither content model knows, where enough of its own forms are present
+    outside a document's examples (a README's fenced CUDA kernel or Vim settings is not either)."""
+    forms_text = outside_examples(text)
     for language, signature in _SIGNATURES.items():
-        if signature.found_in(text):
+        if signature.found_in(forms_text):
             return language
     if _properties_layout(text):
         return "Properties"

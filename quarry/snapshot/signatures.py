@@ -32,13 +32,12 @@ Haskell, Django templates) do not hold them.
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable
 
 from quarry.snapshot import (signatures_code, signatures_domain, signatures_general, signatures_markup,
                              signatures_specs)
 from quarry.infra.literals import literal_finder
-from quarry.snapshot.dialects import Signature, forms, signed, word
+from quarry.snapshot.dialects import Signature, forms, outside_examples, signed, word
 
 _LLVM_FORMS = forms(
     define=(("define",), r"^define[ \t][^\n]*@[-\w.$\"]+[ \t]*\([^\n]*\{[ \t]*$"),
@@ -577,23 +576,6 @@ SIGNATURES = {**_OWN, **signatures_markup.SIGNATURES, **signatures_code.SIGNATUR
 LITERAL_WINDOW = 8192
 
 
-# Examples in a document, not the document's own language: a Markdown fence and what it holds, a
-# reStructuredText literal block (a paragraph ending in `::`, then indented lines)
-_LITERAL_BLOCK = re.compile(r"::[ \t]*\n(?:[ \t]*\n)+(?:[ \t]+[^\n]*\n|[ \t]*\n)*")
-
-
-def _outside_fences(text: str) -> str:
-    """The lines outside Markdown's fenced code blocks (one left open runs to the end, as in
-    CommonMark), read line by line: a pattern for a fence would scan to the end from every opening."""
-    kept, inside = [], False
-    for line in text.split("\n"):
-        if line.lstrip(" \t").startswith("```"):
-            inside = not inside
-        elif not inside:
-            kept.append(line)
-    return "\n".join(kept)
-
-
 @functools.cache
 def _literals_present() -> Callable[[str], set[str]]:
     """Every signature's literals in one automaton: a text's head is read once for all of them (an
@@ -604,10 +586,7 @@ def _literals_present() -> Callable[[str], set[str]]:
 def by_signature(text: str) -> str | None:
     """One of these languages, where enough of its own forms are present outside a document's
     examples (Markdown fences, reStructuredText literal blocks)."""
-    if "```" in text:
-        text = _outside_fences(text)
-    if "::\n" in text:
-        text = _LITERAL_BLOCK.sub("::\n", text)
+    text = outside_examples(text)
     present = _literals_present()(text[:LITERAL_WINDOW])
     for language, signature in SIGNATURES.items():
         if not present.isdisjoint(signature.literals) and signature.enough_forms(text):

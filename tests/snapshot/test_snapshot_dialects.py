@@ -256,3 +256,18 @@ def test_mojo_within_python_by_its_functions_structs_and_bindings():
     assert dialects.dialect_of("Python", MOJO, sure=True) == "Mojo"
     assert dialects.dialect_of("Python", PYTHON_TYPED, sure=True) is None
 
+
+
+README_WITH_CUDA = ("# Tally kernels\n\nTally counts labels on the GPU. Build it with `make`, then run:\n\n```cuda\n"
+                    "__global__ void tally(int *counts, const int *labels, int n)\n{\n"
+                    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) atomicAdd(&counts[labels[i]], 1);\n"
+                    "}\n\ntally<<<blocks, threads>>>(counts, labels, n);\n```\n\nThe counts are then copied back.\n")
+README_WITH_VIM = ("# Vim setup\n\nAdd this to your vimrc::\n\n    set number\n    syntax on\n"
+                   "    let g:tally_enabled = 1\n    autocmd BufRead *.tally setlocal filetype=tally\n"
+                   "    hi TallyCount ctermfg=green\n\nThat is all.\n")
+
+
+def test_a_documents_fenced_or_literal_examples_do_not_name_it():
+    assert dialects.by_signature(README_WITH_CUDA) is None
+    assert dialects.by_signature(README_WITH_VIM) is None
+    assert dialects.by_signature(README_WITH_CUDA.split("```cuda\n")[1].split("```")[0]) == "CUDA"
