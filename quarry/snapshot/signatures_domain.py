@@ -303,6 +303,65 @@ _PAN_FORMS = forms(
     function=(("function ",), r"^[ \t]*function[ \t]+\w+[ \t]*=[ \t]*\{"),
     bind=(("bind ",), r"^[ \t]*bind[ \t]+[\"']/"),
 )
+# a transcript that opens on a prompt, a command's output after it, and a later prompt after output
+# (a shell script writes no prompts; a README that shows a command opens on its title)
+_SHELL_PROMPT = r"(?:(?:\([\w.-]+\)[ \t]*)?[\w.-]+@[\w.-]+(?::[^\n$#]*)?[$#]|\$)[ \t]+[\w./~-]"
+_BASH_SESSION_FORMS = forms(
+    opening=(("$ ",), rf"\A(?:[ \t]*\n)*{_SHELL_PROMPT}"),
+    output=(("$ ",), rf"^{_SHELL_PROMPT}[^\n]*\n(?!{_SHELL_PROMPT})[^\n$#]"),
+    later_prompt=(("$ ",), rf"^(?!{_SHELL_PROMPT})[^\n]+\n{_SHELL_PROMPT}"),
+)
+_PYTHON_CONSOLE_FORMS = forms(
+    opening=((">>> ",), r"\A(?:[ \t]*\n)*>>> \S"),
+    output=((">>> ",), r"^>>> [^\n]*\n(?!>>> |\.\.\. )[^\n]"),
+    later_prompt=((">>> ",), r"^(?!>>> |\.\.\. )[^\n]+\n>>> "),
+)
+# Blitz3D and BlitzPlus: typed by sigils (`x%`, `y#`, `s$`) and `.Type`, where BlitzMax writes `:Int`
+_BLITZBASIC_FORMS = forms(
+    graphics=(("Graphics",), r"^[ \t]*Graphics(?:3D)?[ \t]+\d+[ \t]*,[ \t]*\d+"),
+    sigil_variable=(("Global ", "Local ", "Dim ", "Const "),
+                    r"^[ \t]*(?:Global|Local|Dim|Const)[ \t]+\w+(?:[%#$]|\.\w+)(?:[ \t]*[=(,]|[ \t]*(?:;[^\n]*)?$)"),
+    typed_function=(("Function ",), r"^[ \t]*Function[ \t]+\w+(?:[%#$]|\.\w+)[ \t]*\("),
+    each=(("Each ",), r"\bFor[ \t]+\w+\.\w+[ \t]*=[ \t]*Each[ \t]+\w+"),
+    field=(("Field ",), r"^[ \t]*Field[ \t]+\w+[%#$]?(?:\.\w+)?(?:[ \t]*,[ \t]*\w+[%#$]?(?:\.\w+)?)*[ \t]*"
+                        r"(?:;[^\n]*)?$"),
+    frame=(("Flip", "Cls", "RenderWorld", "UpdateWorld", "BackBuffer"),
+           r"^[ \t]*(?:Flip|Cls|RenderWorld|UpdateWorld|SetBuffer[ \t]+BackBuffer\(\))\b"),
+)
+# LambdaMOO's verbs: programs for an object's verb, verb calls on MOO objects, the core's utilities
+_MOOCODE_FORMS = forms(
+    program=(("@program", "@verb", "@prop"), r"^@(?:program|verb|prop(?:erty)?)[ \t]+[#$]?[\w.-]+"),
+    verb_call=((":",), r"(?:\bplayer|\bthis|\bcaller|\$\w+|#-?\d+):\w+\("),
+    utility=(("_utils",), r"\$\w+_utils\b"),
+    block_end=(("endif", "endfor", "endwhile", "endfork", "endtry"),
+               r"^[ \t]*(?:endif|endfor|endwhile|endfork|endtry)[ \t]*$"),
+    argument=(("args[", "dobjstr", "iobjstr", "prepstr", "argstr"),
+              r"\bargs\[\d+\]|\b(?:dobjstr|iobjstr|prepstr|argstr)[ \t]*(?:[!=]=|[);,\]]|=(?!=))"),   # in use, not listed
+)
+# MuPAD: procedures and their `end_` words
+_MUPAD_FORMS = forms(
+    procedure=(("proc",), r"\bproc[ \t]*\([^)\n]*\)"),
+    end=(("end_",), r"\bend_(?:proc|if|for|while|case|repeat|domain)\b"),
+    declaration=(("local ", "option "), r"^[ \t]*(?:local|option)[ \t]+\w"),
+    assignment=((":=",), r"^[ \t]*\w+[ \t]*:=[ \t]*proc\b"),
+)
+# SARL's agents: their definitions, event handlers, capacities used and events emitted
+_SARL_FORMS = forms(
+    definition=(("agent ", "behavior ", "capacity ", "skill ", "event "),
+                r"^[ \t]*(?:agent|behavior|capacity|skill|event)[ \t]+\w+(?:[ \t]+(?:extends|implements)[ \t]+"
+                r"[\w.]+(?:[ \t]*,[ \t]*[\w.]+)*)?[ \t]*\{?[ \t]*$"),
+    handler=(("on ",), r"^[ \t]*on[ \t]+[A-Z]\w*(?:[ \t]*\[[^\]\n]*\])?[ \t]*\{"),
+    uses=(("uses ",), r"^[ \t]*uses[ \t]+[A-Z]\w*(?:[ \t]*,[ \t]*[A-Z]\w*)*[ \t]*$"),
+    occurrence=(("occurrence", "emit", "spawn"), r"\boccurrence\.\w+|\bemit[ \t]*\(|\bspawn[ \t]*\([A-Z]"),
+)
+# Myghty's Python in templates: its sections, `%` lines of Python with their colons, components
+_MYGHTY_FORMS = forms(
+    section=(("<%",), r"<%(?:python|args|init|attr|flags|method|def|cleanup|once|global|shared)(?:[ \t]+[^>\n]*)?>"),
+    python_line=(("%",), r"^%[ \t]*(?:for|if|elif|else|while|try|except)\b[^\n]*:[ \t]*$"),
+    line_end=(("% end",), r"^%[ \t]*end(?:for|if|while|try)\b"),
+    component=(("<&",), r"<&\|?[ \t]*[\w/.$]+"),
+    request=(("m.",), r"\bm\.(?:write|comp|subexec|scomp|call_next|send_redirect)\("),
+)
 
 SIGNATURES = {
     # CORBA's IDL writes interfaces and attributes too, in modules, with `in` arguments
@@ -337,6 +396,16 @@ SIGNATURES = {
     # Monkey, its successor, writes classes: one kind more
     "BlitzMax": signed(("SuperStrict", "Strict", "Framework ", "Import brl", "Import pub", "Local ", "Field ",
                         "Method "), _BLITZMAX_FORMS, 2, "\nClass "),
+    "Bash Session": Signature(("$ ",), _BASH_SESSION_FORMS, 3),
+    "Python console session": Signature((">>> ",), _PYTHON_CONSOLE_FORMS, 3),
+    # after BlitzMax: a BlitzMax program may write Blitz3D's graphics commands too
+    "BlitzBasic": signed(("Graphics", "Global ", "Local ", "Function ", "Each ", "Field "), _BLITZBASIC_FORMS, 2),
+    "MOOCode": signed(("@program", "@verb", "player:", "this:", "_utils", "endfork"), _MOOCODE_FORMS, 2),
+    "MuPAD": signed(("end_proc", "end_if", "end_for", "end_while"), _MUPAD_FORMS, 2),
+    "SARL": signed(("agent ", "behavior ", "capacity ", "skill ", "uses ", "occurrence"), _SARL_FORMS, 2),
+    # a template's markup is its own, not an example's; Mason, its Perl twin, writes `$m->` and `my $`
+    "Myghty": Signature(("<%python", "<%args>", "<%init>", "<&", "m.write("), _MYGHTY_FORMS, 2,
+                        ("```", "$m->", "my $", "% foreach")),
     # C++ source before C: `objdump -S` of C++ writes C's statements too
     "cpp-objdump": Signature(("Disassembly of section",), _CPP_OBJDUMP_FORMS, 4),
     "c-objdump": Signature(("Disassembly of section",), _C_OBJDUMP_FORMS, 4),

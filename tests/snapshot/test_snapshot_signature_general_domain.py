@@ -270,6 +270,31 @@ ABL = ("/* the words counted by label */\n&SCOPED-DEFINE MaxLabels 10\n\nDEFINE 
        "    CREATE ttCount.\n    ASSIGN ttCount.cLabel = pcLabel.\n  END.\n  ttCount.iCount = ttCount.iCount + 1.\n"
        "END PROCEDURE.\n\nFOR EACH ttCount NO-LOCK:\n  iTotal = iTotal + ttCount.iCount.\nEND.\n"
        "DISPLAY iTotal {&MaxLabels}.\n")
+BASH_SESSION = ("$ tally --labels fruit,pear counts.txt\nfruit 3\npear 1\n$ echo $?\n0\n"
+                "ada@desk:~/tally$ ls\ncounts.txt  tally.py\n")
+PYTHON_CONSOLE = (">>> from tally import count\n>>> count(['fruit', 'pear', 'fruit'])\n{'fruit': 2, 'pear': 1}\n"
+                  ">>> for label in ['fruit', 'pear']:\n...     print(label)\n...\nfruit\npear\n")
+BLITZBASIC = ("; the words counted by label\nGraphics 640, 480, 0, 2\nSetBuffer BackBuffer()\n\nType Count\n"
+              "\tField label$\n\tField total%\nEnd Type\n\nGlobal grand% = 0\n\nFunction AddLabel.Count(label$)\n"
+              "\tc.Count = New Count\n\tc\\label = label\n\tReturn c\nEnd Function\n\nWhile Not KeyHit(1)\n\tCls\n"
+              "\tFor c.Count = Each Count\n\t\tgrand = grand + c\\total\n\tNext\n\tFlip\nWend\nEnd\n")
+MOOCODE = ("@program #123:tally\n\"Count the words said, by label.\";\nlabel = args[1];\n"
+           "counts = this.counts;\nif (label in $list_utils:slice(counts))\n  player:tell(\"Counted \", label);\n"
+           "else\n  this.counts = {@counts, {label, 1}};\nendif\nfor c in (counts)\n"
+           "  player:tell(c[1], \": \", c[2]);\n"
+           "endfor\nreturn length(counts);\n.\n")
+MUPAD = ("// the words counted by label\ntally := proc(words)\n  local counts, w;\n  option remember;\nbegin\n"
+         "  counts := table();\n  for w in words do\n    if contains(counts, w) then\n"
+         "      counts[w] := counts[w] + 1\n    else\n      counts[w] := 1\n    end_if\n  end_for;\n"
+         "  counts\nend_proc:\n")
+SARL = ("package io.tally\n\nimport io.sarl.core.Initialize\nimport io.sarl.core.Logging\n\n"
+        "event Counted {\n\tval label : String\n}\n\nagent Tally {\n\tuses Logging, DefaultContextInteractions\n\n"
+        "\tvar total = 0\n\n\ton Initialize {\n\t\tinfo(\"The tally starts.\")\n\t}\n\n"
+        "\ton Counted [occurrence.label == \"fruit\"] {\n\t\ttotal = total + 1\n"
+        "\t\temit(new Counted(\"pear\"))\n\t}\n}\n")
+MYGHTY = ("<%args>\n    labels\n</%args>\n<%python scope=\"init\">\n    total = len(labels)\n</%python>\n"
+          "<h1>Tally</h1>\n<ul>\n% for label in labels:\n    <li><% label %></li>\n% endfor\n</ul>\n"
+          "<& footer.myt, total=total &>\n% m.write(\"done\")\n")
 
 POSITIVES = [
     (APL, "APL"), (ASPECTJ, "AspectJ"), (BOOGIE, "Boogie"), (CEYLON, "Ceylon"), (CLEAN, "Clean"),
@@ -283,7 +308,8 @@ POSITIVES = [
     (IDL, "IDL"), (REDCODE, "Redcode"), (BLITZMAX, "BlitzMax"), (INFORM7, "Inform 7"), (MONKEY, "Monkey"),
     (OOC, "Ooc"), (EC, "eC"), (OBJDUMP, "objdump"), (C_OBJDUMP, "c-objdump"), (CPP_OBJDUMP, "cpp-objdump"),
     (IRC_LOG, "IRC logs"), (IRC_WEECHAT, "IRC logs"), (SRCINFO, "Srcinfo"), (PAN, "Pan"), (IOKE, "Ioke"),
-    (ABL, "OpenEdge ABL"),
+    (ABL, "OpenEdge ABL"), (BASH_SESSION, "Bash Session"), (PYTHON_CONSOLE, "Python console session"),
+    (BLITZBASIC, "BlitzBasic"), (MOOCODE, "MOOCode"), (MUPAD, "MuPAD"), (SARL, "SARL"), (MYGHTY, "Myghty"),
 ]
 
 
@@ -373,12 +399,24 @@ CHAT_PAGE = ("<html><body>\n<p>10:01 <b>ada</b> said hello</p>\n<p>10:02 <i>bob<
              "<p>Log opened by the moderator.</p>\n</body></html>\n")
 SQL_LOOP = ("-- every label's total\nFOR rec IN SELECT label, total FROM counts LOOP\n"
             "  RAISE NOTICE '%', rec.label;\nEND LOOP;\nDEFINE total = 3;\nEND;\n")
+README_COMMANDS = ("Tally\n=====\n\nInstall it and count:\n\n$ pip install tally\n$ tally counts.txt\n\n"
+                   "The counts print one label a line.\n")
+SHELL_SCRIPT = ("#!/bin/sh\n# count the labels\nset -e\nfor f in \"$@\"; do\n  wc -l \"$f\"\ndone\n"
+                "echo \"$# files\"\n")
+DOCTEST_TEXT = ("Counting\n--------\n\nThe tally counts words:\n\n>>> from tally import count\n>>> count(['a'])\n"
+                "{'a': 1}\n")
+MASON = ("<%args>\n    $labels\n</%args>\n<%init>\n    my $total = scalar @$labels;\n</%init>\n"
+         "% foreach my $label (@$labels) {\n<li><% $label %></li>\n% }\n<& footer.mas, total => $total &>\n"
+         "% $m->comp('/done.mas');\n")
+VIM_SCRIPT = ("\" count the words\nfunction! Tally(words)\n  let counts = {}\n  for w in a:words\n"
+              "    if has_key(counts, w)\n      let counts[w] += 1\n    else\n      let counts[w] = 1\n    endif\n"
+              "  endfor\n  return counts\nendfunction\n")
 G_PROSE = ("The G1 and G2 classes differ.\nModels M104 and M140 were compared in T1.\n")
 
 NEGATIVES = [PYTHON_HOOKS, KOTLIN, FSHARP, OCAML, SWIFT, SCALA, C_HEADER, JS_CONFIG, README, MIPS, VERILOG, PASCAL,
              VISUAL_BASIC, APL_SYMBOL_TABLE, TYPESCRIPT, PHP, JAVA, CORBA_IDL, HASKELL, EMAIL_QUOTE,
              LOG_WITH_TRACEBACK, INI, LEAN_AXIOM, CSS, YAML, G_PROSE, VB_CLASS, CSHARP, GO, PHP_INCLUDE, CHAT_PAGE,
-             SQL_LOOP]
+             SQL_LOOP, README_COMMANDS, SHELL_SCRIPT, DOCTEST_TEXT, MASON, VIM_SCRIPT]
 
 
 @pytest.mark.parametrize("text", NEGATIVES)
