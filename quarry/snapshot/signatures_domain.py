@@ -387,8 +387,9 @@ SIGNATURES = {
     # the whole text one traceback: a report or a log that quotes one is not
     "Python Traceback": Signature(("Traceback (most recent call last):",), _TRACEBACK_FORMS, 3),
     "MQL": signed(("#property", "OnInit", "OnTick", "OnStart", "OnCalculate", "OrderSend", "iCustom"), _MQL_FORMS, 2),
+    # Blitz and Visual Basic close a function with `End Function` (IGOR Pro with `End`): one kind more
     "Igor": signed(("#pragma rtGlobals", "#pragma TextEncoding", "#pragma IgorVersion", "#pragma ModuleName", "NVAR ",
-                    "SVAR ", "Make/", "SetDataFolder", "\nFunction", "\nEnd"), _IGOR_FORMS, 2),
+                    "SVAR ", "Make/", "SetDataFolder", "\nFunction", "\nEnd"), _IGOR_FORMS, 2, "End Function"),
     "IDL": signed(("pro ", "PRO ", "compile_opt", "COMPILE_OPT", "endelse", "ENDELSE", "print,", "PRINT,",
                    "endif else", "ENDIF ELSE"), _IDL_FORMS, 2),
     "Redcode": signed((";redcode", ";name", ";author", "DAT ", "dat ", "SPL ", "spl ", "DJN ", "djn ", "MOV.", "mov."),

@@ -276,7 +276,8 @@ PYTHON_CONSOLE = (">>> from tally import count\n>>> count(['fruit', 'pear', 'fru
                   ">>> for label in ['fruit', 'pear']:\n...     print(label)\n...\nfruit\npear\n")
 BLITZBASIC = ("; the words counted by label\nGraphics 640, 480, 0, 2\nSetBuffer BackBuffer()\n\nType Count\n"
               "\tField label$\n\tField total%\nEnd Type\n\nGlobal grand% = 0\n\nFunction AddLabel.Count(label$)\n"
-              "\tc.Count = New Count\n\tc\\label = label\n\tReturn c\nEnd Function\n\nWhile Not KeyHit(1)\n\tCls\n"
+              "\tc.Count = New Count\n\tc\\label = label\n\tReturn c\nEnd Function\n\n"
+              "Function Reset(c.Count)\n\tc\\total = 0\nEnd Function\n\nWhile Not KeyHit(1)\n\tCls\n"
               "\tFor c.Count = Each Count\n\t\tgrand = grand + c\\total\n\tNext\n\tFlip\nWend\nEnd\n")
 MOOCODE = ("@program #123:tally\n\"Count the words said, by label.\";\nlabel = args[1];\n"
            "counts = this.counts;\nif (label in $list_utils:slice(counts))\n  player:tell(\"Counted \", label);\n"
