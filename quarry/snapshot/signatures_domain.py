@@ -335,8 +335,9 @@ _MOOCODE_FORMS = forms(
     utility=(("_utils",), r"\$\w+_utils\b"),
     block_end=(("endif", "endfor", "endwhile", "endfork", "endtry"),
                r"^[ \t]*(?:endif|endfor|endwhile|endfork|endtry)[ \t]*$"),
+    # a verb's arguments in use (a syntax file lists their names alone)
     argument=(("args[", "dobjstr", "iobjstr", "prepstr", "argstr"),
-              r"\bargs\[\d+\]|\b(?:dobjstr|iobjstr|prepstr|argstr)[ \t]*(?:[!=]=|[);,\]]|=(?!=))"),   # in use, not listed
+              r"\bargs\[\d+\]|\b(?:dobjstr|iobjstr|prepstr|argstr)[ \t]*(?:[!=]=|[);,\]]|=(?!=))"),
 )
 # MuPAD: procedures and their `end_` words
 _MUPAD_FORMS = forms(
@@ -412,10 +413,8 @@ SIGNATURES = {
     "c-objdump": Signature(("Disassembly of section",), _C_OBJDUMP_FORMS, 4),
     "objdump": Signature(("Disassembly of section",), _OBJDUMP_FORMS, 3),
     # a message after its time (`12:34 <nick>`, `[12:34] <nick>`), a client's notices and markers
-    "IRC logs": Signature((*(f"{digit} <" for digit in "0123456789"), *(f"{digit}  <" for digit in "0123456789"),
-                           *(f"{digit}  *" for digit in "0123456789"),
-                           "] <", "-!- ", "\t-->\t", "\t<--\t", "] * ",
-                           "--- Log opened", "**** BEGIN LOGGING"), _IRC_LOG_FORMS, 2),
+    "IRC logs": Signature((*(digit + mark for digit in "0123456789" for mark in (" <", "  <", "  *")), "] <", "-!- ",
+                           "\t-->\t", "\t<--\t", "] * ", "--- Log opened", "**** BEGIN LOGGING"), _IRC_LOG_FORMS, 2),
     "Srcinfo": Signature(("pkgbase = ", "pkgname = "), _SRCINFO_FORMS, 3),
     "Pan": signed(("template ",), _PAN_FORMS, 2),
     # English sentences: three kinds, so that a README's "Before installing:" and a heading are not enough

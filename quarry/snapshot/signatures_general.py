@@ -16,7 +16,7 @@ module's).
 
 from __future__ import annotations
 
-from quarry.snapshot.dialects import Signature, forms, signed
+from quarry.snapshot.dialects import EXAMPLES, Signature, forms, signed
 
 _APL_FORMS = forms(
     # each glyph in use, never quoted alone as a table of symbols (X11's Compose, a font's list) writes it
@@ -310,7 +310,6 @@ SIGNATURES = {
     "ReasonML": signed(("[@", "ReasonReact", "ReactDOMRe", "Js.log", "module ", "| Some(", "| None"), _REASON_FORMS, 2,
                        "\n@react", "\n@module", "\n@val", "\n@genType", "->Belt", "->Js."),
     # its templates are `'''` strings: not an example's mark here
-    "Xtend": Signature(("«", "val ", "override ", "extension ", "newArrayList", "newHashMap"),
-                       _XTEND_FORMS, 2,
-                       ("```", ".. code", "\\begin{", "</", '"""')),
+    "Xtend": Signature(("«", "val ", "override ", "extension ", "newArrayList", "newHashMap"), _XTEND_FORMS, 2,
+                       tuple(mark for mark in EXAMPLES if mark != "'''")),
 }
