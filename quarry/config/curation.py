@@ -127,6 +127,7 @@ class RepositoryParams(Section):
     threshold: float = Field(default=0.7, gt=0, le=1)
     file_similarity: float = Field(default=0.5, gt=0, le=1)
     edited_similarity: float = Field(default=0.25, gt=0, le=1)
+    edit_shingles: PositiveInt = 64   # a light edit changes at most this many word n-grams (about five lines)
 
 
 class DedupParams(Section):

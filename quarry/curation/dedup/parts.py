@@ -53,7 +53,7 @@ class VerifiedPairs:
 
 @dataclass(frozen=True, kw_only=True)
 class CopyGroups:
-    """Step 4: every copy assigned to its group's survivor (runs by the copy's origin), with the groups' stats."""
+    """Step 4: every group in canonical order (runs by its canonical repository's origin), with the groups' stats."""
 
     assigned: str
     repository_groups: int
@@ -63,7 +63,8 @@ class CopyGroups:
 
 @dataclass(frozen=True, kw_only=True)
 class CopiesDecided(Decided):
-    """Step 5: the files a partition's copies share with their survivors, dropped (``removed``: their documents)."""
+    """Step 5: the files a partition's groups' copies share with earlier members, dropped
+    (``removed``: their documents)."""
 
     removed: str
     repositories_removed: int

@@ -9,25 +9,36 @@ and other template files (``TEMPLATE_PATH``), vendored libraries (``vendor/``, `
 has other files: distinct projects started from one template, vendoring one library or with
 the same stubs share them and are not copies.
 
-Candidate pairs share a (path, content hash) or a band of the repository MinHash. A file of one
+Candidate pairs share a (file name, content hash) or a band of the repository MinHash (a fork
+that renamed its package folder shares no path with its upstream, and one that added much code
+shares few bands). A file of one
 is held by the other (``held``) at the same path (the same content, or the same file edited:
 MinHash agreement >= ``edited_similarity``) or moved: the same content, or the same file edited,
 one step away (a folder or the file renamed, a folder inserted or removed below the top:
 ``moved``), never under a folder added above its whole path (a repository placed inside a folder
 of another is vendored, not forked). A pair is one repository when one of them holds
 ``threshold`` of the other's files at the same paths (a fork that edited, added or deleted
-some), or each holds ``threshold`` of the other's counting moved ones (a fork that renamed or
-moved folders: one way alone, that is also a project that copied most of a small one's files
-into a folder of its own); the estimated similarity of their whole contents is reported beside
-it.
+some), or, counting moved ones, one holds ``threshold`` of the other's files and each holds at
+least half (``MOVED_MAJORITY``) of the other's (a fork that renamed or moved folders, and grew:
+one way alone, that is also a project that copied most of a small one's files into a folder of
+its own); the estimated similarity of their whole contents is reported beside it.
 
 In each group the canonical repository keeps its files: the smallest licence rank (permissive
-first), then the most counted files, then the smallest origin. A file of another member is
-dropped as ``duplicate_repository`` when the canonical repository holds it (the same content at
-any path, or the same file edited); what a fork added or rewrote stays, for file-level dedup to
-judge like any other file. A one-line edit of a short file changes half its word 5-grams, so
-the same file, edited, is judged by a lower bar (``edited_similarity``) than a file of the same
-name elsewhere (``file_similarity``).
+first), then the most counted files, then the smallest origin. The files of the group's members
+that hold one another (the same content at any path, or the same file lightly edited) form
+components, and each keeps its earliest member's file (``group_decisions``); the others are
+dropped as ``duplicate_repository``. Two forks that each moved folders their own way and edited
+one file their own way are related through the upstream alone: one version stays. What a fork
+added or rewrote holds nothing and stays, for file-level dedup to judge like any other file.
+
+A one-line edit of a short file changes half its word 5-grams, so the same file, edited, is
+judged by a lower bar (``edited_similarity``) than a file of the same name elsewhere
+(``file_similarity``). Which files of a copy are dropped is judged more strictly than whether two
+repositories are one: a light edit changes at most ``edit_shingles`` word 5-grams, so a file of n
+of them goes from an agreement of (n - e) / (n + e) up (n estimated from the two MinHashes); a
+long file half rewritten agrees well above ``edited_similarity`` and is the fork's own, and one
+edited more than lightly but still a near duplicate is left to file-level dedup, which keeps one
+copy.
 """
 
 from __future__ import annotations
@@ -38,6 +49,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import combinations
+from typing import TypeVar
 
 import numpy as np
 
@@ -56,7 +68,10 @@ TEMPLATE_PATH = re.compile(
 MAX_SHARED_KEY_REPOS = 64   # a (path, content) pair in more repositories than this is boilerplate
 LISTED_PAIRS = 100          # verified pairs the ledger lists (in origin order; it counts them all)
 NAMESAKES = 4               # same-named files a moved file is compared with at most (more: a common name)
+HOLDERS = 8                 # members of a group a copy's files are compared with at most
+MOVED_MAJORITY = 0.5        # counting moved files, each repository of a pair holds at least this of the other's
 REPO_BANDS, REPO_ROWS = 16, 4
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -140,8 +155,9 @@ def signature_of(repo: Repository, gather: Gather) -> np.ndarray | None:
 
 
 def holder_keys(repo: Repository) -> list[tuple[str, int, int]]:
-    """What a file shared with another repository is: its path and content."""
-    return [(f.path, *f.exact) for f in repo.content]
+    """What a file shared with another repository is: its name and content (its folders may
+    have been renamed or moved)."""
+    return [(_name(f.path), *f.exact) for f in repo.content]
 
 
 def band_keys_of(signature: np.ndarray, seed: int) -> list[int] | None:
@@ -199,9 +215,25 @@ def counterparts(path: str, named: list[RepoFile]) -> list[tuple[RepoFile, bool]
     return [(f, len(closest) == 1) for f in closest] if len(closest) <= NAMESAKES else []
 
 
+def shingle_counts(signatures: np.ndarray) -> np.ndarray:
+    """Each file's number of distinct shingles, estimated from its MinHash (row-wise): an entry
+    is the minimum of n uniform hashes, so -ln(1 - u) over k entries sums to Gamma(k, 1/n)."""
+    uniform = (np.asarray(signatures, dtype=np.float64) + 0.5) / 2.0**32
+    return (signatures.shape[-1] - 1) / -np.log1p(-uniform).sum(axis=-1)
+
+
+def light_edit_bars(mine: np.ndarray, theirs: np.ndarray, changed: int) -> np.ndarray:
+    """The agreement two files' MinHashes (row-wise) keep after at most ``changed`` of their
+    shingles changed: (n - changed) / (n + changed) for their mean count n."""
+    count = (shingle_counts(mine) + shingle_counts(theirs)) / 2
+    return (count - changed) / (count + changed)
+
+
 def held(mine: list[RepoFile], theirs: list[RepoFile], gather: Gather, file_threshold: float,
-         edited: float | None = None, anywhere: bool = False) -> tuple[set[int], set[int]]:
-    """The documents among ``mine`` that ``theirs`` holds: (at the same path, moved).
+         edited: float | None = None, anywhere: bool = False, light_edit: int | None = None,
+         ) -> tuple[dict[int, int], dict[int, int]]:
+    """The documents among ``mine`` that ``theirs`` holds, each with the one of ``theirs`` that
+    holds it: (at the same path, moved).
 
     Same path: the same content, or a near duplicate. Moved: the same content at a path
     ``moved`` allows (with a signature: a file too short for one says nothing about where it
@@ -209,30 +241,31 @@ def held(mine: list[RepoFile], theirs: list[RepoFile], gather: Gather, file_thre
     ``counterparts``: the files of the same name at a path ``moved`` allows that ``mine`` does
     not hold at their own path. A near duplicate has MinHash agreement >= ``edited`` with the
     file at the same path or the only closest counterpart (the same file, edited), else >=
-    ``file_threshold`` (``edited``: ``file_threshold`` unless given)."""
+    ``file_threshold`` (``edited``: ``file_threshold`` unless given); with ``light_edit``, also
+    at least what a file keeps after that many of its shingles changed (``light_edit_bars``)."""
     edited = file_threshold if edited is None else edited
     at_path = {f.path: f for f in theirs}
     mine_paths = {f.path for f in mine}
-    by_content: dict[tuple[int, int], list[str]] = defaultdict(list)
+    by_content: dict[tuple[int, int], list[RepoFile]] = defaultdict(list)
     by_name: dict[str, list[RepoFile]] = defaultdict(list)
     for f in theirs:
-        by_content[f.exact].append(f.path)
+        by_content[f.exact].append(f)
         if f.has_sig and f.path not in mine_paths:
             by_name[_name(f.path)].append(f)
     copy_at = (lambda a, b: True) if anywhere else moved
-    same, compare = set(), []
+    same, compare = {}, []
     for f in mine:
         other = at_path.get(f.path)
         if other is not None and f.exact == other.exact:
-            same.add(f.doc)
+            same[f.doc] = other.doc
         elif other is not None and f.has_sig and other.has_sig:
             compare.append((f.doc, other.doc, True, edited))
-    moves = set()
+    moves = {}
     for f in mine:
         if f.doc in same or not (f.has_sig or anywhere):
             continue
-        if any(copy_at(f.path, path) for path in by_content.get(f.exact, ())):
-            moves.add(f.doc)
+        if copy := next((other for other in by_content.get(f.exact, ()) if copy_at(f.path, other.path)), None):
+            moves[f.doc] = copy.doc
         elif f.has_sig:
             named = [other for other in by_name.get(_name(f.path), ()) if moved(f.path, other.path)]
             compare.extend((f.doc, other.doc, False, edited if only else file_threshold)
@@ -240,21 +273,26 @@ def held(mine: list[RepoFile], theirs: list[RepoFile], gather: Gather, file_thre
     if compare:
         pairs = np.array([(a, b) for a, b, _, _ in compare], dtype=np.int64)
         bars = np.array([bar for *_, bar in compare])
-        near = estimated_jaccard(gather(pairs[:, 0]), gather(pairs[:, 1])) >= bars
-        for (doc, _, at_same_path, _), found in zip(compare, near.tolist(), strict=True):
+        mine_sigs, their_sigs = gather(pairs[:, 0]), gather(pairs[:, 1])
+        if light_edit is not None:
+            bars = np.maximum(bars, light_edit_bars(mine_sigs, their_sigs, light_edit))
+        near = estimated_jaccard(mine_sigs, their_sigs) >= bars
+        for (doc, partner, at_same_path, _), found in zip(compare, near.tolist(), strict=True):
             if found:
-                (same if at_same_path else moves).add(doc)
-    return same, moves - same
+                (same if at_same_path else moves).setdefault(doc, partner)
+    return same, {doc: partner for doc, partner in moves.items() if doc not in same}
 
 
 def verdict(a: Repository, b: Repository, gather: Gather, config: RepositoryParams) -> JsonDict | None:
     """The pair, when one of the two holds ``threshold`` of the other's files at the same paths,
-    or each holds ``threshold`` of the other's files counting moved ones; else None."""
+    or, counting moved ones, one holds ``threshold`` of the other's and each at least
+    MOVED_MAJORITY; else None."""
     same_a, moved_a = held(a.content, b.content, gather, config.file_similarity, config.edited_similarity)
     same_b, moved_b = held(b.content, a.content, gather, config.file_similarity, config.edited_similarity)
     files_a, files_b = len(a.content), len(b.content)
     same = max(len(same_a) / files_a, len(same_b) / files_b)
-    mutual = min((len(same_a) + len(moved_a)) / files_a, (len(same_b) + len(moved_b)) / files_b)
+    with_moved = sorted(((len(same_a) + len(moved_a)) / files_a, (len(same_b) + len(moved_b)) / files_b))
+    mutual = with_moved[1] if with_moved[0] >= MOVED_MAJORITY else 0.0
     if max(same, mutual) < config.threshold:
         return None
     content = float(estimated_jaccard(*_comparable(a.signature, b.signature))[0])
@@ -272,16 +310,38 @@ def _comparable(a: np.ndarray | None, b: np.ndarray | None) -> tuple[np.ndarray,
     return (a if a is not None else fill)[None], (b if b is not None else fill)[None]
 
 
-def copies_of(copy: Repository, survivor: Repository, size: int, gather: Gather,
-              config: RepositoryParams) -> tuple[dict[int, list], int]:
-    """The decisions for the files of a copy that its group's canonical repository (``survivor``)
-    holds (``held``: its exact copies at any path, however short), and how many of its files it
-    keeps: a fork's own files (added, or rewritten) are not copies of anything."""
-    same, moves = held(copy.files, survivor.files, gather, config.file_similarity, config.edited_similarity,
-                       anywhere=True)
-    shared = same | moves
-    decisions = {doc: ["duplicate_repository", survivor.origin, size] for doc in sorted(shared)}
-    return decisions, len(copy.files) - len(shared)
+def canonical_order(members: list[T], key: Callable[[T], tuple]) -> list[T]:
+    """A group's members by ``key`` (``Repository.key``): the canonical repository first."""
+    return sorted(members, key=key)
+
+
+def group_decisions(ordered: list[Repository], gather: Gather, config: RepositoryParams
+                    ) -> tuple[dict[int, list], int]:
+    """The decisions for the files of a group's copies (``ordered``: canonical order) and how many
+    of their files they keep.
+
+    Each copy is compared with every other member among the first HOLDERS + 1 (``held``: exact
+    copies at any path, however short, and files lightly edited); the files so matched form
+    components, and each component keeps the files of its earliest member. A file the canonical
+    repository holds goes, as does one that two forks changed each their own way (matched only
+    through the upstream's, which the canonical repository holds); a fork's own files (added, or
+    rewritten) match nothing and stay."""
+    number = {f.doc: i for i, f in enumerate(f for repo in ordered for f in repo.files)}
+    starts = np.cumsum([0, *(len(repo.files) for repo in ordered)])[:-1]   # each member's first number
+    compared = ordered[:HOLDERS + 1]
+    edges = []
+    for copy in ordered[1:]:
+        for other in compared:
+            if other is not copy:
+                same, moves = held(copy.files, other.files, gather, config.file_similarity,
+                                   config.edited_similarity, anywhere=True, light_edit=config.edit_shingles)
+                edges.extend((number[doc], number[partner]) for doc, partner in (*same.items(), *moves.items()))
+    labels = min_labels(len(number), np.array(edges, dtype=np.int64))
+    member = np.searchsorted(starts, np.arange(len(number)), side="right") - 1
+    earlier = member[labels] < member    # its component's first file is an earlier member's
+    decisions = {doc: ["duplicate_repository", ordered[0].origin, len(ordered)]
+                 for doc, i in sorted(number.items()) if earlier[i]}
+    return decisions, len(number) - len(ordered[0].files) - len(decisions)
 
 
 def empty_stats(repositories: int) -> JsonDict:
@@ -319,14 +379,12 @@ def repository_duplicates(keys: list[list], exact: np.ndarray, has_sig: np.ndarr
               if (found := verdict(by_origin[a], by_origin[b], gather, config)) is not None]
     decisions: dict[int, list] = {}
     for members in groups_of([tuple(found["repositories"]) for found in merged]):
-        survivor = min((by_origin[origin] for origin in members), key=Repository.key)
         stats["repository_groups"] += 1
-        for origin in members:
-            if origin != survivor.origin:
-                stats["repositories_removed"] += 1
-                copied, kept = copies_of(by_origin[origin], survivor, len(members), gather, config)
-                stats["fork_files_kept"] += kept
-                decisions.update(copied)
+        stats["repositories_removed"] += len(members) - 1
+        copied, kept = group_decisions(canonical_order([by_origin[origin] for origin in members], Repository.key),
+                                       gather, config)
+        stats["fork_files_kept"] += kept
+        decisions.update(copied)
     stats["repository_files_removed"] = len(decisions)
     stats["repository_pairs_verified"] = len(merged)
     stats["repository_pairs"] = merged[:LISTED_PAIRS]

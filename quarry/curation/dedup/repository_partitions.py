@@ -11,10 +11,10 @@
 3. Pairs, partition r: each candidate pair verified (``repository.verdict``), both repositories
    read from their tables.
 4. Groups (global, per repository, not per file): the verified pairs joined into groups, each
-   with its canonical repository (``Repository.key``); every other member is assigned
-   to it.
-5. Copies, partition p of the origin-key space again: each assigned copy's files that its
-   canonical repository holds are dropped, written per shard (quarry.curation.dedup.decisions).
+   in canonical order (``Repository.key``), keyed by its canonical repository's origin.
+5. Copies, partition p of that origin-key space: each group's copies' files that an earlier
+   member holds (``repository.group_decisions``) are dropped, written per shard
+   (quarry.curation.dedup.decisions).
 
 Every step decides what ``repository_duplicates`` decides in one process, for any partition counts.
 """
@@ -32,7 +32,8 @@ from quarry.curation.dedup.decisions import write_by_shard
 from quarry.curation.dedup.index import ShardIndex, origins_prefix
 from quarry.curation.dedup.parts import CandidatePairs, CopiesDecided, CopyGroups, RepositoryTable, VerifiedPairs
 from quarry.curation.dedup.repository import (LISTED_PAIRS, RepoFile, Repository, band_keys_of,
-                                              copies_of, groups_of, holder_keys, shared_pairs, signature_of, verdict)
+                                              canonical_order, group_decisions, groups_of, holder_keys, shared_pairs,
+                                              signature_of, verdict)
 from quarry.engine.partitions import lookup, owner, read_part, text_key, write_runs
 from quarry.records import atomic_write_bytes, json_bytes
 
@@ -138,8 +139,8 @@ def pair_partition(index: ShardIndex, sources: list[str], tables: list[str], par
 
 
 def group_copies(partitions: list[VerifiedPairs], out: Path) -> CopyGroups:
-    """Step 4: the groups the verified pairs make, each copy assigned to its group's canonical
-    repository (the smallest ``Repository.key``), as runs by the copy's origin; the groups' stats.
+    """Step 4: the groups the verified pairs make, each in canonical order, as runs by its canonical
+    repository's origin; the groups' stats.
     Holds the verified pairs (two origins and their keys each), never a repository's files."""
     edges, key = [], {}
     for found in partitions:
@@ -148,10 +149,9 @@ def group_copies(partitions: list[VerifiedPairs], out: Path) -> CopyGroups:
             key[a], key[b] = tuple(key_a), tuple(key_b)
     assigned, groups = [], 0
     for members in groups_of(edges):
-        survivor = min(members, key=key.__getitem__)
         groups += 1
-        assigned.extend((text_key(copy), json_bytes([copy, survivor, len(members)]))
-                        for copy in members if copy != survivor)
+        ordered = canonical_order(members, key.__getitem__)
+        assigned.append((text_key(ordered[0]), json_bytes(ordered)))
     write_runs(out, assigned)
     listed = sorted((pair for found in partitions for pair in found.listed), key=lambda pair: pair["repositories"])
     return CopyGroups(assigned=str(out), repository_groups=groups, repository_pairs_verified=len(edges),
@@ -160,16 +160,16 @@ def group_copies(partitions: list[VerifiedPairs], out: Path) -> CopyGroups:
 
 def copy_partition(index: ShardIndex, assigned: str, tables: list[str], part: int, out: Path,
                    config: RepositoryParams) -> CopiesDecided:
-    """Step 5: the files the copies assigned in partition ``part`` share with their survivors,
+    """Step 5: the files the copies of the groups in partition ``part`` share with earlier members,
     dropped as ``duplicate_repository`` (written per shard), and the documents so removed."""
     repos = Tables(tables)
     decisions: dict[int, list] = {}
     removed = kept = 0
     for _, data in read_part(assigned, part, len(tables)):
-        copy, survivor, size = orjson.loads(data)
-        copied, own = copies_of(repos[copy], repos[survivor], size, _gather(index), config)
+        ordered = orjson.loads(data)
+        copied, own = group_decisions([repos[origin] for origin in ordered], _gather(index), config)
         decisions.update(copied)
-        removed, kept = removed + 1, kept + own
+        removed, kept = removed + len(ordered) - 1, kept + own
     digest = write_by_shard(out, decisions, index.offsets)
     dropped = Path(f"{out}.removed.npy")
     np.save(dropped, np.array(sorted(decisions), dtype=np.int64))
