@@ -62,7 +62,8 @@ def test_clustering():
 
 def test_dedup_repositories():
     floors = run_bench("dedup_repositories.py", "--repos", "20", "--workers", "1")
-    assert_guards(floors, "forks_collapsed", "fork_only_dropped", "fork_recall", "distinct_repositories_merged")
+    assert_guards(floors, "forks_collapsed", "fork_only_dropped", "fork_recall", "distinct_repositories_merged",
+                  "large_edits_kept")
 
 
 def test_pii():
