@@ -18,8 +18,16 @@ fork-only files dropped, the distinct repositories merged (must be none), the re
 forks collapsed >= 0.95, fork-only files dropped <= 0.1, no distinct repository merged, fork
 recall >= 0.95, large edits kept >= 0.9 (a file half rewritten is the fork's own; bench/floors.py).
 
+With ``--installed`` it also runs on every top-level package of the machine's site-packages trees
+(this environment's, the ScanCode one's, Debian's) as a repository, as installed: the same project
+at other versions, real forks beside their upstream, distinct projects. It reports how many of
+the projects installed more than once end as one repository, and lists every group joining two
+names (no floor: a newer version can differ beyond a fork's edits, and two one-file plugins from
+one template are near copies).
+
     python bench/dedup_repositories.py                 # 80 repositories
     python bench/dedup_repositories.py --repos 200
+    python bench/dedup_repositories.py --installed
 """
 
 from __future__ import annotations
@@ -260,11 +268,73 @@ def score(out: Path, family: dict[str, str], labels: dict[str, dict[str, str]], 
             "repositories_removed": len(survivor)}
 
 
+def installed_trees() -> dict[str, Path]:
+    """The machine's site-packages trees: this interpreter's, the ScanCode environment's, Debian's."""
+    trees = {"project": Path(site.getsitepackages()[0]),
+             "scancode": ROOT / ".venv-scancode" / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}"
+             / "site-packages",
+             "debian": Path("/usr/lib/python3/dist-packages")}
+    return {label: tree for label, tree in trees.items() if tree.is_dir()}
+
+
+def build_installed(folder: Path) -> dict[str, str]:
+    """Every top-level package of every installed tree as a repository, as it is installed: the
+    same project at other versions in other trees, real forks beside their upstream (httpx2),
+    distinct projects side by side. Returns each origin's family: its package name, trailing
+    digits dropped where that names another installed package (httpx2: httpx; h11 stays h11)."""
+    from quarry.records import RecordWriter
+
+    family = {}
+    folder.mkdir(parents=True, exist_ok=True)
+    with RecordWriter(folder / "part-00000.jsonl.zst", level=1) as writer:
+        for label, tree in installed_trees().items():
+            for package in sorted(p for p in tree.iterdir() if p.is_dir() and p.name.isidentifier()):
+                origin = f"https://{label}.example/{package.name}"
+                for path in sorted(package.rglob("*.py")):
+                    try:
+                        text = path.read_text(encoding="utf-8")
+                    except (UnicodeDecodeError, OSError):
+                        continue
+                    if len(text) <= 300_000:
+                        rel = path.relative_to(tree).as_posix()
+                        writer.write({"text": text, "meta": {"id": f"{label}:{rel}", "origin": origin, "path": rel,
+                                                             "license": {"spdx": "MIT", "category": "permissive"}}})
+                        family[origin] = package.name.lower()
+    names = set(family.values())
+    return {origin: name.rstrip("0123456789") if name.rstrip("0123456789") in names else name
+            for origin, name in family.items()}
+
+
+def score_installed(ledger: dict, family: dict[str, str]) -> dict:
+    """Families installed more than once (versions, forks) joined into one group, and groups
+    joining different families (distinct projects merged, or siblings from one template)."""
+    edges = [tuple(pair["repositories"]) for pair in ledger["clusters"].get("repository_pairs", [])]
+    group = {origin: origin for origin in family}
+
+    def root(origin: str) -> str:
+        while group[origin] != origin:
+            origin = group[origin]
+        return origin
+
+    for a, b in edges:
+        group[root(a)] = root(b)
+    members = Counter(family.values())
+    repeated = sorted(name for name, count in members.items() if count > 1)
+    joined = [name for name in repeated if len({root(o) for o in family if family[o] == name}) == 1]
+    across = sorted({tuple(sorted({family[a], family[b]})) for a, b in edges if family[a] != family[b]})
+    return {"repositories": len(family), "families_installed_twice": len(repeated),
+            "families_joined": len(joined), "families_apart": sorted(set(repeated) - set(joined)),
+            "groups_across_families": across, "pairs_listed": len(edges),
+            "pairs_verified": ledger["clusters"].get("repository_pairs_verified")}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repos", type=int, default=80)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--installed", action="store_true",
+                        help="also every package of the machine's site-packages trees as a repository (about 20 s)")
     args = parser.parse_args()
     from quarry.engine import run_local
     from quarry.stages.dedup import DEDUP
@@ -281,6 +351,12 @@ def main() -> None:
                   "clusters": {k: v for k, v in ledger["clusters"].items()
                                if k not in ("repository_pairs", "largest_clusters")},
                   "versions": peer_versions("numpy")}
+        if args.installed:
+            family = build_installed(work / "installed")
+            start = time.perf_counter()
+            installed = run_local(DEDUP, work / "installed", work / "installed-out", {}, workers=args.workers)
+            result["installed"] = {"seconds": round(time.perf_counter() - start, 1),
+                                   **score_installed(installed, family), "dropped": installed["dropped"]}
         floors = Floors()
         floors.at_least("forks_collapsed", result["forks_collapsed"], 0.95)
         floors.at_most("fork_only_dropped", result["fork_only_dropped"], 0.1)

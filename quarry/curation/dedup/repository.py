@@ -18,8 +18,8 @@ one step away (a folder or the file renamed, a folder inserted or removed below 
 ``moved``), never under a folder added above its whole path (a repository placed inside a folder
 of another is vendored, not forked). A pair is one repository when one of them holds
 ``threshold`` of the other's files at the same paths (a fork that edited, added or deleted
-some), or, counting moved ones, one holds ``threshold`` of the other's files and each holds at
-least half (``MOVED_MAJORITY``) of the other's (a fork that renamed or moved folders, and grew:
+some), or, counting moved ones, one holds ``threshold`` of the other's files and each holds more
+than half (``MOVED_MAJORITY``) of the other's (a fork that renamed or moved folders, and grew:
 one way alone, that is also a project that copied most of a small one's files into a folder of
 its own); the estimated similarity of their whole contents is reported beside it.
 
@@ -69,7 +69,7 @@ MAX_SHARED_KEY_REPOS = 64   # a (path, content) pair in more repositories than t
 LISTED_PAIRS = 100          # verified pairs the ledger lists (in origin order; it counts them all)
 NAMESAKES = 4               # same-named files a moved file is compared with at most (more: a common name)
 HOLDERS = 8                 # members of a group a copy's files are compared with at most
-MOVED_MAJORITY = 0.5        # counting moved files, each repository of a pair holds at least this of the other's
+MOVED_MAJORITY = 0.5        # counting moved files, each repository of a pair holds more than this of the other's
 REPO_BANDS, REPO_ROWS = 16, 4
 T = TypeVar("T")
 
@@ -285,14 +285,15 @@ def held(mine: list[RepoFile], theirs: list[RepoFile], gather: Gather, file_thre
 
 def verdict(a: Repository, b: Repository, gather: Gather, config: RepositoryParams) -> JsonDict | None:
     """The pair, when one of the two holds ``threshold`` of the other's files at the same paths,
-    or, counting moved ones, one holds ``threshold`` of the other's and each at least
-    MOVED_MAJORITY; else None."""
+    or, counting moved ones, one holds ``threshold`` of the other's and each more than
+    MOVED_MAJORITY (a file of two alike is no fork: one-file packages share a licence header);
+    else None."""
     same_a, moved_a = held(a.content, b.content, gather, config.file_similarity, config.edited_similarity)
     same_b, moved_b = held(b.content, a.content, gather, config.file_similarity, config.edited_similarity)
     files_a, files_b = len(a.content), len(b.content)
     same = max(len(same_a) / files_a, len(same_b) / files_b)
     with_moved = sorted(((len(same_a) + len(moved_a)) / files_a, (len(same_b) + len(moved_b)) / files_b))
-    mutual = with_moved[1] if with_moved[0] >= MOVED_MAJORITY else 0.0
+    mutual = with_moved[1] if with_moved[0] > MOVED_MAJORITY else 0.0
     if max(same, mutual) < config.threshold:
         return None
     content = float(estimated_jaccard(*_comparable(a.signature, b.signature))[0])
