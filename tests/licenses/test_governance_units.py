@@ -59,6 +59,13 @@ def test_documentation_clause_and_reserved_rights():
     assert rights_reserved("Copyright 2020 Acme. All rights reserved.") == "weak"
     assert rights_reserved("Acme confidential and proprietary.") == "strong"
     assert rights_reserved("Permission is hereby granted") is None
+    # a copyright notice's "All Rights Reserved" above a grant reserves nothing (X11's keysym headers)
+    assert rights_reserved("Copyright 1987 by Apollo Computer Inc.\n\n    All Rights Reserved\n\nPermission to use, "
+                           "duplicate, change, and distribute this software and its documentation for any purpose "
+                           "and without fee is granted") is None
+    assert rights_reserved("All rights reserved.\n\nRedistribution and use in source and binary forms, with or "
+                           "without modification, are permitted provided that ...") is None
+    assert rights_reserved("Copyright 2020 Acme. All rights reserved. Confidential.") == "strong"
 
 
 def _governance(files: dict[str, str], findings: dict[str, LicenseFinding | None]) -> dict:

@@ -53,6 +53,10 @@ _STRONG = re.compile(r"\b(confidential|(is|are) (the )?proprietary|proprietary (
                      r"internal use only|not for (public )?(re)?distribution|"
                      r"may not be (copied|distributed|reproduced))\b", re.I)
 _WEAK = re.compile(r"\ball rights reserved\b", re.I)
+# Words that grant rights: "All Rights Reserved" above "Permission to use, copy, modify ... is hereby
+# granted" (X11's and the HPND family's notices, whose variants ScanCode may not name) reserves nothing
+_GRANT = re.compile(r"permission (?:is )?(?:hereby )?granted|permission to (?:use|copy|modify|distribute)|"
+                    r"is hereby granted|(?:are|is) permitted|redistribution and use|licen[cs]ed under", re.I)
 STRONG, WEAK = "strong", "weak"
 
 
@@ -137,7 +141,7 @@ def rights_reserved(text: str | None) -> str | None:
         return None
     if _STRONG.search(text):
         return STRONG
-    return WEAK if _WEAK.search(text) else None
+    return WEAK if _WEAK.search(text) and not _GRANT.search(text) else None
 
 
 _DOC_FOLDERS = {"doc", "docs", "documentation", "man", "manual", "manpages"}

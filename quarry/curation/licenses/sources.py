@@ -41,11 +41,17 @@ LICENSEISH = re.compile(r"licen[cs]|copyleft|permission (?:is )?(?:hereby )?gran
                         r"gnu (lesser |affero )?general public|public domain|all rights reserved|proprietary|"
                         r"confidential|spdx|(?<![a-z])(?:a|l|lib)?gpl(?:v?\d|(?![a-z]))|"
                         r"\b(?:mpl|epl|cddl|eupl)[-\s]?v?\d|\bbsd[-\s]?\d|\bapache[-\s]+(?:v(?:ersion)?\s*)?2", re.I)
-_COPYRIGHT_ONLY = re.compile(r"^\W*(copyright\b|\(c\)|©)", re.I)
+# A copyright line ("Copyright (c) 2010 N. P.", "(C) 2001", "© Acme"), not a licence's sentence that a
+# line break starts with the word ("copyright notice and this permission notice appear in supporting
+# documentation", "copyright holders and contributors be liable"): dropping one of those left X11's and
+# the HPND family's texts with a hole ScanCode could not match across
+_COPYRIGHT_ONLY = re.compile(r"^\W*(copyright\b(?!\s+(?:notices?|holders?|owners?|laws?|statements?|and|or|of|to|in|"
+                             r"on|is|are|must|shall|may)\b)|\(c\)|©)", re.I)
 _COMMENT = re.compile(r"^\s*(#|//|/\*|\*|--|;|%|<!--|\"\"\"|'''|\{-|\(\*|rem\b|@REM|!)", re.I)
 # A preprocessor line among a header's comments (an include guard, a `#if` around the whole file): passed over,
 # neither part of the header nor its end (read before _COMMENT, whose `#` it is not).
-_PREPROCESSOR = re.compile(r"^\s*#\s*(?:include|define|undef|ifn?def|if|elif|else|endif|pragma|import)\b")
+_PREPROCESSOR = re.compile(r"^\s*(?:#\s*(?:include|define|undef|ifn?def|if|elif|else|endif|pragma|import)\b"
+                           r"|extern\s+\"C\"\s*\{\s*$)")   # and C++'s linkage block a header opens among them
 MAX_HEADER_CHARS = 8000  # a header is prose; a longer block is minified code or data
 _spdx = get_spdx_licensing()
 
@@ -234,15 +240,19 @@ def _opened_block(line: str) -> str | None:
 
 
 def license_header(text: str, max_lines: int) -> str | None:
-    """The leading comment block (shebang and blank lines allowed), without copyright-only lines,
-    when it mentions a license; None otherwise. Dropping the copyright lines lets the same header
-    under different owners and years hit the same cache entry. Inside a block comment a line needs
-    no marker of its own (glibc's headers indent their lines between `/*` and `*/`)."""
+    """The leading comment block (shebang and blank lines allowed; begun within ``max_lines``, read
+    to its end), without copyright-only lines, when it mentions a license; None otherwise. Dropping
+    the copyright lines lets the same header under different owners and years hit the same cache
+    entry. Inside a block comment a line needs no marker of its own (glibc's headers indent their
+    lines between `/*` and `*/`)."""
     block: list[str] = []
     in_docstring = False
     closing = None   # the marker that ends the block comment the header is in
-    for number, line in enumerate(text[:MAX_HEADER_CHARS * 2].splitlines()[:max_lines]):
+    begun = False    # a comment line has been read
+    for number, line in enumerate(text[:MAX_HEADER_CHARS * 2].splitlines()):
         stripped = line.strip()
+        if number >= max_lines and not (closing or in_docstring or (begun and stripped and _COMMENT.match(line))):
+            break   # a header begun within max_lines is read to its end: a licence cut short matches nothing
         if number == 0 and stripped.startswith("#!"):
             continue
         if closing:
@@ -254,6 +264,7 @@ def license_header(text: str, max_lines: int) -> str | None:
         quotes = stripped.count('"""') + stripped.count("'''")
         if in_docstring or _COMMENT.match(line) or not stripped:
             block.append(line)
+            begun = begun or bool(stripped)
             in_docstring = in_docstring != (quotes % 2 == 1)
             closing = None if in_docstring else _opened_block(stripped)
             continue
