@@ -14,7 +14,7 @@ from quarry.engine import run_local
 from quarry.records import read_folder
 from quarry.stages.dedup import DEDUP
 from quarry.stages.snapshot import run_snapshot
-from test_dedup_repository import commit_all, git, project
+from test_dedup_repository import _new_repo, commit_all, git, project
 
 MODULES = ["textwrap.py", "difflib.py", "shlex.py", "calendar.py", "fractions.py", "heapq.py", "colorsys.py",
            "sched.py", "graphlib.py", "tomllib/_types.py"]
@@ -37,10 +37,7 @@ def _half_rewritten(text: str, other: str) -> str:
 @pytest.fixture(scope="module")
 def forks(tmp_path_factory):
     root = tmp_path_factory.mktemp("forks")
-    upstream = root / "lam"
-    upstream.mkdir()
-    git(upstream, "init", "-q", "-b", "main")
-    commit_all(upstream, project("lam", MODULES), "lam")
+    upstream = _new_repo(root, "lam", project("lam", MODULES))
     grown, moved = root / "lam-ng", root / "lam-moved"
     for clone in (grown, moved):
         subprocess.run(["git", "clone", "-q", str(upstream), str(clone)], check=True, capture_output=True)
@@ -55,11 +52,8 @@ def forks(tmp_path_factory):
     commit_all(moved, {"src/lam/impl/_types.py": _edited(source("tomllib/_types.py"), 5, "fixed in lam-moved")},
                "its own fix")
     # a distinct project with a module of the same name as one of lam's (its own text)
-    other = root / "omega"
-    other.mkdir()
-    git(other, "init", "-q", "-b", "main")
-    commit_all(other, {**project("omega", ["string.py", "stringprep.py", "bisect.py"]),
-                       "src/omega/shlex.py": source("shlex.py").replace("shlex", "omega_lexer")[:4000]}, "omega")
+    other = _new_repo(root, "omega", {**project("omega", ["string.py", "stringprep.py", "bisect.py"]),
+                                      "src/omega/shlex.py": source("shlex.py").replace("shlex", "omega_lexer")[:4000]})
     sources = [{"kind": "git", "path": str(path), "name": path.name} for path in (upstream, grown, moved, other)]
     run_snapshot(sources, root / "snap", {}, cache_dir=root / "cache")
     return root / "snap" / "shards"
