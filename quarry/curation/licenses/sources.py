@@ -240,19 +240,20 @@ def _opened_block(line: str) -> str | None:
 
 
 def license_header(text: str, max_lines: int) -> str | None:
-    """The leading comment block (shebang and blank lines allowed; begun within ``max_lines``, read
-    to its end), without copyright-only lines, when it mentions a license; None otherwise. Dropping
-    the copyright lines lets the same header under different owners and years hit the same cache
-    entry. Inside a block comment a line needs no marker of its own (glibc's headers indent their
-    lines between `/*` and `*/`)."""
+    """The leading comment block (shebang and blank lines allowed; a comment begun within
+    ``max_lines`` read to its end), without copyright-only lines, when it mentions a license; None
+    otherwise. Dropping the copyright lines lets the same header under different owners and years
+    hit the same cache entry. Inside a block comment a line needs no marker of its own (glibc's
+    headers indent their lines between `/*` and `*/`)."""
     block: list[str] = []
     in_docstring = False
     closing = None   # the marker that ends the block comment the header is in
     begun = False    # a comment line has been read
     for number, line in enumerate(text[:MAX_HEADER_CHARS * 2].splitlines()):
         stripped = line.strip()
-        if number >= max_lines and not (closing or in_docstring or (begun and stripped and _COMMENT.match(line))):
-            break   # a header begun within max_lines is read to its end: a licence cut short matches nothing
+        if number >= max_lines and (in_docstring or not (closing or (begun and stripped and _COMMENT.match(line)))):
+            break   # a comment begun within max_lines is read to its end: a licence cut short matches nothing
+            #         (a docstring is not: a module's documentation would dilute its licence line)
         if number == 0 and stripped.startswith("#!"):
             continue
         if closing:
