@@ -49,7 +49,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import combinations
-from typing import TypeVar
 
 import numpy as np
 
@@ -71,7 +70,6 @@ NAMESAKES = 4               # same-named files a moved file is compared with at 
 HOLDERS = 8                 # a copy is compared with the first HOLDERS + 1 members of its group (but itself)
 MOVED_MAJORITY = 0.5        # counting moved files, each repository of a pair holds more than this of the other's
 REPO_BANDS, REPO_ROWS = 16, 4
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -311,11 +309,6 @@ def _comparable(a: np.ndarray | None, b: np.ndarray | None) -> tuple[np.ndarray,
     return (a if a is not None else fill)[None], (b if b is not None else fill)[None]
 
 
-def canonical_order(members: list[T], key: Callable[[T], tuple]) -> list[T]:
-    """A group's members by ``key`` (``Repository.key``): the canonical repository first."""
-    return sorted(members, key=key)
-
-
 def group_decisions(ordered: list[Repository], gather: Gather, config: RepositoryParams
                     ) -> tuple[dict[int, list], int]:
     """The decisions for the files of a group's copies (``ordered``: canonical order) and how many
@@ -328,7 +321,7 @@ def group_decisions(ordered: list[Repository], gather: Gather, config: Repositor
     through the upstream's, which the canonical repository holds); a fork's own files (added, or
     rewritten) match nothing and stay."""
     number = {f.doc: i for i, f in enumerate(f for repo in ordered for f in repo.files)}
-    starts = np.cumsum([0, *(len(repo.files) for repo in ordered)])[:-1]   # each member's first number
+    member = np.repeat(np.arange(len(ordered)), [len(repo.files) for repo in ordered])   # of each number
     compared = ordered[:HOLDERS + 1]
     edges = []
     for copy in ordered[1:]:
@@ -338,7 +331,6 @@ def group_decisions(ordered: list[Repository], gather: Gather, config: Repositor
                                    config.edited_similarity, anywhere=True, light_edit=config.edit_shingles)
                 edges.extend((number[doc], number[partner]) for doc, partner in (*same.items(), *moves.items()))
     labels = min_labels(len(number), np.array(edges, dtype=np.int64))
-    member = np.searchsorted(starts, np.arange(len(number)), side="right") - 1
     earlier = member[labels] < member    # its component's first file is an earlier member's
     decisions = {doc: ["duplicate_repository", ordered[0].origin, len(ordered)]
                  for doc, i in sorted(number.items()) if earlier[i]}
@@ -382,7 +374,7 @@ def repository_duplicates(keys: list[list], exact: np.ndarray, has_sig: np.ndarr
     for members in groups_of([tuple(found["repositories"]) for found in merged]):
         stats["repository_groups"] += 1
         stats["repositories_removed"] += len(members) - 1
-        copied, kept = group_decisions(canonical_order([by_origin[origin] for origin in members], Repository.key),
+        copied, kept = group_decisions(sorted((by_origin[origin] for origin in members), key=Repository.key),
                                        gather, config)
         stats["fork_files_kept"] += kept
         decisions.update(copied)

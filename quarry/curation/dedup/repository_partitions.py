@@ -32,8 +32,8 @@ from quarry.curation.dedup.decisions import write_by_shard
 from quarry.curation.dedup.index import ShardIndex, origins_prefix
 from quarry.curation.dedup.parts import CandidatePairs, CopiesDecided, CopyGroups, RepositoryTable, VerifiedPairs
 from quarry.curation.dedup.repository import (LISTED_PAIRS, RepoFile, Repository, band_keys_of,
-                                              canonical_order, group_decisions, groups_of, holder_keys, shared_pairs,
-                                              signature_of, verdict)
+                                              group_decisions, groups_of, holder_keys, shared_pairs, signature_of,
+                                              verdict)
 from quarry.engine.partitions import lookup, owner, read_part, text_key, write_runs
 from quarry.records import atomic_write_bytes, json_bytes
 
@@ -150,7 +150,7 @@ def group_copies(partitions: list[VerifiedPairs], out: Path) -> CopyGroups:
     assigned, groups = [], 0
     for members in groups_of(edges):
         groups += 1
-        ordered = canonical_order(members, key.__getitem__)
+        ordered = sorted(members, key=key.__getitem__)   # canonical order, as Repository.key sorts
         assigned.append((text_key(ordered[0]), json_bytes(ordered)))
     write_runs(out, assigned)
     listed = sorted((pair for found in partitions for pair in found.listed), key=lambda pair: pair["repositories"])
