@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from quarry.curation.licenses.sources import GRANT_WORDS
+
 # "under either of", "at your option", "dual-licensed", "choose": the reader picks one of the
 # licenses. The GPL family's "version 2, or (at your option) any later version" is a version range,
 # not a choice.
@@ -55,8 +57,9 @@ _STRONG = re.compile(r"\b(confidential|(is|are) (the )?proprietary|proprietary (
 _WEAK = re.compile(r"\ball rights reserved\b", re.I)
 # Words that grant rights: "All Rights Reserved" above "Permission to use, copy, modify ... is hereby
 # granted" (X11's and the HPND family's notices, whose variants ScanCode may not name) reserves nothing
-_GRANT = re.compile(r"permission (?:is )?(?:hereby )?granted|permission to (?:use|copy|modify|distribute)|"
-                    r"is hereby granted|(?:are|is) permitted|redistribution and use|licen[cs]ed under", re.I)
+# (a header's grant words, and a grant's other verbs: HP's "Permission to use, duplicate, change")
+_GRANT = re.compile(rf"{GRANT_WORDS}|permission to (?:use|copy|modify|distribute)|(?:are|is) permitted|"
+                    r"licen[cs]ed under", re.I)
 STRONG, WEAK = "strong", "weak"
 
 

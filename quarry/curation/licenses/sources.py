@@ -36,8 +36,9 @@ _SPDX_TAIL = re.compile(r"\s*(\*/|-->|--\}|\*\)|#\}|'''|\"\"\")\s*$")
 # and is never dropped from the header
 # (permissive grants that never say "license": zlib's "Permission is granted to anyone", ISC's
 # "Permission to use, copy, modify ... is hereby granted")
-LICENSEISH = re.compile(r"licen[cs]|copyleft|permission (?:is )?(?:hereby )?granted|permission to use,? copy|"
-                        r"is hereby granted|redistribution and use|"
+GRANT_WORDS = (r"permission (?:is )?(?:hereby )?granted|permission to use,? copy|is hereby granted|"
+               r"redistribution and use")
+LICENSEISH = re.compile(rf"licen[cs]|copyleft|{GRANT_WORDS}|"
                         r"gnu (lesser |affero )?general public|public domain|all rights reserved|proprietary|"
                         r"confidential|spdx|(?<![a-z])(?:a|l|lib)?gpl(?:v?\d|(?![a-z]))|"
                         r"\b(?:mpl|epl|cddl|eupl)[-\s]?v?\d|\bbsd[-\s]?\d|\bapache[-\s]+(?:v(?:ersion)?\s*)?2", re.I)
