@@ -308,19 +308,14 @@ def build_installed(folder: Path) -> dict[str, str]:
 def score_installed(ledger: dict, family: dict[str, str]) -> dict:
     """Families installed more than once (versions, forks) joined into one group, and groups
     joining different families (distinct projects merged, or siblings from one template)."""
+    from quarry.curation.dedup.repository import groups_of
+
     edges = [tuple(pair["repositories"]) for pair in ledger["clusters"].get("repository_pairs", [])]
-    group = {origin: origin for origin in family}
-
-    def root(origin: str) -> str:
-        while group[origin] != origin:
-            origin = group[origin]
-        return origin
-
-    for a, b in edges:
-        group[root(a)] = root(b)
+    group = {origin: origin for origin in family} | {origin: members[0] for members in groups_of(edges)
+                                                      for origin in members}
     members = Counter(family.values())
     repeated = sorted(name for name, count in members.items() if count > 1)
-    joined = [name for name in repeated if len({root(o) for o in family if family[o] == name}) == 1]
+    joined = [name for name in repeated if len({group[o] for o in family if family[o] == name}) == 1]
     across = sorted({tuple(sorted({family[a], family[b]})) for a, b in edges if family[a] != family[b]})
     return {"repositories": len(family), "families_installed_twice": len(repeated),
             "families_joined": len(joined), "families_apart": sorted(set(repeated) - set(joined)),
