@@ -131,6 +131,14 @@ FOLDER_SENTENCE = ("Copyright 2020 Someone\n\nLicense\n\nEach folder of this pro
 GPL_LATER = ("This program is free software; you can redistribute it and/or modify it under the terms of the GNU "
              "General Public License as published by the Free Software Foundation; either version 2 of the License, "
              "or (at your option) any later version.\n")
+# A README that licenses itself (the FSF's all-permissive notice GNU READMEs open with), then the program
+SELF_NOTICE = ("  Copyright (C) 2019-2024 Example Project contributors.\n\n"
+               "  Copying and distribution of this file, with or without modification,\n"
+               "  are permitted in any medium without royalty provided the copyright\n"
+               "  notice and this notice are preserved.\n\n"
+               "This is frobnicate, a tool that frobnicates widgets.\n\n")
+PROGRAM_GPL = ("frobnicate is distributed under the GNU General Public License, version 3\n"
+               "or (at your option) any later version; the full text is in the file COPYING.\n")
 
 
 def expressions(text) -> dict[str, dict[str, str]]:
@@ -146,6 +154,9 @@ def expressions(text) -> dict[str, dict[str, str]]:
                                       "lib/x.js": "// " + FOLDER_SENTENCE.replace("\n", "\n// ") + "\nx = 1;\n"},
         # A full GPL notice beside the MIT text is no stray mention: both govern, the file is dropped.
         "https://example.org/mit-and-gpl": {"LICENSE": text("mit") + "\n\n" + GPL_LATER, "a.c": C_CODE},
+        # The README's notice about itself governs neither the program (GPL) nor, alone, the project.
+        "https://example.org/readme-itself-and-gpl": {"README": SELF_NOTICE + PROGRAM_GPL, "a.c": C_CODE},
+        "https://example.org/readme-itself-only": {"README": SELF_NOTICE + "Build it with make.\n", "a.c": C_CODE},
     }
 
 
@@ -181,6 +192,8 @@ EXPRESSION_EXPECTED = {
     "https://example.org/bare-gpl": {"a.c": ("GPL-2.0-or-later", "README", DROPPED)},
     "https://example.org/stray": {p: ("BlueOak-1.0.0", "LICENSE.md", KEPT) for p in ("index.js", "lib/x.js")},
     "https://example.org/mit-and-gpl": {"a.c": ("GPL-2.0-or-later AND MIT", "LICENSE", DROPPED)},
+    "https://example.org/readme-itself-and-gpl": {"a.c": ("GPL-3.0-or-later", "README", DROPPED)},
+    "https://example.org/readme-itself-only": {"a.c": (None, None, KEPT)},
 }
 VENDORED_EXPECTED = {
     "https://example.org/vendoring": {

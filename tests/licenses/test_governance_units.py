@@ -5,7 +5,8 @@ from __future__ import annotations
 from quarry.curation.licenses.declarations import debian_expression, parse_declaration
 from quarry.curation.licenses.findings import LicenseFinding
 from quarry.curation.licenses.governance import OriginSurvey, decide, govern, origin_governance, plan
-from quarry.curation.licenses.notices import has_choice, offers_choice, rights_reserved, split_docs_clause
+from quarry.curation.licenses.notices import has_choice, offers_choice, rights_reserved, split_docs_clause, \
+    without_self_notices
 
 CATS = {"MIT": "permissive", "Apache-2.0": "permissive", "GPL-2.0-only": "strong-copyleft",
         "GPL-2.0-or-later": "strong-copyleft", "GPL-3.0-only": "strong-copyleft", "LGPL-3.0-only": "weak-copyleft",
@@ -48,6 +49,20 @@ def test_choices_and_version_ranges():
     assert offers_choice("Dual-licensed: see LICENSE-MIT and LICENSE-APACHE.",
                          ["LICENSE-APACHE", "LICENSE-MIT", "NOTICE"]) == ["LICENSE-APACHE", "LICENSE-MIT"]
     assert offers_choice("See LICENSE-MIT and LICENSE-APACHE.", ["LICENSE-APACHE", "LICENSE-MIT"]) == []
+
+
+def test_a_readme_notice_about_itself_is_left_out_of_what_it_says_of_the_project():
+    about_itself = ("Permission is granted to copy, distribute and/or modify this document under the terms of "
+                    "the GNU Free Documentation License, Version 1.3, published by the Free Software Foundation.")
+    program = "widget is free software under the GNU General Public License, version 2."
+    assert without_self_notices(f"widget 1.0\n\n{about_itself}\n\n{program}\n") == f"widget 1.0\n\n{program}\n"
+    assert without_self_notices(about_itself) == ""
+    for stays in ("This file is part of widget. Copying and distribution of this file are permitted under the MIT "
+                  "license.",   # about the work it is part of
+                  "Licensed under the Apache License, Version 2.0; you may not use this file except in compliance "
+                  "with the License.",   # the project's licence, in its header's words
+                  "Permission is hereby granted to copy and modify this software and this document."):
+        assert without_self_notices(stays) == stays
 
 
 def test_documentation_clause_and_reserved_rights():
@@ -138,11 +153,11 @@ def test_unknown_gives_way_and_disagreement_is_recorded():
 
 
 def test_agreements_and_lone_exceptions_are_not_licenses():
-    from quarry.curation.licenses.policy import drop_references
+    from quarry.curation.licenses.policy import drop_non_licenses
 
-    assert drop_references("BSD-3-Clause AND GCC-exception-3.1") == "BSD-3-Clause"
-    assert drop_references("LicenseRef-scancode-generic-cla AND BSD-3-Clause") == "BSD-3-Clause"
-    assert drop_references("GPL-2.0-only WITH GCC-exception-2.0") == "GPL-2.0-only WITH GCC-exception-2.0"
+    assert drop_non_licenses("BSD-3-Clause AND GCC-exception-3.1") == "BSD-3-Clause"
+    assert drop_non_licenses("LicenseRef-scancode-generic-cla AND BSD-3-Clause") == "BSD-3-Clause"
+    assert drop_non_licenses("GPL-2.0-only WITH GCC-exception-2.0") == "GPL-2.0-only WITH GCC-exception-2.0"
 
 
 def test_a_stray_match_in_a_long_dual_license_text_is_no_permissive_option():

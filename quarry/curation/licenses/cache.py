@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import os
 import threading
 from collections import Counter, deque
 from concurrent.futures import Future, ThreadPoolExecutor

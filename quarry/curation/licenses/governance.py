@@ -28,7 +28,7 @@ from quarry.curation.licenses.expressions import canonical
 from quarry.curation.licenses.findings import LicenseFinding, combine, license_meta
 from quarry.curation.licenses.ownership import INFO_DIR, Owned, is_listing, listing_text, ownership, owns, shared_folders
 from quarry.curation.licenses.notices import STRONG, WEAK, has_choice, is_documentation, license_passages, offers_choice, \
-    rights_reserved, split_docs_clause
+    rights_reserved, split_docs_clause, without_self_notices
 from quarry.curation.licenses.policy import RANK, leaf_keys, parse
 from quarry.curation.licenses.sources import (LICENSE_TIER, MANIFEST_TIER, README_TIER, as_spdx_statement, declared_licenses,
                                      repo_file_tier, spdx_identifier, vendored_library)
@@ -180,6 +180,8 @@ def plan(survey: OriginSurvey) -> GovernancePlan:
         tier = repo_file_tier(path)
         if tier is None:
             continue
+        if tier == README_TIER and not (text := without_self_notices(text)):
+            continue  # a README whose only licence is its own says nothing of the project's
         main, docs = split_docs_clause(text) if tier != MANIFEST_TIER else (text, None)
         if info:
             key, base = _info_scope(path, info, survey.folders)

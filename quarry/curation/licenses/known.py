@@ -22,7 +22,7 @@ import orjson
 from license_expression import Licensing, combine_expressions
 
 from quarry.curation.licenses.engine import Detection
-from quarry.curation.licenses.normalize import normal_tokens, normalize, token_key, tokens_key
+from quarry.curation.licenses.normalize import normal_tokens, token_key, tokens_key
 from quarry.records import atomic_write_bytes
 
 TABLE_VERSION = 2  # the normal form keeps copyright lines that name a licence

@@ -138,6 +138,34 @@ def split_docs_clause(text: str) -> tuple[str, str | None]:
     return (main, "\n".join(docs)) if main else (text, None)
 
 
+# A README's notice about itself: "Copying and distribution of this file, with or without modification,
+# are permitted in any medium" (the FSF's all-permissive notice atop GNU READMEs), "Permission is granted
+# to copy ... this document" (their GFDL notice). It licenses the README, not the project it describes:
+# read as the project's, it governed grep's GPL files as FSFAP.
+_SELF_GRANT = re.compile(r"\b(?:copying|distribution|redistribution|reproduction|use|copies|verbatim copies)\b"
+                         r"[^.]{0,60}\bof this (?:file|document|readme|text|page|manual)\b|"
+                         r"\b(?:copy|distribute|modify|reproduce)\b[^.]{0,40}\bthis (?:file|document|readme)\b"
+                         r"(?! is part of)", re.I)
+_PERMITS = re.compile(rf"{GRANT_WORDS}|\b(?:are|is) permitted\b|\bpermission\b", re.I)
+# A paragraph that also speaks of the work is about the work: "This file is part of X", "this program"
+_ABOUT_WORK = re.compile(r"\bis (?:a )?part of\b|\b(?:this|the|our|that) (?:program|software|library|package|"
+                         r"project|source code)\b", re.I)
+
+
+def about_itself(paragraph: str) -> bool:
+    """Whether a paragraph grants rights to the text it stands in, and to nothing else."""
+    return bool(_SELF_GRANT.search(paragraph) and _PERMITS.search(paragraph)) and \
+        not _ABOUT_WORK.search(paragraph)
+
+
+def without_self_notices(text: str) -> str:
+    """A README or NOTICE without the paragraphs that license only the README itself ("" when
+    nothing else is left)."""
+    paragraphs = _PARAGRAPH.split(text)
+    kept = [p for p in paragraphs if not about_itself(p)]
+    return text if len(kept) == len(paragraphs) else "\n\n".join(p for p in kept if p.strip())
+
+
 def rights_reserved(text: str | None) -> str | None:
     """STRONG, WEAK or None: how a text without a license grant reserves rights."""
     if not text:
