@@ -11,7 +11,7 @@ from quarry.errors import ConfigError
 from quarry.curation.licenses.cache import text_key
 from quarry.curation.licenses.engine import ScanCodeError, ScanCodeWorker, scancode_python
 from quarry.curation.licenses.normalize import license_part, normalize
-from quarry.curation.licenses.policy import LicensePolicy, drop_non_licenses, expression_category
+from quarry.curation.licenses.policy import LicensePolicy, drop_references, expression_category
 from quarry.curation.licenses.sources import declared_licenses, license_header, repo_file_tier, spdx_identifier
 
 CATS = {"MIT": "permissive", "Apache-2.0": "permissive", "GPL-2.0-only": "strong-copyleft",
@@ -48,17 +48,9 @@ def test_policy_options():
 
 
 def test_references_beside_a_license_are_dropped():
-    assert drop_non_licenses("Apache-2.0 AND LicenseRef-scancode-unknown-license-reference") == "Apache-2.0"
-    assert drop_non_licenses("LicenseRef-scancode-unknown-license-reference") == \
+    assert drop_references("Apache-2.0 AND LicenseRef-scancode-unknown-license-reference") == "Apache-2.0"
+    assert drop_references("LicenseRef-scancode-unknown-license-reference") == \
         "LicenseRef-scancode-unknown-license-reference"
-
-
-def test_a_warranty_disclaimer_beside_a_license_is_that_license():
-    disclaimer = "LicenseRef-scancode-warranty-disclaimer"
-    assert drop_non_licenses(f"Libpng AND {disclaimer}") == "Libpng"
-    assert drop_non_licenses(f"(MIT OR GPL-2.0-only) AND {disclaimer}") == "MIT OR GPL-2.0-only"
-    assert drop_non_licenses(disclaimer) == disclaimer  # alone: the unknown it is
-    assert expression_category(drop_non_licenses(f"MIT AND {disclaimer}"), {"MIT": "permissive"}) == "permissive"
 
 
 def test_repository_files_and_tiers():

@@ -8,7 +8,7 @@ from license_expression import Licensing, combine_expressions
 
 from quarry.curation.licenses.engine import Detection
 from quarry.curation.licenses.expressions import canonical, without
-from quarry.curation.licenses.policy import (drop_non_licenses, expression_category, is_reference, leaf_keys,
+from quarry.curation.licenses.policy import (drop_references, expression_category, is_reference, leaf_keys,
                                              quarry_category)
 
 _licensing = Licensing()
@@ -34,7 +34,7 @@ class LicenseFinding:
     @classmethod
     def from_result(cls, result: Detection) -> LicenseFinding | None:
         """None when ScanCode found no license in the text."""
-        spdx = drop_non_licenses(result.get("spdx"))
+        spdx = drop_references(result.get("spdx"))
         if not spdx:
             return None
         categories = {info["spdx"]: quarry_category(info["category"]) for info in result["keys"].values()}

@@ -82,15 +82,8 @@ def leaf_keys(expression: str) -> list[str]:
     return list(seen)
 
 
-# A bare warranty disclaimer ("provided as is, without warranty"): no grant and no restriction. Beside a
-# licence it is that licence's own disclaimer (grep's and libpng's headers: ``X AND warranty-disclaimer``,
-# read as unknown, dropped permissive files); alone it stays, as the unknown it is.
-DISCLAIMER_KEYS = frozenset({"LicenseRef-scancode-warranty-disclaimer"})
-
-
-def drop_non_licenses(expression: str | None) -> str | None:
-    """``X AND unknown-license-reference`` and ``X AND warranty-disclaimer`` → ``X``; a lone
-    reference or disclaimer stays (it is all there is)."""
+def drop_references(expression: str | None) -> str | None:
+    """``X AND unknown-license-reference`` → ``X``; a lone reference stays (it is all there is)."""
     if not expression:
         return expression
 
@@ -99,8 +92,7 @@ def drop_non_licenses(expression: str | None) -> str | None:
             return node
         args = [prune(arg) for arg in node.args]
         if isinstance(node, AND):
-            real = [arg for arg in args if not (isinstance(arg, LicenseSymbol) and
-                                                (is_reference(arg.key) or arg.key in DISCLAIMER_KEYS))]
+            real = [arg for arg in args if not (isinstance(arg, LicenseSymbol) and is_reference(arg.key))]
             args = real or args
         return args[0] if len(args) == 1 else node.__class__(*args)
 
