@@ -153,11 +153,11 @@ def test_unknown_gives_way_and_disagreement_is_recorded():
 
 
 def test_agreements_and_lone_exceptions_are_not_licenses():
-    from quarry.curation.licenses.policy import drop_non_licenses
+    from quarry.curation.licenses.policy import drop_references
 
-    assert drop_non_licenses("BSD-3-Clause AND GCC-exception-3.1") == "BSD-3-Clause"
-    assert drop_non_licenses("LicenseRef-scancode-generic-cla AND BSD-3-Clause") == "BSD-3-Clause"
-    assert drop_non_licenses("GPL-2.0-only WITH GCC-exception-2.0") == "GPL-2.0-only WITH GCC-exception-2.0"
+    assert drop_references("BSD-3-Clause AND GCC-exception-3.1") == "BSD-3-Clause"
+    assert drop_references("LicenseRef-scancode-generic-cla AND BSD-3-Clause") == "BSD-3-Clause"
+    assert drop_references("GPL-2.0-only WITH GCC-exception-2.0") == "GPL-2.0-only WITH GCC-exception-2.0"
 
 
 def test_a_stray_match_in_a_long_dual_license_text_is_no_permissive_option():
@@ -193,6 +193,12 @@ def test_canonical_expressions():
     assert canonical("GPL-2.0-or-later AND GPL-2.0-only AND MIT") == "GPL-2.0-only AND MIT"
     assert canonical("GPL-2.0-or-later AND GPL-2.0-only", frozenset({"GPL-2.0-only"})) == "GPL-2.0-or-later"
     assert canonical("GPL-2.0-only OR GPL-2.0-or-later") == "GPL-2.0-only OR GPL-2.0-or-later"  # a choice stays
+    # ranges of one family across AND: from the latest version on; other families, -only and choices stay
+    assert canonical("GPL-1.0-or-later AND GPL-2.0-or-later") == "GPL-2.0-or-later"
+    assert canonical("LGPL-2.1-or-later AND GPL-2.0-or-later AND LGPL-2.0-or-later") == \
+        "GPL-2.0-or-later AND LGPL-2.1-or-later"
+    assert canonical("GPL-2.0-only AND GPL-3.0-or-later") == "GPL-2.0-only AND GPL-3.0-or-later"
+    assert canonical("GPL-1.0-or-later OR GPL-3.0-or-later") == "GPL-1.0-or-later OR GPL-3.0-or-later"
     assert without("(CDDL-1.1 OR GPL-2.0-only) AND BlueOak-1.0.0", {"CDDL-1.1", "GPL-2.0-only"}) == "BlueOak-1.0.0"
     assert without("CDDL-1.1 OR BlueOak-1.0.0", {"CDDL-1.1"}) == "CDDL-1.1 OR BlueOak-1.0.0"  # never narrows a choice
 

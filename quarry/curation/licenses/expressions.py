@@ -5,7 +5,7 @@ left, so one set of licenses reads one way: ``(BSD-3-Clause AND BSD-2-Clause) AN
 is ``BSD-2-Clause AND BSD-3-Clause``, and ``(A OR B) AND A`` is ``A``. Across AND, ``X-only``
 and ``X-or-later`` fold into one: the stricter ``X-only`` when both were stated, ``X-or-later``
 when the ``-only`` rests on nothing but the license's own text (the text of version X grants no
-"only": a notice says which versions).
+"only": a notice says which versions); of one family's ``-or-later`` terms the latest version's.
 ``without`` removes terms of an AND (never of an OR, which would narrow a choice).
 """
 
@@ -18,6 +18,7 @@ from license_expression import AND, OR, LicenseSymbol, LicenseWithExceptionSymbo
 from quarry.curation.licenses.policy import leaf_keys, parse
 
 _ONLY = re.compile(r"^(.*)-only$")
+_OR_LATER = re.compile(r"^(.+)-(\d+(?:\.\d+)*)-or-later$")
 
 
 def _key(node) -> str | None:
@@ -30,6 +31,24 @@ def _render(node) -> str:
     if isinstance(node, (LicenseSymbol, LicenseWithExceptionSymbol)):
         return str(node)
     return f"({node})"
+
+
+def _wider_ranges(keys: dict[str, str]) -> list[str]:
+    """Of one family's "-or-later" terms across AND, all but the latest version's: both hold only
+    from the later version on (``GPL-1.0-or-later AND GPL-2.0-or-later`` is ``GPL-2.0-or-later``;
+    ScanCode's GPL-1.0-or-later is "the GPL" named with no version, beside a notice that names one)."""
+    latest: dict[str, tuple[tuple[int, ...], str]] = {}
+    wider = []
+    for key, text in keys.items():
+        if not (match := _OR_LATER.match(key)):
+            continue
+        version = tuple(int(n) for n in match.group(2).split("."))
+        family = match.group(1)
+        if family in latest:
+            wider.append(min(latest[family], (version, text))[1])
+            version, text = max(latest[family], (version, text))
+        latest[family] = (version, text)
+    return wider
 
 
 def _canonical(node, text_only: frozenset[str]):
@@ -49,6 +68,8 @@ def _canonical(node, text_only: frozenset[str]):
             if later in keys:
                 drop = text if key in text_only and later not in text_only else keys[later]
                 args.pop(drop, None)
+        for text in _wider_ranges(keys):
+            args.pop(text, None)
     other = OR if kind is AND else AND
     terms = {text for text, a in args.items() if type(a) is not other}
     for text, a in list(args.items()):  # absorption: (A OR B) AND A is A; (A AND B) OR A is A
