@@ -107,6 +107,30 @@ def test_precedence_of_file_sidecar_and_nearest_folder():
     assert weak["spdx"] == "MIT"  # boilerplate under a granted license
 
 
+def test_all_rights_reserved_alone_reserves_the_unmarked_files_only_where_nothing_is_granted():
+    reserved, bsd = "Copyright (c) 1991 Example Corp.\nAll rights reserved.", \
+        "Copyright (c) 2009 Example Corp.\nAll rights reserved.\n\nRedistribution and use in source and binary " \
+        "forms, with or without modification, are permitted provided that ..."
+    marked = OriginSurvey()
+    for path, statement in (("rpc/stat.h", reserved), ("rpc/xdr.h", bsd), ("rpc/net.h", None)):
+        marked.add(path, "int x;\n", statement)
+    shards = [OriginSurvey(), OriginSurvey()]  # the same origin surveyed in two shards, merged
+    shards[0].add("rpc/stat.h", "int x;\n", reserved)
+    shards[1].add("rpc/xdr.h", "int x;\n", bsd)
+    shards[0].merge(shards[1])
+    assert marked.granted == shards[0].granted == "rpc/xdr.h"
+    findings = {reserved: None, bsd: finding("BSD-3-Clause")}
+    gov = origin_governance(marked, findings)
+    assert "reserved" not in gov
+    assert govern("rpc/net.h", None, None, gov)["spdx"] is None  # unmarked: no licence, not proprietary
+    assert govern("rpc/stat.h", None, reserved, gov)["category"] == "proprietary"  # its own mark stands
+    alone = OriginSurvey()
+    for path, statement in (("rpc/stat.h", reserved), ("rpc/net.h", None), ("vendor/zlib/z.c", bsd)):
+        alone.add(path, "int x;\n", statement)
+    assert alone.granted is None  # a vendored library's grant is not the origin's
+    assert govern("rpc/net.h", None, None, origin_governance(alone, findings))["category"] == "proprietary"
+
+
 def test_unit_decisions():
     survey = OriginSurvey()
     for path in ("COPYING", "COPYING.LESSER"):

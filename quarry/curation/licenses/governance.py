@@ -59,6 +59,7 @@ class OriginSurvey:
     files: dict[str, str] = field(default_factory=dict)  # license-bearing path -> text for ScanCode
     folders: set[str] = field(default_factory=set)  # every folder holding a file
     reserved: dict[str, str] = field(default_factory=dict)  # file statement marking rights -> first path
+    granted: str | None = None  # the first file of the origin's own (not vendored) whose statement grants rights
     # vendored library folder -> its files' own statements -> first path: what the library says of
     # itself when it ships no license file
     vendored: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -70,26 +71,34 @@ class OriginSurvey:
             self.files[path] = kept
         if statement and rights_reserved(statement):
             _first(self.reserved, statement, path)
+        elif statement and not vendored_library(path):
+            self._granted(path)
         if statement and (library := vendored_library(path)):
             _first(self.vendored.setdefault(library, {}), statement, path)
+
+    def _granted(self, path: str) -> None:
+        if self.granted is None or path < self.granted:
+            self.granted = path
 
     def merge(self, other: OriginSurvey) -> None:
         self.files.update(other.files)
         self.folders |= other.folders
         for statement, path in other.reserved.items():
             _first(self.reserved, statement, path)
+        if other.granted:
+            self._granted(other.granted)
         for library, statements in other.vendored.items():
             for statement, path in statements.items():
                 _first(self.vendored.setdefault(library, {}), statement, path)
 
     def to_dict(self) -> JsonDict:
         return {"files": dict(sorted(self.files.items())), "folders": sorted(self.folders),
-                "reserved": dict(sorted(self.reserved.items())),
+                "reserved": dict(sorted(self.reserved.items())), "granted": self.granted,
                 "vendored": {k: dict(sorted(v.items())) for k, v in sorted(self.vendored.items())}}
 
     @classmethod
     def from_dict(cls, data: JsonDict) -> OriginSurvey:
-        return cls(dict(data["files"]), set(data["folders"]), dict(data["reserved"]),
+        return cls(dict(data["files"]), set(data["folders"]), dict(data["reserved"]), data.get("granted"),
                    {k: dict(v) for k, v in data.get("vendored", {}).items()})
 
 
@@ -451,8 +460,11 @@ def origin_governance(survey: OriginSurvey, findings: dict[str, LicenseFinding |
                    for r in rules if (f := findings.get(r.statement)) is not None]
         if decided:
             declarations.append({"base": base, "file": path, "rules": decided})
+    # "All rights reserved" alone in some files reserves the unmarked ones only where no file of the
+    # origin's own grants anything (libtirpc: one header of Sun's notice without its BSD terms, thirty with)
     reserved = sorted((path, statement) for statement, path in survey.reserved.items()
-                      if not _real(found := findings.get(statement)) or found.category in ("unknown", "proprietary"))
+                      if (not _real(found := findings.get(statement)) or found.category in ("unknown", "proprietary"))
+                      and not (survey.granted and rights_reserved(statement) == WEAK))
     governance: JsonDict = {"scopes": scopes, "sidecars": sidecars, "declarations": declarations}
     if reserved:  # files reserve rights and nothing grants any: the unmarked files are no freer
         path, statement = reserved[0]
