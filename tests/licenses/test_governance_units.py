@@ -10,7 +10,8 @@ from quarry.curation.licenses.notices import has_choice, offers_choice, rights_r
 
 CATS = {"MIT": "permissive", "Apache-2.0": "permissive", "GPL-2.0-only": "strong-copyleft",
         "GPL-2.0-or-later": "strong-copyleft", "GPL-3.0-only": "strong-copyleft", "LGPL-3.0-only": "weak-copyleft",
-        "LicenseRef-scancode-unknown": "unknown", "LicenseRef-scancode-unknown-license-reference": "unknown"}
+        "LicenseRef-scancode-unknown": "unknown", "LicenseRef-scancode-unknown-license-reference": "unknown",
+        "LicenseRef-scancode-warranty-disclaimer": "unknown"}
 
 
 def finding(spdx: str) -> LicenseFinding:
@@ -129,6 +130,21 @@ def test_all_rights_reserved_alone_reserves_the_unmarked_files_only_where_nothin
         alone.add(path, "int x;\n", statement)
     assert alone.granted is None  # a vendored library's grant is not the origin's
     assert govern("rpc/net.h", None, None, origin_governance(alone, findings))["category"] == "proprietary"
+
+
+def test_a_warranty_disclaimer_in_a_files_header_is_its_licences():
+    disclaimer = "LicenseRef-scancode-warranty-disclaimer"
+    permissive = _governance({"LICENSE": "mit text"}, {"mit text": finding("MIT")})
+    gpl = govern("png.c", finding(f"GPL-2.0-only AND {disclaimer}"), "header", permissive)
+    assert (gpl["spdx"], gpl["category"], gpl["evidence"]["level"]) == ("GPL-2.0-only", "strong-copyleft", "file")
+    assert gpl["evidence"]["set_aside"] == [disclaimer]
+    alone = govern("png.h", finding(f"MIT AND {disclaimer}"), "header", _governance({}, {}))
+    assert (alone["spdx"], alone["category"]) == ("MIT", "permissive")  # was unknown: dropped
+    bare = govern("as_is.c", finding(disclaimer), "header", permissive)
+    assert bare["spdx"] == "MIT"  # a disclaimer alone is an unknown reading: the folder's licence
+    # a repository's licence text is read as it is (numpy's wheel bundles other projects' texts)
+    text = _governance({"LICENSE": "bundle"}, {"bundle": finding(f"GPL-3.0-only AND {disclaimer}")})
+    assert text["spdx"] == f"GPL-3.0-only AND {disclaimer}" and text["category"] == "unknown"
 
 
 def test_unit_decisions():

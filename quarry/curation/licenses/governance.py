@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from license_expression import AND, OR
 
 from quarry.curation.licenses.declarations import AGGREGATE, OVERRIDE, Rule, declaration_base, parse_declaration
-from quarry.curation.licenses.expressions import canonical
+from quarry.curation.licenses.expressions import canonical, without
 from quarry.curation.licenses.findings import LicenseFinding, combine, license_meta
 from quarry.curation.licenses.ownership import INFO_DIR, Owned, is_listing, listing_text, ownership, owns, shared_folders
 from quarry.curation.licenses.notices import STRONG, WEAK, has_choice, is_documentation, license_passages, offers_choice, \
@@ -505,6 +505,19 @@ def _strip(entry: JsonDict) -> JsonDict:
     return {k: entry[k] for k in ("spdx", "category", "evidence", "categories")}
 
 
+# A bare warranty disclaimer ("provided as is, without warranty"): no grant and no restriction. In a
+# file's own header beside a licence it is that licence's disclaimer (libpng's png.h, X11's keysym
+# headers): ``X AND warranty-disclaimer`` read as unknown gave way to the folder's licence or dropped
+# the file. Only there: a repository's licence texts bundling other projects' (numpy's wheel) stay as read.
+DISCLAIMER = "LicenseRef-scancode-warranty-disclaimer"
+
+
+def _without_disclaimer(own: LicenseFinding | None) -> LicenseFinding | None:
+    if own is None or DISCLAIMER not in leaf_keys(own.spdx) or (spdx := without(own.spdx, {DISCLAIMER})) == own.spdx:
+        return own
+    return replace(own, spdx=spdx, set_aside=tuple(sorted({*own.set_aside, DISCLAIMER})))
+
+
 def govern(path: str, own: LicenseFinding | None, statement: str | None, governance: JsonDict) -> JsonDict:
     """meta.license of one file (spdx, category, evidence) plus ``categories`` (each license id's
     category, for the policy), by the precedence in this module's docstring."""
@@ -514,6 +527,7 @@ def govern(path: str, own: LicenseFinding | None, statement: str | None, governa
     if sidecar := governance.get("sidecars", {}).get(path):
         return _strip(sidecar)
     ancestor = _ancestor(path, governance)
+    own = _without_disclaimer(own)
     if own is not None and own.stray and ancestor is not None:  # a partial match of a short rule
         aside = sorted(set(ancestor["evidence"].get("set_aside", [])) | set(leaf_keys(own.spdx)))
         return {**ancestor, "evidence": {**ancestor["evidence"], "set_aside": aside}}
