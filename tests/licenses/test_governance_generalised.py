@@ -157,6 +157,12 @@ def expressions(text) -> dict[str, dict[str, str]]:
         # The README's notice about itself governs neither the program (GPL) nor, alone, the project.
         "https://example.org/readme-itself-and-gpl": {"README": SELF_NOTICE + PROGRAM_GPL, "a.c": C_CODE},
         "https://example.org/readme-itself-only": {"README": SELF_NOTICE + "Build it with make.\n", "a.c": C_CODE},
+        # A wheel's licence file: its own licence, then a stanza per component it bundles
+        "https://example.org/bundled-components": {
+            "LICENSE": text("mit") + "\n----\n\nThis wheel also bundles the following software:\n\n"
+                       "Name: libfrob\nFiles: frob/_vendor/libfrob/*\nDescription: the C core, vendored\n"
+                       "License: GPL-2.0-or-later\n\nName: Frob Sans\nFiles: frob/fonts/*.ttf\nLicense: OFL-1.1\n",
+            "frob/__init__.py": CODE, "frob/_vendor/libfrob/glue.py": CODE},
     }
 
 
@@ -194,6 +200,9 @@ EXPRESSION_EXPECTED = {
     "https://example.org/mit-and-gpl": {"a.c": ("GPL-2.0-or-later AND MIT", "LICENSE", DROPPED)},
     "https://example.org/readme-itself-and-gpl": {"a.c": ("GPL-3.0-or-later", "README", DROPPED)},
     "https://example.org/readme-itself-only": {"a.c": (None, None, KEPT)},
+    "https://example.org/bundled-components": {
+        "frob/__init__.py": ("MIT", "LICENSE", KEPT),
+        "frob/_vendor/libfrob/glue.py": ("GPL-2.0-or-later", "LICENSE", DROPPED)},   # kept as MIT before
 }
 VENDORED_EXPECTED = {
     "https://example.org/vendoring": {

@@ -147,6 +147,22 @@ def test_a_warranty_disclaimer_in_a_files_header_is_its_licences():
     assert text["spdx"] == f"GPL-3.0-only AND {disclaimer}" and text["category"] == "unknown"
 
 
+def test_bundled_component_stanzas_become_rules_for_the_files_they_name():
+    from quarry.curation.licenses.declarations import bundled_components
+
+    own = "Copyright (c) 2024 Frob authors.\n\nPermission is hereby granted, free of charge, ..."
+    listing = ("Name: zstd\nFiles: frob.libs/libzstd*.so\nLicense: BSD-3-Clause OR GPL-2.0-only\n\n"
+               "Name: Frob Serif\nFiles: frob/fonts/a.ttf frob/fonts/b.ttf\nLicense: Frob Font Licence\n"
+               "  The fonts may be used but never sold.\n")
+    main, rules = bundled_components(f"{own}\n\n----\n\nThis wheel bundles:\n\n{listing}")
+    assert main == own
+    assert [(r.patterns, r.statement) for r in rules] == [
+        (("frob.libs/libzstd*.so",), "SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-only"),
+        (("frob/fonts/a.ttf", "frob/fonts/b.ttf"), "The fonts may be used but never sold.")]
+    assert bundled_components(listing) == (listing, [])  # nothing of its own: read whole, as before
+    assert bundled_components(own) == (own, [])
+
+
 def test_unit_decisions():
     survey = OriginSurvey()
     for path in ("COPYING", "COPYING.LESSER"):

@@ -159,3 +159,31 @@ def debian_expression(field: str) -> str | None:
             out.append(f"({spdx})" if " " in spdx else spdx)
     expression = " ".join(out)
     return expression if expression and as_spdx_statement(expression) != expression else None
+
+
+# A licence file that lists the components a package bundles after its own licence, one stanza each
+# ("Name: OpenBLAS / Files: numpy.libs/libscipy_openblas*.so / License: BSD-3-Clause"; numpy's, scipy's
+# and matplotlib's wheels): each stanza is the licence of the files it names, not of the package.
+_BUNDLED_STANZA = re.compile(r"^Name:[ \t]*\S.*\n(?:[ \t]*\S.*\n){0,3}?Files:[ \t]*\S", re.M)
+_INTRO = re.compile(r"^\s*-{3,}\s*$|\bbundle", re.I | re.M)   # a rule, "bundles the following software"
+
+
+def bundled_components(text: str) -> tuple[str, list[Rule]]:
+    """(the package's own licence text, a rule per bundled component's stanza) — the text whole and
+    no rules when it lists no component or holds nothing before the list."""
+    start = _BUNDLED_STANZA.search(text)
+    if start is None:
+        return text, []
+    paragraphs = re.split(r"\n\s*\n", text[:start.start()].strip())
+    while paragraphs and _INTRO.search(paragraphs[-1]) and len(paragraphs[-1]) < 400:
+        paragraphs.pop()   # the separator and the sentence introducing the list
+    main = "\n\n".join(paragraphs).strip()
+    rules = []
+    for stanza in _paragraphs(text[start.start():]):
+        if not stanza.get("files") or not stanza.get("license"):
+            continue
+        name, _, body = stanza["license"].partition("\n")
+        expression = debian_expression(name) or (name if as_spdx_statement(name) != name else None)
+        statement = f"SPDX-License-Identifier: {expression}" if expression else (body.strip() or name)
+        rules.append(Rule(tuple(stanza["files"].split()), statement))
+    return (main, rules) if main and rules else (text, [])

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field, replace
 
 from license_expression import AND, OR
 
-from quarry.curation.licenses.declarations import AGGREGATE, OVERRIDE, Rule, declaration_base, parse_declaration
+from quarry.curation.licenses.declarations import (AGGREGATE, OVERRIDE, Rule, bundled_components, declaration_base,
+                                                  parse_declaration)
 from quarry.curation.licenses.expressions import canonical, without
 from quarry.curation.licenses.findings import LicenseFinding, combine, license_meta
 from quarry.curation.licenses.ownership import INFO_DIR, Owned, is_listing, listing_text, ownership, owns, shared_folders
@@ -191,14 +192,15 @@ def plan(survey: OriginSurvey) -> GovernancePlan:
             continue
         if tier == README_TIER and not (text := without_self_notices(text)):
             continue  # a README whose only licence is its own says nothing of the project's
+        key, base = _info_scope(path, info, survey.folders) if info else (folder, folder)
+        if key is None:
+            continue  # the license of a folder that was not installed: it governs nothing here
+        if tier == LICENSE_TIER:
+            text, bundled = bundled_components(text)
+            if bundled:
+                declarations.append((base, path, bundled))
         main, docs = split_docs_clause(text) if tier != MANIFEST_TIER else (text, None)
-        if info:
-            key, base = _info_scope(path, info, survey.folders)
-            if key is None:
-                continue  # the license of a folder that was not installed: it governs nothing here
-            member(key, base, Member(path, tier, main, docs))
-        else:
-            member(folder, folder, Member(path, tier, main, docs))
+        member(key, base, Member(path, tier, main, docs))
     for library, statements in survey.vendored.items():  # last resort: its files' own statements
         ordered = sorted(statements.items(), key=lambda item: item[1])
         units.setdefault(library, Unit(library)).members.extend(Member(p, VENDORED_TIER, t) for t, p in ordered)
