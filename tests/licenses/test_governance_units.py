@@ -8,8 +8,9 @@ from quarry.curation.licenses.governance import OriginSurvey, decide, govern, or
 from quarry.curation.licenses.notices import has_choice, offers_choice, rights_reserved, split_docs_clause, \
     without_self_notices
 
-CATS = {"MIT": "permissive", "Apache-2.0": "permissive", "GPL-2.0-only": "strong-copyleft",
-        "GPL-2.0-or-later": "strong-copyleft", "GPL-3.0-only": "strong-copyleft", "LGPL-3.0-only": "weak-copyleft",
+CATS = {"MIT": "permissive", "Apache-2.0": "permissive", "BSD-3-Clause": "permissive",
+        "GPL-2.0-only": "strong-copyleft", "GPL-2.0-or-later": "strong-copyleft", "GPL-3.0-only": "strong-copyleft",
+        "LGPL-3.0-only": "weak-copyleft",
         "LicenseRef-scancode-unknown": "unknown", "LicenseRef-scancode-unknown-license-reference": "unknown",
         "LicenseRef-scancode-warranty-disclaimer": "unknown"}
 
@@ -206,6 +207,14 @@ def test_unknown_gives_way_and_disagreement_is_recorded():
     assert choice.finding.spdx == "MIT" and choice.also[0] == "LICENSE"
     choice = decide(unit, {"odd text": finding("GPL-3.0-only"), "SPDX-License-Identifier: MIT": finding("MIT")})
     assert choice.finding.spdx == "GPL-3.0-only" and choice.also == ("x-1.dist-info/METADATA", finding("MIT"))
+    # of one rank, a declaration that names the text's licence and more says more (numpy's expression
+    # beside its BSD-3-Clause text); one that names other licences does not
+    declared = "SPDX-License-Identifier: BSD-3-Clause AND MIT"
+    unit = _unit({"LICENSE": "bsd text", "x-1.dist-info/METADATA": "Name: x\nLicense-Expression: BSD-3-Clause AND MIT"})
+    choice = decide(unit, {"bsd text": finding("BSD-3-Clause"), declared: finding("BSD-3-Clause AND MIT")})
+    assert choice.finding.spdx == "BSD-3-Clause AND MIT" and choice.also[0] == "LICENSE"
+    choice = decide(unit, {"bsd text": finding("Apache-2.0"), declared: finding("BSD-3-Clause AND MIT")})
+    assert choice.finding.spdx == "Apache-2.0" and choice.also[0] == "x-1.dist-info/METADATA"
 
 
 def test_agreements_and_lone_exceptions_are_not_licenses():

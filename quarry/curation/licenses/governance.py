@@ -413,6 +413,8 @@ def _decide(unit: Unit, findings: dict[str, LicenseFinding | None]) -> Choice | 
     if (text[1].category == "unknown") != (stated[1].category == "unknown"):
         known, unknown = (stated, text) if text[1].category == "unknown" else (text, stated)
         return Choice(known[0], known[1], also=unknown)
+    if _rank(stated[1]) == _rank(text[1]) and text_keys < stated_keys:
+        return Choice(stated[0], stated[1], also=text)  # the declaration names the text's licence and more
     first, second = (stated, text) if _rank(stated[1]) > _rank(text[1]) else (text, stated)
     return Choice(first[0], first[1], also=second)
 
