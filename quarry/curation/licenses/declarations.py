@@ -102,12 +102,17 @@ def _dep5(text: str) -> list[Rule] | None:
     for stanza in stanzas:
         if "files" not in stanza or not stanza.get("license"):
             continue
-        name, _, body = stanza["license"].partition("\n")
-        expression = debian_expression(name)
-        statement = f"SPDX-License-Identifier: {expression}" if expression else \
-            (body.strip() or texts.get(name.strip().lower()) or name)
-        rules.append(Rule(tuple(stanza["files"].split()), statement))
+        rules.append(Rule(tuple(stanza["files"].split()), _statement(stanza["license"], texts)))
     return rules
+
+
+def _statement(license_field: str, texts: dict[str, str]) -> str:
+    """A stanza's ``License:`` field as text for ScanCode: an SPDX line for a short name or expression,
+    else the field's own text, else the stand-alone text of that name (``texts``), else the name."""
+    name, _, body = license_field.partition("\n")
+    expression = debian_expression(name)
+    return f"SPDX-License-Identifier: {expression}" if expression else \
+        (body.strip() or texts.get(name.strip().lower()) or name)
 
 
 # Debian short names (https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/#license-short-name)
@@ -182,8 +187,5 @@ def bundled_components(text: str) -> tuple[str, list[Rule]]:
     for stanza in _paragraphs(text[start.start():]):
         if not stanza.get("files") or not stanza.get("license"):
             continue
-        name, _, body = stanza["license"].partition("\n")
-        expression = debian_expression(name) or (name if as_spdx_statement(name) != name else None)
-        statement = f"SPDX-License-Identifier: {expression}" if expression else (body.strip() or name)
-        rules.append(Rule(tuple(stanza["files"].split()), statement))
+        rules.append(Rule(tuple(stanza["files"].split()), _statement(stanza["license"], {})))
     return (main, rules) if main and rules else (text, [])

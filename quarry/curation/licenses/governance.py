@@ -70,11 +70,14 @@ class OriginSurvey:
         self.folders.add(posixpath.dirname(path))
         if (kept := governor_text(path, text)) is not None:
             self.files[path] = kept
-        if statement and rights_reserved(statement):
+        if not statement:
+            return
+        library = vendored_library(path)
+        if rights_reserved(statement):
             _first(self.reserved, statement, path)
-        elif statement and not vendored_library(path):
+        elif library is None:
             self._granted(path)
-        if statement and (library := vendored_library(path)):
+        if library:
             _first(self.vendored.setdefault(library, {}), statement, path)
 
     def _granted(self, path: str) -> None:
@@ -517,8 +520,8 @@ DISCLAIMER = "LicenseRef-scancode-warranty-disclaimer"
 
 
 def _without_disclaimer(own: LicenseFinding | None) -> LicenseFinding | None:
-    if own is None or DISCLAIMER not in leaf_keys(own.spdx) or (spdx := without(own.spdx, {DISCLAIMER})) == own.spdx:
-        return own
+    if own is None or (spdx := without(own.spdx, {DISCLAIMER})) == own.spdx:
+        return own   # none, or not beside a licence (alone it stays the unknown it is)
     return replace(own, spdx=spdx, set_aside=tuple(sorted({*own.set_aside, DISCLAIMER})))
 
 
